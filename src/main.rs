@@ -1,0 +1,85 @@
+//! gk: two Claude Code hooks and the tool that installs, diagnoses and
+//! removes them. This file only dispatches.
+//!
+//! `gk hook prompt|stop` is recognised before clap is touched: the hook
+//! path must start fast and must never exit 2 (exit 2 on UserPromptSubmit
+//! blocks the prompt and erases what the user typed), while clap exits 2 on
+//! any usage error.
+
+mod cli;
+mod doctor;
+mod error;
+mod hooks;
+mod install;
+mod paths;
+mod platform;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command, HookName};
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    let _program = args.next();
+    let first = args.next();
+    if first.as_deref() == Some(std::ffi::OsStr::new("hook")) {
+        let rest: Vec<OsString> = args.collect();
+        return ExitCode::from(run_hook_args(&rest));
+    }
+
+    let cli = Cli::parse();
+    let result = match cli.command {
+        // Reached only through an unusual spelling clap still accepts.
+        Command::Hook { which } => Ok(hooks::run(hook_of(which))),
+        Command::Install(a) => install::run_install(&a, cli.color),
+        Command::Uninstall(a) => install::run_uninstall(&a, cli.color),
+        Command::Enable(a) => install::run_switch(&a, true, cli.color),
+        Command::Disable(a) => install::run_switch(&a, false, cli.color),
+        Command::Doctor(a) => doctor::run(&a, cli.color),
+        Command::Rules => hooks::print_rules(),
+        Command::Explain { prompt } => hooks::explain(&prompt),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("gk: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `gk hook <name>`: anything but exactly one known hook name is a
+/// registration mistake; say so in one line and exit 1, never 2.
+fn run_hook_args(rest: &[OsString]) -> u8 {
+    let name = rest.first().and_then(|s| s.to_str());
+    let hook = match (name, rest.len()) {
+        (Some("prompt"), 1) => hooks::Hook::Prompt,
+        (Some("stop"), 1) => hooks::Hook::Stop,
+        _ => {
+            let got: Vec<String> = rest
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect();
+            eprintln!(
+                "gk: usage: gk hook prompt|stop (got: {})",
+                if got.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    got.join(" ")
+                }
+            );
+            return 1;
+        }
+    };
+    hooks::run(hook)
+}
+
+fn hook_of(which: HookName) -> hooks::Hook {
+    match which {
+        HookName::Prompt => hooks::Hook::Prompt,
+        HookName::Stop => hooks::Hook::Stop,
+    }
+}
