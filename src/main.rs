@@ -9,10 +9,12 @@
 mod cli;
 mod doctor;
 mod error;
+mod hookcmd;
 mod hooks;
 mod install;
 mod paths;
 mod platform;
+mod settings;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
