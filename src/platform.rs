@@ -34,3 +34,18 @@ impl Os {
         self == Os::Windows
     }
 }
+
+/// Find Git Bash the way Claude Code does on Windows: `CLAUDE_CODE_GIT_BASH_PATH`
+/// first (when it names an existing file), then the usual Git install
+/// folders. `env` looks up a variable, `exists` tests a path: both injected
+/// so the search is a pure function. Always `None` off Windows.
+///
+/// INTERFACE FIRST: body is being filled in on main; signature is stable.
+pub fn find_git_bash(
+    os: Os,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    exists: &dyn Fn(&std::path::Path) -> bool,
+) -> Option<std::path::PathBuf> {
+    let _ = (os, env, exists);
+    todo!("platform::find_git_bash")
+}
