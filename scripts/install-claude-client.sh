@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Install the pinned Claude Code client that tests/e2e_claude.rs drives, and
+# print the path of its `claude` executable on stdout (everything else goes
+# to stderr).
+#
+# The client lands in a cache folder outside the work tree, so CI runs on the
+# same machine reuse it: $GK_E2E_CACHE, else $XDG_CACHE_HOME/gk-e2e, else
+# ~/.cache/gk-e2e. When that exact version is already there and starts, this
+# is a no-op. The version is the one in tests/e2e/claude-version.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+version="$(tr -d '[:space:]' < "$repo/tests/e2e/claude-version")"
+cache="${GK_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gk-e2e}"
+dest="$cache/claude-code-$version"
+bin_rel="node_modules/.bin/claude"
+
+say() { printf 'install-claude-client: %s\n' "$*" >&2; }
+
+# `claude --version` prints "<version> (Claude Code)". Run it with a
+# throw-away HOME so checking never touches the user's ~/.claude.
+reports_version() {
+    local bin="$1" scratch out
+    [ -x "$bin" ] || return 1
+    scratch="$(mktemp -d)"
+    out="$(env -u CLAUDE_CONFIG_DIR HOME="$scratch" "$bin" --version 2>/dev/null || true)"
+    rm -rf "$scratch"
+    [ "${out%% *}" = "$version" ]
+}
+
+if reports_version "$dest/$bin_rel"; then
+    say "claude $version already in $dest"
+    printf '%s\n' "$dest/$bin_rel"
+    exit 0
+fi
+
+command -v npm >/dev/null || { say "npm not found: install Node.js and npm first"; exit 1; }
+
+mkdir -p "$cache"
+staging="$(mktemp -d "$cache/.staging-$version.XXXXXX")"
+trap 'rm -rf "$staging"' EXIT
+
+say "installing @anthropic-ai/claude-code@$version into $dest"
+# The package declares node >= 22 but ships a native executable per platform
+# (an optional dependency) and only uses node for its postinstall copy step,
+# so the engine warning on older node is harmless.
+npm install --prefix "$staging" --no-save --no-audit --no-fund --loglevel=error \
+    "@anthropic-ai/claude-code@$version" >&2
+
+if ! reports_version "$staging/$bin_rel"; then
+    # The postinstall step puts the platform's native executable in place of
+    # a placeholder; run it by hand when npm was told to skip scripts.
+    say "running the package's postinstall step by hand"
+    (cd "$staging/node_modules/@anthropic-ai/claude-code" && node install.cjs) >&2
+fi
+if ! reports_version "$staging/$bin_rel"; then
+    say "the installed client does not report version $version"
+    exit 1
+fi
+
+rm -rf "$dest"
+mv "$staging" "$dest"
+chmod 755 "$dest"
+trap - EXIT
+say "installed claude $version in $dest"
+printf '%s\n' "$dest/$bin_rel"

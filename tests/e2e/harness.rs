@@ -1,0 +1,522 @@
+//! Runs whole Claude Code turns offline for the end-to-end tests: the pinned
+//! real client, a temp HOME, a project folder, and `mock_messages.py` on a
+//! loopback port standing in for the Messages API. A turn gives back what
+//! the client printed (stream-json with hook events), every request body it
+//! sent (where the prompt hook's additionalContext arrives) and its debug
+//! log (where it reports how long each hook command took).
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The client version the tests are written against (also read by
+/// scripts/install-claude-client.sh).
+pub fn client_version() -> &'static str {
+    include_str!("claude-version").trim()
+}
+
+/// Longest a single client run may take before it is killed and the test fails.
+const TURN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the prompt hook's context starts with (seed: "[Gatekeeper] State: …").
+pub const CONTEXT_MARKER: &str = "[Gatekeeper] State:";
+
+/// One client at a time: the machine has two cores, and a turn starts a
+/// large native executable; parallel turns only make timings noisy.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn in_ci() -> bool {
+    matches!(std::env::var("CI").as_deref(), Ok(v) if !v.is_empty() && v != "false" && v != "0")
+}
+
+/// The client is missing or broken: fail under CI, skip with the reason elsewhere.
+fn unavailable(test: &str, reason: &str) -> Option<Client> {
+    if in_ci() {
+        panic!("{test}: CI is set and the end-to-end tests cannot run: {reason}");
+    }
+    eprintln!(
+        "skipping {test}: {reason} (run scripts/install-claude-client.sh, or set GK_E2E_CLAUDE)"
+    );
+    None
+}
+
+/// The pinned `claude` executable.
+#[derive(Debug, Clone)]
+pub struct Client {
+    bin: PathBuf,
+}
+
+/// Where scripts/install-claude-client.sh puts the client.
+fn default_client_path() -> Option<PathBuf> {
+    let cache = match std::env::var_os("GK_E2E_CACHE") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => match std::env::var_os("XDG_CACHE_HOME") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("gk-e2e"),
+            _ => PathBuf::from(std::env::var_os("HOME")?)
+                .join(".cache")
+                .join("gk-e2e"),
+        },
+    };
+    Some(
+        cache
+            .join(format!("claude-code-{}", client_version()))
+            .join("node_modules/.bin/claude"),
+    )
+}
+
+/// Find the pinned client and check that it starts and reports the pinned
+/// version; `None` (after printing why) when outside CI it cannot be used.
+pub fn client(test: &str) -> Option<Client> {
+    let bin = match std::env::var_os("GK_E2E_CLAUDE") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => match default_client_path() {
+            Some(path) => path,
+            None => return unavailable(test, "no HOME to find the client cache from"),
+        },
+    };
+    if !bin.is_file() {
+        return unavailable(test, &format!("no Claude Code client at {}", bin.display()));
+    }
+    let scratch = TempDir::new().expect("temp dir");
+    let out = Command::new(&bin)
+        .arg("--version")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.path())
+        .stdin(Stdio::null())
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => return unavailable(test, &format!("cannot start {}: {e}", bin.display())),
+    };
+    let reported = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if reported.split_whitespace().next() != Some(client_version()) {
+        return unavailable(
+            test,
+            &format!(
+                "{} reports version {reported:?}, the tests are pinned to {}",
+                bin.display(),
+                client_version()
+            ),
+        );
+    }
+    let python = Command::new("python3")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output();
+    if !matches!(python, Ok(ref out) if out.status.success()) {
+        return unavailable(
+            test,
+            "python3 (which runs the mock Messages API) does not start",
+        );
+    }
+    Some(Client { bin })
+}
+
+/// The loopback Messages API stand-in, one per turn; killed on drop.
+struct Mock {
+    child: Child,
+    port: u16,
+}
+
+impl Mock {
+    fn start(log: &Path) -> Mock {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_messages.py");
+        let mut child = match Command::new("python3")
+            .arg(&script)
+            .arg(log)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => panic!("cannot start python3 {}: {e}", script.display()),
+        };
+        let mut first = String::new();
+        BufReader::new(child.stdout.as_mut().expect("piped stdout"))
+            .read_line(&mut first)
+            .expect("read the mock's port line");
+        let port = first
+            .strip_prefix("PORT ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("the mock did not announce its port: {first:?}"));
+        Mock { child, port }
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A temp HOME (with `.claude/`) and a project folder for one scenario.
+pub struct Sandbox {
+    root: TempDir,
+    client: Client,
+    turns: usize,
+}
+
+impl Sandbox {
+    pub fn new(client: Client) -> Sandbox {
+        let root = TempDir::new().expect("temp dir");
+        fs::create_dir_all(root.path().join("home/.claude")).expect("create home");
+        fs::create_dir_all(root.path().join("project")).expect("create project");
+        Sandbox {
+            root,
+            client,
+            turns: 0,
+        }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    pub fn claude_dir(&self) -> PathBuf {
+        self.home().join(".claude")
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn user_settings(&self) -> PathBuf {
+        self.claude_dir().join("settings.json")
+    }
+
+    pub fn project_settings(&self) -> PathBuf {
+        self.project().join(".claude/settings.json")
+    }
+
+    pub fn state_file(&self) -> PathBuf {
+        self.claude_dir().join("hooks/task_state.json")
+    }
+
+    /// An isolated environment: nothing from the caller's environment but
+    /// PATH (and TMPDIR), so no real credentials, CLAUDE_CONFIG_DIR or
+    /// proxy settings leak into a scenario.
+    fn isolate(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("USERPROFILE", self.home())
+            .env("LANG", "C.UTF-8")
+            .env("NO_COLOR", "1")
+            .current_dir(self.project())
+            .stdin(Stdio::null());
+        if let Some(tmp) = std::env::var_os("TMPDIR") {
+            cmd.env("TMPDIR", tmp);
+        }
+    }
+
+    /// Run the gk binary cargo built, as the user would in the project folder.
+    pub fn gk(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gk"));
+        cmd.args(args);
+        self.isolate(&mut cmd);
+        cmd.output().expect("run gk")
+    }
+
+    /// Run gk and require exit 0, showing its output otherwise.
+    pub fn gk_ok(&self, args: &[&str]) -> Output {
+        let out = self.gk(args);
+        assert!(
+            out.status.success(),
+            "gk {} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// `gk doctor --json --project <project>`: the exit code and the finding codes.
+    pub fn doctor_codes(&self) -> (Option<i32>, Vec<String>) {
+        let project = self.project();
+        let out = self.gk(&[
+            "doctor",
+            "--json",
+            "--project",
+            project.to_str().expect("utf-8 temp path"),
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!(
+                "gk doctor --json did not print JSON ({e}; exit {}):\nstdout:\n{stdout}\nstderr:\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let findings = report["findings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("gk doctor --json has no findings array: {report}"));
+        let codes = findings
+            .iter()
+            .map(|f| {
+                f["code"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("finding without a code: {f}"))
+                    .to_string()
+            })
+            .collect();
+        (out.status.code(), codes)
+    }
+
+    pub fn write(&self, path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().expect("a file inside a folder")).expect("mkdir");
+        fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
+    pub fn read(&self, path: &Path) -> String {
+        fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    /// One `claude -p` turn in the project folder, against a fresh mock.
+    pub fn turn(&mut self, prompt: &str) -> Turn {
+        self.turns += 1;
+        let dir = self.root.path().join(format!("turn-{}", self.turns));
+        fs::create_dir_all(&dir).expect("turn dir");
+        let requests_log = dir.join("requests.jsonl");
+        let debug_log = dir.join("debug.log");
+        let stdout_path = dir.join("stdout.jsonl");
+        let stderr_path = dir.join("stderr.txt");
+        fs::write(&requests_log, "").expect("create request log");
+
+        let mock = Mock::start(&requests_log);
+        let mut cmd = Command::new(&self.client.bin);
+        cmd.args(["-p", prompt])
+            .args(["--output-format", "stream-json", "--verbose"])
+            .arg("--include-hook-events")
+            .arg("--debug-file")
+            .arg(&debug_log);
+        self.isolate(&mut cmd);
+        cmd.env(
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", mock.port),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-e2e-not-a-real-key")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdout(fs::File::create(&stdout_path).expect("stdout file"))
+        .stderr(fs::File::create(&stderr_path).expect("stderr file"));
+
+        let started = Instant::now();
+        let mut child = cmd.spawn().expect("start claude");
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for claude") {
+                break status;
+            }
+            if started.elapsed() > TURN_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "claude -p {prompt:?} did not finish within {TURN_TIMEOUT:?}; stderr:\n{}",
+                    fs::read_to_string(&stderr_path).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let wall = started.elapsed();
+        drop(mock);
+
+        let stdout = fs::read_to_string(&stdout_path).expect("read client stdout");
+        let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
+        assert!(
+            status.success(),
+            "claude -p {prompt:?} exited {status}; stderr:\n{stderr}\nstdout:\n{stdout}"
+        );
+        let events = stdout
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("client printed a non-JSON line ({e}): {l}"))
+            })
+            .collect();
+        let requests = fs::read_to_string(&requests_log)
+            .expect("read request log")
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("request log line is JSON"))
+            .filter(|r| {
+                let path = r["path"].as_str().unwrap_or("");
+                path.contains("/messages") && !path.contains("count_tokens")
+            })
+            .map(|r| r["body"].clone())
+            .collect();
+        Turn {
+            prompt: prompt.to_string(),
+            events,
+            requests,
+            debug: fs::read_to_string(&debug_log).unwrap_or_default(),
+            wall,
+        }
+    }
+}
+
+/// What one turn left behind.
+pub struct Turn {
+    pub prompt: String,
+    /// Every stream-json line the client printed.
+    pub events: Vec<Value>,
+    /// The body of every Messages API request the client sent.
+    pub requests: Vec<Value>,
+    /// The client's `--debug-file` log.
+    pub debug: String,
+    pub wall: Duration,
+}
+
+/// One hook run as the client's debug log reports it.
+#[derive(Debug, Clone)]
+pub struct HookRun {
+    pub event: String,
+    pub command: String,
+    pub status: i32,
+    pub millis: u64,
+}
+
+fn collect_strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
+        _ => {}
+    }
+}
+
+impl Turn {
+    /// Every gatekeeper context that reached the model, in request order:
+    /// from the marker to the end of its paragraph.
+    pub fn contexts(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for body in &self.requests {
+            let mut strings = Vec::new();
+            collect_strings(body, &mut strings);
+            for s in strings {
+                for (at, _) in s.match_indices(CONTEXT_MARKER) {
+                    let rest = &s[at..];
+                    let end = rest.find("\n\n").unwrap_or(rest.len());
+                    found.push(rest[..end].to_string());
+                }
+            }
+        }
+        found
+    }
+
+    /// The one gatekeeper context of this turn; fails unless there is exactly one.
+    pub fn single_context(&self) -> String {
+        let contexts = self.contexts();
+        assert_eq!(
+            contexts.len(),
+            1,
+            "turn {:?}: expected the gatekeeper context once in the model's input, got {}:\n{contexts:#?}\n{}",
+            self.prompt,
+            contexts.len(),
+            self.describe_hooks()
+        );
+        contexts.into_iter().next().expect("one context")
+    }
+
+    /// `hook_response` events for one hook event name (e.g. "Stop").
+    pub fn hook_responses(&self, event: &str) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == "system" && e["subtype"] == "hook_response")
+            .filter(|e| e["hook_event"] == event)
+            .collect()
+    }
+
+    /// The `systemMessage` of every run of one hook event, from its stdout.
+    pub fn system_messages(&self, event: &str) -> Vec<String> {
+        self.hook_responses(event)
+            .into_iter()
+            .filter_map(|e| {
+                let stdout = e["stdout"].as_str()?;
+                let parsed: Value = serde_json::from_str(stdout.trim()).ok()?;
+                parsed["systemMessage"].as_str().map(str::to_string)
+            })
+            .collect()
+    }
+
+    /// What the client shows the user from hooks (`informational` events).
+    pub fn notices(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == "system" && e["subtype"] == "informational")
+            .filter_map(|e| e["content"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// The closing `result` event.
+    pub fn result(&self) -> &Value {
+        self.events
+            .iter()
+            .rev()
+            .find(|e| e["type"] == "result")
+            .unwrap_or_else(|| panic!("turn {:?} has no result event", self.prompt))
+    }
+
+    /// Require that the turn completed normally with the mock's reply.
+    pub fn assert_completed(&self) {
+        let result = self.result();
+        assert_eq!(result["subtype"], "success", "result: {result}");
+        assert_eq!(result["is_error"], false, "result: {result}");
+        assert_eq!(result["result"], "Done.", "result: {result}");
+    }
+
+    /// Milliseconds from start to the first API request, as the client reports it.
+    pub fn time_to_request_ms(&self) -> Option<u64> {
+        self.result()["time_to_request_ms"].as_u64()
+    }
+
+    /// Hook runs from the debug log: `Hooks: <Event> [<command>] finished with status <n> (<ms>ms)`.
+    pub fn hook_runs(&self) -> Vec<HookRun> {
+        let line =
+            regex::Regex::new(r"Hooks: (\w+) \[(.*)\] finished with status (-?\d+) \((\d+)ms\)")
+                .expect("valid regex");
+        line.captures_iter(&self.debug)
+            .map(|c| HookRun {
+                event: c[1].to_string(),
+                command: c[2].to_string(),
+                status: c[3].parse().expect("status"),
+                millis: c[4].parse().expect("millis"),
+            })
+            .collect()
+    }
+
+    /// A short account of the hooks in this turn, for assertion messages.
+    pub fn describe_hooks(&self) -> String {
+        let mut text = String::from("hook runs (debug log):\n");
+        for run in self.hook_runs() {
+            text += &format!("  {run:?}\n");
+        }
+        text += "hook responses (stream-json):\n";
+        for e in self
+            .events
+            .iter()
+            .filter(|e| e["subtype"] == "hook_response")
+        {
+            text += &format!(
+                "  {} exit {} stdout {} stderr {}\n",
+                e["hook_event"], e["exit_code"], e["stdout"], e["stderr"]
+            );
+        }
+        text
+    }
+}
