@@ -316,11 +316,14 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
     );
     assert_eq!(code, Some(2), "doctor exits 2 on an error finding");
 
-    sb.gk(&["doctor", "--fix", "--yes"]);
+    let fix = sb.gk(&["doctor", "--fix", "--yes"]);
     let (_, codes) = sb.doctor_codes();
     assert!(
         !codes.iter().any(|c| c == "hook-fires-twice"),
-        "after --fix, doctor findings: {codes:?}"
+        "after --fix, doctor findings: {codes:?}\n--fix said ({}):\n{}{}",
+        fix.status,
+        String::from_utf8_lossy(&fix.stdout),
+        String::from_utf8_lossy(&fix.stderr)
     );
     let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
     assert_eq!(commands(&settings, "UserPromptSubmit"), [PROMPT_COMMAND]);
@@ -406,10 +409,13 @@ fn median(mut values: Vec<u64>) -> u64 {
     values[values.len() / 2]
 }
 
-/// Scenario 6: speed in situ. The client's own report of how long each gk
-/// hook took (its debug log), and the time to the first API request with
-/// and without gk. The figures are printed; the assertions are only that
-/// every gk run was reported, exited 0 and stayed inside its timeout.
+/// Scenario 6: speed in situ. Three arms, interleaved after a warm-up turn
+/// so that neither profits from the client's first-run work: no hooks, an
+/// empty hook (`cat >/dev/null`: what any hook costs the client to spawn)
+/// and gk. Prints how long the client says each hook took (its debug log),
+/// the time to the first API request and the wall time of the turn. Asserts
+/// only what cannot flake: every gk run is reported, once per turn, exits 0
+/// and finishes inside the Stop entry's 5 s timeout.
 #[test]
 #[ignore = "needs gk install (issue 3) and the hooks on main"]
 fn scenario_6_speed_in_situ() {
@@ -417,58 +423,88 @@ fn scenario_6_speed_in_situ() {
     let Some(mut sb) = sandbox("scenario_6_speed_in_situ") else {
         return;
     };
-    const TURNS: usize = 3;
-    sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
-    let mut without = Vec::new();
-    let mut wall_without = Vec::new();
-    for _ in 0..TURNS {
-        let turn = sb.turn("explain the build");
-        turn.assert_completed();
-        assert_eq!(turn.hook_runs().len(), 0, "{}", turn.describe_hooks());
-        without.push(turn.time_to_request_ms().expect("time_to_request_ms"));
-        wall_without.push(turn.wall.as_millis() as u64);
-    }
+    const ROUNDS: usize = 3;
+    install(&sb);
+    let with_gk = sb.read(&sb.user_settings());
+    let empty_hook = json!({"hooks": {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >/dev/null"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "cat >/dev/null", "timeout": 5}]}]
+    }})
+    .to_string();
+    sb.turn("explain the build").single_context(); // warm-up, not counted
 
-    sb.gk_ok(&["install", "--yes"]);
-    let mut prompt_ms = Vec::new();
-    let mut stop_ms = Vec::new();
-    let mut with = Vec::new();
-    let mut wall_with = Vec::new();
-    for _ in 0..TURNS {
-        let turn = sb.turn("explain the build");
-        turn.assert_completed();
-        turn.single_context();
-        for run in turn.hook_runs() {
-            assert_eq!(run.status, 0, "{run:?}");
-            match run.command.as_str() {
-                PROMPT_COMMAND => prompt_ms.push(run.millis),
-                STOP_COMMAND => stop_ms.push(run.millis),
-                other => panic!("unexpected hook run {other:?}"),
+    #[derive(Default)]
+    struct Arm {
+        prompt_ms: Vec<u64>,
+        stop_ms: Vec<u64>,
+        to_request_ms: Vec<u64>,
+        wall_ms: Vec<u64>,
+    }
+    let mut arms: [(&str, &str, Arm); 3] = [
+        ("no hooks", USER_SETTINGS_BEFORE, Arm::default()),
+        ("empty hook", &empty_hook, Arm::default()),
+        ("gk", &with_gk, Arm::default()),
+    ];
+    for _ in 0..ROUNDS {
+        for (name, settings, arm) in arms.iter_mut() {
+            sb.write(&sb.user_settings(), settings);
+            let turn = sb.turn("explain the build");
+            turn.assert_completed();
+            let runs = turn.hook_runs();
+            for run in &runs {
+                assert_eq!(run.status, 0, "{name}: {run:?}");
+                match run.event.as_str() {
+                    "UserPromptSubmit" => arm.prompt_ms.push(run.millis),
+                    "Stop" => arm.stop_ms.push(run.millis),
+                    other => panic!("{name}: unexpected hook event {other}"),
+                }
             }
+            if *name == "gk" {
+                turn.single_context();
+                let commands: Vec<&str> = runs.iter().map(|r| r.command.as_str()).collect();
+                assert_eq!(commands, [PROMPT_COMMAND, STOP_COMMAND], "{name}");
+            }
+            arm.to_request_ms
+                .push(turn.time_to_request_ms().expect("time_to_request_ms"));
+            arm.wall_ms.push(turn.wall.as_millis() as u64);
         }
-        with.push(turn.time_to_request_ms().expect("time_to_request_ms"));
-        wall_with.push(turn.wall.as_millis() as u64);
     }
-    assert_eq!(prompt_ms.len(), TURNS, "one prompt hook run per turn");
-    assert_eq!(stop_ms.len(), TURNS, "one stop hook run per turn");
-    // The Stop entry's timeout is 5 s; a run the client reports at all
-    // finished inside it.
-    assert!(stop_ms.iter().all(|&ms| ms < 5_000), "{stop_ms:?}");
+    let gk = &arms[2].2;
+    assert_eq!(gk.prompt_ms.len(), ROUNDS, "one prompt hook run per turn");
+    assert_eq!(gk.stop_ms.len(), ROUNDS, "one stop hook run per turn");
+    assert!(gk.stop_ms.iter().all(|&ms| ms < 5_000), "{:?}", gk.stop_ms);
 
-    eprintln!(
-        "gk in situ (claude {}), {TURNS} turns each:\n  \
-         prompt hook as reported by the client: {prompt_ms:?} ms (median {})\n  \
-         stop hook as reported by the client:   {stop_ms:?} ms (median {})\n  \
-         time to first API request without gk:  {without:?} ms (median {})\n  \
-         time to first API request with gk:     {with:?} ms (median {})\n  \
-         whole turn (wall) without gk:          {wall_without:?} ms (median {})\n  \
-         whole turn (wall) with gk:             {wall_with:?} ms (median {})",
+    let mut report = format!(
+        "gk in situ: claude {}, gk built by this test profile ({}), {ROUNDS} turns per arm, medians in ms:\n  \
+         {:<11} {:>12} {:>10} {:>15} {:>10}\n",
         harness::client_version(),
-        median(prompt_ms.clone()),
-        median(stop_ms.clone()),
-        median(without.clone()),
-        median(with.clone()),
-        median(wall_without.clone()),
-        median(wall_with.clone()),
+        if cfg!(debug_assertions) { "debug" } else { "release" },
+        "arm",
+        "prompt hook",
+        "stop hook",
+        "to 1st request",
+        "turn wall"
     );
+    let med = |v: &[u64]| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            median(v.to_vec()).to_string()
+        }
+    };
+    for (name, _, arm) in &arms {
+        report += &format!(
+            "  {:<11} {:>12} {:>10} {:>15} {:>10}   (all: prompt {:?} stop {:?} request {:?} wall {:?})\n",
+            name,
+            med(&arm.prompt_ms),
+            med(&arm.stop_ms),
+            med(&arm.to_request_ms),
+            med(&arm.wall_ms),
+            arm.prompt_ms,
+            arm.stop_ms,
+            arm.to_request_ms,
+            arm.wall_ms,
+        );
+    }
+    eprint!("{report}");
 }
