@@ -290,15 +290,21 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
         return;
     };
     install(&sb);
-    let mut settings = parse(&sb.read(&sb.user_settings()), "settings.json");
-    settings["hooks"]["UserPromptSubmit"]
-        .as_array_mut()
-        .expect("install made a UserPromptSubmit array")
-        .push(json!({"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}));
+    // The user pastes a second entry at the top of the array in an editor:
+    // every other byte of the file stays as install left it.
+    let text = sb.read(&sb.user_settings());
+    let array = "\"UserPromptSubmit\": [";
+    let at = text
+        .find(array)
+        .expect("install registered UserPromptSubmit")
+        + array.len();
+    let pasted = "\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook prompt\"}]},";
     sb.write(
         &sb.user_settings(),
-        &format!("{}\n", serde_json::to_string_pretty(&settings).unwrap()),
+        &format!("{}{pasted}{}", &text[..at], &text[at..]),
     );
+    let settings = parse(&sb.read(&sb.user_settings()), "hand-edited settings.json");
+    assert_eq!(commands(&settings, "UserPromptSubmit").len(), 2);
 
     let turn = sb.turn("explain the build");
     turn.assert_completed();
