@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn state_path_is_substituted() {
         let s = section_for("/home/u/.claude/hooks/task_state.json");
-        assert!(s.contains("`/home/u/.claude/hooks/task_state.json`"));
+        assert!(s.contains("    /home/u/.claude/hooks/task_state.json\n"));
         assert!(!s.contains("{{"));
     }
 }

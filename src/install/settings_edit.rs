@@ -426,7 +426,7 @@ fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
 
 /// Cut the items marked in `remove` out of a container (`{…}` or `[…]`
 /// spanning `container`, items spanning `items`). The inverse of
-/// [`append_edit`]: a removed last item takes the separator before it with
+/// [`insert_edit`]: a removed last item takes the separator before it with
 /// it, any other removed item the separator after it; removing every item
 /// leaves `{}` / `[]`.
 fn cut_items(container: (usize, usize), items: &[(usize, usize)], remove: &[bool]) -> Vec<Edit> {
@@ -735,32 +735,41 @@ fn render_item(name: Option<&str>, v: &J, indent: &str, style: &Style) -> String
     }
 }
 
-/// Append `new` items to the container spanning `container` whose existing
-/// items span `items`. The inverse of [`cut_items`].
-fn append_edit(
+/// Insert `new` items into the container spanning `container` (existing
+/// items span `items`) before item `index` (`items.len()`: at the end).
+/// Inserting before an existing item adds whole lines and touches none, so
+/// the diff is pure insertion. The inverse of [`cut_items`].
+fn insert_edit(
     body: &str,
     container: (usize, usize),
     items: &[(usize, usize)],
+    index: usize,
     new: &[(Option<String>, J)],
     style: &Style,
 ) -> Edit {
     let container_indent = line_indent(body, container.0);
+    let at_end = index >= items.len();
     if style.compact {
         let parts: Vec<String> = new
             .iter()
             .map(|(n, v)| render_item(n.as_deref(), v, "", style))
             .collect();
         let joined = parts.join(style.comma);
-        return match items.last() {
-            Some(last) => Edit {
+        return match (items.last(), at_end) {
+            (None, _) => Edit {
+                start: container.0 + 1,
+                end: container.1 - 1,
+                text: joined,
+            },
+            (Some(last), true) => Edit {
                 start: last.1,
                 end: last.1,
                 text: format!("{}{joined}", style.comma),
             },
-            None => Edit {
-                start: container.0 + 1,
-                end: container.1 - 1,
-                text: joined,
+            (Some(_), false) => Edit {
+                start: items[index].0,
+                end: items[index].0,
+                text: format!("{joined}{}", style.comma),
             },
         };
     }
@@ -770,27 +779,28 @@ fn append_edit(
         .unwrap_or_else(|| format!("{container_indent}{}", style.unit));
     let rendered: Vec<String> = new
         .iter()
-        .map(|(n, v)| {
-            format!(
-                "{child_indent}{}",
-                render_item(n.as_deref(), v, &child_indent, style)
-            )
-        })
+        .map(|(n, v)| render_item(n.as_deref(), v, &child_indent, style))
         .collect();
     let nl = style.newline;
-    match items.last() {
-        Some(last) => Edit {
-            start: last.1,
-            end: last.1,
-            text: format!(",{nl}{}", rendered.join(&format!(",{nl}"))),
-        },
-        None => Edit {
+    let sep = format!(",{nl}{child_indent}");
+    match (items.last(), at_end) {
+        (None, _) => Edit {
             start: container.0 + 1,
             end: container.1 - 1,
             text: format!(
-                "{nl}{}{nl}{container_indent}",
-                rendered.join(&format!(",{nl}"))
+                "{nl}{child_indent}{}{nl}{container_indent}",
+                rendered.join(&sep)
             ),
+        },
+        (Some(last), true) => Edit {
+            start: last.1,
+            end: last.1,
+            text: format!("{sep}{}", rendered.join(&sep)),
+        },
+        (Some(_), false) => Edit {
+            start: items[index].0,
+            end: items[index].0,
+            text: format!("{}{sep}", rendered.join(&sep)),
         },
     }
 }
@@ -810,19 +820,21 @@ pub(crate) fn append_property(body: &str, obj: &Object, name: &str, value: &J) -
         _ => Style::fresh(),
     };
     let props: Vec<(usize, usize)> = obj.properties.iter().map(prop_range).collect();
-    let edit = append_edit(
+    let edit = insert_edit(
         body,
         range_of_obj(obj),
         &props,
+        props.len(),
         &[(Some(name.to_string()), value.clone())],
         &root_style,
     );
     apply_edits(body, vec![edit])
 }
 
-/// Edits adding a canonical group for each of `kinds`: into the event's
-/// array when it exists, as a new event property when `hooks` exists, else
-/// as a new `hooks` property at the end of the root object.
+/// Edits adding a canonical group for each of `kinds`: first in the event's
+/// array when it exists, as a new first event property when `hooks` exists,
+/// else as a new `hooks` property at the top of the root object (after
+/// `$schema`). Inserting before existing items keeps every existing line.
 fn insertion_edits(
     body: &str,
     root: &Object,
@@ -841,10 +853,17 @@ fn insertion_edits(
             })
             .collect();
         let props: Vec<(usize, usize)> = root.properties.iter().map(prop_range).collect();
-        return vec![append_edit(
+        // First, so the diff is pure insertion; but `$schema` stays on top.
+        let index = usize::from(
+            root.properties
+                .first()
+                .is_some_and(|p| p.name.as_str() == "$schema"),
+        );
+        return vec![insert_edit(
             body,
             range_of_obj(root),
             &props,
+            index,
             &[(Some("hooks".into()), hooks_object(&events))],
             &style,
         )];
@@ -859,10 +878,11 @@ fn insertion_edits(
         match hooks.get(kind.event()).map(|p| &p.value) {
             Some(Value::Array(arr)) => {
                 let items: Vec<(usize, usize)> = arr.elements.iter().map(value_range).collect();
-                edits.push(append_edit(
+                edits.push(insert_edit(
                     body,
                     range_of_arr(arr),
                     &items,
+                    0,
                     &[(None, g)],
                     &style,
                 ));
@@ -872,10 +892,11 @@ fn insertion_edits(
     }
     if !new_events.is_empty() {
         let props: Vec<(usize, usize)> = hooks.properties.iter().map(prop_range).collect();
-        edits.push(append_edit(
+        edits.push(insert_edit(
             body,
             range_of_obj(hooks),
             &props,
+            0,
             &new_events,
             &style,
         ));
@@ -915,7 +936,10 @@ mod tests {
     fn install_into_a_plain_file_is_pure_insertion_and_round_trips() {
         let before = "{\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n";
         let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
-        assert!(after.starts_with("{\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\",\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"\\\"$HOME/.claude/hooks/gk\\\" hook prompt\",\n            \"statusMessage\": \"Gatekeeper assessing prompt...\"\n"), "{after}");
+        assert!(after.starts_with("{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"\\\"$HOME/.claude/hooks/gk\\\" hook prompt\",\n            \"statusMessage\": \"Gatekeeper assessing prompt...\"\n"), "{after}");
+        assert!(after.ends_with("  },\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n"), "{after}");
+        let diff = similar::TextDiff::from_lines(before, &after);
+        assert!(diff.iter_all_changes().all(|c| c.tag() != similar::ChangeTag::Delete));
         assert_eq!(
             add_hooks(p(), &after, &wanted(ShellForm::Bash), &ctx()).unwrap(),
             after
