@@ -155,7 +155,12 @@ fn uninstall_after_install_gives_back_the_original_bytes() {
             // gk's own or the Python entries were there before: install
             // replaced them, so uninstall equals removing them from the original.
             Some(b) if has_owned_entries(&b) => {
-                assert_eq!(back, remove_hooks(path, &b, &ctx()).unwrap(), "{}", name(&dir));
+                assert_eq!(
+                    back,
+                    remove_hooks(path, &b, &ctx()).unwrap(),
+                    "{}",
+                    name(&dir)
+                );
                 assert!(!has_owned_entries(&back), "{}", name(&dir));
             }
             Some(b) => {
@@ -175,8 +180,7 @@ fn the_diff_of_a_multi_line_file_is_pure_insertion() {
         else {
             continue;
         };
-        if before.trim().is_empty() || !before.trim().contains('\n') || has_owned_entries(&before)
-        {
+        if before.trim().is_empty() || !before.trim().contains('\n') || has_owned_entries(&before) {
             continue;
         }
         let diff = TextDiff::from_lines(&before, &after);
@@ -185,7 +189,11 @@ fn the_diff_of_a_multi_line_file_is_pure_insertion() {
             .filter(|c| c.tag() == ChangeTag::Delete)
             .map(|c| c.value().to_string())
             .collect();
-        assert!(deleted.is_empty(), "{}: lines changed: {deleted:?}", name(&dir));
+        assert!(
+            deleted.is_empty(),
+            "{}: lines changed: {deleted:?}",
+            name(&dir)
+        );
     }
 }
 
