@@ -11,31 +11,44 @@ use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
 use serde_json::Value;
 
-/// Hook events Claude Code knows (an unknown name is a schema error).
+/// Hook events Claude Code knows: the list compiled into the client
+/// (version 2.1.332). A name outside it is reported, but not as certainly
+/// fatal: a newer client may know more.
 pub const KNOWN_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PostToolBatch",
     "Notification",
     "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
     "Stop",
+    "StopFailure",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",
     "PostCompact",
-    "SessionStart",
-    "SessionEnd",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "PermissionRequest",
+    "PermissionDenied",
     "Setup",
     "TeammateIdle",
+    "TaskCreated",
     "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
     "ConfigChange",
     "WorktreeCreate",
     "WorktreeRemove",
     "InstructionsLoaded",
-    "Elicitation",
-    "ElicitationResult",
-    "StopFailure",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
 ];
 
 /// A settings file that parsed as strict JSON with an object at the root.
@@ -92,10 +105,11 @@ pub struct HookEntry {
 pub struct SchemaIssue {
     /// Where, as a dotted path (`hooks.Stop[0].matcher`).
     pub at: String,
-    /// Claude Code is known to reject the whole file for this (wrong types
-    /// where the hooks schema expects an object, array or string; a handler
-    /// without `type`/`command`). `false` for issues gk reports without
-    /// being certain of the client's reaction (an event name gk does not know).
+    /// Claude Code skips the whole file for this, `env` included. Measured
+    /// on client 2.1.332: a `matcher` that is not a string voids the file;
+    /// every other issue here (`hooks` not an object, an event not an array,
+    /// a handler without `type` or `command`, an unknown event) only makes
+    /// the client ignore that part, and the rest of the file still loads.
     pub rejects_file: bool,
     pub line: usize,
     pub column: usize,
@@ -204,7 +218,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             "hooks".into(),
             hooks.start(),
             "`hooks` must be an object",
-            true,
+            false,
         );
         return (entries, issues);
     };
@@ -231,14 +245,14 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                 at_event,
                 prop.value.start(),
                 "an event must be an array of groups",
-                true,
+                false,
             );
             continue;
         };
         for (g, group) in groups.elements.iter().enumerate() {
             let at_group = format!("{at_event}[{g}]");
             let ast::Value::Object(group) = group else {
-                issue(at_group, group.start(), "a group must be an object", true);
+                issue(at_group, group.start(), "a group must be an object", false);
                 continue;
             };
             let matcher = last_prop(group, "matcher");
@@ -258,7 +272,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     at_group,
                     group.start(),
                     "a group needs a `hooks` array",
-                    true,
+                    false,
                 );
                 continue;
             };
@@ -267,7 +281,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     format!("{at_group}.hooks"),
                     handlers.start(),
                     "`hooks` of a group must be an array",
-                    true,
+                    false,
                 );
                 continue;
             };
@@ -278,7 +292,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         at_handler,
                         handler.start(),
                         "a hook handler must be an object",
-                        true,
+                        false,
                     );
                     continue;
                 };
@@ -293,7 +307,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         at_handler.clone(),
                         obj.start(),
                         "a hook handler needs a string `type`",
-                        true,
+                        false,
                     );
                 } else if hook_type.as_deref() == Some("command")
                     && command.is_none()
@@ -303,7 +317,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         at_handler.clone(),
                         obj.start(),
                         "a command hook needs a string `command`",
-                        true,
+                        false,
                     );
                 }
                 let timeout = match last_prop(obj, "timeout") {
@@ -459,11 +473,11 @@ mod tests {
         assert_eq!(
             ats,
             vec![
-                ("hooks.Stop", true, 2),
+                ("hooks.Stop", false, 2),
                 ("hooks.UserPromptSubmit[0].matcher", true, 3),
-                ("hooks.UserPromptSubmit[0].hooks[0]", true, 3),
-                ("hooks.UserPromptSubmit[0].hooks[1]", true, 3),
-                ("hooks.UserPromptSubmit[0].hooks[2]", true, 3),
+                ("hooks.UserPromptSubmit[0].hooks[0]", false, 3),
+                ("hooks.UserPromptSubmit[0].hooks[1]", false, 3),
+                ("hooks.UserPromptSubmit[0].hooks[2]", false, 3),
                 ("hooks.NotAnEvent", false, 4),
             ]
         );
