@@ -234,9 +234,22 @@ fn sibling(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// `sibling(path, suffix)`, or with `-2`, `-3`, … added when that name is
+/// taken (two runs within one second must not overwrite a backup).
+fn free_sibling(path: &Path, suffix: &str) -> PathBuf {
+    let first = sibling(path, suffix);
+    if fs::symlink_metadata(&first).is_err() {
+        return first;
+    }
+    (2..)
+        .map(|n| sibling(path, &format!("{suffix}-{n}")))
+        .find(|p| fs::symlink_metadata(p).is_err())
+        .unwrap_or(first)
+}
+
 /// Copy `path` to `<path>.gk-backup-<stamp>` with the same permissions.
 fn backup(path: &Path, stamp: &str) -> Result<PathBuf> {
-    let dest = sibling(path, &format!(".gk-backup-{stamp}"));
+    let dest = free_sibling(path, &format!(".gk-backup-{stamp}"));
     fs::copy(path, &dest).map_err(|e| Error::io("back up", path, &e))?;
     // fs::copy carries the permission bits over; say so explicitly anyway.
     if let Ok(meta) = fs::metadata(path) {
@@ -246,7 +259,7 @@ fn backup(path: &Path, stamp: &str) -> Result<PathBuf> {
 }
 
 fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf> {
-    let dest = sibling(path, &format!(".gk-old-{stamp}"));
+    let dest = free_sibling(path, &format!(".gk-old-{stamp}"));
     fs::rename(path, &dest).map_err(|e| Error::io("move aside", path, &e))?;
     Ok(dest)
 }
@@ -372,6 +385,23 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains("gk-tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn a_second_run_in_the_same_second_does_not_overwrite_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "1").unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "1", "2"));
+        write_plan(&plan, "same", &|_| {}).unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "2", "3"));
+        let kept = write_plan(&plan, "same", &|_| {}).unwrap();
+        assert_eq!(kept, vec![dir.path().join("a.json.gk-backup-same-2")]);
+        let first = dir.path().join("a.json.gk-backup-same");
+        assert_eq!(fs::read_to_string(first).unwrap(), "1");
+        assert_eq!(fs::read_to_string(&kept[0]).unwrap(), "2");
     }
 
     #[test]
