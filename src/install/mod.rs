@@ -145,7 +145,7 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Pla
     let md = m.paths.claude_md();
     let old_md = read_text(&md)?;
     let section = claude_md::section_for(&state.display().to_string());
-    let new_md = claude_md::insert_section(old_md.as_deref().unwrap_or(""), &section);
+    let new_md = claude_md::insert_section(&md, old_md.as_deref().unwrap_or(""), &section)?;
     plan.push(FileChange::text(
         &md,
         old_md,
@@ -189,7 +189,7 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
     }
     let md = m.paths.claude_md();
     if let Some(old) = read_text(&md)? {
-        let new = claude_md::remove_section(&old);
+        let new = claude_md::remove_section(&md, &old)?;
         plan.push(FileChange::text(
             &md,
             Some(old),
