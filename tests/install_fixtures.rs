@@ -216,3 +216,56 @@ fn secrets_of_the_env_fixture_never_show_in_a_masked_text() {
         assert!(masked.contains("\"model\": \"opus\""));
     }
 }
+
+#[test]
+fn every_platform_form_installs_once_and_round_trips() {
+    let path = Path::new("settings.json");
+    let windows = CommandContext {
+        os: Os::Windows,
+        home: PathBuf::from(r"C:\Users\u"),
+        claude_dir: PathBuf::from(r"C:\Users\u\.claude"),
+        claude_config_dir: None,
+    };
+    let elsewhere = CommandContext {
+        os: Os::Linux,
+        home: PathBuf::from("/home/u"),
+        claude_dir: PathBuf::from("/srv/claude conf"),
+        claude_config_dir: Some(PathBuf::from("/srv/claude conf")),
+    };
+    for (c, shell) in [
+        (ctx(), ShellForm::Bash),
+        (windows.clone(), ShellForm::Bash),
+        (windows, ShellForm::PowerShell),
+        (elsewhere, ShellForm::Bash),
+    ] {
+        let w = WantedHooks {
+            prompt: canonical(HookKind::Prompt, &c, shell),
+            stop: canonical(HookKind::Stop, &c, shell),
+        };
+        for dir in fixtures() {
+            if name(&dir).starts_with("refuse-") {
+                continue;
+            }
+            let before = read(&dir, "before.json").unwrap_or_default();
+            let label = format!("{} / {:?} {shell:?}", name(&dir), c.os);
+            let after = add_hooks(path, &before, &w, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(add_hooks(path, &after, &w, &c).unwrap(), after, "{label}");
+            for kind in HookKind::ALL {
+                assert_eq!(
+                    after
+                        .matches(&serde_json::to_string(&w.get(kind).command).unwrap())
+                        .count(),
+                    1,
+                    "{label}"
+                );
+            }
+            let back = remove_hooks(path, &after, &c).unwrap();
+            let expected = if before.trim().is_empty() {
+                "{}\n".to_string()
+            } else {
+                remove_hooks(path, &before, &c).unwrap()
+            };
+            assert_eq!(back, expected, "{label}");
+        }
+    }
+}
