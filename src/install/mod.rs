@@ -17,11 +17,17 @@
 //!    nothing changed underneath, backs up, and writes atomically.
 //! 3. [`apply::Outcome::exit_code`] gives the process exit code.
 //!
-//! ```ignore
+//! ```
+//! use gk::cli::ColorChoice;
+//! use gk::install::apply::{execute, ChangeOptions};
+//! use gk::install::plan::{FileChange, Plan};
+//! # fn fix(path: &std::path::Path, old: String, new: String) -> gk::error::Result<u8> {
 //! let mut plan = Plan::new("gk doctor --fix");
-//! plan.push(FileChange::text(&path, Some(old), Some(new), "remove duplicate hook"));
-//! let outcome = apply::execute(&plan, &ChangeOptions { yes, dry_run, check: false }, color)?;
+//! plan.push(FileChange::text(path, Some(old), Some(new), "remove a duplicate hook"));
+//! let opts = ChangeOptions { yes: false, dry_run: true, check: false };
+//! let outcome = execute(&plan, &opts, ColorChoice::Never)?;
 //! Ok(outcome.exit_code())
+//! # }
 //! ```
 
 pub mod apply;
