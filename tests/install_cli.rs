@@ -391,3 +391,18 @@ fn after_writing_both_hooks_are_run_once_and_reported() {
         assert!(line.contains(" ms"), "{line}");
     }
 }
+
+#[test]
+fn install_says_when_disable_all_hooks_will_keep_the_hooks_off() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        "{\n  \"disableAllHooks\": true\n}\n",
+    );
+    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("\"disableAllHooks\": true, so Claude Code runs no hook"),
+        "{out}"
+    );
+}

@@ -118,9 +118,12 @@ fn read_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
-/// Build install's plan: the binary, task_state.json, CLAUDE.md, settings.json.
-pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Plan> {
+/// Build install's plan: the binary, task_state.json, CLAUDE.md,
+/// settings.json; and notes on anything that will keep the hooks from
+/// running even so.
+pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
+    let mut notes = Vec::new();
     let bin = m.paths.binary(m.os);
     plan.push(FileChange {
         path: bin.clone(),
@@ -168,13 +171,21 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Pla
         &wanted,
         &m.ctx,
     )?;
+    if let Ok(parsed) = crate::settings::parse(&settings, &new_settings) {
+        if parsed.value.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)) {
+            notes.push(format!(
+                "note: {} sets \"disableAllHooks\": true, so Claude Code runs no hook until it is removed",
+                settings.display()
+            ));
+        }
+    }
     plan.push(FileChange::text(
         &settings,
         old_settings,
         Some(new_settings),
         "register the prompt and Stop hooks",
     ));
-    Ok(plan)
+    Ok((plan, notes))
 }
 
 /// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
@@ -254,8 +265,11 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
     let program = std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))?;
-    let plan = plan_install(&m, shell, &program)?;
+    let (plan, notes) = plan_install(&m, shell, &program)?;
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    for note in notes {
+        println!("{note}");
+    }
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());

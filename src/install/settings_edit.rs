@@ -79,7 +79,7 @@ pub fn add_hooks(
 
     // Phase 1: remove what gk owns, except one canonical entry per hook.
     let root = parse_strict(path, body)?;
-    let owned = owned_handlers(&root, body, ctx);
+    let owned = owned_handlers(&root, ctx);
     let mut keep = [None::<usize>, None::<usize>];
     for (i, h) in owned.iter().enumerate() {
         if let Owner::Gk(kind) = h.owner {
@@ -129,7 +129,7 @@ pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<Str
     }
     let before = check_input(path, text)?;
     let root = parse_strict(path, body)?;
-    let owned = owned_handlers(&root, body, ctx);
+    let owned = owned_handlers(&root, ctx);
     let all: Vec<&OwnedHandler> = owned.iter().collect();
     let out = format!(
         "{bom}{}",
@@ -204,7 +204,13 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     let parsed = settings::parse(path, text).map_err(|e| Error::new(e.to_string()))?;
     let (_, body) = split_bom(text);
     let root = parse_strict(path, body)?;
+    // A repeated key is read differently by different parsers (the last one
+    // usually wins, the first one here): do not edit a guess.
+    refuse_duplicate_keys(path, body, &root, "")?;
     if let Some(prop) = root.get("hooks") {
+        if let Value::Object(hooks) = &prop.value {
+            refuse_duplicate_keys(path, body, hooks, "hooks.")?;
+        }
         let Value::Object(hooks) = &prop.value else {
             return Err(at(
                 path,
@@ -257,6 +263,22 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     }
     let (_, issues) = settings::hook_entries(&parsed);
     Ok(issues.into_iter().map(|i| i.reason).collect())
+}
+
+fn refuse_duplicate_keys(path: &Path, body: &str, obj: &Object, prefix: &str) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for prop in &obj.properties {
+        let name = prop.name.as_str();
+        if !seen.insert(name) && (prefix.is_empty() && name == "hooks" || !prefix.is_empty()) {
+            return Err(at(
+                path,
+                body,
+                prop.range.start,
+                &format!("`{prefix}{name}` appears twice"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Never hand back a file Claude Code would reject: strict parse again,
@@ -362,7 +384,7 @@ fn string_field(obj: &Object, name: &str) -> Option<String> {
     }
 }
 
-fn owned_handlers(root: &Object, _body: &str, ctx: &CommandContext) -> Vec<OwnedHandler> {
+fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
     let mut out = Vec::new();
     let Some(Value::Object(hooks)) = root.get("hooks").map(|p| &p.value) else {
         return out;
@@ -992,6 +1014,14 @@ mod tests {
             ),
             ("[1]", "top level"),
             ("{\"a\": ", ":1:"),
+            (
+                "{\"hooks\": {},\n \"hooks\": {}}",
+                ":2:2: `hooks` appears twice",
+            ),
+            (
+                "{\"hooks\": {\"Stop\": [], \"Stop\": []}}",
+                "`hooks.Stop` appears twice",
+            ),
         ] {
             let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
             assert!(err.message().contains(needle), "{text}: {err}");
