@@ -405,6 +405,22 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_write_leaves_no_temp_file_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target is a non-empty folder: the final rename fails.
+        let target = dir.path().join("settings.json");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("x"), "x").unwrap();
+        let err = atomic_write(&target, b"{}", 0o644).unwrap_err();
+        assert!(err.message().starts_with("could not write "), "{err}");
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["settings.json".to_string()]);
+    }
+
+    #[test]
     fn move_aside_first_keeps_the_old_copy() {
         let dir = tempfile::tempdir().unwrap();
         let exe = dir.path().join("gk.exe");

@@ -89,6 +89,7 @@ pub fn add_hooks(
                 && h.event == kind.event()
                 && h.command == want.command
                 && h.shell.as_deref() == want.shell
+                && h.hook_type.as_deref() == Some("command")
             {
                 *slot = Some(i);
             }
@@ -375,6 +376,7 @@ struct OwnedHandler {
     index: usize,
     command: String,
     shell: Option<String>,
+    hook_type: Option<String>,
 }
 
 fn string_field(obj: &Object, name: &str) -> Option<String> {
@@ -415,6 +417,7 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
                         index: h,
                         command,
                         shell: string_field(handler, "shell"),
+                        hook_type: string_field(handler, "type"),
                     });
                 }
             }
