@@ -207,12 +207,9 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
     let md = m.paths.claude_md();
     if let Some(old) = read_text(&md)? {
         let new = claude_md::remove_section(&md, &old)?;
-        plan.push(FileChange::text(
-            &md,
-            Some(old),
-            Some(new),
-            "remove the gk block",
-        ));
+        // A file that held nothing but gk's block (install created it) goes.
+        let new = (!new.is_empty() || old.is_empty()).then_some(new);
+        plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
     }
     let bin = m.paths.binary(m.os);
     if let Some(bytes) = read_current(&bin)? {
@@ -250,7 +247,7 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
                 });
             } else {
                 notes.push(format!(
-                    "kept {} ({what}; --purge removes it)",
+                    "kept      {} ({what}; --purge removes it)",
                     path.display()
                 ));
             }
