@@ -210,9 +210,16 @@ fn apply_change(change: &FileChange, stamp: &str) -> Result<Vec<PathBuf>> {
             }
             let mode = existing_mode(&target).unwrap_or(change.create_mode);
             if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
-                kept.push(move_aside(&target, stamp)?);
+                let aside = move_aside(&target, stamp)?;
+                if let Err(e) = atomic_write(&target, bytes, mode) {
+                    // Put the old copy back rather than leave no program at all.
+                    let _ = fs::rename(&aside, &target);
+                    return Err(e);
+                }
+                kept.push(aside);
+            } else {
+                atomic_write(&target, bytes, mode)?;
             }
-            atomic_write(&target, bytes, mode)?;
         }
     }
     Ok(kept)
