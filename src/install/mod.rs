@@ -392,6 +392,66 @@ mod tests {
         );
     }
 
+    fn windows_machine(dir: &Path, git_bash: Option<PathBuf>) -> Machine {
+        let paths = ClaudePaths::at(dir.join(".claude"));
+        Machine {
+            os: Os::Windows,
+            ctx: CommandContext {
+                os: Os::Windows,
+                home: dir.to_path_buf(),
+                claude_dir: paths.dir().to_path_buf(),
+                claude_config_dir: None,
+            },
+            paths,
+            git_bash,
+        }
+    }
+
+    #[test]
+    fn windows_plans_use_gk_exe_move_the_old_copy_aside_and_pick_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = windows_machine(dir.path(), None);
+        let shell = shell_form(ShellChoice::Auto, m.os, m.git_bash.as_deref());
+        let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
+        let bin = &plan.changes[0];
+        assert!(bin.path.ends_with("hooks/gk.exe"));
+        assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
+        let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+        assert!(settings.contains("\"shell\": \"powershell\""), "{settings}");
+        assert!(
+            settings
+                .contains("& \\\"$env:USERPROFILE\\\\.claude\\\\hooks\\\\gk.exe\\\" hook prompt"),
+            "{settings}"
+        );
+
+        let m = windows_machine(dir.path(), Some(PathBuf::from(r"C:\Git\bin\bash.exe")));
+        let shell = shell_form(ShellChoice::Auto, m.os, m.git_bash.as_deref());
+        let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
+        let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+        assert!(
+            settings.contains("\"\\\"$HOME/.claude/hooks/gk.exe\\\" hook stop\""),
+            "{settings}"
+        );
+        assert!(!settings.contains("powershell"));
+    }
+
+    #[test]
+    fn windows_uninstall_moves_a_gk_build_aside_and_leaves_anything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = windows_machine(dir.path(), None);
+        std::fs::create_dir_all(m.paths.hooks_dir()).unwrap();
+        std::fs::write(m.paths.binary(m.os), b"not gk").unwrap();
+        let (plan, notes) = plan_uninstall(&m, false).unwrap();
+        assert!(plan.changes.iter().all(|c| !c.binary));
+        assert!(notes[0].contains("does not look like a gk build"));
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        std::fs::write(m.paths.binary(m.os), own).unwrap();
+        let (plan, _) = plan_uninstall(&m, false).unwrap();
+        let bin = plan.changes.iter().find(|c| c.binary).unwrap();
+        assert_eq!(bin.new, None);
+        assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
+    }
+
     #[test]
     fn clean_state_is_the_seed_clean_form() {
         let v: serde_json::Value = serde_json::from_str(CLEAN_STATE).unwrap();
