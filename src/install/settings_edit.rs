@@ -66,9 +66,10 @@ pub fn add_hooks(
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         let style = Style::fresh();
-        let hooks = hooks_object(
-            &[HookKind::Prompt, HookKind::Stop]
-                .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))]))),
+        let hooks = J::Obj(
+            HookKind::ALL
+                .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))])))
+                .to_vec(),
         );
         let rendered = render(&J::Obj(vec![("hooks".into(), hooks)]), "", &style);
         let out = format!("{bom}{rendered}\n");
@@ -193,9 +194,17 @@ pub(crate) fn parse_strict<'a>(path: &Path, body: &'a str) -> Result<Object<'a>>
     }
 }
 
+/// `path:line:column: reason` for byte `offset` of `body`, worded like the
+/// shared read model's parse errors.
 pub(crate) fn at(path: &Path, body: &str, offset: usize, reason: &str) -> Error {
-    let (line, col) = line_col(body, offset);
-    Error::new(format!("{}:{line}:{col}: {reason}", path.display()))
+    let (line, column) = line_col(body, offset);
+    let err = settings::ParseError {
+        path: path.to_path_buf(),
+        line,
+        column,
+        reason: reason.to_string(),
+    };
+    Error::new(err.to_string())
 }
 
 /// Strict parse (shared read model) plus the shapes gk has to walk. Returns
@@ -613,10 +622,6 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
     J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
 }
 
-fn hooks_object(events: &[(String, J)]) -> J {
-    J::Obj(events.to_vec())
-}
-
 /// How the file is written, so inserted text looks like the rest of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Style {
@@ -889,7 +894,7 @@ fn insertion_edits(
             range_of_obj(root),
             &props,
             index,
-            &[(Some("hooks".into()), hooks_object(&events))],
+            &[(Some("hooks".into()), J::Obj(events))],
             &style,
         )];
     };
