@@ -35,6 +35,7 @@ const USER_SETTINGS_BEFORE: &str = r#"{
   }
 }
 "#;
+const SECRET: &str = "e2e-secret-value-4242";
 const ENV_BLOCK: &str = r#""env": {
     "GK_E2E_PROXY_TOKEN": "e2e-secret-value-4242",
     "GK_E2E_FLAG": "1"
@@ -63,7 +64,19 @@ fn commands(settings: &Value, event: &str) -> Vec<String> {
 /// Write the user's settings and run `gk install --yes`.
 fn install(sb: &Sandbox) {
     sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
-    sb.gk_ok(&["install", "--yes"]);
+    let out = sb.gk_ok(&["install", "--yes"]);
+    assert_no_secret(&out);
+}
+
+/// The credential in the user's `env` never reaches the screen.
+fn assert_no_secret(out: &std::process::Output) {
+    for stream in [&out.stdout, &out.stderr] {
+        assert!(
+            !String::from_utf8_lossy(stream).contains(SECRET),
+            "gk printed the env secret:\n{}",
+            String::from_utf8_lossy(stream)
+        );
+    }
 }
 
 /// The Stop hook's STATE line: exactly one Stop run, whose systemMessage
@@ -323,6 +336,7 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
     assert_eq!(code, Some(2), "doctor exits 2 on an error finding");
 
     let fix = sb.gk(&["doctor", "--fix", "--yes"]);
+    assert_no_secret(&fix);
     let (_, codes) = sb.doctor_codes();
     assert!(
         !codes.iter().any(|c| c == "hook-fires-twice"),
@@ -391,7 +405,8 @@ fn scenario_5_uninstall_gives_the_settings_back() {
     let turn = sb.turn("explain the build");
     turn.single_context();
 
-    sb.gk_ok(&["uninstall", "--yes"]);
+    let out = sb.gk_ok(&["uninstall", "--yes"]);
+    assert_no_secret(&out);
     assert_eq!(sb.read(&sb.user_settings()), USER_SETTINGS_BEFORE);
     assert!(
         !sb.claude_dir().join("hooks/gk").exists(),
