@@ -1,6 +1,8 @@
 //! `gk doctor`: reads every settings scope and gk's files, reports findings
 //! with stable codes, and with `--fix` hands a plan to the install engine.
 
+pub mod smoke;
+
 use crate::cli::{ColorChoice, DoctorArgs};
 use crate::error::{Error, Result};
 
