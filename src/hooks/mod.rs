@@ -29,9 +29,7 @@ mod stop;
 use std::io::{Read, Write};
 use std::time::SystemTime;
 
-#[allow(unused_imports)]
 pub use config::{load_config, Config, ConfigError};
-#[allow(unused_imports)]
 pub use state::{read_state, StateFile, StateRead, StateVerdict};
 
 use crate::paths::ClaudePaths;
