@@ -185,13 +185,54 @@ fn push_str_repr(out: &mut String, s: &str) {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || (0x7f..=0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
+            c if !py_printable(c) => {
+                let n = c as u32;
+                if n < 0x100 {
+                    out.push_str(&format!("\\x{n:02x}"));
+                } else if n < 0x10000 {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
             }
             c => out.push(c),
         }
     }
     out.push(quote);
+}
+
+/// Python's `str.isprintable()` for one character, without Unicode tables:
+/// control, format, separator (other than the space), surrogate and
+/// private-use characters are not printable. Unassigned code points, which
+/// Python also escapes, are kept.
+fn py_printable(c: char) -> bool {
+    let n = c as u32;
+    !(n < 0x20
+        || (0x7f..=0xa0).contains(&n)
+        || n == 0xad
+        || (0x600..=0x605).contains(&n)
+        || n == 0x61c
+        || n == 0x6dd
+        || n == 0x70f
+        || (0x890..=0x891).contains(&n)
+        || n == 0x8e2
+        || n == 0x1680
+        || n == 0x180e
+        || (0x2000..=0x200f).contains(&n)
+        || (0x2028..=0x202f).contains(&n)
+        || (0x205f..=0x2064).contains(&n)
+        || (0x2066..=0x206f).contains(&n)
+        || n == 0x3000
+        || (0xe000..=0xf8ff).contains(&n)
+        || n == 0xfeff
+        || (0xfff9..=0xfffb).contains(&n)
+        || n == 0x110bd
+        || n == 0x110cd
+        || (0x13430..=0x13438).contains(&n)
+        || (0x1bca0..=0x1bca3).contains(&n)
+        || (0x1d173..=0x1d17a).contains(&n)
+        || (0xe0001..=0xe007f).contains(&n)
+        || n >= 0xf0000)
 }
 
 /// Python's `repr()` of a float: shortest round-trip digits, positional
@@ -301,6 +342,10 @@ mod tests {
         assert_eq!(py_str(&json!(0.00001)), "1e-05");
         assert_eq!(py_str(&json!(["a", 1, null])), "['a', 1, None]");
         assert_eq!(py_str(&json!({"k": "it's"})), "{'k': \"it's\"}");
+        assert_eq!(
+            py_str(&json!(["a\u{1}\u{ad}\u{2028}\u{3000}é 😀\u{f0000}"])),
+            "['a\\x01\\xad\\u2028\\u3000é 😀\\U000f0000']"
+        );
     }
 
     #[test]
