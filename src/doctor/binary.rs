@@ -1,0 +1,156 @@
+//! Do the programs the registered commands run exist, and is the registered
+//! gk this gk? Neither question may start a process (only smoke tests do),
+//! so the version is read from a marker string every gk build carries in
+//! its bytes, and programs on PATH are looked up by hand.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use regex::bytes::Regex;
+
+use crate::platform::Os;
+
+/// Embedded in every gk build; read back from a registered binary's bytes.
+/// Referenced at run time by [`this_version`], so the linker keeps it.
+static VERSION_MARKER: &str = concat!("gk-version-marker:", env!("CARGO_PKG_VERSION"), ":end");
+
+/// The version of the running gk, read from the same marker it embeds.
+pub fn this_version() -> &'static str {
+    let m = std::hint::black_box(VERSION_MARKER);
+    m.trim_start_matches("gk-version-marker:")
+        .trim_end_matches(":end")
+}
+
+/// The gk version embedded in a binary's bytes, if it carries one.
+pub fn embedded_version(bytes: &[u8]) -> Option<String> {
+    thread_local! {
+        static RE: Regex =
+            Regex::new(r"gk-version-marker:([0-9A-Za-z.+-]{1,40}):end").unwrap();
+    }
+    RE.with(|re| {
+        re.captures(bytes)
+            .and_then(|c| c.get(1))
+            .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned())
+    })
+}
+
+/// Is `program` (from `hookcmd::Invocation`) an absolute path?
+pub fn is_absolute(program: &str) -> bool {
+    let b = program.as_bytes();
+    program.starts_with('/')
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && (b[2] == b'/' || b[2] == b'\\'))
+}
+
+/// Where `program` lives on this machine: the first candidate that exists.
+/// Absolute programs are tried as they are (plus `.exe` on Windows); bare
+/// names are searched in `path_var` (`PATH`). `exists` is injected so the
+/// Windows branch runs in Linux tests.
+pub fn locate(
+    os: Os,
+    program: &str,
+    path_var: Option<&OsStr>,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    let with_exe = |p: PathBuf| -> Vec<PathBuf> {
+        if os.is_windows() && !p.to_string_lossy().to_ascii_lowercase().ends_with(".exe") {
+            let mut e = p.clone().into_os_string();
+            e.push(".exe");
+            vec![PathBuf::from(e), p]
+        } else {
+            vec![p]
+        }
+    };
+    if is_absolute(program) {
+        return with_exe(PathBuf::from(program))
+            .into_iter()
+            .find(|p| exists(p));
+    }
+    if program.contains('/') || program.contains('\\') {
+        // Relative to a folder we cannot know (Claude Code's cwd): undecided.
+        return None;
+    }
+    let sep = if os.is_windows() { ';' } else { ':' };
+    let path_var = path_var?.to_string_lossy().into_owned();
+    path_var
+        .split(sep)
+        .filter(|d| !d.is_empty())
+        .flat_map(|d| with_exe(Path::new(d).join(program)))
+        .find(|p| exists(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_version_is_the_package_version() {
+        assert_eq!(this_version(), env!("CARGO_PKG_VERSION"));
+    }
+
+    #[test]
+    fn version_is_found_among_other_bytes() {
+        let mut bytes = vec![0u8, 1, 2, 255];
+        bytes.extend_from_slice(b"gk-version-marker:");
+        // Built at run time so the test binary itself does not carry it.
+        bytes.extend_from_slice(
+            format!(
+                "\0junk gk-version-{}:0.3.1-rc.1:end\0",
+                std::hint::black_box("marker")
+            )
+            .as_bytes(),
+        );
+        assert_eq!(embedded_version(&bytes).as_deref(), Some("0.3.1-rc.1"));
+        assert_eq!(embedded_version(b"#!/bin/sh\necho hi\n"), None);
+    }
+
+    #[test]
+    fn this_build_carries_its_marker() {
+        let exe = std::env::current_exe().unwrap();
+        let bytes = std::fs::read(exe).unwrap();
+        assert_eq!(embedded_version(&bytes).as_deref(), Some(this_version()));
+    }
+
+    #[test]
+    fn absolute_programs_per_platform() {
+        assert!(is_absolute("/home/u/.claude/hooks/gk"));
+        assert!(is_absolute("c:/users/u/.claude/hooks/gk"));
+        assert!(is_absolute(r"C:\Users\u\gk.exe"));
+        assert!(!is_absolute("gk"));
+        assert!(!is_absolute("./gk"));
+    }
+
+    #[test]
+    fn windows_tries_exe_first() {
+        let exists = |p: &Path| p == Path::new("c:/users/u/.claude/hooks/gk.exe");
+        assert_eq!(
+            locate(Os::Windows, "c:/users/u/.claude/hooks/gk", None, &exists),
+            Some(PathBuf::from("c:/users/u/.claude/hooks/gk.exe"))
+        );
+        assert_eq!(
+            locate(Os::Linux, "c:/users/u/.claude/hooks/gk", None, &exists),
+            None
+        );
+    }
+
+    #[test]
+    fn bare_names_are_searched_on_path() {
+        let exists = |p: &Path| p == Path::new("/usr/local/bin/gk");
+        let path = OsStr::new("/usr/bin::/usr/local/bin");
+        assert_eq!(
+            locate(Os::Linux, "gk", Some(path), &exists),
+            Some(PathBuf::from("/usr/local/bin/gk"))
+        );
+        assert_eq!(locate(Os::Linux, "gk", None, &exists), None);
+        let exists = |p: &Path| p == Path::new(r"C:\tools").join("gk.exe");
+        assert!(locate(
+            Os::Windows,
+            "gk",
+            Some(OsStr::new(r"C:\bin;C:\tools")),
+            &exists
+        )
+        .is_some());
+    }
+}
