@@ -7,8 +7,6 @@
 //! see two spellings of one hook as "fires twice". All three use this
 //! module. Everything here is pure: the platform and the home folder are
 //! values in a [`CommandContext`], so the Windows branches run in Linux tests.
-//!
-//! INTERFACE FIRST: bodies are being filled in on main; signatures are stable.
 
 use std::path::PathBuf;
 
@@ -100,21 +98,669 @@ pub enum Owner {
 }
 
 /// The command string install registers for `kind` on this machine.
+///
+/// Bash form (Linux, macOS, Windows with Git Bash): the binary path in
+/// double quotes, spelled from `$HOME` when `<claude dir>` is under the home
+/// folder (Git Bash expands `$HOME`; `%USERPROFILE%` and unquoted
+/// backslashes do not survive it), else as an absolute path with forward
+/// slashes. PowerShell form: `& "…"` (a line that starts with a quoted
+/// string is an expression in PowerShell, not a call) spelled from
+/// `$env:USERPROFILE`, with `shell: powershell`.
 pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> HookCommand {
-    let _ = (kind, ctx, shell);
-    todo!("hookcmd::canonical")
+    let bin = ctx.os.binary_name();
+    let rel = home_relative(ctx);
+    match shell {
+        ShellForm::Bash => {
+            let path = match rel {
+                Some(rel) => format!("$HOME/{rel}/hooks/{bin}"),
+                None => {
+                    bash_double_quote_escape(&forward_slashes(&ctx.claude_dir.to_string_lossy()))
+                        .trim_end_matches('/')
+                        .to_string()
+                        + "/hooks/"
+                        + bin
+                }
+            };
+            HookCommand {
+                command: format!("\"{path}\" hook {}", kind.arg()),
+                shell: None,
+            }
+        }
+        ShellForm::PowerShell => {
+            let path = match rel {
+                Some(rel) => format!("$env:USERPROFILE\\{}\\hooks\\{bin}", rel.replace('/', "\\")),
+                None => {
+                    let dir = ctx.claude_dir.to_string_lossy().replace('/', "\\");
+                    format!(
+                        "{}\\hooks\\{bin}",
+                        powershell_double_quote_escape(dir.trim_end_matches('\\'))
+                    )
+                }
+            };
+            HookCommand {
+                command: format!("& \"{path}\" hook {}", kind.arg()),
+                shell: Some("powershell"),
+            }
+        }
+    }
+}
+
+/// `<claude dir>` relative to home, with forward slashes, when it is inside
+/// home (`.claude` in the usual case).
+fn home_relative(ctx: &CommandContext) -> Option<String> {
+    let home = normalize_path(&ctx.home.to_string_lossy(), ctx.os);
+    let dir = normalize_path(&ctx.claude_dir.to_string_lossy(), ctx.os);
+    let home = home.trim_end_matches('/');
+    let rest = dir.strip_prefix(home)?.strip_prefix('/')?;
+    if rest.is_empty() {
+        return None;
+    }
+    // Keep the original letter case of the relative part (normalize_path
+    // lower-cases on Windows).
+    let original = forward_slashes(&ctx.claude_dir.to_string_lossy());
+    let original = original.trim_end_matches('/');
+    let tail = &original[original.len().saturating_sub(rest.len())..];
+    if tail.eq_ignore_ascii_case(rest) && !tail.contains(['"', '$', '`', '\\']) {
+        Some(tail.to_string())
+    } else {
+        None
+    }
+}
+
+fn forward_slashes(s: &str) -> String {
+    s.replace('\\', "/")
+}
+
+fn bash_double_quote_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '"' | '$' | '`' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn powershell_double_quote_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '"' | '$' | '`') {
+            out.push('`');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Parse a command string into what it runs. `None` when the string is
-/// beyond what can be decided safely (pipes, `&&`, unknown variables, …):
-/// callers must then treat it as foreign and, in doctor, say they are unsure.
+/// beyond what can be decided safely (pipes, `&&`, redirections, variables
+/// other than the home/config ones, command substitution, …): callers must
+/// then treat it as foreign and, in doctor, say they are unsure.
+///
+/// Identification is by intent: `%USERPROFILE%` and unquoted Windows
+/// backslashes are resolved as the author meant them even though Git Bash
+/// would mangle them; such an entry is still "gk's" (to replace or remove),
+/// and whether it actually starts is for the smoke test to find out.
 pub fn normalize(command: &str, ctx: &CommandContext) -> Option<Invocation> {
-    let _ = (command, ctx);
-    todo!("hookcmd::normalize")
+    let mut text = command.trim();
+    // PowerShell call operator.
+    if let Some(rest) = text.strip_prefix('&') {
+        if rest.starts_with(char::is_whitespace) {
+            text = rest.trim_start();
+        }
+    }
+    let words = split_words(text, ctx)?;
+    let (first, rest) = words.split_first()?;
+    if first.is_empty() {
+        return None;
+    }
+    let mut program = normalize_program(first, ctx.os);
+    let mut args: Vec<String> = rest.to_vec();
+    if is_python(&program) {
+        // `python [-u|-X …] script.py args`: the script is what runs.
+        let script_at = args.iter().position(|a| !a.starts_with('-'))?;
+        if !args[script_at].to_ascii_lowercase().ends_with(".py") {
+            return None;
+        }
+        program = normalize_path(&args[script_at], ctx.os);
+        args = args.split_off(script_at + 1);
+    }
+    Some(Invocation { program, args })
 }
 
 /// Who owns this registration.
 pub fn classify(command: &str, ctx: &CommandContext) -> Owner {
-    let _ = (command, ctx);
-    todo!("hookcmd::classify")
+    let Some(inv) = normalize(command, ctx) else {
+        return Owner::Foreign;
+    };
+    let name = base_name(&inv.program);
+    if name == "gk" {
+        if let [hook, which] = inv.args.as_slice() {
+            if hook == "hook" {
+                for kind in HookKind::ALL {
+                    if which == kind.arg() {
+                        return Owner::Gk(kind);
+                    }
+                }
+            }
+        }
+        return Owner::Foreign;
+    }
+    for kind in HookKind::ALL {
+        if name.eq_ignore_ascii_case(kind.legacy_script()) {
+            return Owner::Legacy(kind);
+        }
+    }
+    Owner::Foreign
+}
+
+/// The last path component (after `/`), without a Windows `.exe`.
+fn base_name(program: &str) -> &str {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    name.strip_suffix(".exe").unwrap_or(name)
+}
+
+fn is_python(program: &str) -> bool {
+    let name = base_name(program).to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    name == "py"
+        || name == "pythonw"
+        || name == "python"
+        || name
+            .strip_prefix("python")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+fn normalize_program(word: &str, os: Os) -> String {
+    if !word.contains(['/', '\\']) {
+        // Looked up on PATH: keep the bare name (Windows: case and .exe folded).
+        return if os.is_windows() {
+            let lower = word.to_lowercase();
+            lower
+                .strip_suffix(".exe")
+                .map(str::to_string)
+                .unwrap_or(lower)
+        } else {
+            word.to_string()
+        };
+    }
+    normalize_path(word, os)
+}
+
+/// A path in one spelling: forward slashes, no `//` or `/./`; on Windows also
+/// `/c/x` and `C:\x` as `c:/x`, lower case, `.exe` dropped.
+pub fn normalize_path(path: &str, os: Os) -> String {
+    let mut p = path.to_string();
+    if os.is_windows() {
+        p = p.replace('\\', "/");
+        // /c/Users → c:/Users (Git Bash / MSYS drive form)
+        let b = p.as_bytes();
+        if b.len() >= 2
+            && b[0] == b'/'
+            && b[1].is_ascii_alphabetic()
+            && (b.len() == 2 || b[2] == b'/')
+        {
+            p = format!("{}:{}", &p[1..2], &p[2..]);
+        }
+        p = p.to_lowercase();
+    }
+    let absolute = p.starts_with('/');
+    let parts: Vec<&str> = p
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let mut out = parts.join("/");
+    if absolute {
+        out.insert(0, '/');
+    }
+    if os.is_windows() {
+        if let Some(stripped) = out.strip_suffix(".exe") {
+            out = stripped.to_string();
+        }
+        if out.len() == 2 && out.ends_with(':') {
+            out.push('/');
+        }
+    }
+    out
+}
+
+/// Split a command line into words the way a shell would for the simple
+/// commands gk cares about; `None` for anything with shell syntax that
+/// changes what runs or an unresolvable variable.
+fn split_words(text: &str, ctx: &CommandContext) -> Option<Vec<String>> {
+    let windows = ctx.os.is_windows();
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => cur.push(c),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' if !windows => match chars.next()? {
+                            c @ ('"' | '\\' | '$' | '`') => cur.push(c),
+                            c => {
+                                cur.push('\\');
+                                cur.push(c);
+                            }
+                        },
+                        '`' => {
+                            if windows {
+                                // PowerShell escape character.
+                                cur.push(chars.next()?);
+                            } else {
+                                return None; // command substitution
+                            }
+                        }
+                        '$' => cur.push_str(&expand_variable(&mut chars, ctx)?),
+                        '%' => cur.push_str(&expand_percent(&mut chars, ctx)?),
+                        c => cur.push(c),
+                    }
+                }
+            }
+            '\\' if !windows => {
+                in_word = true;
+                cur.push(chars.next()?);
+            }
+            '$' => {
+                in_word = true;
+                cur.push_str(&expand_variable(&mut chars, ctx)?);
+            }
+            '%' => {
+                in_word = true;
+                cur.push_str(&expand_percent(&mut chars, ctx)?);
+            }
+            '~' if !in_word => {
+                in_word = true;
+                match chars.peek() {
+                    None | Some('/') | Some('\\') => cur.push_str(&ctx.home.to_string_lossy()),
+                    Some(c) if c.is_whitespace() => cur.push_str(&ctx.home.to_string_lossy()),
+                    _ => return None, // ~user
+                }
+            }
+            '|' | ';' | '<' | '>' | '`' | '(' | ')' | '{' | '}' | '*' | '?' | '[' | '&' => {
+                return None
+            }
+            '=' if words.is_empty() && !cur.contains(['/', '\\']) => return None, // VAR=value prefix
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Some(words)
+}
+
+/// After a `$`: `HOME`, `{HOME}`, `USERPROFILE`, `env:USERPROFILE`,
+/// `CLAUDE_CONFIG_DIR` (and braced forms). Anything else is undecidable.
+fn expand_variable(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    ctx: &CommandContext,
+) -> Option<String> {
+    let braced = chars.peek() == Some(&'{');
+    if braced {
+        chars.next();
+    }
+    let mut name = String::new();
+    while let Some(&c) = chars.peek() {
+        if c.is_ascii_alphanumeric() || c == '_' || (c == ':' && name.eq_ignore_ascii_case("env")) {
+            name.push(c);
+            chars.next();
+        } else {
+            break;
+        }
+    }
+    if braced && chars.next()? != '}' {
+        return None;
+    }
+    let name = name
+        .strip_prefix("env:")
+        .or_else(|| name.strip_prefix("ENV:"))
+        .unwrap_or(&name);
+    lookup_variable(name, ctx)
+}
+
+/// After a `%`: `USERPROFILE%` (cmd.exe style).
+fn expand_percent(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    ctx: &CommandContext,
+) -> Option<String> {
+    let mut name = String::new();
+    loop {
+        match chars.next()? {
+            '%' => break,
+            c if c.is_ascii_alphanumeric() || c == '_' => name.push(c),
+            _ => return None,
+        }
+    }
+    lookup_variable(&name, ctx)
+}
+
+fn lookup_variable(name: &str, ctx: &CommandContext) -> Option<String> {
+    let is = |n: &str| {
+        if ctx.os.is_windows() {
+            name.eq_ignore_ascii_case(n)
+        } else {
+            name == n
+        }
+    };
+    if is("HOME") || is("USERPROFILE") {
+        Some(ctx.home.to_string_lossy().into_owned())
+    } else if is("CLAUDE_CONFIG_DIR") {
+        ctx.claude_config_dir
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linux() -> CommandContext {
+        CommandContext {
+            os: Os::Linux,
+            home: PathBuf::from("/home/u"),
+            claude_dir: PathBuf::from("/home/u/.claude"),
+            claude_config_dir: None,
+        }
+    }
+
+    fn mac() -> CommandContext {
+        CommandContext {
+            os: Os::MacOs,
+            home: PathBuf::from("/Users/Jo Smith"),
+            claude_dir: PathBuf::from("/Users/Jo Smith/.claude"),
+            claude_config_dir: None,
+        }
+    }
+
+    fn windows() -> CommandContext {
+        CommandContext {
+            os: Os::Windows,
+            home: PathBuf::from(r"C:\Users\Ann"),
+            claude_dir: PathBuf::from(r"C:\Users\Ann\.claude"),
+            claude_config_dir: None,
+        }
+    }
+
+    fn inv(program: &str, args: &[&str]) -> Option<Invocation> {
+        Some(Invocation {
+            program: program.to_string(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    #[test]
+    fn canonical_linux_and_mac_use_quoted_home_variable() {
+        let c = canonical(HookKind::Prompt, &linux(), ShellForm::Bash);
+        assert_eq!(c.command, r#""$HOME/.claude/hooks/gk" hook prompt"#);
+        assert_eq!(c.shell, None);
+        let c = canonical(HookKind::Stop, &mac(), ShellForm::Bash);
+        assert_eq!(c.command, r#""$HOME/.claude/hooks/gk" hook stop"#);
+    }
+
+    #[test]
+    fn canonical_windows_git_bash_adds_exe() {
+        let c = canonical(HookKind::Prompt, &windows(), ShellForm::Bash);
+        assert_eq!(c.command, r#""$HOME/.claude/hooks/gk.exe" hook prompt"#);
+        assert_eq!(c.shell, None);
+    }
+
+    #[test]
+    fn canonical_windows_powershell_uses_call_operator() {
+        let c = canonical(HookKind::Stop, &windows(), ShellForm::PowerShell);
+        assert_eq!(
+            c.command,
+            r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" hook stop"#
+        );
+        assert_eq!(c.shell, Some("powershell"));
+    }
+
+    #[test]
+    fn canonical_with_config_dir_under_home_stays_home_relative() {
+        let mut ctx = linux();
+        ctx.claude_dir = PathBuf::from("/home/u/cfg/claude");
+        ctx.claude_config_dir = Some(ctx.claude_dir.clone());
+        let c = canonical(HookKind::Prompt, &ctx, ShellForm::Bash);
+        assert_eq!(c.command, r#""$HOME/cfg/claude/hooks/gk" hook prompt"#);
+    }
+
+    #[test]
+    fn canonical_with_config_dir_elsewhere_is_absolute() {
+        let mut ctx = linux();
+        ctx.claude_dir = PathBuf::from("/opt/claude conf");
+        ctx.claude_config_dir = Some(ctx.claude_dir.clone());
+        let c = canonical(HookKind::Stop, &ctx, ShellForm::Bash);
+        assert_eq!(c.command, r#""/opt/claude conf/hooks/gk" hook stop"#);
+
+        let mut w = windows();
+        w.claude_dir = PathBuf::from(r"D:\claude");
+        w.claude_config_dir = Some(w.claude_dir.clone());
+        assert_eq!(
+            canonical(HookKind::Prompt, &w, ShellForm::Bash).command,
+            r#""D:/claude/hooks/gk.exe" hook prompt"#
+        );
+        assert_eq!(
+            canonical(HookKind::Prompt, &w, ShellForm::PowerShell).command,
+            r#"& "D:\claude\hooks\gk.exe" hook prompt"#
+        );
+    }
+
+    #[test]
+    fn canonical_forms_classify_as_gk() {
+        for ctx in [linux(), mac(), windows()] {
+            for kind in HookKind::ALL {
+                let shells: &[ShellForm] = if ctx.os.is_windows() {
+                    &[ShellForm::Bash, ShellForm::PowerShell]
+                } else {
+                    &[ShellForm::Bash]
+                };
+                for &shell in shells {
+                    let c = canonical(kind, &ctx, shell);
+                    assert_eq!(classify(&c.command, &ctx), Owner::Gk(kind), "{}", c.command);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn linux_spellings_all_run_the_same_program() {
+        let ctx = linux();
+        let expected = inv("/home/u/.claude/hooks/gk", &["hook", "prompt"]);
+        for s in [
+            "$HOME/.claude/hooks/gk hook prompt",
+            "\"$HOME/.claude/hooks/gk\" hook prompt",
+            "${HOME}/.claude/hooks/gk hook prompt",
+            "~/.claude/hooks/gk hook prompt",
+            "/home/u/.claude/hooks/gk hook prompt",
+            "'/home/u/.claude/hooks/gk' hook prompt",
+            "/home/u//.claude/./hooks/gk   hook prompt",
+        ] {
+            assert_eq!(normalize(s, &ctx), expected, "{s}");
+        }
+    }
+
+    #[test]
+    fn mac_home_with_space_quoted() {
+        let ctx = mac();
+        assert_eq!(
+            normalize("\"$HOME/.claude/hooks/gk\" hook stop", &ctx),
+            inv("/Users/Jo Smith/.claude/hooks/gk", &["hook", "stop"])
+        );
+        assert_eq!(
+            normalize("/Users/Jo\\ Smith/.claude/hooks/gk hook stop", &ctx),
+            inv("/Users/Jo Smith/.claude/hooks/gk", &["hook", "stop"])
+        );
+    }
+
+    #[test]
+    fn windows_spellings_all_run_the_same_program() {
+        let ctx = windows();
+        let expected = inv("c:/users/ann/.claude/hooks/gk", &["hook", "stop"]);
+        for s in [
+            r#""$HOME/.claude/hooks/gk.exe" hook stop"#,
+            "$HOME/.claude/hooks/gk hook stop",
+            "~/.claude/hooks/gk.exe hook stop",
+            r"C:\Users\Ann\.claude\hooks\gk.exe hook stop",
+            r#""C:\Users\Ann\.claude\hooks\gk.exe" hook stop"#,
+            "C:/Users/Ann/.claude/hooks/gk.exe hook stop",
+            "/c/Users/Ann/.claude/hooks/gk.exe hook stop",
+            "/C/users/ann/.CLAUDE/hooks/GK.EXE hook stop",
+            r"%USERPROFILE%\.claude\hooks\gk.exe hook stop",
+            "$USERPROFILE/.claude/hooks/gk.exe hook stop",
+            r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" hook stop"#,
+        ] {
+            assert_eq!(normalize(s, &ctx), expected, "{s}");
+        }
+    }
+
+    #[test]
+    fn claude_config_dir_variable_expands_only_when_set() {
+        let mut ctx = linux();
+        assert_eq!(
+            normalize("$CLAUDE_CONFIG_DIR/hooks/gk hook prompt", &ctx),
+            None
+        );
+        ctx.claude_config_dir = Some(PathBuf::from("/cfg"));
+        assert_eq!(
+            normalize("\"${CLAUDE_CONFIG_DIR}/hooks/gk\" hook prompt", &ctx),
+            inv("/cfg/hooks/gk", &["hook", "prompt"])
+        );
+    }
+
+    #[test]
+    fn python_hooks_are_identified_by_their_script() {
+        let w = windows();
+        assert_eq!(
+            normalize(
+                "/c/miniforge3/python /c/Users/Ann/.claude/hooks/gatekeeper.py",
+                &w
+            ),
+            inv("c:/users/ann/.claude/hooks/gatekeeper.py", &[])
+        );
+        assert_eq!(
+            classify(
+                "/c/miniforge3/python /c/Users/ann/.claude/hooks/gatekeeper.py",
+                &w
+            ),
+            Owner::Legacy(HookKind::Prompt)
+        );
+        assert_eq!(
+            classify("python3 -u ~/.claude/hooks/state_monitor.py", &linux()),
+            Owner::Legacy(HookKind::Stop)
+        );
+        assert_eq!(
+            classify(
+                r"C:\miniforge3\python.exe C:\Users\Ann\.claude\hooks\STATE_MONITOR.PY",
+                &w
+            ),
+            Owner::Legacy(HookKind::Stop)
+        );
+    }
+
+    #[test]
+    fn gk_on_path_or_elsewhere_is_still_gk() {
+        assert_eq!(
+            classify("gk hook prompt", &linux()),
+            Owner::Gk(HookKind::Prompt)
+        );
+        assert_eq!(
+            classify("/home/u/.cargo/bin/gk hook stop", &linux()),
+            Owner::Gk(HookKind::Stop)
+        );
+        assert_eq!(
+            classify("GK.EXE hook stop", &windows()),
+            Owner::Gk(HookKind::Stop)
+        );
+    }
+
+    #[test]
+    fn other_commands_are_foreign() {
+        let ctx = linux();
+        for s in [
+            "gk hook promt",
+            "gk hook prompt extra",
+            "gk rules",
+            "/usr/bin/gkx hook prompt",
+            "echo gk hook prompt",
+            "$HOME/.claude/hooks/gk hook prompt | tee /tmp/x",
+            "$HOME/.claude/hooks/gk hook prompt && echo hi",
+            "$HOME/.claude/hooks/gk hook prompt > /dev/null",
+            "FOO=1 $HOME/.claude/hooks/gk hook prompt",
+            "$OTHER/gk hook prompt",
+            "$(which gk) hook prompt",
+            "node ~/.claude/hooks/gatekeeper.js",
+            "~bob/.claude/hooks/gk hook prompt",
+            "",
+            "\"unterminated",
+        ] {
+            assert_eq!(classify(s, &ctx), Owner::Foreign, "{s:?}");
+        }
+        assert_eq!(
+            classify("echo gatekeeper.py", &ctx),
+            Owner::Foreign,
+            "a script name as an argument is not the program"
+        );
+    }
+
+    #[test]
+    fn linux_is_case_sensitive_windows_is_not() {
+        assert_ne!(
+            normalize("/home/u/.claude/hooks/gk hook prompt", &linux()),
+            normalize("/HOME/u/.claude/hooks/gk hook prompt", &linux())
+        );
+        assert_eq!(
+            normalize("C:/Users/Ann/.claude/hooks/gk.exe hook prompt", &windows()),
+            normalize("c:/users/ann/.claude/hooks/GK hook prompt", &windows())
+        );
+    }
+
+    #[test]
+    fn undecidable_commands_give_none() {
+        let ctx = linux();
+        assert_eq!(
+            normalize("$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh", &ctx),
+            None
+        );
+        assert_eq!(normalize("a; b", &ctx), None);
+        assert_eq!(normalize("python3 -c 'print(1)'", &ctx), None);
+    }
+
+    #[test]
+    fn normalize_path_windows_forms() {
+        assert_eq!(normalize_path(r"C:\X\Y.EXE", Os::Windows), "c:/x/y");
+        assert_eq!(
+            normalize_path("/d/tools/gk.exe", Os::Windows),
+            "d:/tools/gk"
+        );
+        assert_eq!(
+            normalize_path("/usr/bin/gk.exe", Os::Linux),
+            "/usr/bin/gk.exe"
+        );
+    }
 }

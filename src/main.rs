@@ -6,22 +6,13 @@
 //! blocks the prompt and erases what the user typed), while clap exits 2 on
 //! any usage error.
 
-mod cli;
-mod doctor;
-mod error;
-mod hookcmd;
-mod hooks;
-mod install;
-mod paths;
-mod platform;
-mod settings;
-
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{Cli, Command, HookName};
+use gk::cli::{Cli, Command, HookName};
+use gk::{doctor, hooks, install};
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();

@@ -3,39 +3,52 @@
 //! and anything else that is not JSON, and then skips the whole file, `env`
 //! included), positions for every error, and the list of hook registrations
 //! with their places in the file. Editing lives in `install`; this only reads.
-//!
-//! INTERFACE FIRST: bodies are being filled in on main; signatures are stable.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use jsonc_parser::ast;
+use jsonc_parser::common::Ranged;
 use serde_json::Value;
 
-/// Hook events Claude Code knows (an unknown name is a schema error).
+/// Hook events Claude Code knows: the list compiled into the client
+/// (version 2.1.332). A name outside it is reported, but not as certainly
+/// fatal: a newer client may know more.
 pub const KNOWN_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PostToolBatch",
     "Notification",
     "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
     "Stop",
+    "StopFailure",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",
     "PostCompact",
-    "SessionStart",
-    "SessionEnd",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "PermissionRequest",
+    "PermissionDenied",
     "Setup",
     "TeammateIdle",
+    "TaskCreated",
     "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
     "ConfigChange",
     "WorktreeCreate",
     "WorktreeRemove",
     "InstructionsLoaded",
-    "Elicitation",
-    "ElicitationResult",
-    "StopFailure",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
 ];
 
 /// A settings file that parsed as strict JSON with an object at the root.
@@ -92,6 +105,12 @@ pub struct HookEntry {
 pub struct SchemaIssue {
     /// Where, as a dotted path (`hooks.Stop[0].matcher`).
     pub at: String,
+    /// Claude Code skips the whole file for this, `env` included. Measured
+    /// on client 2.1.332: a `matcher` that is not a string voids the file;
+    /// every other issue here (`hooks` not an object, an event not an array,
+    /// a handler without `type` or `command`, an unknown event) only makes
+    /// the client ignore that part, and the rest of the file still loads.
+    pub rejects_file: bool,
     pub line: usize,
     pub column: usize,
     pub reason: String,
@@ -101,8 +120,47 @@ pub struct SchemaIssue {
 /// in [`Settings::bom`]; an empty or whitespace-only text is an error here
 /// (callers that treat "empty" as "create" check that first).
 pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
-    let _ = (path, text);
-    todo!("settings::parse")
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let err = |line: usize, column: usize, reason: String| ParseError {
+        path: path.to_path_buf(),
+        line,
+        column,
+        reason,
+    };
+    if body.trim().is_empty() {
+        return Err(err(1, 1, "the file is empty".to_string()));
+    }
+    let value: Value = serde_json::from_str(body).map_err(|e| {
+        let reason = e.to_string();
+        // serde_json appends " at line L column C"; keep only the reason.
+        let reason = match reason.rfind(" at line ") {
+            Some(i) => reason[..i].to_string(),
+            None => reason,
+        };
+        err(
+            e.line().max(1),
+            e.column().max(1),
+            format!("not valid JSON: {reason}"),
+        )
+    })?;
+    if !value.is_object() {
+        let offset = body.len() - body.trim_start().len();
+        let (line, column) = line_col(body, offset);
+        return Err(err(
+            line,
+            column,
+            "the top level must be a JSON object".to_string(),
+        ));
+    }
+    Ok(Settings {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        bom,
+        value,
+    })
 }
 
 /// Every hook handler in the file, in file order, and every schema issue
@@ -111,8 +169,202 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
 /// a handler without `type`, a command handler without a string `command`,
 /// an unknown event name).
 pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
-    let _ = settings;
-    todo!("settings::hook_entries")
+    let mut entries = Vec::new();
+    let mut issues = Vec::new();
+    let text = settings.text.as_str();
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_extended_string_escapes: false,
+        allow_non_finite_numbers: false,
+    };
+    let body_offset = if settings.bom {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let body = &text[body_offset..];
+    let Ok(parsed) = jsonc_parser::parse_to_ast(body, &Default::default(), &options) else {
+        // `parse` already accepted the text as strict JSON; the AST parser
+        // disagreeing would be a bug in one of them. Report nothing rather
+        // than guess.
+        return (entries, issues);
+    };
+    let pos = |offset: usize| line_col(text, body_offset + offset);
+    let mut issue = |at: String, offset: usize, reason: &str, rejects_file: bool| {
+        let (line, column) = pos(offset);
+        issues.push(SchemaIssue {
+            at,
+            line,
+            column,
+            reason: reason.to_string(),
+            rejects_file,
+        });
+    };
+    let Some(ast::Value::Object(root)) = parsed.value else {
+        return (entries, issues);
+    };
+    let Some(hooks) = last_prop(&root, "hooks") else {
+        return (entries, issues);
+    };
+    let ast::Value::Object(hooks) = hooks else {
+        issue(
+            "hooks".into(),
+            hooks.start(),
+            "`hooks` must be an object",
+            false,
+        );
+        return (entries, issues);
+    };
+    for (i, prop) in hooks.properties.iter().enumerate() {
+        let event = prop.name.as_str().to_string();
+        // JSON.parse keeps the last of duplicate keys.
+        if hooks.properties[i + 1..]
+            .iter()
+            .any(|p| p.name.as_str() == event)
+        {
+            continue;
+        }
+        let at_event = format!("hooks.{event}");
+        if !KNOWN_EVENTS.contains(&event.as_str()) {
+            issue(
+                at_event.clone(),
+                prop.name.start(),
+                &format!("unknown hook event `{event}`"),
+                false,
+            );
+        }
+        let ast::Value::Array(groups) = &prop.value else {
+            issue(
+                at_event,
+                prop.value.start(),
+                "an event must be an array of groups",
+                false,
+            );
+            continue;
+        };
+        for (g, group) in groups.elements.iter().enumerate() {
+            let at_group = format!("{at_event}[{g}]");
+            let ast::Value::Object(group) = group else {
+                issue(at_group, group.start(), "a group must be an object", false);
+                continue;
+            };
+            let matcher = last_prop(group, "matcher");
+            if let Some(m) = matcher {
+                if !matches!(m, ast::Value::StringLit(_)) {
+                    issue(
+                        format!("{at_group}.matcher"),
+                        m.start(),
+                        "`matcher` must be a string",
+                        true,
+                    );
+                }
+            }
+            let matcher_value = matcher.map(ast_to_json);
+            let Some(handlers) = last_prop(group, "hooks") else {
+                issue(
+                    at_group,
+                    group.start(),
+                    "a group needs a `hooks` array",
+                    false,
+                );
+                continue;
+            };
+            let ast::Value::Array(handlers) = handlers else {
+                issue(
+                    format!("{at_group}.hooks"),
+                    handlers.start(),
+                    "`hooks` of a group must be an array",
+                    false,
+                );
+                continue;
+            };
+            for (h, handler) in handlers.elements.iter().enumerate() {
+                let at_handler = format!("{at_group}.hooks[{h}]");
+                let ast::Value::Object(obj) = handler else {
+                    issue(
+                        at_handler,
+                        handler.start(),
+                        "a hook handler must be an object",
+                        false,
+                    );
+                    continue;
+                };
+                let string_of = |key: &str| match last_prop(obj, key) {
+                    Some(ast::Value::StringLit(s)) => Some(s.value.to_string()),
+                    _ => None,
+                };
+                let hook_type = string_of("type");
+                let command = string_of("command");
+                if hook_type.is_none() {
+                    issue(
+                        at_handler.clone(),
+                        obj.start(),
+                        "a hook handler needs a string `type`",
+                        false,
+                    );
+                } else if hook_type.as_deref() == Some("command")
+                    && command.is_none()
+                    && last_prop(obj, "args").is_none()
+                {
+                    issue(
+                        at_handler.clone(),
+                        obj.start(),
+                        "a command hook needs a string `command`",
+                        false,
+                    );
+                }
+                let timeout = match last_prop(obj, "timeout") {
+                    Some(ast::Value::NumberLit(n)) => n.value.parse::<f64>().ok(),
+                    _ => None,
+                };
+                entries.push(HookEntry {
+                    event: event.clone(),
+                    group: g,
+                    index: h,
+                    matcher: matcher_value.clone(),
+                    hook_type,
+                    command,
+                    shell: string_of("shell"),
+                    timeout,
+                    line: pos(obj.start()).0,
+                });
+            }
+        }
+    }
+    (entries, issues)
+}
+
+/// The value of the last property named `name` (JSON.parse keeps the last).
+fn last_prop<'a, 'b>(obj: &'b ast::Object<'a>, name: &str) -> Option<&'b ast::Value<'a>> {
+    obj.properties
+        .iter()
+        .rev()
+        .find(|p| p.name.as_str() == name)
+        .map(|p| &p.value)
+}
+
+fn ast_to_json(value: &ast::Value<'_>) -> Value {
+    match value {
+        ast::Value::StringLit(s) => Value::String(s.value.to_string()),
+        ast::Value::NumberLit(n) => serde_json::from_str(n.value).unwrap_or(Value::Null),
+        ast::Value::BooleanLit(b) => Value::Bool(b.value),
+        ast::Value::NullKeyword(_) => Value::Null,
+        ast::Value::Array(a) => Value::Array(a.elements.iter().map(ast_to_json).collect()),
+        ast::Value::Object(o) => {
+            let mut map = serde_json::Map::new();
+            for p in &o.properties {
+                map.insert(p.name.as_str().to_string(), ast_to_json(&p.value));
+            }
+            Value::Object(map)
+        }
+    }
 }
 
 /// 1-based (line, column) of byte `offset` in `text` (column counts chars).
@@ -122,4 +374,125 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("/h/.claude/settings.json")
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_are_refused_with_place() {
+        let e = parse(p(), "{\n  // note\n  \"a\": 1\n}").unwrap_err();
+        assert_eq!((e.line, e.column > 0), (2, true));
+        assert!(
+            e.to_string().starts_with("/h/.claude/settings.json:2:"),
+            "{e}"
+        );
+        let e = parse(p(), "{\n  \"a\": 1,\n}\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        let e = parse(p(), "{\"a\": [1, 2").unwrap_err();
+        assert_eq!(e.line, 1);
+    }
+
+    #[test]
+    fn root_must_be_an_object_and_empty_is_an_error() {
+        let e = parse(p(), "\n  [1]").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 3));
+        assert!(e.reason.contains("object"));
+        assert!(parse(p(), "  \n").unwrap_err().reason.contains("empty"));
+    }
+
+    #[test]
+    fn bom_is_accepted_and_flagged() {
+        let s = parse(p(), "\u{feff}{\"hooks\": {}}").unwrap();
+        assert!(s.bom);
+        assert!(s.text.starts_with('\u{feff}'));
+        assert!(!parse(p(), "{}").unwrap().bom);
+    }
+
+    const SAMPLE: &str = r#"{
+  "env": {"TOKEN": "x"},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint.sh", "timeout": 7}]}
+    ],
+    "UserPromptSubmit": [
+      {"hooks": [
+        {"type": "command", "command": "\"$HOME/.claude/hooks/gk\" hook prompt"},
+        {"type": "command", "command": "~/.claude/hooks/gk hook prompt"}
+      ]}
+    ]
+  }
+}"#;
+
+    #[test]
+    fn entries_come_in_file_order_with_lines() {
+        let s = parse(p(), SAMPLE).unwrap();
+        let (entries, issues) = hook_entries(&s);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(entries.len(), 3);
+        assert_eq!(entries[0].event, "PreToolUse");
+        assert_eq!(entries[0].matcher, Some(Value::String("Bash".into())));
+        assert_eq!(entries[0].timeout, Some(7.0));
+        assert_eq!(entries[0].line, 5);
+        assert_eq!(
+            entries[1].command.as_deref(),
+            Some("\"$HOME/.claude/hooks/gk\" hook prompt")
+        );
+        assert_eq!(
+            (entries[2].group, entries[2].index, entries[2].line),
+            (0, 1, 10)
+        );
+    }
+
+    #[test]
+    fn lines_count_from_the_real_file_start_with_bom_and_crlf() {
+        let text = "\u{feff}{\r\n\"hooks\": {\"Stop\": [\r\n{\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}]}}";
+        let s = parse(p(), text).unwrap();
+        let (entries, _) = hook_entries(&s);
+        assert_eq!(entries[0].line, 3);
+    }
+
+    #[test]
+    fn schema_issues_are_found_and_placed() {
+        let text = r#"{"hooks": {
+  "Stop": {"hooks": []},
+  "UserPromptSubmit": [{"matcher": ["a"], "hooks": [{"command": "x"}, {"type": "command"}, 5]}],
+  "NotAnEvent": []
+}}"#;
+        let s = parse(p(), text).unwrap();
+        let (_, issues) = hook_entries(&s);
+        let ats: Vec<(&str, bool, usize)> = issues
+            .iter()
+            .map(|i| (i.at.as_str(), i.rejects_file, i.line))
+            .collect();
+        assert_eq!(
+            ats,
+            vec![
+                ("hooks.Stop", false, 2),
+                ("hooks.UserPromptSubmit[0].matcher", true, 3),
+                ("hooks.UserPromptSubmit[0].hooks[0]", false, 3),
+                ("hooks.UserPromptSubmit[0].hooks[1]", false, 3),
+                ("hooks.UserPromptSubmit[0].hooks[2]", false, 3),
+                ("hooks.NotAnEvent", false, 4),
+            ]
+        );
+        let s = parse(p(), r#"{"hooks": []}"#).unwrap();
+        let (_, issues) = hook_entries(&s);
+        assert_eq!(issues[0].at, "hooks");
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_like_json_parse() {
+        let text =
+            r#"{"hooks": {"Stop": 5, "Stop": [{"hooks": [{"type": "command", "command": "b"}]}]}}"#;
+        let s = parse(p(), text).unwrap();
+        let (entries, issues) = hook_entries(&s);
+        assert!(issues.is_empty());
+        assert_eq!(entries[0].command.as_deref(), Some("b"));
+    }
 }

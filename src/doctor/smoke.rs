@@ -4,13 +4,14 @@
 //! it carries the crate's single `#[allow]` of the disallowed
 //! `std::process::Command` (see clippy.toml). Install uses it for its
 //! post-write check, doctor for `hook-smoke-failed` / `hook-slow`.
-//!
-//! INTERFACE FIRST: bodies are being filled in on main; signatures are stable.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crate::error::Result;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
 use crate::hookcmd::{HookKind, ShellForm};
 use crate::platform::Os;
 
@@ -34,38 +35,341 @@ pub struct SmokeRun {
 }
 
 /// Pure: how Claude Code would start `command` on `os` with `shell`.
-/// `git_bash` is the bash.exe found on Windows (see `platform::find_git_bash`).
+/// `git_bash` is the bash.exe found on Windows (see `platform::find_git_bash`);
+/// a Bash-form command on Windows without Git Bash falls back to PowerShell,
+/// as Claude Code does.
 pub fn shell_invocation(
     os: Os,
     shell: ShellForm,
     git_bash: Option<&Path>,
     command: &str,
 ) -> ShellInvocation {
-    let _ = (os, shell, git_bash, command);
-    todo!("smoke::shell_invocation")
+    match (os, shell, git_bash) {
+        (Os::Windows, ShellForm::Bash, Some(bash)) => ShellInvocation {
+            program: bash.to_path_buf(),
+            args: vec!["-c".into(), command.into()],
+        },
+        (Os::Windows, _, _) => ShellInvocation {
+            program: PathBuf::from("powershell.exe"),
+            args: vec![
+                "-NoProfile".into(),
+                "-NonInteractive".into(),
+                "-Command".into(),
+                command.into(),
+            ],
+        },
+        _ => ShellInvocation {
+            program: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), command.into()],
+        },
+    }
 }
 
-/// A payload shaped like the one Claude Code sends for this hook's event.
+/// A payload shaped like the one Claude Code sends for this hook's event
+/// (fields as measured on the real client).
 pub fn sample_payload(kind: HookKind, cwd: &Path) -> String {
-    let _ = (kind, cwd);
-    todo!("smoke::sample_payload")
+    let cwd = cwd.to_string_lossy();
+    let mut v = json!({
+        "session_id": "00000000-0000-4000-8000-00000000gk00",
+        "transcript_path": "",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": kind.event(),
+    });
+    let obj = v.as_object_mut().expect("json! object literal");
+    match kind {
+        HookKind::Prompt => {
+            obj.insert("prompt_id".into(), json!("gk-smoke"));
+            obj.insert("prompt".into(), json!("explain what the smoke test checks"));
+        }
+        HookKind::Stop => {
+            obj.insert("effort".into(), json!({"level": "medium"}));
+            obj.insert("stop_hook_active".into(), json!(false));
+            obj.insert("last_assistant_message".into(), json!("Done."));
+            obj.insert("background_tasks".into(), json!([]));
+            obj.insert("session_crons".into(), json!([]));
+        }
+    }
+    v.to_string()
 }
 
 /// Start the invocation, feed `stdin`, wait at most `timeout`, collect output.
 /// `env` entries are added to the inherited environment.
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)]
 pub fn run(
     invocation: &ShellInvocation,
     stdin: &str,
     timeout: Duration,
     env: &[(String, String)],
 ) -> Result<SmokeRun> {
-    let _ = (invocation, stdin, timeout, env);
-    todo!("smoke::run")
+    use std::process::{Command, Stdio};
+    let started = Instant::now();
+    let mut child = Command::new(&invocation.program)
+        .args(&invocation.args)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::new(format!(
+                "could not start {}: {e}",
+                invocation.program.display()
+            ))
+        })?;
+
+    let mut child_stdin = child.stdin.take();
+    let input = stdin.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        if let Some(mut s) = child_stdin.take() {
+            // A hook that exits without reading stdin closes the pipe: not an error.
+            let _ = s.write_all(&input);
+        }
+    });
+    let out = child.stdout.take().map(read_all);
+    let err = child.stderr.take().map(read_all);
+
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() >= timeout => {
+                timed_out = true;
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_micros(200)),
+            Err(e) => {
+                return Err(Error::new(format!(
+                    "could not wait for {}: {e}",
+                    invocation.program.display()
+                )))
+            }
+        }
+    };
+    let duration = started.elapsed();
+    // After a timeout a grandchild may still hold the pipes open: do not
+    // wait for the readers then (they end when the pipes close).
+    let (stdout, stderr) = if timed_out {
+        (String::new(), String::new())
+    } else {
+        let _ = writer.join();
+        (
+            out.and_then(|h| h.join().ok()).unwrap_or_default(),
+            err.and_then(|h| h.join().ok()).unwrap_or_default(),
+        )
+    };
+    Ok(SmokeRun {
+        exit_code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+        duration,
+        timed_out,
+    })
+}
+
+fn read_all<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
+    })
 }
 
 /// Did the run do what a working gk hook does? `Err` carries a one-line
-/// reason (exit code, stderr first line, or what was wrong with stdout).
+/// reason (timeout, exit code with the first stderr line, or what was wrong
+/// with stdout). A hook switched off in gk.json prints nothing: that is
+/// reported as a failure here with that hint; callers that know the hook is
+/// disabled should not judge it.
 pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> {
-    let _ = (kind, run);
-    todo!("smoke::judge")
+    if run.timed_out {
+        return Err(format!(
+            "did not finish within {:.1} s",
+            run.duration.as_secs_f64()
+        ));
+    }
+    let first_err = run
+        .stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    match run.exit_code {
+        Some(0) => {}
+        Some(code) if first_err.is_empty() => return Err(format!("exited with code {code}")),
+        Some(code) => return Err(format!("exited with code {code}: {first_err}")),
+        None => return Err("was ended by a signal".to_string()),
+    }
+    let out = run.stdout.trim();
+    if out.is_empty() {
+        return Err("exited 0 but printed nothing (is it switched off in gk.json?)".to_string());
+    }
+    if !out.starts_with('{') {
+        return Err(
+            "printed something before the JSON (a shell profile?), so Claude Code ignores it"
+                .to_string(),
+        );
+    }
+    let value: Value =
+        serde_json::from_str(out).map_err(|e| format!("printed invalid JSON: {e}"))?;
+    let obj = value
+        .as_object()
+        .ok_or("printed JSON that is not an object")?;
+    match kind {
+        HookKind::Prompt => {
+            let hso = obj.get("hookSpecificOutput").and_then(Value::as_object);
+            let event = hso
+                .and_then(|h| h.get("hookEventName"))
+                .and_then(Value::as_str);
+            let context = hso
+                .and_then(|h| h.get("additionalContext"))
+                .and_then(Value::as_str);
+            if event != Some("UserPromptSubmit")
+                || !context.is_some_and(|c| c.starts_with("[Gatekeeper]"))
+            {
+                return Err(
+                    "output lacks the UserPromptSubmit additionalContext gk prints".to_string(),
+                );
+            }
+        }
+        HookKind::Stop => {
+            let msg = obj.get("systemMessage").and_then(Value::as_str);
+            if obj.len() != 1 || !msg.is_some_and(|m| m.starts_with("STATE [")) {
+                return Err("output is not the single STATE systemMessage gk prints".to_string());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(code: Option<i32>, stdout: &str, stderr: &str) -> SmokeRun {
+        SmokeRun {
+            exit_code: code,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            duration: Duration::from_millis(3),
+            timed_out: false,
+        }
+    }
+
+    #[test]
+    fn invocation_per_platform() {
+        let c = "\"$HOME/.claude/hooks/gk\" hook stop";
+        assert_eq!(
+            shell_invocation(Os::Linux, ShellForm::Bash, None, c),
+            ShellInvocation {
+                program: "/bin/sh".into(),
+                args: vec!["-c".into(), c.into()]
+            }
+        );
+        let bash = Path::new(r"C:\Program Files\Git\bin\bash.exe");
+        assert_eq!(
+            shell_invocation(Os::Windows, ShellForm::Bash, Some(bash), c).program,
+            bash
+        );
+        let ps = shell_invocation(Os::Windows, ShellForm::Bash, None, c);
+        assert_eq!(ps.program, Path::new("powershell.exe"));
+        assert_eq!(ps.args.last().map(String::as_str), Some(c));
+        let ps = shell_invocation(Os::Windows, ShellForm::PowerShell, Some(bash), c);
+        assert_eq!(ps.program, Path::new("powershell.exe"));
+    }
+
+    #[test]
+    fn payloads_carry_the_event_fields() {
+        let p: Value =
+            serde_json::from_str(&sample_payload(HookKind::Prompt, Path::new("/w"))).unwrap();
+        assert_eq!(p["hook_event_name"], "UserPromptSubmit");
+        assert!(p["prompt"].is_string());
+        assert_eq!(p["cwd"], "/w");
+        let s: Value =
+            serde_json::from_str(&sample_payload(HookKind::Stop, Path::new("/w"))).unwrap();
+        assert_eq!(s["hook_event_name"], "Stop");
+        assert_eq!(s["stop_hook_active"], false);
+    }
+
+    #[test]
+    fn judge_accepts_real_shapes_and_names_failures() {
+        let prompt = r#"{"systemMessage": "GATEKEEPER", "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "[Gatekeeper] State: clean"}}"#;
+        assert_eq!(judge(HookKind::Prompt, &ran(Some(0), prompt, "")), Ok(()));
+        assert_eq!(
+            judge(
+                HookKind::Stop,
+                &ran(Some(0), "{\"systemMessage\": \"STATE [CLEAN] x\"}\n", "")
+            ),
+            Ok(())
+        );
+        assert!(judge(
+            HookKind::Stop,
+            &ran(
+                Some(0),
+                "{\"systemMessage\": \"STATE [CLEAN]\", \"decision\": \"block\"}",
+                ""
+            )
+        )
+        .is_err());
+        let e = judge(
+            HookKind::Prompt,
+            &ran(Some(127), "", "sh: 1: /x/gk: not found\n"),
+        )
+        .unwrap_err();
+        assert_eq!(e, "exited with code 127: sh: 1: /x/gk: not found");
+        assert!(judge(HookKind::Prompt, &ran(Some(0), "", ""))
+            .unwrap_err()
+            .contains("printed nothing"));
+        assert!(judge(HookKind::Prompt, &ran(Some(0), "hello\n{}", ""))
+            .unwrap_err()
+            .contains("before the JSON"));
+        let mut slow = ran(None, "", "");
+        slow.timed_out = true;
+        assert!(judge(HookKind::Stop, &slow)
+            .unwrap_err()
+            .starts_with("did not finish"));
+    }
+
+    #[test]
+    fn run_feeds_stdin_and_collects_output() {
+        let inv = shell_invocation(
+            Os::Linux,
+            ShellForm::Bash,
+            None,
+            "cat; echo err >&2; exit 3",
+        );
+        let r = run(&inv, "payload", Duration::from_secs(10), &[]).unwrap();
+        assert_eq!(
+            (r.exit_code, r.stdout.as_str(), r.stderr.as_str()),
+            (Some(3), "payload", "err\n")
+        );
+        assert!(!r.timed_out);
+    }
+
+    #[test]
+    fn run_kills_at_timeout() {
+        let inv = shell_invocation(Os::Linux, ShellForm::Bash, None, "exec sleep 5");
+        let r = run(&inv, "", Duration::from_millis(200), &[]).unwrap();
+        assert!(r.timed_out);
+        assert!(r.duration < Duration::from_secs(4));
+    }
+
+    #[test]
+    fn run_passes_extra_environment() {
+        let inv = shell_invocation(
+            Os::Linux,
+            ShellForm::Bash,
+            None,
+            "printf %s \"$GK_SMOKE_T\"",
+        );
+        let r = run(
+            &inv,
+            "",
+            Duration::from_secs(10),
+            &[("GK_SMOKE_T".into(), "v1".into())],
+        )
+        .unwrap();
+        assert_eq!(r.stdout, "v1");
+    }
 }
