@@ -53,13 +53,16 @@ impl FixNeeds {
 pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
     match &file.load {
         Load::Absent | Load::Empty => Ok(()),
-        Load::Parsed { issues, .. } if issues.is_empty() => Ok(()),
-        Load::Parsed { issues, .. } => Err(format!(
-            "{} breaks the settings schema at line {} ({}); correct it by hand first",
-            file.path.display(),
-            issues[0].line,
-            issues[0].reason
-        )),
+        Load::Parsed { issues, .. } => match issues.iter().find(|i| blocks_edit(i)) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "{} breaks the settings schema at line {} ({}: {}); correct it by hand first",
+                file.path.display(),
+                i.line,
+                i.at,
+                i.reason
+            )),
+        },
         Load::Unparseable(e) => Err(format!(
             "{} is not strict JSON (line {} column {}: {}); correct it by hand first, gk never rewrites a file it cannot parse",
             file.path.display(),
@@ -70,6 +73,15 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
         Load::Unreadable(why) => Err(format!("{} cannot be read ({why})", file.path.display())),
         Load::SameAsUser => Ok(()),
     }
+}
+
+/// A schema issue in the parts gk edits (or one that voids the file).
+fn blocks_edit(issue: &crate::settings::SchemaIssue) -> bool {
+    issue.rejects_file
+        || issue.at == "hooks"
+        || ["hooks.UserPromptSubmit", "hooks.Stop"]
+            .iter()
+            .any(|e| issue.at == *e || issue.at.starts_with(&format!("{e}[")))
 }
 
 /// Pure: decide the plan's parts from the findings and the loaded files.

@@ -325,12 +325,17 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                             Severity::Error,
                             Group::Settings,
                             format!(
-                                "{}:{}:{}: {}: {}; Claude Code rejects the file and skips it whole",
+                                "{}:{}:{}: {}: {}; {}",
                                 f.label(),
                                 i.line,
                                 i.column,
                                 i.at,
-                                i.reason
+                                i.reason,
+                                if i.rejects_file {
+                                    "Claude Code skips the whole file, env included"
+                                } else {
+                                    "Claude Code ignores that part"
+                                }
                             ),
                         )
                         .at(&f.path, Some(i.line))
@@ -343,7 +348,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                         "{}: {} hook handler(s){}",
                         f.label(),
                         entries.len(),
-                        if issues.is_empty() { "" } else { ", skipped by Claude Code" }
+                        if f.effective() { "" } else { ", skipped by Claude Code" }
                     ),
                 ));
             }

@@ -60,9 +60,10 @@ pub struct ScopeFile {
 }
 
 impl ScopeFile {
-    /// Parsed and free of schema errors: Claude Code uses this file.
+    /// Parsed and free of file-voiding schema errors: Claude Code uses this
+    /// file (an issue that only makes it ignore one part still counts as used).
     pub fn effective(&self) -> bool {
-        matches!(&self.load, Load::Parsed { issues, .. } if issues.is_empty())
+        matches!(&self.load, Load::Parsed { issues, .. } if !issues.iter().any(|i| i.rejects_file))
     }
 
     pub fn settings(&self) -> Option<&Settings> {
