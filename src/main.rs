@@ -67,6 +67,9 @@ fn run_hook_args(rest: &[OsString]) -> u8 {
             return 1;
         }
     };
+    // A bug on the hook path must not print to stderr nor exit non-zero
+    // (release builds abort on panic, so catch_unwind alone is not enough).
+    std::panic::set_hook(Box::new(|_| std::process::exit(0)));
     hooks::run(hook)
 }
 
