@@ -182,8 +182,50 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     }
 
     check_binaries(inputs, &regs, &mut report);
+
+    let config_path = inputs.paths.config_file();
+    let mut switched_off: Vec<HookKind> = Vec::new();
+    let stale_hours = match crate::hooks::load_config(&config_path) {
+        Ok(config) => {
+            report.notes.push((
+                Group::Config,
+                format!(
+                    "{}: usable (or absent: built-in rules)",
+                    config_path.display()
+                ),
+            ));
+            for (kind, on) in [
+                (HookKind::Prompt, config.prompt.enabled),
+                (HookKind::Stop, config.stop.enabled),
+            ] {
+                if !on {
+                    switched_off.push(kind);
+                    report.findings.push(
+                        Finding::new(
+                            "hook-switched-off",
+                            Severity::Info,
+                            Group::Config,
+                            format!(
+                                "the {} hook is switched off in {} (it runs but prints nothing)",
+                                kind.arg(),
+                                config_path.display()
+                            ),
+                        )
+                        .at(&config_path, None)
+                        .fix(format!("gk enable {}", kind.arg())),
+                    );
+                }
+            }
+            config.stale_hours
+        }
+        Err(e) => {
+            report.findings.push(state::config_finding(&e));
+            crate::hooks::Config::default().stale_hours
+        }
+    };
+
     if inputs.smoke {
-        check_smoke(inputs, &regs, &policy, &mut report);
+        check_smoke(inputs, &regs, &policy, &switched_off, &mut report);
     } else {
         report
             .skipped
@@ -191,11 +233,14 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     }
 
     let state_path = inputs.paths.state_file();
-    let st = state::assess_file(&state_path, inputs.now);
+    let verdict = crate::hooks::read_state(&state_path).verdict(inputs.now, stale_hours);
+    report.notes.push((
+        Group::State,
+        format!("{}: {:?}", state_path.display(), verdict),
+    ));
     report
-        .notes
-        .push((Group::State, format!("{}: {:?}", state_path.display(), st)));
-    report.findings.extend(state::finding(&st, &state_path));
+        .findings
+        .extend(state::finding(&verdict, &state_path, stale_hours));
 
     let md_path = inputs.paths.claude_md();
     let md_text = std::fs::read_to_string(&md_path).ok();
@@ -203,16 +248,6 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     report
         .findings
         .extend(claude_md::finding(&section, &md_path));
-
-    let config_path = inputs.paths.config_file();
-    if let Some(f) = check_config(&config_path) {
-        report.findings.push(f);
-    } else {
-        report.notes.push((
-            Group::Config,
-            format!("{}: ok or absent (defaults)", config_path.display()),
-        ));
-    }
 
     let redactor = redactor_for(&files);
     Diagnosis {
@@ -476,12 +511,23 @@ fn check_smoke(
     inputs: &Inputs,
     regs: &[Registration],
     policy: &registrations::Policy,
+    switched_off: &[HookKind],
     report: &mut Report,
 ) {
     let os = inputs.ctx.os;
     let mut seen: Vec<&str> = Vec::new();
     let mut ran = 0;
     for kind in HookKind::ALL {
+        if switched_off.contains(&kind) {
+            report.notes.push((
+                Group::Smoke,
+                format!(
+                    "the {} hook is switched off in gk.json: not run",
+                    kind.arg()
+                ),
+            ));
+            continue;
+        }
         for r in regs
             .iter()
             .filter(|r| matches!(r.owner, Owner::Gk(_)) && r.does(kind) && policy.runs(r.scope))
@@ -596,49 +642,4 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
             .fix("register the gk binary directly (no wrapper script or interpreter): gk doctor --fix"),
         );
     }
-}
-
-/// `config-invalid` when gk.json exists but does not parse.
-fn check_config(path: &Path) -> Option<Finding> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => {
-            return Some(
-                Finding::new(
-                    "config-invalid",
-                    Severity::Error,
-                    Group::Config,
-                    format!("{} cannot be read: {e}", path.display()),
-                )
-                .at(path, None)
-                .fix(format!(
-                    "make {} readable, or delete it to use the defaults",
-                    path.display()
-                )),
-            )
-        }
-    };
-    let body = text.trim_start_matches('\u{feff}');
-    let problem = match serde_json::from_str::<serde_json::Value>(body) {
-        Err(e) => Some((
-            Some(e.line()),
-            format!("line {} column {}: {e}", e.line(), e.column()),
-        )),
-        Ok(v) if !v.is_object() => {
-            Some((Some(1), "the top level is not a JSON object".to_string()))
-        }
-        Ok(_) => None,
-    };
-    let (line, why) = problem?;
-    Some(
-        Finding::new(
-            "config-invalid",
-            Severity::Error,
-            Group::Config,
-            format!("{} does not parse: {why}; the hooks fall back to the built-in rules", path.display()),
-        )
-        .at(path, line)
-        .fix(format!("correct {} by hand, or delete it to use the defaults (`gk rules` prints a starting point)", path.display())),
-    )
 }

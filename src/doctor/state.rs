@@ -1,107 +1,21 @@
-//! task_state.json as the hooks see it: missing or unreadable, no status,
-//! a status that is neither `clean` nor `in_progress`, or `in_progress`
-//! for longer than the stale threshold (age from the file's mtime, as the
-//! hooks take it). Doctor reports what the hooks would, as findings.
+//! task_state.json and gk.json as the hooks see them. Reading and judging
+//! is the hooks' own code (`crate::hooks::read_state` / `load_config`), so
+//! doctor reports exactly what the STATE line would say: missing or
+//! unreadable, no status, a status that is neither `clean` nor
+//! `in_progress`, or `in_progress` longer than the stale limit.
 
 use std::path::Path;
-use std::time::SystemTime;
 
-use serde_json::Value;
+use crate::hooks::{ConfigError, StateVerdict};
 
 use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 
-/// Hours after which an `in_progress` state is called stale (seed §2.2).
-pub const STALE_HOURS: f64 = 24.0;
-
-/// What the hooks would make of the state file.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StateReport {
-    Missing,
-    Unreadable(String),
-    NoStatus,
-    BadStatus(String),
-    InProgress { hours: Option<f64>, stale: bool },
-    Clean,
-}
-
-/// Pure: judge the file's bytes (or the read error) and its age.
-pub fn assess(
-    read: std::io::Result<Vec<u8>>,
-    mtime: Option<SystemTime>,
-    now: SystemTime,
-) -> StateReport {
-    let bytes = match read {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return StateReport::Missing,
-        Err(e) => return StateReport::Unreadable(e.to_string()),
-    };
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(t) => t,
-        Err(_) => return StateReport::Unreadable("not valid UTF-8".to_string()),
-    };
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            return StateReport::Unreadable(format!(
-                "not JSON at line {} column {}",
-                e.line(),
-                e.column()
-            ))
-        }
-    };
-    let Some(obj) = value.as_object() else {
-        return StateReport::Unreadable("not a JSON object".to_string());
-    };
-    match obj.get("status") {
-        None => StateReport::NoStatus,
-        Some(Value::String(s)) if s.is_empty() => StateReport::NoStatus,
-        Some(Value::String(s)) if s == "clean" => StateReport::Clean,
-        Some(Value::String(s)) if s == "in_progress" => {
-            let hours = mtime
-                .and_then(|m| now.duration_since(m).ok())
-                .map(|d| d.as_secs_f64() / 3600.0)
-                .or_else(|| {
-                    obj.get("updated")
-                        .and_then(|u| u.as_str())
-                        .and_then(hours_since_updated)
-                });
-            StateReport::InProgress {
-                hours,
-                stale: hours.is_some_and(|h| h > STALE_HOURS),
-            }
-        }
-        Some(Value::String(s)) => StateReport::BadStatus(s.clone()),
-        Some(other) => StateReport::BadStatus(other.to_string()),
-    }
-}
-
-/// Fallback age from the `updated` field (local time, as Claude writes it).
-fn hours_since_updated(updated: &str) -> Option<f64> {
-    let now = chrono::Local::now();
-    let then = chrono::DateTime::parse_from_rfc3339(updated)
-        .map(|d| d.with_timezone(&chrono::Local))
-        .ok()
-        .or_else(|| {
-            chrono::NaiveDateTime::parse_from_str(updated, "%Y-%m-%dT%H:%M:%S")
-                .ok()
-                .and_then(|n| n.and_local_timezone(chrono::Local).single())
-        })?;
-    Some((now - then).num_seconds() as f64 / 3600.0)
-}
-
-/// Read and judge the state file at `path`.
-pub fn assess_file(path: &Path, now: SystemTime) -> StateReport {
-    let read = std::fs::read(path);
-    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    assess(read, mtime, now)
-}
-
-/// The finding for a report (none when the state is healthy).
-pub fn finding(report: &StateReport, path: &Path) -> Option<Finding> {
+/// The finding for a verdict (none when the state is healthy).
+pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<Finding> {
     let shown = path.display();
-    let f = match report {
-        StateReport::Clean | StateReport::InProgress { stale: false, .. } => return None,
-        StateReport::Missing => Finding::new(
+    let f = match verdict {
+        StateVerdict::Clean { .. } | StateVerdict::InProgress { stale: false, .. } => return None,
+        StateVerdict::Missing => Finding::new(
             "state-unreadable",
             Severity::Warning,
             Group::State,
@@ -109,23 +23,23 @@ pub fn finding(report: &StateReport, path: &Path) -> Option<Finding> {
         )
         .fix(format!("{FIX_COMMAND} (creates it in the clean form)"))
         .remedy(Remedy::StateFile),
-        StateReport::Unreadable(why) => Finding::new(
+        StateVerdict::Unreadable { reason } => Finding::new(
             "state-unreadable",
             Severity::Warning,
             Group::State,
-            format!("{shown} cannot be read ({why}); the hooks report \"unreadable, assuming clean\""),
+            format!("{shown} cannot be read ({reason}); the hooks report \"unreadable, assuming clean\""),
         )
         .fix(format!(
             "rewrite it as {{\"status\": \"clean\", \"task\": \"\", \"detail\": \"\", \"project\": \"\", \"cwd\": \"\", \"updated\": \"\"}}, or delete it and run {FIX_COMMAND}"
         )),
-        StateReport::NoStatus => Finding::new(
+        StateVerdict::NoStatus => Finding::new(
             "state-bad-status",
             Severity::Warning,
             Group::State,
             format!("{shown} has no status field; the hooks assume clean"),
         )
         .fix(format!("set \"status\" to \"clean\" or \"in_progress\" in {shown}")),
-        StateReport::BadStatus(value) => Finding::new(
+        StateVerdict::BadStatus { value } => Finding::new(
             "state-bad-status",
             Severity::Warning,
             Group::State,
@@ -135,13 +49,16 @@ pub fn finding(report: &StateReport, path: &Path) -> Option<Finding> {
             ),
         )
         .fix(format!("set \"status\" to \"clean\" or \"in_progress\" in {shown}")),
-        StateReport::InProgress { hours, stale: true } => Finding::new(
+        StateVerdict::InProgress {
+            age_hours,
+            stale: true,
+        } => Finding::new(
             "state-stale",
             Severity::Warning,
             Group::State,
             format!(
-                "{shown} has said in_progress for {}h (more than {STALE_HOURS}h); it may have been left dirty",
-                hours.map_or(0, |h| h as u64)
+                "{shown} has said in_progress for {}h (more than {stale_hours}h); it may have been left dirty",
+                age_hours.map_or(0, |h| h as u64)
             ),
         )
         .fix(format!(
@@ -149,6 +66,29 @@ pub fn finding(report: &StateReport, path: &Path) -> Option<Finding> {
         )),
     };
     Some(f.at(path, None))
+}
+
+/// `config-invalid` for a gk.json the hooks cannot use.
+pub fn config_finding(error: &ConfigError) -> Finding {
+    let path = &error.path;
+    let place = match error.position {
+        Some((line, col)) => format!("{}:{line}:{col}", path.display()),
+        None => path.display().to_string(),
+    };
+    Finding::new(
+        "config-invalid",
+        Severity::Error,
+        Group::Config,
+        format!(
+            "{place}: {}; the hooks ignore the file and use the built-in rules",
+            error.reason
+        ),
+    )
+    .at(path, error.position.map(|(l, _)| l))
+    .fix(format!(
+        "correct {} by hand, or delete it to use the defaults (`gk rules` prints a valid starting point)",
+        path.display()
+    ))
 }
 
 /// A status value as shown: quoted, at most 40 characters.
@@ -165,68 +105,55 @@ fn shorten(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    fn ok(s: &str) -> std::io::Result<Vec<u8>> {
-        Ok(s.as_bytes().to_vec())
-    }
 
     #[test]
-    fn each_shape_the_hooks_distinguish() {
-        let now = SystemTime::now();
-        let fresh = Some(now - Duration::from_secs(600));
-        let old = Some(now - Duration::from_secs(25 * 3600));
-        let nf = std::io::Error::from(std::io::ErrorKind::NotFound);
-        assert_eq!(assess(Err(nf), None, now), StateReport::Missing);
-        assert!(matches!(
-            assess(ok("{nope"), fresh, now),
-            StateReport::Unreadable(_)
-        ));
-        assert!(matches!(
-            assess(ok("[1]"), fresh, now),
-            StateReport::Unreadable(_)
-        ));
-        assert_eq!(assess(ok("{}"), fresh, now), StateReport::NoStatus);
-        assert_eq!(
-            assess(ok(r#"{"status":""}"#), fresh, now),
-            StateReport::NoStatus
-        );
-        assert_eq!(
-            assess(ok(r#"{"status":"in-progress"}"#), fresh, now),
-            StateReport::BadStatus("in-progress".into())
-        );
-        assert_eq!(
-            assess(ok(r#"{"status":"clean"}"#), old, now),
-            StateReport::Clean
-        );
-        assert!(matches!(
-            assess(ok(r#"{"status":"in_progress"}"#), fresh, now),
-            StateReport::InProgress { stale: false, .. }
-        ));
-        assert!(matches!(
-            assess(ok(r#"{"status":"in_progress"}"#), old, now),
-            StateReport::InProgress { stale: true, .. }
-        ));
-    }
-
-    #[test]
-    fn codes_for_reports() {
+    fn codes_for_verdicts() {
         let p = Path::new("/h/.claude/hooks/task_state.json");
-        assert!(finding(&StateReport::Clean, p).is_none());
+        assert!(finding(&StateVerdict::Clean { age_hours: None }, p, 24).is_none());
+        let fresh = StateVerdict::InProgress {
+            stale: false,
+            age_hours: Some(1.0),
+        };
+        assert!(finding(&fresh, p, 24).is_none());
+        let missing = finding(&StateVerdict::Missing, p, 24).unwrap();
+        assert_eq!(missing.code, "state-unreadable");
+        assert_eq!(missing.remedy, Remedy::StateFile);
+        let unreadable = StateVerdict::Unreadable {
+            reason: "JSONDecodeError".into(),
+        };
+        assert_eq!(finding(&unreadable, p, 24).unwrap().remedy, Remedy::Manual);
         assert_eq!(
-            finding(&StateReport::Missing, p).unwrap().code,
-            "state-unreadable"
-        );
-        assert_eq!(
-            finding(&StateReport::NoStatus, p).unwrap().code,
+            finding(&StateVerdict::NoStatus, p, 24).unwrap().code,
             "state-bad-status"
         );
-        let stale = StateReport::InProgress {
-            hours: Some(30.0),
-            stale: true,
+        let bad = StateVerdict::BadStatus {
+            value: "in-progress".into(),
         };
-        let f = finding(&stale, p).unwrap();
+        assert!(finding(&bad, p, 24)
+            .unwrap()
+            .message
+            .contains("'in-progress'"));
+        let stale = StateVerdict::InProgress {
+            stale: true,
+            age_hours: Some(30.5),
+        };
+        let f = finding(&stale, p, 24).unwrap();
         assert_eq!(f.code, "state-stale");
-        assert!(f.message.contains("30h"));
+        assert!(f.message.contains("30h") && f.message.contains("24h"));
+    }
+
+    #[test]
+    fn config_error_names_the_place() {
+        let e = ConfigError {
+            path: "/h/.claude/hooks/gk.json".into(),
+            position: Some((3, 14)),
+            reason: "expected a boolean".into(),
+        };
+        let f = config_finding(&e);
+        assert_eq!(f.code, "config-invalid");
+        assert_eq!(f.line, Some(3));
+        assert!(f
+            .message
+            .starts_with("/h/.claude/hooks/gk.json:3:14: expected a boolean"));
     }
 }
