@@ -1,17 +1,387 @@
 //! Install, uninstall and the enable/disable switches: each builds a plan of
 //! file changes that goes through one show → confirm → atomic-write path.
+//!
+//! # The change engine (also used by `gk doctor --fix`)
+//!
+//! 1. Build a [`plan::Plan`] — pure: read every file, compute every new
+//!    text, push one [`plan::FileChange`] per file (old bytes, new bytes;
+//!    `None` for "absent"). Any error while planning means nothing is
+//!    written. The edits themselves are pure text → text functions:
+//!    [`settings_edit::add_hooks`] / [`settings_edit::remove_hooks`],
+//!    [`claude_md::insert_section`] / [`claude_md::remove_section`],
+//!    [`switch::set_enabled`].
+//! 2. Hand it to [`apply::execute`] with [`apply::ChangeOptions`] (from
+//!    `--yes`, `--dry-run`, `--check`) and the `--color` choice. It shows
+//!    the action list and a unified diff per text file with secrets masked,
+//!    asks (default no; refuses without a terminal unless `--yes`), checks
+//!    nothing changed underneath, backs up, and writes atomically.
+//! 3. [`apply::Outcome::exit_code`] gives the process exit code.
+//!
+//! ```ignore
+//! let mut plan = Plan::new("gk doctor --fix");
+//! plan.push(FileChange::text(&path, Some(old), Some(new), "remove duplicate hook"));
+//! let outcome = apply::execute(&plan, &ChangeOptions { yes, dry_run, check: false }, color)?;
+//! Ok(outcome.exit_code())
+//! ```
 
-use crate::cli::{ColorChoice, InstallArgs, SwitchArgs, UninstallArgs};
+pub mod apply;
+pub mod binary;
+pub mod claude_md;
+pub mod plan;
+pub mod settings_edit;
+pub mod switch;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::cli::{ColorChoice, HookName, InstallArgs, ShellChoice, SwitchArgs, UninstallArgs};
+use crate::doctor::smoke;
 use crate::error::{Error, Result};
+use crate::hookcmd::{canonical, CommandContext, HookKind, ShellForm};
+use crate::install::apply::{execute, read_current, ChangeOptions, Outcome};
+use crate::install::plan::{FileChange, Plan};
+use crate::install::settings_edit::WantedHooks;
+use crate::paths::ClaudePaths;
+use crate::platform::{find_git_bash, Os};
 
-pub fn run_install(_args: &InstallArgs, _color: ColorChoice) -> Result<u8> {
-    Err(Error::new("gk install is not built yet"))
+/// The clean task state install creates when there is none (seed A.3).
+pub const CLEAN_STATE: &str = "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n";
+
+/// Everything about this machine the plans depend on.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    pub os: Os,
+    pub paths: ClaudePaths,
+    pub ctx: CommandContext,
+    pub git_bash: Option<PathBuf>,
 }
 
-pub fn run_uninstall(_args: &UninstallArgs, _color: ColorChoice) -> Result<u8> {
-    Err(Error::new("gk uninstall is not built yet"))
+impl Machine {
+    /// Read from the process environment.
+    pub fn from_env() -> Result<Machine> {
+        let os = Os::current();
+        let paths = ClaudePaths::from_env().ok_or_else(|| {
+            Error::new("could not find the home folder (set HOME or CLAUDE_CONFIG_DIR)")
+        })?;
+        let home = dirs::home_dir().unwrap_or_else(|| paths.dir().to_path_buf());
+        let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+        let git_bash = find_git_bash(os, &|name| std::env::var_os(name), &|p| p.is_file());
+        Ok(Machine {
+            os,
+            ctx: CommandContext {
+                os,
+                home,
+                claude_dir: paths.dir().to_path_buf(),
+                claude_config_dir,
+            },
+            paths,
+            git_bash,
+        })
+    }
 }
 
-pub fn run_switch(_args: &SwitchArgs, _enable: bool, _color: ColorChoice) -> Result<u8> {
-    Err(Error::new("gk enable/disable is not built yet"))
+/// Which command form to register: asked for, or decided from the platform
+/// (Windows: Git Bash when Claude Code would find it, else PowerShell).
+pub fn shell_form(choice: ShellChoice, os: Os, git_bash: Option<&Path>) -> ShellForm {
+    match choice {
+        ShellChoice::Bash => ShellForm::Bash,
+        ShellChoice::Powershell => ShellForm::PowerShell,
+        ShellChoice::Auto if os.is_windows() && git_bash.is_none() => ShellForm::PowerShell,
+        ShellChoice::Auto => ShellForm::Bash,
+    }
+}
+
+pub fn wanted_hooks(ctx: &CommandContext, shell: ShellForm) -> WantedHooks {
+    WantedHooks {
+        prompt: canonical(HookKind::Prompt, ctx, shell),
+        stop: canonical(HookKind::Stop, ctx, shell),
+    }
+}
+
+fn read_text(path: &Path) -> Result<Option<String>> {
+    match read_current(path)? {
+        None => Ok(None),
+        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            Error::new(format!(
+                "{} is not UTF-8 text; nothing written",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// Build install's plan: the binary, task_state.json, CLAUDE.md, settings.json.
+pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Plan> {
+    let mut plan = Plan::new("gk install");
+    let bin = m.paths.binary(m.os);
+    plan.push(FileChange {
+        path: bin.clone(),
+        old: read_current(&bin)?,
+        new: Some(program.to_vec()),
+        binary: true,
+        create_mode: 0o755,
+        strategy: binary::replace_strategy(m.os),
+        reason: "the program both hooks run".into(),
+    });
+
+    let state = m.paths.state_file();
+    let old_state = read_current(&state)?;
+    plan.push(FileChange {
+        path: state.clone(),
+        new: Some(
+            old_state
+                .clone()
+                .unwrap_or_else(|| CLEAN_STATE.as_bytes().to_vec()),
+        ),
+        old: old_state,
+        binary: false,
+        create_mode: 0o644,
+        strategy: plan::ReplaceStrategy::InPlace,
+        reason: "task state, created only when missing".into(),
+    });
+
+    let md = m.paths.claude_md();
+    let old_md = read_text(&md)?;
+    let section = claude_md::section_for(&state.display().to_string());
+    let new_md = claude_md::insert_section(old_md.as_deref().unwrap_or(""), &section);
+    plan.push(FileChange::text(
+        &md,
+        old_md,
+        Some(new_md),
+        "Task State Convention block",
+    ));
+
+    let settings = m.paths.settings();
+    let old_settings = read_text(&settings)?;
+    let wanted = wanted_hooks(&m.ctx, shell);
+    let new_settings = settings_edit::add_hooks(
+        &settings,
+        old_settings.as_deref().unwrap_or(""),
+        &wanted,
+        &m.ctx,
+    )?;
+    plan.push(FileChange::text(
+        &settings,
+        old_settings,
+        Some(new_settings),
+        "register the prompt and Stop hooks",
+    ));
+    Ok(plan)
+}
+
+/// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
+/// binary (only when it carries gk's version marker), and with `purge`
+/// task_state.json and gk.json.
+pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
+    let mut plan = Plan::new("gk uninstall");
+    let mut notes = Vec::new();
+    let settings = m.paths.settings();
+    if let Some(old) = read_text(&settings)? {
+        let new = settings_edit::remove_hooks(&settings, &old, &m.ctx)?;
+        plan.push(FileChange::text(
+            &settings,
+            Some(old),
+            Some(new),
+            "remove gk's hook entries",
+        ));
+    }
+    let md = m.paths.claude_md();
+    if let Some(old) = read_text(&md)? {
+        let new = claude_md::remove_section(&old);
+        plan.push(FileChange::text(
+            &md,
+            Some(old),
+            Some(new),
+            "remove the gk block",
+        ));
+    }
+    let bin = m.paths.binary(m.os);
+    if let Some(bytes) = read_current(&bin)? {
+        if binary::embedded_version(&bytes).is_some() {
+            plan.push(FileChange {
+                path: bin.clone(),
+                old: Some(bytes),
+                new: None,
+                binary: true,
+                create_mode: 0o755,
+                strategy: binary::replace_strategy(m.os),
+                reason: "the gk program".into(),
+            });
+        } else {
+            notes.push(format!(
+                "left {} in place: it does not look like a gk build",
+                bin.display()
+            ));
+        }
+    }
+    for (path, what) in [
+        (m.paths.state_file(), "task state"),
+        (m.paths.config_file(), "gk's config"),
+    ] {
+        if let Some(bytes) = read_current(&path)? {
+            if purge {
+                plan.push(FileChange {
+                    path,
+                    old: Some(bytes),
+                    new: None,
+                    binary: false,
+                    create_mode: 0o644,
+                    strategy: plan::ReplaceStrategy::InPlace,
+                    reason: format!("{what} (--purge)"),
+                });
+            } else {
+                notes.push(format!(
+                    "kept {} ({what}; --purge removes it)",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok((plan, notes))
+}
+
+pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
+    let m = Machine::from_env()?;
+    let shell = shell_form(args.shell, m.os, m.git_bash.as_deref());
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
+    let program = std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))?;
+    let plan = plan_install(&m, shell, &program)?;
+    let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
+    if !ran || args.no_smoke {
+        return Ok(outcome.exit_code());
+    }
+    let all_passed = smoke_test(&m, shell);
+    if !all_passed {
+        return Err(Error::new(
+            "the files are in place, but a hook failed its smoke test (see above; `gk doctor` digs deeper)",
+        ));
+    }
+    Ok(outcome.exit_code())
+}
+
+/// Run each registered hook once as Claude Code would; print one line per
+/// hook. Returns whether every hook that is switched on passed.
+fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
+    let wanted = wanted_hooks(&m.ctx, shell);
+    let config = read_text(&m.paths.config_file()).ok().flatten();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| m.ctx.home.clone());
+    println!();
+    let mut ok = true;
+    for kind in HookKind::ALL {
+        let label = format!("smoke test: gk hook {:<6}", kind.arg());
+        if !switch::is_enabled(config.as_deref(), kind) {
+            println!("{label} skipped (switched off in gk.json)");
+            continue;
+        }
+        let inv = smoke::shell_invocation(
+            m.os,
+            shell,
+            m.git_bash.as_deref(),
+            &wanted.get(kind).command,
+        );
+        let payload = smoke::sample_payload(kind, &cwd);
+        match smoke::run(&inv, &payload, Duration::from_secs(10), &[]) {
+            Ok(run) => {
+                let ms = run.duration.as_secs_f64() * 1000.0;
+                match smoke::judge(kind, &run) {
+                    Ok(()) => println!("{label} passed in {ms:.0} ms"),
+                    Err(why) => {
+                        ok = false;
+                        println!("{label} FAILED after {ms:.0} ms: {why}");
+                    }
+                }
+            }
+            Err(e) => {
+                ok = false;
+                println!("{label} FAILED: {e}");
+            }
+        }
+    }
+    ok
+}
+
+pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
+    let m = Machine::from_env()?;
+    let (plan, notes) = plan_uninstall(&m, args.purge)?;
+    let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    for note in notes {
+        println!("{note}");
+    }
+    if let Outcome::Written { kept } = &outcome {
+        for path in kept
+            .iter()
+            .filter(|p| p.to_string_lossy().contains(".gk-old-"))
+        {
+            println!(
+                "the running copy was moved to {}; delete it once Claude Code is closed",
+                path.display()
+            );
+        }
+    }
+    Ok(outcome.exit_code())
+}
+
+pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result<u8> {
+    let m = Machine::from_env()?;
+    let kind = match args.which {
+        HookName::Prompt => HookKind::Prompt,
+        HookName::Stop => HookKind::Stop,
+    };
+    let path = m.paths.config_file();
+    let old = read_text(&path)?;
+    let new = switch::set_enabled(&path, old.as_deref(), kind, enable)?;
+    let verb = if enable { "enable" } else { "disable" };
+    let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg()));
+    plan.push(FileChange::text(
+        &path,
+        old,
+        new,
+        &format!("{verb} the {} hook", kind.arg()),
+    ));
+    let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    Ok(outcome.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_form_follows_platform_and_git_bash() {
+        let bash = Path::new(r"C:\Program Files\Git\bin\bash.exe");
+        assert_eq!(
+            shell_form(ShellChoice::Auto, Os::Linux, None),
+            ShellForm::Bash
+        );
+        assert_eq!(
+            shell_form(ShellChoice::Auto, Os::MacOs, None),
+            ShellForm::Bash
+        );
+        assert_eq!(
+            shell_form(ShellChoice::Auto, Os::Windows, Some(bash)),
+            ShellForm::Bash
+        );
+        assert_eq!(
+            shell_form(ShellChoice::Auto, Os::Windows, None),
+            ShellForm::PowerShell
+        );
+        assert_eq!(
+            shell_form(ShellChoice::Powershell, Os::Windows, Some(bash)),
+            ShellForm::PowerShell
+        );
+    }
+
+    #[test]
+    fn clean_state_is_the_seed_clean_form() {
+        let v: serde_json::Value = serde_json::from_str(CLEAN_STATE).unwrap();
+        assert_eq!(v["status"], "clean");
+        for k in ["task", "detail", "project", "cwd"] {
+            assert_eq!(v[k], "");
+        }
+        assert_eq!(v["updated"], "2026-01-01T00:00:00");
+    }
 }

@@ -1,0 +1,467 @@
+//! What a command is about to do to the user's files, as data: a [`Plan`] of
+//! [`FileChange`]s, each holding the old and the new bytes. A plan is made
+//! completely (every file read, every new text computed) before anything is
+//! shown or written, so an error anywhere means nothing is written at all.
+//!
+//! This module also *shows* a plan: a short action list, then a unified diff
+//! per text file (`similar`), with secrets masked by position before the
+//! texts are diffed — values inside `env` and of any key whose name contains
+//! TOKEN, KEY, SECRET or PASSWORD never reach the screen, context lines
+//! included. Binaries are described (size, fingerprint, version), not diffed.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use similar::{ChangeTag, TextDiff};
+
+/// How a file is replaced when it already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplaceStrategy {
+    /// Atomic rename over the old file (fine on Unix, also for a running binary).
+    InPlace,
+    /// Move the old file aside first (`<name>.gk-old-<stamp>`): Windows cannot
+    /// overwrite or delete an executable that is running, but can rename it.
+    MoveAsideFirst,
+}
+
+/// One file a plan touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: PathBuf,
+    /// Content when the plan was made; `None` when the file did not exist.
+    pub old: Option<Vec<u8>>,
+    /// Content to write; `None` removes the file.
+    pub new: Option<Vec<u8>>,
+    /// A program, not a text: described rather than diffed, no backup kept.
+    pub binary: bool,
+    /// Unix mode for a file that is created (an existing file keeps its own).
+    pub create_mode: u32,
+    pub strategy: ReplaceStrategy,
+    /// Why this change is made, shown after the action ("register gk's hooks").
+    pub reason: String,
+}
+
+/// What a [`FileChange`] amounts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Create,
+    Edit,
+    ReplaceBinary,
+    Remove,
+    NothingToDo,
+}
+
+impl ChangeKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ChangeKind::Create => "create",
+            ChangeKind::Edit => "edit",
+            ChangeKind::ReplaceBinary => "replace",
+            ChangeKind::Remove => "remove",
+            ChangeKind::NothingToDo => "unchanged",
+        }
+    }
+}
+
+impl FileChange {
+    /// A text file change (created with mode 0644 when new).
+    pub fn text(
+        path: impl Into<PathBuf>,
+        old: Option<String>,
+        new: Option<String>,
+        reason: &str,
+    ) -> FileChange {
+        FileChange {
+            path: path.into(),
+            old: old.map(String::into_bytes),
+            new: new.map(String::into_bytes),
+            binary: false,
+            create_mode: 0o644,
+            strategy: ReplaceStrategy::InPlace,
+            reason: reason.to_string(),
+        }
+    }
+
+    pub fn kind(&self) -> ChangeKind {
+        match (&self.old, &self.new) {
+            (None, None) => ChangeKind::NothingToDo,
+            (None, Some(_)) => ChangeKind::Create,
+            (Some(_), None) => ChangeKind::Remove,
+            (Some(a), Some(b)) if a == b => ChangeKind::NothingToDo,
+            (Some(_), Some(_)) if self.binary => ChangeKind::ReplaceBinary,
+            (Some(_), Some(_)) => ChangeKind::Edit,
+        }
+    }
+
+    pub fn changes_something(&self) -> bool {
+        self.kind() != ChangeKind::NothingToDo
+    }
+}
+
+/// Everything one command is about to do, in the order it will be done.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Shown as the first line ("gk install", "gk doctor --fix").
+    pub title: String,
+    pub changes: Vec<FileChange>,
+}
+
+impl Plan {
+    pub fn new(title: &str) -> Plan {
+        Plan {
+            title: title.to_string(),
+            changes: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, change: FileChange) {
+        self.changes.push(change);
+    }
+
+    pub fn is_empty_of_changes(&self) -> bool {
+        !self.changes.iter().any(FileChange::changes_something)
+    }
+}
+
+/// Terminal colours, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// The whole plan as it is shown to the user: action list, then diffs.
+pub fn render(plan: &Plan, style: Style) -> String {
+    let mut out = String::new();
+    let pending = plan
+        .changes
+        .iter()
+        .filter(|c| c.changes_something())
+        .count();
+    if pending == 0 {
+        let _ = writeln!(
+            out,
+            "{}: nothing to do, every file is up to date.",
+            plan.title
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} will change {} file{}:",
+            plan.title,
+            pending,
+            if pending == 1 { "" } else { "s" }
+        );
+    }
+    for change in &plan.changes {
+        let kind = change.kind();
+        let label = format!("{:<9}", kind.label());
+        let label = match kind {
+            ChangeKind::Create => style.paint("32", &label),
+            ChangeKind::Remove => style.paint("31", &label),
+            ChangeKind::NothingToDo => style.paint("2", &label),
+            _ => style.paint("33", &label),
+        };
+        let _ = write!(out, "  {label} {}", change.path.display());
+        if !change.reason.is_empty() {
+            let _ = write!(out, "  ({})", change.reason);
+        }
+        out.push('\n');
+    }
+    for change in plan.changes.iter().filter(|c| c.changes_something()) {
+        out.push('\n');
+        if change.binary {
+            out.push_str(&describe_binary_change(change));
+        } else {
+            out.push_str(&render_text_diff(change, style));
+        }
+    }
+    out
+}
+
+/// Size, fingerprint and (when it can be found) version of each side.
+fn describe_binary_change(change: &FileChange) -> String {
+    let mut out = format!("{} (program, not shown as a diff)\n", change.path.display());
+    if let Some(old) = &change.old {
+        let _ = writeln!(out, "  now:   {}", describe_binary(old));
+    }
+    match &change.new {
+        Some(new) => {
+            let _ = writeln!(out, "  after: {}", describe_binary(new));
+        }
+        None => out.push_str("  after: removed\n"),
+    }
+    if change.strategy == ReplaceStrategy::MoveAsideFirst && change.old.is_some() {
+        out.push_str("  the current copy is moved aside first (it may be running)\n");
+    }
+    out
+}
+
+pub fn describe_binary(bytes: &[u8]) -> String {
+    let version = crate::install::binary::embedded_version(bytes)
+        .map(|v| format!("gk {v}"))
+        .unwrap_or_else(|| "version unknown".to_string());
+    format!(
+        "{} bytes, fingerprint {:016x}, {version}",
+        bytes.len(),
+        fingerprint(bytes)
+    )
+}
+
+/// FNV-1a 64: enough to tell two builds apart on screen (not a security check).
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+fn render_text_diff(change: &FileChange, style: Style) -> String {
+    let old = masked_text(&change.path, change.old.as_deref());
+    let new = masked_text(&change.path, change.new.as_deref());
+    let shown = change.path.display().to_string();
+    let (a, b) = match change.kind() {
+        ChangeKind::Create => ("(new file)".to_string(), shown.clone()),
+        ChangeKind::Remove => (shown.clone(), "(removed)".to_string()),
+        _ => (shown.clone(), shown.clone()),
+    };
+    let diff = TextDiff::from_lines(&old, &new);
+    let mut out = String::new();
+    out.push_str(&style.paint("1", &format!("--- {a}")));
+    out.push('\n');
+    out.push_str(&style.paint("1", &format!("+++ {b}")));
+    out.push('\n');
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        out.push_str(&style.paint("36", &hunk.header().to_string()));
+        out.push('\n');
+        for change in hunk.iter_changes() {
+            let line = change.value().trim_end_matches(['\n', '\r']);
+            let (sign, code) = match change.tag() {
+                ChangeTag::Delete => ("-", Some("31")),
+                ChangeTag::Insert => ("+", Some("32")),
+                ChangeTag::Equal => (" ", None),
+            };
+            let text = format!("{sign}{line}");
+            match code {
+                Some(code) => out.push_str(&style.paint(code, &text)),
+                None => out.push_str(&text),
+            }
+            out.push('\n');
+            if change.missing_newline() {
+                out.push_str("\\ no newline at end of file\n");
+            }
+        }
+    }
+    out
+}
+
+/// The text to show for one side of a change: secrets masked when the file
+/// is JSON, invalid UTF-8 replaced.
+fn masked_text(path: &Path, bytes: Option<&[u8]>) -> String {
+    let Some(bytes) = bytes else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        mask_secrets(&text)
+    } else {
+        text.into_owned()
+    }
+}
+
+/// The replacement shown for a secret value.
+pub const MASK: &str = "\"********\"";
+
+/// Does a key name mark its value as secret?
+pub fn is_secret_key(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    ["TOKEN", "KEY", "SECRET", "PASSWORD"]
+        .iter()
+        .any(|w| upper.contains(w))
+}
+
+/// Replace every scalar value inside `env`, or under a key whose name looks
+/// secret, with [`MASK`]. Works on positions found by a tolerant parse, so
+/// everything else in the text stays as it was and two masked texts diff
+/// line for line like the originals. A text that does not parse at all is
+/// masked line by line with a cruder rule (any line naming a secret key or
+/// inside an `env` block loses everything after its first colon).
+pub fn mask_secrets(text: &str) -> String {
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", text),
+    };
+    let parsed = jsonc_parser::parse_to_ast(
+        body,
+        &jsonc_parser::CollectOptions::default(),
+        &jsonc_parser::ParseOptions::default(),
+    );
+    let value = match parsed {
+        Ok(result) => result.value,
+        Err(_) => return format!("{bom}{}", mask_lines(body)),
+    };
+    let mut ranges = Vec::new();
+    if let Some(value) = &value {
+        collect_secret_ranges(value, false, &mut ranges);
+    }
+    ranges.sort_by_key(|r: &(usize, usize)| r.0);
+    let mut out = String::with_capacity(body.len());
+    let mut at = 0;
+    for (start, end) in ranges {
+        if start < at {
+            continue;
+        }
+        out.push_str(&body[at..start]);
+        out.push_str(MASK);
+        at = end;
+    }
+    out.push_str(&body[at..]);
+    format!("{bom}{out}")
+}
+
+fn collect_secret_ranges(
+    value: &jsonc_parser::ast::Value,
+    secret: bool,
+    out: &mut Vec<(usize, usize)>,
+) {
+    use jsonc_parser::ast::Value;
+    match value {
+        Value::Object(obj) => {
+            for prop in &obj.properties {
+                let name = prop.name.as_str();
+                let inner = secret || name == "env" || is_secret_key(name);
+                collect_secret_ranges(&prop.value, inner, out);
+            }
+        }
+        Value::Array(arr) => {
+            for el in &arr.elements {
+                collect_secret_ranges(el, secret, out);
+            }
+        }
+        Value::StringLit(s) if secret => out.push((s.range.start, s.range.end)),
+        Value::NumberLit(n) if secret => out.push((n.range.start, n.range.end)),
+        Value::BooleanLit(b) if secret => out.push((b.range.start, b.range.end)),
+        _ => {}
+    }
+}
+
+/// Fallback for text that does not parse: hide the value part of every line
+/// that names a secret key or sits inside an `"env"` block.
+fn mask_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut env_depth: Option<i32> = None;
+    for line in text.split_inclusive('\n') {
+        let (content, ending) = split_ending(line);
+        let key = content
+            .trim_start()
+            .strip_prefix('"')
+            .and_then(|r| r.split('"').next())
+            .unwrap_or("");
+        let inside_env = env_depth.is_some();
+        let hide = inside_env || is_secret_key(key);
+        if key == "env" && env_depth.is_none() {
+            env_depth = Some(0);
+        }
+        if let Some(depth) = env_depth.as_mut() {
+            *depth += content.matches('{').count() as i32;
+            *depth -= content.matches('}').count() as i32;
+            if *depth <= 0 && (inside_env || content.contains('}')) {
+                env_depth = None;
+            }
+        }
+        match content.find(':') {
+            Some(colon) if hide => {
+                out.push_str(&content[..=colon]);
+                out.push(' ');
+                out.push_str(MASK);
+            }
+            _ => out.push_str(content),
+        }
+        out.push_str(ending);
+    }
+    out
+}
+
+fn split_ending(line: &str) -> (&str, &str) {
+    if let Some(c) = line.strip_suffix("\r\n") {
+        (c, "\r\n")
+    } else if let Some(c) = line.strip_suffix('\n') {
+        (c, "\n")
+    } else {
+        (line, "")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_values_and_secret_keys_are_masked_keys_kept() {
+        let text = "{\n  \"env\": {\n    \"HTTPS_PROXY\": \"http://u:pw@proxy:8080\",\n    \"N\": 3\n  },\n  \"apiKeyHelper\": \"/bin/key\",\n  \"model\": \"opus\"\n}\n";
+        let masked = mask_secrets(text);
+        assert!(!masked.contains("pw@proxy"));
+        assert!(!masked.contains("/bin/key"));
+        assert!(masked.contains("\"HTTPS_PROXY\": \"********\""));
+        assert!(masked.contains("\"N\": \"********\""));
+        assert!(masked.contains("\"model\": \"opus\""));
+        assert_eq!(masked.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn nested_secret_objects_are_masked_and_bom_kept() {
+        let text = "\u{feff}{\"auth\":{\"password\":{\"x\":\"hunter2\"},\"user\":\"me\"}}";
+        let masked = mask_secrets(text);
+        assert!(masked.starts_with('\u{feff}'));
+        assert!(!masked.contains("hunter2"));
+        assert!(masked.contains("\"user\":\"me\""));
+    }
+
+    #[test]
+    fn unparseable_text_is_masked_line_by_line() {
+        let text = "{\n  // comment\n  \"env\": {\n    \"A\": \"s3cr3t\",\n  },\n  \"GITHUB_TOKEN\": \"abc\",\n  \"ok\": 1\n";
+        let masked = mask_lines(text);
+        assert!(!masked.contains("s3cr3t"));
+        assert!(!masked.contains("abc"));
+        assert!(masked.contains("\"ok\": 1"));
+    }
+
+    #[test]
+    fn kinds_follow_old_and_new() {
+        let mut c = FileChange::text("/x", None, Some("a".into()), "");
+        assert_eq!(c.kind(), ChangeKind::Create);
+        c.old = Some(b"a".to_vec());
+        assert_eq!(c.kind(), ChangeKind::NothingToDo);
+        c.new = None;
+        assert_eq!(c.kind(), ChangeKind::Remove);
+        c.new = Some(b"b".to_vec());
+        assert_eq!(c.kind(), ChangeKind::Edit);
+        c.binary = true;
+        assert_eq!(c.kind(), ChangeKind::ReplaceBinary);
+    }
+
+    #[test]
+    fn diff_of_masked_texts_shows_no_secret_in_context_lines() {
+        let old = "{\n  \"env\": {\n    \"TOKEN\": \"abc123\"\n  }\n}\n".to_string();
+        let new =
+            "{\n  \"env\": {\n    \"TOKEN\": \"abc123\"\n  },\n  \"hooks\": {}\n}\n".to_string();
+        let change = FileChange::text("/c/settings.json", Some(old), Some(new), "");
+        let shown = render_text_diff(&change, Style { color: false });
+        assert!(!shown.contains("abc123"), "{shown}");
+        assert!(shown.contains("+  \"hooks\": {}"), "{shown}");
+    }
+}

@@ -1,0 +1,997 @@
+//! The two edits gk makes to a Claude Code `settings.json`, as pure
+//! functions from text to text: [`add_hooks`] and [`remove_hooks`].
+//!
+//! Every byte outside the entries gk inserts or removes stays as it was:
+//! key order, indentation (2, 4, tabs), CRLF, BOM, trailing newline, string
+//! escapes, number spellings. That is done by splicing: the file is parsed
+//! with `jsonc-parser` (strict options) only to learn the byte range of each
+//! object, array, property and element; new entries are rendered in the
+//! file's own style and inserted at one point; removals cut exactly the
+//! element and one separator. Insertion and removal are each other's
+//! inverse, so install followed by uninstall gives the original bytes back.
+//!
+//! Why not edit through `jsonc_parser::cst`: measured on 0.34, its insert
+//! trims blank lines inside the container it inserts into, turns a
+//! one-line file into a multi-line one, and leaves `[{…}\n]` behind when an
+//! element is removed from a one-line array — each a change to bytes the
+//! user wrote, and each breaks the install/uninstall round trip.
+//!
+//! Both functions refuse (with `path:line:column: reason`) a file that is
+//! not strict JSON, whose root is not an object, whose `hooks` is not an
+//! object, or where an event, a group or a group's `hooks` has the wrong
+//! type. They never start from `{}` when a file does not parse. The result
+//! is parsed again strictly and its hook entries checked before it is
+//! returned.
+
+use std::path::Path;
+
+use jsonc_parser::ast::{Array, Object, Value};
+
+use crate::error::{Error, Result};
+use crate::hookcmd::{classify, CommandContext, HookCommand, HookKind, Owner};
+use crate::settings::{self, line_col};
+
+/// The status line Claude Code shows while the prompt hook runs.
+pub const PROMPT_STATUS_MESSAGE: &str = "Gatekeeper assessing prompt...";
+/// Seconds Claude Code waits for the Stop hook.
+pub const STOP_TIMEOUT: i64 = 5;
+
+/// The command to register for each of gk's hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WantedHooks {
+    pub prompt: HookCommand,
+    pub stop: HookCommand,
+}
+
+impl WantedHooks {
+    pub fn get(&self, kind: HookKind) -> &HookCommand {
+        match kind {
+            HookKind::Prompt => &self.prompt,
+            HookKind::Stop => &self.stop,
+        }
+    }
+}
+
+/// Register gk's two hooks: keep the first entry per hook that already has
+/// the canonical command (under the right event, with the right `shell`),
+/// remove every other entry gk owns under any spelling (and the Python v5
+/// hooks), and add a canonical group where none is kept. A missing or empty
+/// file becomes a new settings file holding just the hooks.
+pub fn add_hooks(
+    path: &Path,
+    text: &str,
+    wanted: &WantedHooks,
+    ctx: &CommandContext,
+) -> Result<String> {
+    let (bom, body) = split_bom(text);
+    if body.trim().is_empty() {
+        let style = Style::fresh();
+        let hooks = hooks_object(
+            &[HookKind::Prompt, HookKind::Stop]
+                .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))]))),
+        );
+        let rendered = render(&J::Obj(vec![("hooks".into(), hooks)]), "", &style);
+        let out = format!("{bom}{rendered}\n");
+        check_result(path, &out, Some(wanted), ctx, &[])?;
+        return Ok(out);
+    }
+    let before = check_input(path, text)?;
+
+    // Phase 1: remove what gk owns, except one canonical entry per hook.
+    let root = parse_strict(path, body)?;
+    let owned = owned_handlers(&root, body, ctx);
+    let mut keep = [None::<usize>, None::<usize>];
+    for (i, h) in owned.iter().enumerate() {
+        if let Owner::Gk(kind) = h.owner {
+            let want = wanted.get(kind);
+            let slot = &mut keep[kind_index(kind)];
+            if slot.is_none()
+                && h.event == kind.event()
+                && h.command == want.command
+                && h.shell.as_deref() == want.shell
+            {
+                *slot = Some(i);
+            }
+        }
+    }
+    let remove: Vec<&OwnedHandler> = owned
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !keep.contains(&Some(*i)))
+        .map(|(_, h)| h)
+        .collect();
+    let body1 = apply_edits(body, removal_edits(&root, &remove, false));
+
+    // Phase 2: add a canonical group for each hook without a kept entry.
+    let missing: Vec<HookKind> = HookKind::ALL
+        .into_iter()
+        .filter(|k| keep[kind_index(*k)].is_none())
+        .collect();
+    let body2 = if missing.is_empty() {
+        body1
+    } else {
+        let root1 = parse_strict(path, &body1)?;
+        let edits = insertion_edits(&body1, &root1, &missing, wanted);
+        apply_edits(&body1, edits)
+    };
+    let out = format!("{bom}{body2}");
+    check_result(path, &out, Some(wanted), ctx, &before)?;
+    Ok(out)
+}
+
+/// Take out every hook entry gk owns (any spelling of `gk hook …`, and the
+/// Python v5 hooks), a group that holds nothing else, and an event array or
+/// the `hooks` object that this leaves empty. Nothing else changes.
+pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<String> {
+    let (bom, body) = split_bom(text);
+    if body.trim().is_empty() {
+        return Ok(text.to_string());
+    }
+    let before = check_input(path, text)?;
+    let root = parse_strict(path, body)?;
+    let owned = owned_handlers(&root, body, ctx);
+    let all: Vec<&OwnedHandler> = owned.iter().collect();
+    let out = format!(
+        "{bom}{}",
+        apply_edits(body, removal_edits(&root, &all, true))
+    );
+    check_result(path, &out, None, ctx, &before)?;
+    Ok(out)
+}
+
+fn kind_index(kind: HookKind) -> usize {
+    match kind {
+        HookKind::Prompt => 0,
+        HookKind::Stop => 1,
+    }
+}
+
+pub(crate) fn split_bom(text: &str) -> (&str, &str) {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", text),
+    }
+}
+
+fn strict_options() -> jsonc_parser::ParseOptions {
+    jsonc_parser::ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
+pub(crate) fn parse_strict<'a>(path: &Path, body: &'a str) -> Result<Object<'a>> {
+    let result = jsonc_parser::parse_to_ast(
+        body,
+        &jsonc_parser::CollectOptions::default(),
+        &strict_options(),
+    )
+    .map_err(|e| {
+        Error::new(format!(
+            "{}:{}:{}: not valid JSON: {}",
+            path.display(),
+            e.line_display(),
+            e.column_display(),
+            e.kind()
+        ))
+    })?;
+    match result.value {
+        Some(Value::Object(obj)) => Ok(obj),
+        _ => Err(Error::new(format!(
+            "{}:1:1: the top level must be a JSON object",
+            path.display()
+        ))),
+    }
+}
+
+pub(crate) fn at(path: &Path, body: &str, offset: usize, reason: &str) -> Error {
+    let (line, col) = line_col(body, offset);
+    Error::new(format!("{}:{line}:{col}: {reason}", path.display()))
+}
+
+/// Strict parse (shared read model) plus the shapes gk has to walk. Returns
+/// the schema issues the file already has, so the result can be held to
+/// "no new issue".
+fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
+    let parsed = settings::parse(path, text).map_err(|e| Error::new(e.to_string()))?;
+    let (_, body) = split_bom(text);
+    let root = parse_strict(path, body)?;
+    if let Some(prop) = root.get("hooks") {
+        let Value::Object(hooks) = &prop.value else {
+            return Err(at(
+                path,
+                body,
+                value_start(&prop.value),
+                "`hooks` must be an object",
+            ));
+        };
+        for event in &hooks.properties {
+            let name = event.name.as_str();
+            let Value::Array(groups) = &event.value else {
+                return Err(at(
+                    path,
+                    body,
+                    value_start(&event.value),
+                    &format!("`hooks.{name}` must be an array"),
+                ));
+            };
+            for (g, grp) in groups.elements.iter().enumerate() {
+                let Value::Object(grp_obj) = grp else {
+                    return Err(at(
+                        path,
+                        body,
+                        value_start(grp),
+                        &format!("`hooks.{name}[{g}]` must be an object"),
+                    ));
+                };
+                if let Some(handlers) = grp_obj.get("hooks") {
+                    let Value::Array(list) = &handlers.value else {
+                        return Err(at(
+                            path,
+                            body,
+                            value_start(&handlers.value),
+                            &format!("`hooks.{name}[{g}].hooks` must be an array"),
+                        ));
+                    };
+                    for (h, handler) in list.elements.iter().enumerate() {
+                        if !matches!(handler, Value::Object(_)) {
+                            return Err(at(
+                                path,
+                                body,
+                                value_start(handler),
+                                &format!("`hooks.{name}[{g}].hooks[{h}]` must be an object"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let (_, issues) = settings::hook_entries(&parsed);
+    Ok(issues.into_iter().map(|i| i.reason).collect())
+}
+
+/// Never hand back a file Claude Code would reject: strict parse again,
+/// no schema issue that was not there before, and (after add) exactly one
+/// canonical entry per hook and no other entry gk owns.
+fn check_result(
+    path: &Path,
+    out: &str,
+    wanted: Option<&WantedHooks>,
+    ctx: &CommandContext,
+    issues_before: &[String],
+) -> Result<()> {
+    let internal = |what: String| {
+        Error::new(format!(
+            "internal check failed for {}: {what}; nothing written",
+            path.display()
+        ))
+    };
+    let parsed = settings::parse(path, out).map_err(|e| internal(e.to_string()))?;
+    let (entries, issues) = settings::hook_entries(&parsed);
+    let mut left: Vec<String> = issues_before.to_vec();
+    for issue in &issues {
+        match left.iter().position(|r| *r == issue.reason) {
+            Some(i) => {
+                left.remove(i);
+            }
+            None => return Err(internal(format!("{} at {}", issue.reason, issue.at))),
+        }
+    }
+    for entry in &entries {
+        let Some(command) = &entry.command else {
+            continue;
+        };
+        let owner = classify(command, ctx);
+        match (wanted, owner) {
+            (_, Owner::Foreign) => {}
+            (None, _) => return Err(internal(format!("gk entry left in {}", entry.event))),
+            (Some(_), Owner::Legacy(_)) => {
+                return Err(internal("Python hook left in place".to_string()))
+            }
+            (Some(w), Owner::Gk(kind)) => {
+                let want = w.get(kind);
+                if entry.event != kind.event()
+                    || *command != want.command
+                    || entry.shell.as_deref() != want.shell
+                    || entry.hook_type.as_deref() != Some("command")
+                {
+                    return Err(internal(format!("unexpected gk entry `{command}`")));
+                }
+            }
+        }
+    }
+    if let Some(w) = wanted {
+        for kind in HookKind::ALL {
+            let count = entries
+                .iter()
+                .filter(|e| e.command.as_deref() == Some(w.get(kind).command.as_str()))
+                .count();
+            if count != 1 {
+                return Err(internal(format!(
+                    "{count} entries for `{}`",
+                    w.get(kind).command
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn value_start(v: &Value) -> usize {
+    value_range(v).0
+}
+
+fn value_range(v: &Value) -> (usize, usize) {
+    let r = match v {
+        Value::StringLit(x) => x.range,
+        Value::NumberLit(x) => x.range,
+        Value::BooleanLit(x) => x.range,
+        Value::Object(x) => x.range,
+        Value::Array(x) => x.range,
+        Value::NullKeyword(x) => x.range,
+    };
+    (r.start, r.end)
+}
+
+/// One handler gk owns, located by indices.
+#[derive(Debug)]
+struct OwnedHandler {
+    owner: Owner,
+    event: String,
+    /// Index of the event property inside `hooks`.
+    event_index: usize,
+    group: usize,
+    index: usize,
+    command: String,
+    shell: Option<String>,
+}
+
+fn string_field(obj: &Object, name: &str) -> Option<String> {
+    match &obj.get(name)?.value {
+        Value::StringLit(s) => Some(s.value.to_string()),
+        _ => None,
+    }
+}
+
+fn owned_handlers(root: &Object, _body: &str, ctx: &CommandContext) -> Vec<OwnedHandler> {
+    let mut out = Vec::new();
+    let Some(Value::Object(hooks)) = root.get("hooks").map(|p| &p.value) else {
+        return out;
+    };
+    for (event_index, event) in hooks.properties.iter().enumerate() {
+        let Value::Array(groups) = &event.value else {
+            continue;
+        };
+        for (g, grp) in groups.elements.iter().enumerate() {
+            let Value::Object(grp) = grp else { continue };
+            let Some(Value::Array(list)) = grp.get("hooks").map(|p| &p.value) else {
+                continue;
+            };
+            for (h, handler) in list.elements.iter().enumerate() {
+                let Value::Object(handler) = handler else {
+                    continue;
+                };
+                let Some(command) = string_field(handler, "command") else {
+                    continue;
+                };
+                let owner = classify(&command, ctx);
+                if owner != Owner::Foreign {
+                    out.push(OwnedHandler {
+                        owner,
+                        event: event.name.as_str().to_string(),
+                        event_index,
+                        group: g,
+                        index: h,
+                        command,
+                        shell: string_field(handler, "shell"),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A replacement of `body[start..end]` by `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Edit {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
+    edits.sort_by_key(|e| std::cmp::Reverse(e.start));
+    let mut out = body.to_string();
+    let mut limit = usize::MAX;
+    for e in edits {
+        debug_assert!(e.end <= limit, "overlapping edits");
+        if e.end > limit {
+            continue;
+        }
+        out.replace_range(e.start..e.end, &e.text);
+        limit = e.start;
+    }
+    out
+}
+
+/// Cut the items marked in `remove` out of a container (`{…}` or `[…]`
+/// spanning `container`, items spanning `items`). The inverse of
+/// [`insert_edit`]: a removed last item takes the separator before it with
+/// it, any other removed item the separator after it; removing every item
+/// leaves `{}` / `[]`.
+fn cut_items(container: (usize, usize), items: &[(usize, usize)], remove: &[bool]) -> Vec<Edit> {
+    let n = items.len();
+    if n == 0 || !remove.iter().any(|r| *r) {
+        return Vec::new();
+    }
+    if remove.iter().all(|r| *r) {
+        return vec![Edit {
+            start: container.0 + 1,
+            end: container.1 - 1,
+            text: String::new(),
+        }];
+    }
+    let mut edits = Vec::new();
+    // The trailing run of removed items goes with the separator before it.
+    let mut tail_start = n;
+    while tail_start > 0 && remove[tail_start - 1] {
+        tail_start -= 1;
+    }
+    if tail_start < n {
+        edits.push(Edit {
+            start: items[tail_start - 1].1,
+            end: items[n - 1].1,
+            text: String::new(),
+        });
+    }
+    for i in 0..tail_start {
+        if remove[i] {
+            edits.push(Edit {
+                start: items[i].0,
+                end: items[i + 1].0,
+                text: String::new(),
+            });
+        }
+    }
+    edits
+}
+
+fn prop_range(p: &jsonc_parser::ast::ObjectProp) -> (usize, usize) {
+    (p.range.start, p.range.end)
+}
+
+fn range_of_obj(o: &Object) -> (usize, usize) {
+    (o.range.start, o.range.end)
+}
+
+fn range_of_arr(a: &Array) -> (usize, usize) {
+    (a.range.start, a.range.end)
+}
+
+/// Edits removing `handlers`. A group all of whose handlers go is removed
+/// whole. With `prune`, an event array emptied by this (and then a `hooks`
+/// object emptied by this) is removed too.
+fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    if handlers.is_empty() {
+        return edits;
+    }
+    let Some(hooks_prop) = root.get("hooks") else {
+        return edits;
+    };
+    let Value::Object(hooks) = &hooks_prop.value else {
+        return edits;
+    };
+    let mut drop_event = vec![false; hooks.properties.len()];
+    let mut inner_edits = Vec::new();
+    for (ei, event) in hooks.properties.iter().enumerate() {
+        let Value::Array(groups) = &event.value else {
+            continue;
+        };
+        let mine: Vec<&&OwnedHandler> = handlers.iter().filter(|h| h.event_index == ei).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut drop_group = vec![false; groups.elements.len()];
+        let mut group_edits = Vec::new();
+        for (gi, grp) in groups.elements.iter().enumerate() {
+            let Value::Object(grp_obj) = grp else {
+                continue;
+            };
+            let Some(Value::Array(list)) = grp_obj.get("hooks").map(|p| &p.value) else {
+                continue;
+            };
+            let remove: Vec<bool> = (0..list.elements.len())
+                .map(|hi| mine.iter().any(|h| h.group == gi && h.index == hi))
+                .collect();
+            if !remove.iter().any(|r| *r) {
+                continue;
+            }
+            if remove.iter().all(|r| *r) {
+                drop_group[gi] = true;
+            } else {
+                let items: Vec<(usize, usize)> = list.elements.iter().map(value_range).collect();
+                group_edits.extend(cut_items(range_of_arr(list), &items, &remove));
+            }
+        }
+        if prune && drop_group.iter().all(|d| *d) {
+            drop_event[ei] = true;
+            continue;
+        }
+        let items: Vec<(usize, usize)> = groups.elements.iter().map(value_range).collect();
+        inner_edits.extend(cut_items(range_of_arr(groups), &items, &drop_group));
+        // Edits inside groups that are dropped whole are covered by the cut.
+        inner_edits.extend(group_edits.into_iter().filter(|e| {
+            !groups.elements.iter().enumerate().any(|(gi, g)| {
+                drop_group[gi] && value_range(g).0 <= e.start && e.end <= value_range(g).1
+            })
+        }));
+    }
+    if prune && !hooks.properties.is_empty() && drop_event.iter().all(|d| *d) {
+        let props: Vec<(usize, usize)> = root.properties.iter().map(prop_range).collect();
+        let remove: Vec<bool> = root
+            .properties
+            .iter()
+            .map(|p| std::ptr::eq(p, hooks_prop))
+            .collect();
+        edits.extend(cut_items(range_of_obj(root), &props, &remove));
+        return edits;
+    }
+    let props: Vec<(usize, usize)> = hooks.properties.iter().map(prop_range).collect();
+    edits.extend(cut_items(range_of_obj(hooks), &props, &drop_event));
+    edits.extend(inner_edits.into_iter().filter(|e| {
+        !hooks
+            .properties
+            .iter()
+            .enumerate()
+            .any(|(ei, p)| drop_event[ei] && p.range.start <= e.start && e.end <= p.range.end)
+    }));
+    edits
+}
+
+/// A JSON value to insert, with key order as written.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum J {
+    Str(String),
+    /// JSON text written as is (`true`, `false`).
+    Raw(String),
+    Int(i64),
+    Arr(Vec<J>),
+    Obj(Vec<(String, J)>),
+}
+
+/// The canonical group registering `kind` with `command`.
+fn group(kind: HookKind, command: &HookCommand) -> J {
+    let mut handler = vec![
+        ("type".to_string(), J::Str("command".into())),
+        ("command".to_string(), J::Str(command.command.clone())),
+    ];
+    if let Some(shell) = command.shell {
+        handler.push(("shell".into(), J::Str(shell.into())));
+    }
+    match kind {
+        HookKind::Prompt => {
+            handler.push(("statusMessage".into(), J::Str(PROMPT_STATUS_MESSAGE.into())))
+        }
+        HookKind::Stop => handler.push(("timeout".into(), J::Int(STOP_TIMEOUT))),
+    }
+    J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
+}
+
+fn hooks_object(events: &[(String, J)]) -> J {
+    J::Obj(events.to_vec())
+}
+
+/// How the file is written, so inserted text looks like the rest of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Style {
+    newline: &'static str,
+    unit: String,
+    /// One-line file: insert without newlines, with these separators.
+    compact: bool,
+    colon: &'static str,
+    comma: &'static str,
+}
+
+impl Style {
+    fn fresh() -> Style {
+        Style {
+            newline: "\n",
+            unit: "  ".into(),
+            compact: false,
+            colon: ": ",
+            comma: ",",
+        }
+    }
+
+    fn detect(body: &str, root: &Object) -> Style {
+        let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
+        let root_text = &body[root.range.start..root.range.end];
+        // A one-line file with content stays one line; `{}` is given the usual layout.
+        let compact = !root_text.contains('\n') && !root.properties.is_empty();
+        let unit = root
+            .properties
+            .first()
+            .and_then(|p| line_indent_if_first(body, p.range.start))
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| "  ".to_string());
+        let (colon, comma) = if compact {
+            (
+                if root_text.contains("\": ") {
+                    ": "
+                } else {
+                    ":"
+                },
+                if root_text.contains(", ") { ", " } else { "," },
+            )
+        } else {
+            (": ", ",")
+        };
+        Style {
+            newline,
+            unit,
+            compact,
+            colon,
+            comma,
+        }
+    }
+}
+
+/// The whitespace before `offset` on its line, if only whitespace precedes it.
+fn line_indent_if_first(body: &str, offset: usize) -> Option<String> {
+    let line_start = body[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let prefix = &body[line_start..offset];
+    prefix
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
+        .then(|| prefix.to_string())
+}
+
+/// The leading whitespace of the line holding `offset`.
+fn line_indent(body: &str, offset: usize) -> String {
+    let line_start = body[..offset].rfind('\n').map_or(0, |i| i + 1);
+    body[line_start..offset]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+fn render(v: &J, indent: &str, style: &Style) -> String {
+    match v {
+        J::Str(s) => serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()),
+        J::Int(n) => n.to_string(),
+        J::Raw(r) => r.clone(),
+        J::Arr(items) if style.compact => {
+            let parts: Vec<String> = items.iter().map(|i| render(i, indent, style)).collect();
+            format!("[{}]", parts.join(style.comma))
+        }
+        J::Obj(props) if style.compact => {
+            let parts: Vec<String> = props
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}{}{}",
+                        render(&J::Str(k.clone()), indent, style),
+                        style.colon,
+                        render(v, indent, style)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", parts.join(style.comma))
+        }
+        J::Arr(items) => {
+            let inner = format!("{indent}{}", style.unit);
+            let parts: Vec<String> = items
+                .iter()
+                .map(|i| format!("{inner}{}", render(i, &inner, style)))
+                .collect();
+            format!(
+                "[{nl}{}{nl}{indent}]",
+                parts.join(&format!(",{}", style.newline)),
+                nl = style.newline
+            )
+        }
+        J::Obj(props) => {
+            let inner = format!("{indent}{}", style.unit);
+            let parts: Vec<String> = props
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{inner}{}: {}",
+                        render(&J::Str(k.clone()), &inner, style),
+                        render(v, &inner, style)
+                    )
+                })
+                .collect();
+            format!(
+                "{{{nl}{}{nl}{indent}}}",
+                parts.join(&format!(",{}", style.newline)),
+                nl = style.newline
+            )
+        }
+    }
+}
+
+/// Text of one new item: a property (`Some(name)`) or an array element.
+fn render_item(name: Option<&str>, v: &J, indent: &str, style: &Style) -> String {
+    let value = render(v, indent, style);
+    match name {
+        Some(n) => format!(
+            "{}{}{value}",
+            render(&J::Str(n.to_string()), indent, style),
+            if style.compact { style.colon } else { ": " }
+        ),
+        None => value,
+    }
+}
+
+/// Insert `new` items into the container spanning `container` (existing
+/// items span `items`) before item `index` (`items.len()`: at the end).
+/// Inserting before an existing item adds whole lines and touches none, so
+/// the diff is pure insertion. The inverse of [`cut_items`].
+fn insert_edit(
+    body: &str,
+    container: (usize, usize),
+    items: &[(usize, usize)],
+    index: usize,
+    new: &[(Option<String>, J)],
+    style: &Style,
+) -> Edit {
+    let container_indent = line_indent(body, container.0);
+    let at_end = index >= items.len();
+    if style.compact {
+        let parts: Vec<String> = new
+            .iter()
+            .map(|(n, v)| render_item(n.as_deref(), v, "", style))
+            .collect();
+        let joined = parts.join(style.comma);
+        return match (items.last(), at_end) {
+            (None, _) => Edit {
+                start: container.0 + 1,
+                end: container.1 - 1,
+                text: joined,
+            },
+            (Some(last), true) => Edit {
+                start: last.1,
+                end: last.1,
+                text: format!("{}{joined}", style.comma),
+            },
+            (Some(_), false) => Edit {
+                start: items[index].0,
+                end: items[index].0,
+                text: format!("{joined}{}", style.comma),
+            },
+        };
+    }
+    let child_indent = items
+        .first()
+        .and_then(|first| line_indent_if_first(body, first.0))
+        .unwrap_or_else(|| format!("{container_indent}{}", style.unit));
+    let rendered: Vec<String> = new
+        .iter()
+        .map(|(n, v)| render_item(n.as_deref(), v, &child_indent, style))
+        .collect();
+    let nl = style.newline;
+    let sep = format!(",{nl}{child_indent}");
+    match (items.last(), at_end) {
+        (None, _) => Edit {
+            start: container.0 + 1,
+            end: container.1 - 1,
+            text: format!(
+                "{nl}{child_indent}{}{nl}{container_indent}",
+                rendered.join(&sep)
+            ),
+        },
+        (Some(last), true) => Edit {
+            start: last.1,
+            end: last.1,
+            text: format!("{sep}{}", rendered.join(&sep)),
+        },
+        (Some(_), false) => Edit {
+            start: items[index].0,
+            end: items[index].0,
+            text: format!("{}{sep}", rendered.join(&sep)),
+        },
+    }
+}
+
+/// `body` with property `name: value` appended to `obj` (any object in it),
+/// in the file's style.
+pub(crate) fn append_property(body: &str, obj: &Object, name: &str, value: &J) -> String {
+    let root_style = match jsonc_parser::parse_to_ast(
+        body,
+        &jsonc_parser::CollectOptions::default(),
+        &strict_options(),
+    ) {
+        Ok(jsonc_parser::ParseResult {
+            value: Some(Value::Object(root)),
+            ..
+        }) => Style::detect(body, &root),
+        _ => Style::fresh(),
+    };
+    let props: Vec<(usize, usize)> = obj.properties.iter().map(prop_range).collect();
+    let edit = insert_edit(
+        body,
+        range_of_obj(obj),
+        &props,
+        props.len(),
+        &[(Some(name.to_string()), value.clone())],
+        &root_style,
+    );
+    apply_edits(body, vec![edit])
+}
+
+/// Edits adding a canonical group for each of `kinds`: first in the event's
+/// array when it exists, as a new first event property when `hooks` exists,
+/// else as a new `hooks` property at the top of the root object (after
+/// `$schema`). Inserting before existing items keeps every existing line.
+fn insertion_edits(
+    body: &str,
+    root: &Object,
+    kinds: &[HookKind],
+    wanted: &WantedHooks,
+) -> Vec<Edit> {
+    let style = Style::detect(body, root);
+    let Some(hooks_prop) = root.get("hooks") else {
+        let events: Vec<(String, J)> = kinds
+            .iter()
+            .map(|k| {
+                (
+                    k.event().to_string(),
+                    J::Arr(vec![group(*k, wanted.get(*k))]),
+                )
+            })
+            .collect();
+        let props: Vec<(usize, usize)> = root.properties.iter().map(prop_range).collect();
+        // First, so the diff is pure insertion; but `$schema` stays on top.
+        let index = usize::from(
+            root.properties
+                .first()
+                .is_some_and(|p| p.name.as_str() == "$schema"),
+        );
+        return vec![insert_edit(
+            body,
+            range_of_obj(root),
+            &props,
+            index,
+            &[(Some("hooks".into()), hooks_object(&events))],
+            &style,
+        )];
+    };
+    let Value::Object(hooks) = &hooks_prop.value else {
+        return Vec::new();
+    };
+    let mut edits = Vec::new();
+    let mut new_events = Vec::new();
+    for kind in kinds {
+        let g = group(*kind, wanted.get(*kind));
+        match hooks.get(kind.event()).map(|p| &p.value) {
+            Some(Value::Array(arr)) => {
+                let items: Vec<(usize, usize)> = arr.elements.iter().map(value_range).collect();
+                edits.push(insert_edit(
+                    body,
+                    range_of_arr(arr),
+                    &items,
+                    0,
+                    &[(None, g)],
+                    &style,
+                ));
+            }
+            _ => new_events.push((Some(kind.event().to_string()), J::Arr(vec![g]))),
+        }
+    }
+    if !new_events.is_empty() {
+        let props: Vec<(usize, usize)> = hooks.properties.iter().map(prop_range).collect();
+        edits.push(insert_edit(
+            body,
+            range_of_obj(hooks),
+            &props,
+            0,
+            &new_events,
+            &style,
+        ));
+    }
+    edits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hookcmd::{canonical, ShellForm};
+    use crate::platform::Os;
+    use std::path::PathBuf;
+
+    fn ctx() -> CommandContext {
+        CommandContext {
+            os: Os::Linux,
+            home: PathBuf::from("/home/u"),
+            claude_dir: PathBuf::from("/home/u/.claude"),
+            claude_config_dir: None,
+        }
+    }
+
+    fn wanted(shell: ShellForm) -> WantedHooks {
+        let c = ctx();
+        WantedHooks {
+            prompt: canonical(HookKind::Prompt, &c, shell),
+            stop: canonical(HookKind::Stop, &c, shell),
+        }
+    }
+
+    fn p() -> &'static Path {
+        Path::new("/home/u/.claude/settings.json")
+    }
+
+    #[test]
+    fn install_into_a_plain_file_is_pure_insertion_and_round_trips() {
+        let before = "{\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n";
+        let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        assert!(after.starts_with("{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"\\\"$HOME/.claude/hooks/gk\\\" hook prompt\",\n            \"statusMessage\": \"Gatekeeper assessing prompt...\"\n"), "{after}");
+        assert!(after.ends_with("  },\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n"), "{after}");
+        let diff = similar::TextDiff::from_lines(before, &after);
+        assert!(diff.iter_all_changes().all(|c| c.tag() != similar::ChangeTag::Delete));
+        assert_eq!(
+            add_hooks(p(), &after, &wanted(ShellForm::Bash), &ctx()).unwrap(),
+            after
+        );
+        assert_eq!(remove_hooks(p(), &after, &ctx()).unwrap(), before);
+    }
+
+    #[test]
+    fn powershell_form_carries_the_shell_field() {
+        let win = CommandContext {
+            os: Os::Windows,
+            home: PathBuf::from(r"C:\Users\u"),
+            claude_dir: PathBuf::from(r"C:\Users\u\.claude"),
+            claude_config_dir: None,
+        };
+        let w = WantedHooks {
+            prompt: canonical(HookKind::Prompt, &win, ShellForm::PowerShell),
+            stop: canonical(HookKind::Stop, &win, ShellForm::PowerShell),
+        };
+        let after = add_hooks(p(), "{}", &w, &win).unwrap();
+        assert!(after.contains("\"shell\": \"powershell\""), "{after}");
+        assert_eq!(add_hooks(p(), &after, &w, &win).unwrap(), after);
+        assert_eq!(remove_hooks(p(), &after, &win).unwrap(), "{}");
+    }
+
+    #[test]
+    fn compact_file_stays_on_one_line() {
+        let before = "{\"a\":1,\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"other\"}]}]}}";
+        let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        assert!(!after.contains('\n'), "{after}");
+        assert_eq!(remove_hooks(p(), &after, &ctx()).unwrap(), before);
+    }
+
+    #[test]
+    fn refusals_name_the_place() {
+        for (text, needle) in [
+            ("{\n  // c\n  \"a\": 1\n}", ":2:"),
+            ("{\"a\": 1,}", ":1:"),
+            ("{\"hooks\": []}", "`hooks` must be an object"),
+            (
+                "{\"hooks\": {\"Stop\": {}}}",
+                "`hooks.Stop` must be an array",
+            ),
+            ("[1]", "top level"),
+            ("{\"a\": ", ":1:"),
+        ] {
+            let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
+            assert!(err.message().contains(needle), "{text}: {err}");
+            assert!(
+                err.message().starts_with("/home/u/.claude/settings.json:"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! `gk enable|disable prompt|stop`: one key in gk's own config file,
+//! `<claude dir>/hooks/gk.json` — `"prompt": {"enabled": false}`. The hook
+//! stays registered in settings.json (Claude Code still starts it, it just
+//! prints nothing), so switching needs no settings edit. An absent file or
+//! key means enabled. The rest of the file is kept byte for byte.
+
+use std::path::Path;
+
+use jsonc_parser::ast::Value;
+
+use crate::error::Result;
+use crate::hookcmd::HookKind;
+use crate::install::settings_edit::{append_property, at, parse_strict, split_bom, J};
+
+/// Is `kind` switched on according to gk.json's text (`None`: no file)?
+/// A file that does not parse counts as "on" here; editing it is refused.
+pub fn is_enabled(text: Option<&str>, kind: HookKind) -> bool {
+    let Some(text) = text else { return true };
+    let (_, body) = split_bom(text);
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get(kind.arg())?.get("enabled")?.as_bool())
+        .unwrap_or(true)
+}
+
+/// Set `"<kind>": {"enabled": <enabled>}` in gk.json's text (`None`: no
+/// file yet). Returns the text unchanged when it already says so, or when
+/// there is no file and the hook is being enabled (absent means on).
+pub fn set_enabled(
+    path: &Path,
+    text: Option<&str>,
+    kind: HookKind,
+    enabled: bool,
+) -> Result<Option<String>> {
+    let key = kind.arg();
+    let value = if enabled { "true" } else { "false" };
+    let text = match text {
+        Some(t) if !split_bom(t).1.trim().is_empty() => t,
+        other => {
+            if enabled {
+                return Ok(other.map(str::to_string));
+            }
+            let (bom, _) = split_bom(other.unwrap_or(""));
+            return Ok(Some(format!(
+                "{bom}{{\n  \"{key}\": {{\n    \"enabled\": {value}\n  }}\n}}\n"
+            )));
+        }
+    };
+    let (bom, body) = split_bom(text);
+    let root = parse_strict(path, body)?;
+    let Some(prop) = root.get(key) else {
+        if enabled {
+            return Ok(Some(text.to_string()));
+        }
+        let flag = J::Obj(vec![("enabled".into(), J::Raw(value.into()))]);
+        let edit = append_property(body, &root, key, &flag);
+        return Ok(Some(format!("{bom}{edit}")));
+    };
+    let Value::Object(obj) = &prop.value else {
+        return Err(at(
+            path,
+            body,
+            prop.range.start,
+            &format!("`{key}` must be an object"),
+        ));
+    };
+    match obj.get("enabled") {
+        Some(flag) => match &flag.value {
+            Value::BooleanLit(b) if b.value == enabled => Ok(Some(text.to_string())),
+            Value::BooleanLit(b) => {
+                let mut out = body.to_string();
+                out.replace_range(b.range.start..b.range.end, value);
+                Ok(Some(format!("{bom}{out}")))
+            }
+            _ => Err(at(
+                path,
+                body,
+                flag.range.start,
+                &format!("`{key}.enabled` must be true or false"),
+            )),
+        },
+        None if enabled => Ok(Some(text.to_string())),
+        None => {
+            let edit = append_property(body, obj, "enabled", &J::Raw(value.into()));
+            Ok(Some(format!("{bom}{edit}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("/c/hooks/gk.json")
+    }
+
+    #[test]
+    fn disabling_without_a_file_creates_it_enabling_does_not() {
+        let t = set_enabled(p(), None, HookKind::Prompt, false)
+            .unwrap()
+            .unwrap();
+        assert_eq!(t, "{\n  \"prompt\": {\n    \"enabled\": false\n  }\n}\n");
+        assert!(!is_enabled(Some(&t), HookKind::Prompt));
+        assert!(is_enabled(Some(&t), HookKind::Stop));
+        assert_eq!(
+            set_enabled(p(), None, HookKind::Prompt, true).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn other_keys_are_kept_byte_for_byte() {
+        let t =
+            "{\n\t\"rules\": [1.50, \"\\u00e9\"],\n\t\"stop\": {\"enabled\": true, \"x\": 1}\n}";
+        let off = set_enabled(p(), Some(t), HookKind::Stop, false)
+            .unwrap()
+            .unwrap();
+        assert_eq!(off, t.replace("\"enabled\": true", "\"enabled\": false"));
+        let on = set_enabled(p(), Some(&off), HookKind::Stop, true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(on, t);
+        let prompt_off = set_enabled(p(), Some(t), HookKind::Prompt, false)
+            .unwrap()
+            .unwrap();
+        assert!(prompt_off.starts_with("{\n\t\"rules\": [1.50, \"\\u00e9\"],\n\t\"stop\": {\"enabled\": true, \"x\": 1},\n\t\"prompt\": "), "{prompt_off}");
+        assert!(!is_enabled(Some(&prompt_off), HookKind::Prompt));
+    }
+
+    #[test]
+    fn malformed_file_is_refused_with_its_place() {
+        let err = set_enabled(
+            p(),
+            Some("{\n  \"prompt\": true,\n}"),
+            HookKind::Prompt,
+            false,
+        )
+        .unwrap_err();
+        assert!(err.message().starts_with("/c/hooks/gk.json:"), "{err}");
+        let err =
+            set_enabled(p(), Some("{\"prompt\": true}"), HookKind::Prompt, false).unwrap_err();
+        assert!(
+            err.message().contains("`prompt` must be an object"),
+            "{err}"
+        );
+    }
+}
