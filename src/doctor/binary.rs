@@ -1,37 +1,22 @@
 //! Do the programs the registered commands run exist, and is the registered
 //! gk this gk? Neither question may start a process (only smoke tests do),
-//! so the version is read from a marker string every gk build carries in
-//! its bytes, and programs on PATH are looked up by hand.
+//! so the version is read from the marker every gk build carries in its
+//! bytes (install's), and programs on PATH are looked up by hand.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use regex::bytes::Regex;
-
 use crate::platform::Os;
 
-/// Embedded in every gk build; read back from a registered binary's bytes.
-/// Referenced at run time by [`this_version`], so the linker keeps it.
-static VERSION_MARKER: &str = concat!("gk-version-marker:", env!("CARGO_PKG_VERSION"), ":end");
-
-/// The version of the running gk, read from the same marker it embeds.
+/// The version of the running gk.
 pub fn this_version() -> &'static str {
-    let m = std::hint::black_box(VERSION_MARKER);
-    m.trim_start_matches("gk-version-marker:")
-        .trim_end_matches(":end")
+    env!("CARGO_PKG_VERSION")
 }
 
-/// The gk version embedded in a binary's bytes, if it carries one.
+/// The gk version embedded in a binary's bytes, if it carries one (the
+/// marker install also reads; see `install::binary`).
 pub fn embedded_version(bytes: &[u8]) -> Option<String> {
-    thread_local! {
-        static RE: Regex =
-            Regex::new(r"gk-version-marker:([0-9A-Za-z.+-]{1,40}):end").unwrap();
-    }
-    RE.with(|re| {
-        re.captures(bytes)
-            .and_then(|c| c.get(1))
-            .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned())
-    })
+    crate::install::binary::embedded_version(bytes)
 }
 
 /// Is `program` (from `hookcmd::Invocation`) an absolute path?
@@ -88,22 +73,6 @@ mod tests {
     #[test]
     fn this_version_is_the_package_version() {
         assert_eq!(this_version(), env!("CARGO_PKG_VERSION"));
-    }
-
-    #[test]
-    fn version_is_found_among_other_bytes() {
-        let mut bytes = vec![0u8, 1, 2, 255];
-        bytes.extend_from_slice(b"gk-version-marker:");
-        // Built at run time so the test binary itself does not carry it.
-        bytes.extend_from_slice(
-            format!(
-                "\0junk gk-version-{}:0.3.1-rc.1:end\0",
-                std::hint::black_box("marker")
-            )
-            .as_bytes(),
-        );
-        assert_eq!(embedded_version(&bytes).as_deref(), Some("0.3.1-rc.1"));
-        assert_eq!(embedded_version(b"#!/bin/sh\necho hi\n"), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub struct SectionSpec {
     pub end: &'static str,
     /// Heading of the Python-era section (pasted by hand, no markers).
     pub legacy_heading: &'static str,
-    /// The whole block as this gk would write it (markers included), if known.
+    /// The section this gk would paste (between the markers), if known.
     pub expected: Option<String>,
 }
 
@@ -31,10 +31,10 @@ pub enum SectionState {
 
 /// Pure: judge the CLAUDE.md text (`None` when the file does not exist).
 pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
-    let Some(text) = text else {
+    let Some(original) = text else {
         return SectionState::Missing;
     };
-    let text = text.replace("\r\n", "\n");
+    let text = original.replace("\r\n", "\n");
     let lines: Vec<&str> = text.lines().collect();
     let begins: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].trim_start().starts_with(spec.begin))
@@ -58,12 +58,15 @@ pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
         ),
         1 => {
             let b = begins[0];
-            let Some(&e) = ends.iter().find(|&&e| e > b) else {
+            if !ends.iter().any(|&e| e > b) {
                 return SectionState::Outdated("its begin marker has no end marker".to_string());
-            };
-            let block = lines[b..=e].join("\n");
+            }
             match &spec.expected {
-                Some(expected) if expected.replace("\r\n", "\n").trim() != block.trim() => {
+                // Up to date exactly when pasting the current block again
+                // would change nothing.
+                Some(section)
+                    if crate::install::claude_md::insert_section(original, section) != original =>
+                {
                     SectionState::Outdated("it differs from the block this gk writes".to_string())
                 }
                 _ => SectionState::Ok,
@@ -109,14 +112,16 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
 mod tests {
     use super::*;
 
-    const EXPECTED: &str = "<!-- gk:begin -->\n## Task State Convention\nbody\n<!-- gk:end -->";
+    use crate::install::claude_md::{insert_section, BEGIN_MARKER, END_MARKER};
+
+    const SECTION: &str = "## Task State Convention (gk hooks)\nbody\n";
 
     fn spec() -> SectionSpec {
         SectionSpec {
             begin: "<!-- gk:begin",
-            end: "<!-- gk:end",
+            end: END_MARKER,
             legacy_heading: "## Task State Convention (Gatekeeper Hooks)",
-            expected: Some(EXPECTED.to_string()),
+            expected: Some(SECTION.to_string()),
         }
     }
 
@@ -125,36 +130,31 @@ mod tests {
         let s = spec();
         assert_eq!(assess(None, &s), SectionState::Missing);
         assert_eq!(assess(Some("# Mine\n"), &s), SectionState::Missing);
-        assert_eq!(
+        let written = insert_section("# Mine\r\n", SECTION);
+        assert!(written.contains("\r\n<!-- gk:end"));
+        assert_eq!(assess(Some(&written), &s), SectionState::Ok);
+        let old = format!("{BEGIN_MARKER}\nold\n{END_MARKER}\n");
+        assert!(matches!(assess(Some(&old), &s), SectionState::Outdated(_)));
+        assert!(matches!(
+            assess(Some(&format!("{BEGIN_MARKER}\nold\n")), &s),
+            SectionState::Outdated(_)
+        ));
+        assert!(matches!(
             assess(
-                Some(&format!(
-                    "# Mine\r\n\r\n{}\r\n",
-                    EXPECTED.replace('\n', "\r\n")
-                )),
+                Some("## Task State Convention (Gatekeeper Hooks)\nTwo global hooks (`gatekeeper.py`…\n"),
                 &s
             ),
-            SectionState::Ok
-        );
-        assert!(matches!(
-            assess(Some("<!-- gk:begin -->\nold\n<!-- gk:end -->\n"), &s),
             SectionState::Outdated(_)
         ));
-        assert!(matches!(
-            assess(Some("<!-- gk:begin -->\nold\n"), &s),
-            SectionState::Outdated(_)
-        ));
-        assert!(matches!(
-            assess(Some("## Task State Convention (Gatekeeper Hooks)\nTwo global hooks (`gatekeeper.py`…\n"), &s),
-            SectionState::Outdated(_)
-        ));
+        let once = insert_section("", SECTION);
         assert_eq!(
-            assess(Some(&format!("{EXPECTED}\n\n{EXPECTED}\n")), &s),
+            assess(Some(&format!("{once}\n{once}")), &s),
             SectionState::Duplicated(2)
         );
         assert_eq!(
             assess(
                 Some(&format!(
-                    "## Task State Convention (Gatekeeper Hooks)\nx\n{EXPECTED}\n"
+                    "## Task State Convention (Gatekeeper Hooks)\nx\n\n{once}"
                 )),
                 &s
             ),

@@ -8,19 +8,28 @@ use std::path::PathBuf;
 
 use super::claude_md::SectionSpec;
 use super::finding::{Finding, Remedy, Severity};
+use super::render;
 use super::scopes::{Load, Scope, ScopeFile};
 use super::{Diagnosis, Inputs};
-use crate::cli::{ColorChoice, DoctorArgs};
+use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
 use crate::error::{Error, Result};
+use crate::install::apply::{self, read_current, ChangeOptions, Outcome};
+use crate::install::plan::{FileChange, Plan};
+use crate::install::{self, claude_md, settings_edit};
 
 /// How the CLAUDE.md block is recognised, and the block this gk writes.
-pub fn section_spec(_inputs: &Inputs) -> SectionSpec {
+pub fn section_spec(inputs: &Inputs) -> SectionSpec {
     SectionSpec {
         begin: "<!-- gk:begin",
-        end: "<!-- gk:end",
-        legacy_heading: "## Task State Convention (Gatekeeper Hooks)",
-        expected: None,
+        end: claude_md::END_MARKER,
+        legacy_heading: claude_md::LEGACY_HEADING,
+        expected: Some(section_text(inputs)),
     }
+}
+
+/// The Task State Convention text for this machine (install's template).
+fn section_text(inputs: &Inputs) -> String {
+    claude_md::section_for(&inputs.paths.state_file().display().to_string())
 }
 
 /// What the plan must do, decided from the findings alone.
@@ -138,13 +147,103 @@ pub fn needs(
     n
 }
 
+/// Build the one plan for every fixable finding. Pure apart from reading
+/// the files it edits (and the running gk, when the binary is replaced).
+pub fn plan(
+    inputs: &Inputs,
+    needs: &FixNeeds,
+    program: &dyn Fn() -> Result<Vec<u8>>,
+) -> Result<Plan> {
+    let os = inputs.ctx.os;
+    let mut plan = Plan::new("gk doctor --fix");
+    if needs.binary {
+        let bin = inputs.paths.binary(os);
+        plan.push(FileChange {
+            path: bin.clone(),
+            old: read_current(&bin)?,
+            new: Some(program()?),
+            binary: true,
+            create_mode: 0o755,
+            strategy: install::binary::replace_strategy(os),
+            reason: "the program both hooks run".into(),
+        });
+    }
+    if needs.state_file {
+        let state = inputs.paths.state_file();
+        if read_current(&state)?.is_none() {
+            plan.push(FileChange::text(
+                &state,
+                None,
+                Some(install::CLEAN_STATE.to_string()),
+                "the task state the hooks read, in the clean form",
+            ));
+        }
+    }
+    if needs.claude_md {
+        let md = inputs.paths.claude_md();
+        let old = read_text(&md)?;
+        let new = claude_md::insert_section(old.as_deref().unwrap_or(""), &section_text(inputs));
+        plan.push(FileChange::text(
+            &md,
+            old,
+            Some(new),
+            "the Task State Convention block",
+        ));
+    }
+    if needs.user_registrations {
+        let path = inputs.paths.settings();
+        let old = read_text(&path)?;
+        let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
+        let wanted = install::wanted_hooks(&inputs.ctx, shell);
+        let new =
+            settings_edit::add_hooks(&path, old.as_deref().unwrap_or(""), &wanted, &inputs.ctx)?;
+        plan.push(FileChange::text(
+            &path,
+            old,
+            Some(new),
+            "one canonical entry per gk hook; variants and Python hooks removed",
+        ));
+    }
+    for path in &needs.remove_from {
+        let Some(old) = read_text(path)? else {
+            continue;
+        };
+        let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
+        plan.push(FileChange::text(
+            path,
+            Some(old),
+            Some(new),
+            "gk's hooks belong in user settings only",
+        ));
+    }
+    Ok(plan)
+}
+
+fn read_text(path: &std::path::Path) -> Result<Option<String>> {
+    match read_current(path)? {
+        None => Ok(None),
+        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            Error::new(format!(
+                "{} is not UTF-8 text; nothing written",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// The bytes of the running gk (what install copies too).
+fn running_program() -> Result<Vec<u8>> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("could not find the running gk: {e}")))?;
+    std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))
+}
+
 pub fn run(
     inputs: &Inputs,
     diagnosis: &Diagnosis,
     args: &DoctorArgs,
     color: ColorChoice,
 ) -> Result<u8> {
-    let _ = (color, args.yes, args.dry_run);
     let needs = needs(
         &diagnosis.report.findings,
         &diagnosis.files,
@@ -158,8 +257,29 @@ pub fn run(
         println!("Nothing for --fix to do.");
         return Ok(diagnosis.report.exit_code());
     }
-    let _ = inputs;
-    Err(Error::new(
-        "doctor --fix needs the install engine, which is not merged yet",
-    ))
+    let plan = plan(inputs, &needs, &running_program)?;
+    println!();
+    let opts = ChangeOptions {
+        yes: args.yes,
+        dry_run: args.dry_run,
+        check: false,
+    };
+    match apply::execute(&plan, &opts, color)? {
+        Outcome::Written { .. } | Outcome::NothingToDo => {}
+        Outcome::DryRun | Outcome::Declined | Outcome::Check { .. } => {
+            return Ok(diagnosis.report.exit_code())
+        }
+    }
+    println!("\nAfter the fix:\n");
+    let again = super::diagnose(inputs);
+    let style = render::Style {
+        color: super::use_color(color),
+    };
+    print!(
+        "{}",
+        again
+            .redactor
+            .redact(&render::human(&again.report, args.verbose, style))
+    );
+    Ok(again.report.exit_code())
 }

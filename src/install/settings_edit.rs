@@ -937,9 +937,16 @@ mod tests {
         let before = "{\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n";
         let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
         assert!(after.starts_with("{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"\\\"$HOME/.claude/hooks/gk\\\" hook prompt\",\n            \"statusMessage\": \"Gatekeeper assessing prompt...\"\n"), "{after}");
-        assert!(after.ends_with("  },\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n"), "{after}");
+        assert!(
+            after.ends_with(
+                "  },\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"s\": \"\\u00e9\"\n}\n"
+            ),
+            "{after}"
+        );
         let diff = similar::TextDiff::from_lines(before, &after);
-        assert!(diff.iter_all_changes().all(|c| c.tag() != similar::ChangeTag::Delete));
+        assert!(diff
+            .iter_all_changes()
+            .all(|c| c.tag() != similar::ChangeTag::Delete));
         assert_eq!(
             add_hooks(p(), &after, &wanted(ShellForm::Bash), &ctx()).unwrap(),
             after
