@@ -595,7 +595,7 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
         )
         .at(&r.path, Some(r.line))
         .fix(format!(
-            "run it by hand: echo '{{}}' | {}; then {FIX_COMMAND} to re-register this gk",
+            "run it by hand to see why: echo '{{}}' | {}",
             r.command
         ))
     };
@@ -639,7 +639,7 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
                 ),
             )
             .at(&r.path, Some(r.line))
-            .fix("register the gk binary directly (no wrapper script or interpreter): gk doctor --fix"),
+            .fix("make the registered command start the gk binary directly (no wrapper script, interpreter or network drive); a virus scanner checking it on every start also costs this"),
         );
     }
 }

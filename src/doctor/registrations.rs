@@ -689,4 +689,146 @@ mod tests {
         assert!(mentions_gk("$PY $D/gatekeeper.py"));
         assert!(!mentions_gk("echo gkx | grep hooks"));
     }
+
+    /// The whole pipeline on real settings text and real command identity:
+    /// parse → collect (hookcmd::classify/normalize) → findings.
+    fn findings_for(ctx: &crate::hookcmd::CommandContext, files: &[(Scope, &str)]) -> Vec<Finding> {
+        let loaded: Vec<ScopeFile> = files
+            .iter()
+            .map(|(scope, text)| ScopeFile {
+                scope: *scope,
+                path: PathBuf::from(format!("/{}.json", scope.name())),
+                load: super::super::scopes::classify_text(Path::new("/x.json"), text),
+            })
+            .collect();
+        let identify = |c: &str| {
+            (
+                crate::hookcmd::classify(c, ctx),
+                crate::hookcmd::normalize(c, ctx),
+            )
+        };
+        let regs = collect(&loaded, &identify);
+        let policy = policy(&switches(&loaded));
+        let mut out = check_policy(&policy);
+        out.extend(check_registrations(&regs, &policy, Path::new(USER)));
+        out
+    }
+
+    fn settings_with(event_commands: &[(&str, &str)]) -> String {
+        let mut hooks = serde_json::Map::new();
+        for (event, command) in event_commands {
+            let groups = hooks
+                .entry(event.to_string())
+                .or_insert_with(|| serde_json::json!([]));
+            groups.as_array_mut().unwrap().push(serde_json::json!({
+                "hooks": [{"type": "command", "command": command}]
+            }));
+        }
+        serde_json::json!({ "hooks": hooks }).to_string()
+    }
+
+    fn ctx(
+        os: crate::platform::Os,
+        home: &str,
+        config: Option<&str>,
+    ) -> crate::hookcmd::CommandContext {
+        let claude_dir = match config {
+            Some(c) => PathBuf::from(c),
+            None if os.is_windows() => PathBuf::from(format!(r"{home}\.claude")),
+            None => PathBuf::from(format!("{home}/.claude")),
+        };
+        crate::hookcmd::CommandContext {
+            os,
+            home: PathBuf::from(home),
+            claude_dir,
+            claude_config_dir: config.map(PathBuf::from),
+        }
+    }
+
+    #[test]
+    fn windows_spellings_of_one_hook_each_fire() {
+        let c = ctx(crate::platform::Os::Windows, r"C:\Users\u", None);
+        let user = settings_with(&[
+            (
+                "UserPromptSubmit",
+                "\"$HOME/.claude/hooks/gk.exe\" hook prompt",
+            ),
+            (
+                "UserPromptSubmit",
+                r"C:\Users\u\.claude\hooks\gk.exe hook prompt",
+            ),
+            (
+                "UserPromptSubmit",
+                "/c/Users/u/.claude/hooks/gk hook prompt",
+            ),
+            ("Stop", r"%USERPROFILE%\.claude\hooks\gk.exe hook stop"),
+        ]);
+        let local = settings_with(&[
+            (
+                "UserPromptSubmit",
+                "C:/USERS/U/.CLAUDE/HOOKS/GK.EXE hook prompt",
+            ),
+            ("Stop", r"%USERPROFILE%\.claude\hooks\gk.exe hook stop"),
+        ]);
+        let f = findings_for(&c, &[(Scope::User, &user), (Scope::Local, &local)]);
+        assert_eq!(codes(&f), ["hook-fires-twice", "hook-redundant"], "{f:#?}");
+        assert!(f[0].message.contains("4 different commands"));
+    }
+
+    #[test]
+    fn macos_spellings_and_claude_config_dir() {
+        let c = ctx(crate::platform::Os::MacOs, "/Users/u", Some("/Users/u/cfg"));
+        let user = settings_with(&[
+            (
+                "UserPromptSubmit",
+                "\"$CLAUDE_CONFIG_DIR/hooks/gk\" hook prompt",
+            ),
+            ("Stop", "/Users/u/cfg/hooks/gk hook stop"),
+        ]);
+        let project = settings_with(&[("Stop", "\"${HOME}/cfg/hooks/gk\" hook stop")]);
+        let f = findings_for(&c, &[(Scope::User, &user), (Scope::Project, &project)]);
+        assert_eq!(codes(&f), ["hook-fires-twice", "hook-redundant"], "{f:#?}");
+        assert!(f[1].message.contains("shared project settings"));
+    }
+
+    #[test]
+    fn linux_quotes_and_tilde_and_an_undecidable_command() {
+        let c = ctx(crate::platform::Os::Linux, "/home/u", None);
+        let user = settings_with(&[
+            ("UserPromptSubmit", "'/home/u/.claude/hooks/gk' hook prompt"),
+            ("UserPromptSubmit", "~/.claude/hooks/gk hook prompt"),
+            ("Stop", "~/.claude/hooks/gk hook stop"),
+            ("Stop", "cd ~ && gk hook stop"),
+        ]);
+        let f = findings_for(&c, &[(Scope::User, &user)]);
+        assert_eq!(
+            codes(&f),
+            ["hook-fires-twice", "hook-unrecognised"],
+            "{f:#?}"
+        );
+    }
+
+    #[test]
+    fn a_file_voided_by_a_matcher_array_contributes_nothing() {
+        let c = ctx(crate::platform::Os::Linux, "/home/u", None);
+        let user = settings_with(&[
+            ("UserPromptSubmit", "~/.claude/hooks/gk hook prompt"),
+            ("Stop", "~/.claude/hooks/gk hook stop"),
+        ]);
+        let local = r#"{"hooks": {"UserPromptSubmit": [{"matcher": [], "hooks": [{"type": "command", "command": "$HOME/.claude/hooks/gk hook prompt"}]}]}}"#;
+        let f = findings_for(&c, &[(Scope::User, &user), (Scope::Local, local)]);
+        assert!(f.is_empty(), "{f:#?}");
+    }
+
+    #[test]
+    fn disable_all_hooks_read_from_settings_text() {
+        let c = ctx(crate::platform::Os::Linux, "/home/u", None);
+        let user = r#"{
+  "disableAllHooks": true,
+  "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}]}
+}"#;
+        let f = findings_for(&c, &[(Scope::User, user)]);
+        assert_eq!(codes(&f), ["hooks-disabled", "hook-missing"]);
+        assert_eq!(f[0].line, Some(2));
+    }
 }
