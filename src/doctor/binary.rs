@@ -19,6 +19,32 @@ pub fn embedded_version(bytes: &[u8]) -> Option<String> {
     crate::install::binary::embedded_version(bytes)
 }
 
+/// The gk version in the file at `path`, read in chunks and stopping at
+/// the marker (it sits in the first tenth of a release build), so a check
+/// does not read the whole program.
+pub fn version_of_file(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    const CHUNK: usize = 256 * 1024;
+    // Longer than the marker plus any plausible version: a marker cut by a
+    // chunk boundary is whole in the next window.
+    const OVERLAP: usize = 128;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; CHUNK + OVERLAP];
+    let mut kept = 0;
+    loop {
+        let n = file.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let end = kept + n;
+        if let Some(v) = embedded_version(&buf[..end]) {
+            return Ok(Some(v));
+        }
+        kept = OVERLAP.min(end);
+        buf.copy_within(end - kept..end, 0);
+    }
+}
+
 /// Is `program` (from `hookcmd::Invocation`) an absolute path?
 pub fn is_absolute(program: &str) -> bool {
     let b = program.as_bytes();
@@ -121,5 +147,25 @@ mod tests {
             &exists
         )
         .is_some());
+    }
+
+    #[test]
+    fn version_is_found_across_chunk_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        for at in [0usize, 100, 256 * 1024 - 10, 256 * 1024 + 5, 700_000] {
+            let mut bytes = vec![7u8; 800_000];
+            let marker = format!("\0gk-build-{}=9.8.7\0", std::hint::black_box("version"));
+            bytes.splice(at..at + marker.len(), marker.bytes());
+            let p = dir.path().join("bin");
+            std::fs::write(&p, &bytes).unwrap();
+            assert_eq!(
+                version_of_file(&p).unwrap().as_deref(),
+                Some("9.8.7"),
+                "at {at}"
+            );
+        }
+        let p = dir.path().join("none");
+        std::fs::write(&p, vec![0u8; 300_000]).unwrap();
+        assert_eq!(version_of_file(&p).unwrap(), None);
     }
 }

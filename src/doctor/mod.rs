@@ -471,8 +471,7 @@ fn check_binaries(inputs: &Inputs, regs: &[Registration], report: &mut Report) {
 }
 
 fn outdated(path: &Path, first: &Registration, canonical: &Path) -> Option<Finding> {
-    let bytes = std::fs::read(path).ok()?;
-    let theirs = binary::embedded_version(&bytes);
+    let theirs = binary::version_of_file(path).ok()?;
     let ours = binary::this_version();
     if theirs.as_deref() == Some(ours) {
         return None;
