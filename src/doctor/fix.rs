@@ -135,6 +135,14 @@ pub fn needs(
                 ));
             }
         }
+        let mut blocked = Vec::new();
+        for path in &n.remove_from {
+            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
+                blocked.push(path.clone());
+                n.manual.push(format!("cannot remove gk's entries: {why}"));
+            }
+        }
+        n.remove_from.retain(|p| !blocked.contains(p));
         if let Some(user) = user {
             if let Err(why) = editable(user) {
                 n.manual

@@ -400,17 +400,21 @@ pub fn check_registrations(
                 .remedy(Remedy::Registrations),
             ),
             Owner::Foreign
-                if r.invocation.is_none()
-                    && (r.event == "UserPromptSubmit" || r.event == "Stop")
+                if (r.event == "UserPromptSubmit" || r.event == "Stop")
                     && mentions_gk(&r.command) =>
             {
+                let why = if r.invocation.is_none() {
+                    "pipes, `&&` or variables doctor cannot resolve"
+                } else {
+                    "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop` call"
+                };
                 out.push(
                     Finding::new(
                         "hook-unrecognised",
                         Severity::Warning,
                         Group::Registrations,
                         format!(
-                            "cannot tell what `{}` in {} runs (pipes, `&&` or unknown variables); if it runs a gk or gatekeeper hook, that hook fires twice",
+                            "cannot tell whether `{}` in {} runs a gk hook ({why}); if it does, that hook fires twice",
                             r.command,
                             r.place()
                         ),
@@ -428,7 +432,7 @@ pub fn check_registrations(
 /// Does an undecidable command look like it could run gk or the Python hooks?
 pub fn mentions_gk(command: &str) -> bool {
     thread_local! {
-        static RE: Regex = Regex::new(r"(?i)(^|[\s/\\])gk(\.exe)?([\s'`]|$)|gatekeeper|state_monitor").unwrap();
+        static RE: Regex = Regex::new(r#"(?i)(^|[\s/\\'"`])gk(\.exe)?([\s'"`]|$)|gatekeeper|state_monitor"#).unwrap();
     }
     RE.with(|re| re.is_match(command))
 }
@@ -598,6 +602,18 @@ mod tests {
         );
         r.invocation = None;
         regs.push(r);
+        regs.push(reg(
+            Scope::User,
+            "Stop",
+            "bash -c 'gk hook stop'",
+            Owner::Foreign,
+        ));
+        regs.push(reg(
+            Scope::User,
+            "Stop",
+            "/usr/bin/gk-notify done",
+            Owner::Foreign,
+        ));
         let mut other = reg(
             Scope::User,
             "UserPromptSubmit",
@@ -607,7 +623,9 @@ mod tests {
         other.invocation = None;
         regs.push(other);
         let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
-        assert_eq!(codes(&f), ["hook-unrecognised"]);
+        assert_eq!(codes(&f), ["hook-unrecognised", "hook-unrecognised"]);
+        assert!(f[0].message.contains("cannot resolve"));
+        assert!(f[1].message.contains("not a plain"));
     }
 
     fn switch(scope: Scope, key: SwitchKey, value: bool) -> Switch {
