@@ -441,6 +441,36 @@ fn python_only_setup_is_legacy_and_migrates() {
 }
 
 #[test]
+fn a_gk_hook_under_the_wrong_event() {
+    let h = Home::new();
+    h.install();
+    h.register(
+        &h.local(),
+        "UserPromptSubmit",
+        "$HOME/.claude/hooks/gk hook stop",
+    );
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["hook-wrong-event".to_string()]));
+    h.fix_then_clean();
+}
+
+#[test]
+fn a_command_doctor_cannot_decide_is_reported_as_unsure_and_left_alone() {
+    let h = Home::new();
+    h.install();
+    h.register(
+        &h.local(),
+        "Stop",
+        "cd \"$HOME\" && ./.claude/hooks/gk hook stop",
+    );
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["hook-unrecognised".to_string()]));
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert!(h.read(&h.local()).contains("./.claude/hooks/gk hook stop"));
+}
+
+#[test]
 fn disable_all_hooks_in_user_settings() {
     let h = Home::new();
     h.install();

@@ -566,13 +566,13 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
     };
     let inv = smoke::shell_invocation(os, shell, inputs.git_bash.as_deref(), &r.command);
     let payload = smoke::sample_payload(kind, &inputs.scope_paths.project_dir);
-    let mut env = vec![(
-        "HOME".to_string(),
-        inputs.ctx.home.to_string_lossy().into_owned(),
-    )];
-    if os.is_windows() {
+    // The hook must see the home doctor looked at. On Windows the inherited
+    // USERPROFILE/HOME already are that (dirs::home_dir reads them), and a
+    // native path forced into HOME would reach Git Bash unconverted.
+    let mut env = Vec::new();
+    if !os.is_windows() {
         env.push((
-            "USERPROFILE".to_string(),
+            "HOME".to_string(),
             inputs.ctx.home.to_string_lossy().into_owned(),
         ));
     }
