@@ -210,9 +210,16 @@ fn apply_change(change: &FileChange, stamp: &str) -> Result<Vec<PathBuf>> {
             }
             let mode = existing_mode(&target).unwrap_or(change.create_mode);
             if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
-                kept.push(move_aside(&target, stamp)?);
+                let aside = move_aside(&target, stamp)?;
+                if let Err(e) = atomic_write(&target, bytes, mode) {
+                    // Put the old copy back rather than leave no program at all.
+                    let _ = fs::rename(&aside, &target);
+                    return Err(e);
+                }
+                kept.push(aside);
+            } else {
+                atomic_write(&target, bytes, mode)?;
             }
-            atomic_write(&target, bytes, mode)?;
         }
     }
     Ok(kept)
@@ -234,9 +241,22 @@ fn sibling(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// `sibling(path, suffix)`, or with `-2`, `-3`, … added when that name is
+/// taken (two runs within one second must not overwrite a backup).
+fn free_sibling(path: &Path, suffix: &str) -> PathBuf {
+    let first = sibling(path, suffix);
+    if fs::symlink_metadata(&first).is_err() {
+        return first;
+    }
+    (2..)
+        .map(|n| sibling(path, &format!("{suffix}-{n}")))
+        .find(|p| fs::symlink_metadata(p).is_err())
+        .unwrap_or(first)
+}
+
 /// Copy `path` to `<path>.gk-backup-<stamp>` with the same permissions.
 fn backup(path: &Path, stamp: &str) -> Result<PathBuf> {
-    let dest = sibling(path, &format!(".gk-backup-{stamp}"));
+    let dest = free_sibling(path, &format!(".gk-backup-{stamp}"));
     fs::copy(path, &dest).map_err(|e| Error::io("back up", path, &e))?;
     // fs::copy carries the permission bits over; say so explicitly anyway.
     if let Ok(meta) = fs::metadata(path) {
@@ -246,7 +266,7 @@ fn backup(path: &Path, stamp: &str) -> Result<PathBuf> {
 }
 
 fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf> {
-    let dest = sibling(path, &format!(".gk-old-{stamp}"));
+    let dest = free_sibling(path, &format!(".gk-old-{stamp}"));
     fs::rename(path, &dest).map_err(|e| Error::io("move aside", path, &e))?;
     Ok(dest)
 }
@@ -372,6 +392,39 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains("gk-tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn a_second_run_in_the_same_second_does_not_overwrite_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "1").unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "1", "2"));
+        write_plan(&plan, "same", &|_| {}).unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "2", "3"));
+        let kept = write_plan(&plan, "same", &|_| {}).unwrap();
+        assert_eq!(kept, vec![dir.path().join("a.json.gk-backup-same-2")]);
+        let first = dir.path().join("a.json.gk-backup-same");
+        assert_eq!(fs::read_to_string(first).unwrap(), "1");
+        assert_eq!(fs::read_to_string(&kept[0]).unwrap(), "2");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temp_file_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target is a non-empty folder: the final rename fails.
+        let target = dir.path().join("settings.json");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("x"), "x").unwrap();
+        let err = atomic_write(&target, b"{}", 0o644).unwrap_err();
+        assert!(err.message().starts_with("could not write "), "{err}");
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["settings.json".to_string()]);
     }
 
     #[test]

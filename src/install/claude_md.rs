@@ -9,6 +9,10 @@
 //! `## Task State Convention (Gatekeeper Hooks)`, no markers) is replaced
 //! by the marked block, up to the next heading of the same or a higher level.
 
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
 /// The section as shipped; `{{STATE_FILE}}` is replaced at install time.
 pub const SECTION_TEMPLATE: &str = include_str!("../../assets/CLAUDE-section.md");
 
@@ -102,9 +106,46 @@ fn is_heading_up_to_level2(line: &str) -> bool {
     line.starts_with("# ") || line.starts_with("## ") || line == "#" || line == "##"
 }
 
+/// Line numbers (1-based) of lines starting with `prefix`.
+fn marker_lines(text: &str, prefix: &str) -> Vec<usize> {
+    text.split('\n')
+        .enumerate()
+        .filter(|(_, l)| l.starts_with(prefix))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// Refuse a file whose markers do not form exactly one block (or none):
+/// guessing where a damaged block ends could delete the user's own text.
+fn check_markers(path: &Path, text: &str) -> Result<()> {
+    let begins = marker_lines(text, "<!-- gk:begin");
+    let ends = marker_lines(text, END_MARKER);
+    let problem = match (begins.as_slice(), ends.as_slice()) {
+        ([], []) => return Ok(()),
+        ([b], [e]) if b < e => return Ok(()),
+        ([b, ..], []) => Some((*b, "a gk:begin marker without gk:end")),
+        ([], [e, ..]) => Some((*e, "a gk:end marker without gk:begin")),
+        ([b], [e]) if e < b => Some((*e, "gk:end comes before gk:begin")),
+        ([_, b, ..], _) => Some((*b, "a second gk block")),
+        (_, [_, e, ..]) => Some((*e, "a second gk:end marker")),
+        _ => None,
+    };
+    let (line, what) = problem.unwrap_or((1, "gk markers out of order"));
+    Err(Error::new(format!(
+        "{}:{line}: {what}; put the gk block right by hand (nothing written)",
+        path.display()
+    )))
+}
+
 /// Put the marked block into `text`: replace an older gk block, else the
-/// Python-era section, else append it after a blank line.
-pub fn insert_section(text: &str, section: &str) -> String {
+/// Python-era section, else append it after a blank line. `path` is only
+/// named in errors (damaged markers).
+pub fn insert_section(path: &Path, text: &str, section: &str) -> Result<String> {
+    check_markers(path, text)?;
+    Ok(insert_checked(text, section))
+}
+
+fn insert_checked(text: &str, section: &str) -> String {
     let nl = newline_of(text);
     let new_block = block(section, nl);
     if let Some((a, b)) = marked_range(text) {
@@ -127,7 +168,12 @@ pub fn insert_section(text: &str, section: &str) -> String {
 
 /// Take the marked block out again (the inverse of an append by
 /// [`insert_section`]). Text without a block is returned unchanged.
-pub fn remove_section(text: &str) -> String {
+pub fn remove_section(path: &Path, text: &str) -> Result<String> {
+    check_markers(path, text)?;
+    Ok(remove_checked(text))
+}
+
+fn remove_checked(text: &str) -> String {
     let Some((a, b)) = marked_range(text) else {
         return text.to_string();
     };
@@ -162,6 +208,34 @@ pub fn remove_section(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn ins(text: &str, section: &str) -> String {
+        insert_section(Path::new("CLAUDE.md"), text, section).unwrap()
+    }
+
+    fn rem(text: &str) -> String {
+        remove_section(Path::new("CLAUDE.md"), text).unwrap()
+    }
+
+    #[test]
+    fn damaged_markers_are_refused_with_the_line() {
+        let p = Path::new("/c/CLAUDE.md");
+        let only_begin = format!("# A\n{BEGIN_MARKER}\ntext\n");
+        let err = insert_section(p, &only_begin, S).unwrap_err();
+        assert!(
+            err.message()
+                .starts_with("/c/CLAUDE.md:2: a gk:begin marker without gk:end"),
+            "{err}"
+        );
+        assert!(remove_section(p, &only_begin).is_err());
+        let two = format!("{BEGIN_MARKER}\n{END_MARKER}\n{BEGIN_MARKER}\n{END_MARKER}\n");
+        assert!(remove_section(p, &two)
+            .unwrap_err()
+            .message()
+            .contains(":3: a second gk block"));
+        let reversed = format!("{END_MARKER}\n{BEGIN_MARKER}\n");
+        assert!(insert_section(p, &reversed, S).is_err());
+    }
+
     const S: &str = "## Task State Convention (gk hooks)\n\nline one\nline two\n";
 
     #[test]
@@ -173,36 +247,36 @@ mod tests {
             "# Mine\r\n\r\nwindows text\r\n",
             "no newline",
         ] {
-            let with = insert_section(text, S);
+            let with = ins(text, S);
             assert!(with.contains(BEGIN_MARKER));
-            assert_eq!(remove_section(&with), text, "{text:?} -> {with:?}");
-            assert_eq!(insert_section(&with, S), with, "idempotent for {text:?}");
+            assert_eq!(rem(&with), text, "{text:?} -> {with:?}");
+            assert_eq!(ins(&with, S), with, "idempotent for {text:?}");
         }
     }
 
     #[test]
     fn crlf_file_gets_crlf_block() {
-        let with = insert_section("# Mine\r\n", S);
+        let with = ins("# Mine\r\n", S);
         assert!(!with.replace("\r\n", "").contains('\n'), "{with:?}");
     }
 
     #[test]
     fn older_block_is_replaced_in_place() {
         let old = format!("# A\n\n{BEGIN_MARKER}\nold text\n{END_MARKER}\n\n# B\n");
-        let new = insert_section(&old, S);
+        let new = ins(&old, S);
         assert!(new.starts_with("# A\n\n<!-- gk:begin"));
         assert!(
             new.ends_with(&format!("line two\n{END_MARKER}\n\n# B\n")),
             "{new}"
         );
         assert!(!new.contains("old text"));
-        assert_eq!(remove_section(&new), "# A\n\n# B\n");
+        assert_eq!(rem(&new), "# A\n\n# B\n");
     }
 
     #[test]
     fn legacy_section_is_replaced_up_to_next_heading() {
         let old = "# Rules\n\nmine\n\n## Task State Convention (Gatekeeper Hooks)\nTwo global hooks (`gatekeeper.py` ...)\n### Sub\nmore\n\n## After\nkeep me\n";
-        let new = insert_section(old, S);
+        let new = ins(old, S);
         assert!(new.starts_with("# Rules\n\nmine\n\n<!-- gk:begin"), "{new}");
         assert!(
             new.ends_with(&format!("{END_MARKER}\n\n## After\nkeep me\n")),
@@ -215,7 +289,7 @@ mod tests {
     #[test]
     fn legacy_section_at_end_of_file() {
         let old = "# Rules\n\n## Task State Convention (Gatekeeper Hooks)\nold\n";
-        let new = insert_section(old, S);
+        let new = ins(old, S);
         assert_eq!(new, format!("# Rules\n\n{}\n", block(S, "\n")));
     }
 

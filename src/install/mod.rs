@@ -17,11 +17,17 @@
 //!    nothing changed underneath, backs up, and writes atomically.
 //! 3. [`apply::Outcome::exit_code`] gives the process exit code.
 //!
-//! ```ignore
+//! ```
+//! use gk::cli::ColorChoice;
+//! use gk::install::apply::{execute, ChangeOptions};
+//! use gk::install::plan::{FileChange, Plan};
+//! # fn fix(path: &std::path::Path, old: String, new: String) -> gk::error::Result<u8> {
 //! let mut plan = Plan::new("gk doctor --fix");
-//! plan.push(FileChange::text(&path, Some(old), Some(new), "remove duplicate hook"));
-//! let outcome = apply::execute(&plan, &ChangeOptions { yes, dry_run, check: false }, color)?;
+//! plan.push(FileChange::text(path, Some(old), Some(new), "remove a duplicate hook"));
+//! let opts = ChangeOptions { yes: false, dry_run: true, check: false };
+//! let outcome = execute(&plan, &opts, ColorChoice::Never)?;
 //! Ok(outcome.exit_code())
+//! # }
 //! ```
 
 pub mod apply;
@@ -112,9 +118,12 @@ fn read_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
-/// Build install's plan: the binary, task_state.json, CLAUDE.md, settings.json.
-pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Plan> {
+/// Build install's plan: the binary, task_state.json, CLAUDE.md,
+/// settings.json; and notes on anything that will keep the hooks from
+/// running even so.
+pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
+    let mut notes = Vec::new();
     let bin = m.paths.binary(m.os);
     plan.push(FileChange {
         path: bin.clone(),
@@ -145,7 +154,7 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Pla
     let md = m.paths.claude_md();
     let old_md = read_text(&md)?;
     let section = claude_md::section_for(&state.display().to_string());
-    let new_md = claude_md::insert_section(old_md.as_deref().unwrap_or(""), &section);
+    let new_md = claude_md::insert_section(&md, old_md.as_deref().unwrap_or(""), &section)?;
     plan.push(FileChange::text(
         &md,
         old_md,
@@ -162,13 +171,21 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<Pla
         &wanted,
         &m.ctx,
     )?;
+    if let Ok(parsed) = crate::settings::parse(&settings, &new_settings) {
+        if parsed.value.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)) {
+            notes.push(format!(
+                "note: {} sets \"disableAllHooks\": true, so Claude Code runs no hook until it is removed",
+                settings.display()
+            ));
+        }
+    }
     plan.push(FileChange::text(
         &settings,
         old_settings,
         Some(new_settings),
         "register the prompt and Stop hooks",
     ));
-    Ok(plan)
+    Ok((plan, notes))
 }
 
 /// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
@@ -189,13 +206,10 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
     }
     let md = m.paths.claude_md();
     if let Some(old) = read_text(&md)? {
-        let new = claude_md::remove_section(&old);
-        plan.push(FileChange::text(
-            &md,
-            Some(old),
-            Some(new),
-            "remove the gk block",
-        ));
+        let new = claude_md::remove_section(&md, &old)?;
+        // A file that held nothing but gk's block (install created it) goes.
+        let new = (!new.is_empty() || old.is_empty()).then_some(new);
+        plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
     }
     let bin = m.paths.binary(m.os);
     if let Some(bytes) = read_current(&bin)? {
@@ -233,7 +247,7 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
                 });
             } else {
                 notes.push(format!(
-                    "kept {} ({what}; --purge removes it)",
+                    "kept      {} ({what}; --purge removes it)",
                     path.display()
                 ));
             }
@@ -248,8 +262,11 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
     let program = std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))?;
-    let plan = plan_install(&m, shell, &program)?;
+    let (plan, notes) = plan_install(&m, shell, &program)?;
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    for note in notes {
+        println!("{note}");
+    }
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());
@@ -373,6 +390,66 @@ mod tests {
             shell_form(ShellChoice::Powershell, Os::Windows, Some(bash)),
             ShellForm::PowerShell
         );
+    }
+
+    fn windows_machine(dir: &Path, git_bash: Option<PathBuf>) -> Machine {
+        let paths = ClaudePaths::at(dir.join(".claude"));
+        Machine {
+            os: Os::Windows,
+            ctx: CommandContext {
+                os: Os::Windows,
+                home: dir.to_path_buf(),
+                claude_dir: paths.dir().to_path_buf(),
+                claude_config_dir: None,
+            },
+            paths,
+            git_bash,
+        }
+    }
+
+    #[test]
+    fn windows_plans_use_gk_exe_move_the_old_copy_aside_and_pick_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = windows_machine(dir.path(), None);
+        let shell = shell_form(ShellChoice::Auto, m.os, m.git_bash.as_deref());
+        let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
+        let bin = &plan.changes[0];
+        assert!(bin.path.ends_with("hooks/gk.exe"));
+        assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
+        let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+        assert!(settings.contains("\"shell\": \"powershell\""), "{settings}");
+        assert!(
+            settings
+                .contains("& \\\"$env:USERPROFILE\\\\.claude\\\\hooks\\\\gk.exe\\\" hook prompt"),
+            "{settings}"
+        );
+
+        let m = windows_machine(dir.path(), Some(PathBuf::from(r"C:\Git\bin\bash.exe")));
+        let shell = shell_form(ShellChoice::Auto, m.os, m.git_bash.as_deref());
+        let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
+        let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+        assert!(
+            settings.contains("\"\\\"$HOME/.claude/hooks/gk.exe\\\" hook stop\""),
+            "{settings}"
+        );
+        assert!(!settings.contains("powershell"));
+    }
+
+    #[test]
+    fn windows_uninstall_moves_a_gk_build_aside_and_leaves_anything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = windows_machine(dir.path(), None);
+        std::fs::create_dir_all(m.paths.hooks_dir()).unwrap();
+        std::fs::write(m.paths.binary(m.os), b"not gk").unwrap();
+        let (plan, notes) = plan_uninstall(&m, false).unwrap();
+        assert!(plan.changes.iter().all(|c| !c.binary));
+        assert!(notes[0].contains("does not look like a gk build"));
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        std::fs::write(m.paths.binary(m.os), own).unwrap();
+        let (plan, _) = plan_uninstall(&m, false).unwrap();
+        let bin = plan.changes.iter().find(|c| c.binary).unwrap();
+        assert_eq!(bin.new, None);
+        assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
     }
 
     #[test]

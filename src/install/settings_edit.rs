@@ -66,9 +66,10 @@ pub fn add_hooks(
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         let style = Style::fresh();
-        let hooks = hooks_object(
-            &[HookKind::Prompt, HookKind::Stop]
-                .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))]))),
+        let hooks = J::Obj(
+            HookKind::ALL
+                .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))])))
+                .to_vec(),
         );
         let rendered = render(&J::Obj(vec![("hooks".into(), hooks)]), "", &style);
         let out = format!("{bom}{rendered}\n");
@@ -79,7 +80,7 @@ pub fn add_hooks(
 
     // Phase 1: remove what gk owns, except one canonical entry per hook.
     let root = parse_strict(path, body)?;
-    let owned = owned_handlers(&root, body, ctx);
+    let owned = owned_handlers(&root, ctx);
     let mut keep = [None::<usize>, None::<usize>];
     for (i, h) in owned.iter().enumerate() {
         if let Owner::Gk(kind) = h.owner {
@@ -89,6 +90,7 @@ pub fn add_hooks(
                 && h.event == kind.event()
                 && h.command == want.command
                 && h.shell.as_deref() == want.shell
+                && h.hook_type.as_deref() == Some("command")
             {
                 *slot = Some(i);
             }
@@ -129,7 +131,7 @@ pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<Str
     }
     let before = check_input(path, text)?;
     let root = parse_strict(path, body)?;
-    let owned = owned_handlers(&root, body, ctx);
+    let owned = owned_handlers(&root, ctx);
     let all: Vec<&OwnedHandler> = owned.iter().collect();
     let out = format!(
         "{bom}{}",
@@ -192,9 +194,17 @@ pub(crate) fn parse_strict<'a>(path: &Path, body: &'a str) -> Result<Object<'a>>
     }
 }
 
+/// `path:line:column: reason` for byte `offset` of `body`, worded like the
+/// shared read model's parse errors.
 pub(crate) fn at(path: &Path, body: &str, offset: usize, reason: &str) -> Error {
-    let (line, col) = line_col(body, offset);
-    Error::new(format!("{}:{line}:{col}: {reason}", path.display()))
+    let (line, column) = line_col(body, offset);
+    let err = settings::ParseError {
+        path: path.to_path_buf(),
+        line,
+        column,
+        reason: reason.to_string(),
+    };
+    Error::new(err.to_string())
 }
 
 /// Strict parse (shared read model) plus the shapes gk has to walk. Returns
@@ -204,7 +214,13 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     let parsed = settings::parse(path, text).map_err(|e| Error::new(e.to_string()))?;
     let (_, body) = split_bom(text);
     let root = parse_strict(path, body)?;
+    // A repeated key is read differently by different parsers (the last one
+    // usually wins, the first one here): do not edit a guess.
+    refuse_duplicate_keys(path, body, &root, "")?;
     if let Some(prop) = root.get("hooks") {
+        if let Value::Object(hooks) = &prop.value {
+            refuse_duplicate_keys(path, body, hooks, "hooks.")?;
+        }
         let Value::Object(hooks) = &prop.value else {
             return Err(at(
                 path,
@@ -257,6 +273,22 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     }
     let (_, issues) = settings::hook_entries(&parsed);
     Ok(issues.into_iter().map(|i| i.reason).collect())
+}
+
+fn refuse_duplicate_keys(path: &Path, body: &str, obj: &Object, prefix: &str) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for prop in &obj.properties {
+        let name = prop.name.as_str();
+        if !seen.insert(name) && (prefix.is_empty() && name == "hooks" || !prefix.is_empty()) {
+            return Err(at(
+                path,
+                body,
+                prop.range.start,
+                &format!("`{prefix}{name}` appears twice"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Never hand back a file Claude Code would reject: strict parse again,
@@ -353,6 +385,7 @@ struct OwnedHandler {
     index: usize,
     command: String,
     shell: Option<String>,
+    hook_type: Option<String>,
 }
 
 fn string_field(obj: &Object, name: &str) -> Option<String> {
@@ -362,7 +395,7 @@ fn string_field(obj: &Object, name: &str) -> Option<String> {
     }
 }
 
-fn owned_handlers(root: &Object, _body: &str, ctx: &CommandContext) -> Vec<OwnedHandler> {
+fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
     let mut out = Vec::new();
     let Some(Value::Object(hooks)) = root.get("hooks").map(|p| &p.value) else {
         return out;
@@ -393,6 +426,7 @@ fn owned_handlers(root: &Object, _body: &str, ctx: &CommandContext) -> Vec<Owned
                         index: h,
                         command,
                         shell: string_field(handler, "shell"),
+                        hook_type: string_field(handler, "type"),
                     });
                 }
             }
@@ -414,7 +448,8 @@ fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
     let mut out = body.to_string();
     let mut limit = usize::MAX;
     for e in edits {
-        debug_assert!(e.end <= limit, "overlapping edits");
+        // Edits never overlap by construction; if one ever did, it is skipped
+        // and the result check refuses the outcome instead of panicking.
         if e.end > limit {
             continue;
         }
@@ -586,10 +621,6 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
         HookKind::Stop => handler.push(("timeout".into(), J::Int(STOP_TIMEOUT))),
     }
     J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
-}
-
-fn hooks_object(events: &[(String, J)]) -> J {
-    J::Obj(events.to_vec())
 }
 
 /// How the file is written, so inserted text looks like the rest of it.
@@ -864,7 +895,7 @@ fn insertion_edits(
             range_of_obj(root),
             &props,
             index,
-            &[(Some("hooks".into()), hooks_object(&events))],
+            &[(Some("hooks".into()), J::Obj(events))],
             &style,
         )];
     };
@@ -992,6 +1023,14 @@ mod tests {
             ),
             ("[1]", "top level"),
             ("{\"a\": ", ":1:"),
+            (
+                "{\"hooks\": {},\n \"hooks\": {}}",
+                ":2:2: `hooks` appears twice",
+            ),
+            (
+                "{\"hooks\": {\"Stop\": [], \"Stop\": []}}",
+                "`hooks.Stop` appears twice",
+            ),
         ] {
             let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
             assert!(err.message().contains(needle), "{text}: {err}");

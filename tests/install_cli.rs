@@ -1,0 +1,408 @@
+//! `gk install`, `gk uninstall`, `gk enable|disable` end to end, each run
+//! in a temporary HOME (HOME and USERPROFILE set, CLAUDE_CONFIG_DIR removed
+//! unless a test sets it). The real ~/.claude is never touched.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+const SECRETS: [&str; 3] = ["Pr0xyPassw0rd", "sk-ant-SECRET-VALUE-123", "team-vault"];
+
+const SETTINGS: &str = "{\n  \"env\": {\n    \"HTTPS_PROXY\": \"http://alice:Pr0xyPassw0rd@proxy.corp:8080\",\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-SECRET-VALUE-123\"\n  },\n  \"apiKeyHelper\": \"/usr/local/bin/print-key --vault=team-vault\",\n  \"model\": \"opus\"\n}\n";
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        Home {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn claude(&self) -> PathBuf {
+        self.path().join(".claude")
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.path().join(rel)).unwrap()
+    }
+
+    fn gk(&self) -> Command {
+        let mut cmd = Command::cargo_bin("gk").unwrap();
+        cmd.env("HOME", self.path())
+            .env("USERPROFILE", self.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("NO_COLOR")
+            .current_dir(self.path())
+            .write_stdin("");
+        cmd
+    }
+
+    /// Every file under HOME with its bytes and mode.
+    fn snapshot(&self) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
+        fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>) {
+            for entry in fs::read_dir(dir).unwrap().flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else {
+                    out.insert(p.clone(), (fs::read(&p).unwrap(), mode(&p)));
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(self.path(), &mut out);
+        out
+    }
+
+    fn backups(&self) -> Vec<PathBuf> {
+        self.snapshot()
+            .into_keys()
+            .filter(|p| p.to_string_lossy().contains(".gk-backup-"))
+            .collect()
+    }
+}
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn mode(_p: &Path) -> u32 {
+    0
+}
+
+fn output(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn user_setup() -> Home {
+    let home = Home::new();
+    home.write(".claude/settings.json", SETTINGS);
+    home.write(".claude/CLAUDE.md", "# My rules\n\nBe brief.\n");
+    home
+}
+
+#[test]
+fn dry_run_shows_the_plan_and_writes_nothing() {
+    let home = user_setup();
+    let before = home.snapshot();
+    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("create    "), "{out}");
+    assert!(out.contains("+    \"UserPromptSubmit\": ["), "{out}");
+    assert!(out.contains("+<!-- gk:begin"), "{out}");
+    assert!(out.contains("dry run: nothing written."));
+    assert_eq!(home.snapshot(), before);
+}
+
+#[test]
+fn without_a_terminal_and_without_yes_it_refuses_and_writes_nothing() {
+    let home = user_setup();
+    let before = home.snapshot();
+    let (code, _, err) = output(home.gk().arg("install"));
+    assert_ne!(code, 0);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("stdin is not a terminal"), "{err}");
+    assert_eq!(home.snapshot(), before);
+}
+
+#[test]
+fn no_secret_value_appears_in_any_output() {
+    let home = user_setup();
+    let mut all = String::new();
+    for args in [
+        vec!["install", "--dry-run"],
+        vec!["install", "--color", "always", "--dry-run"],
+        vec!["install", "-y", "--no-smoke"],
+        vec!["install", "-y", "--no-smoke"],
+        vec!["disable", "stop", "-y"],
+        vec!["uninstall", "--dry-run"],
+        vec!["uninstall", "-y", "--purge"],
+    ] {
+        let (_, out, err) = output(home.gk().args(&args));
+        all.push_str(&out);
+        all.push_str(&err);
+    }
+    assert!(all.contains("\"HTTPS_PROXY\": \"********\""), "{all}");
+    for secret in SECRETS {
+        assert!(!all.contains(secret), "output shows {secret}");
+    }
+}
+
+#[test]
+fn install_then_uninstall_gives_back_the_same_bytes() {
+    let home = user_setup();
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let settings = home.read(".claude/settings.json");
+    assert!(settings.contains("\"command\": \"\\\"$HOME/.claude/hooks/gk\\\" hook prompt\""));
+    assert!(home.claude().join("hooks/gk").is_file());
+    assert_eq!(
+        home.read(".claude/hooks/task_state.json"),
+        "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n"
+    );
+    let md = home.read(".claude/CLAUDE.md");
+    let state = home.claude().join("hooks/task_state.json");
+    assert!(md.contains(&format!("    {}\n", state.display())), "{md}");
+
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(home.read(".claude/settings.json"), SETTINGS);
+    assert_eq!(home.read(".claude/CLAUDE.md"), "# My rules\n\nBe brief.\n");
+    assert!(!home.claude().join("hooks/gk").exists());
+    assert!(state.exists(), "task_state.json stays without --purge");
+    assert!(out.contains("--purge removes it"), "{out}");
+
+    let (code, _, _) = output(home.gk().args(["uninstall", "-y", "--purge"]));
+    assert_eq!(code, 0);
+    assert!(!state.exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn backup_keeps_the_original_and_its_mode_and_the_file_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = user_setup();
+    let settings = home.claude().join("settings.json");
+    fs::set_permissions(&settings, fs::Permissions::from_mode(0o600)).unwrap();
+    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    let backups: Vec<PathBuf> = home
+        .backups()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("settings.json.gk-backup-"))
+        .collect();
+    assert_eq!(backups.len(), 1);
+    assert_eq!(fs::read_to_string(&backups[0]).unwrap(), SETTINGS);
+    assert_eq!(mode(&backups[0]), 0o600);
+    assert_eq!(mode(&settings), 0o600);
+    assert_eq!(mode(&home.claude().join("hooks/gk")), 0o755);
+}
+
+#[test]
+fn second_install_has_nothing_to_do_and_makes_no_backup() {
+    let home = user_setup();
+    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    let after_first = home.snapshot();
+    let (code, out, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("nothing to do"), "{out}");
+    assert_eq!(home.snapshot(), after_first);
+}
+
+#[test]
+fn check_exits_1_when_something_would_change_and_0_when_not() {
+    let home = user_setup();
+    let before = home.snapshot();
+    let (code, _, _) = output(home.gk().args(["install", "--check"]));
+    assert_eq!(code, 1);
+    assert_eq!(home.snapshot(), before);
+    output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, _, _) = output(home.gk().args(["install", "--check"]));
+    assert_eq!(code, 0);
+    let (code, _, _) = output(home.gk().args(["uninstall", "--check"]));
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_settings_file_that_does_not_parse_stops_everything() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        "{\n  // mine\n  \"model\": \"opus\"\n}\n",
+    );
+    home.write(".claude/CLAUDE.md", "# Mine\n");
+    let before = home.snapshot();
+    let (code, _, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 1);
+    let settings = home.claude().join("settings.json");
+    assert!(
+        err.starts_with(&format!("gk: {}:2:3: ", settings.display())),
+        "{err}"
+    );
+    assert_eq!(
+        home.snapshot(),
+        before,
+        "nothing written, not even the binary"
+    );
+}
+
+#[test]
+fn crlf_claude_md_with_the_python_era_section() {
+    let home = Home::new();
+    let md = "# Rules\r\n\r\nmine\r\n\r\n## Task State Convention (Gatekeeper Hooks)\r\nTwo global hooks (`gatekeeper.py` on UserPromptSubmit)\r\n\r\n## Later\r\nkeep\r\n";
+    home.write(".claude/CLAUDE.md", md);
+    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    let after = home.read(".claude/CLAUDE.md");
+    assert!(!after.replace("\r\n", "").contains('\n'), "LF crept in");
+    assert!(!after.contains("gatekeeper.py"));
+    assert!(
+        after.starts_with("# Rules\r\n\r\nmine\r\n\r\n<!-- gk:begin"),
+        "{after}"
+    );
+    assert!(
+        after.ends_with("<!-- gk:end -->\r\n\r\n## Later\r\nkeep\r\n"),
+        "{after}"
+    );
+    // A second install replaces the block with itself.
+    let (_, out, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert!(out.contains("nothing to do"), "{out}");
+    output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(
+        home.read(".claude/CLAUDE.md"),
+        "# Rules\r\n\r\nmine\r\n\r\n## Later\r\nkeep\r\n"
+    );
+}
+
+#[test]
+fn claude_config_dir_is_honoured() {
+    let home = Home::new();
+    let cfg = home.path().join("cfg");
+    let (code, out, err) =
+        output(
+            home.gk()
+                .env("CLAUDE_CONFIG_DIR", &cfg)
+                .args(["install", "-y", "--no-smoke"]),
+        );
+    assert_eq!(code, 0, "{out}{err}");
+    let settings = fs::read_to_string(cfg.join("settings.json")).unwrap();
+    assert!(
+        settings.contains("\"command\": \"\\\"$HOME/cfg/hooks/gk\\\" hook stop\""),
+        "{settings}"
+    );
+    assert!(cfg.join("hooks/gk").is_file());
+    assert!(cfg.join("hooks/task_state.json").is_file());
+    assert!(cfg.join("CLAUDE.md").is_file());
+    assert!(!home.claude().exists(), "~/.claude must not be touched");
+    let (code, _, _) = output(
+        home.gk()
+            .env("CLAUDE_CONFIG_DIR", &cfg)
+            .args(["uninstall", "-y"]),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        fs::read_to_string(cfg.join("settings.json")).unwrap(),
+        "{}\n"
+    );
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let home = user_setup();
+    let (_, plain, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert!(!plain.contains('\x1b'));
+    let (_, coloured, _) = output(
+        home.gk()
+            .args(["--color", "always", "install", "--dry-run"]),
+    );
+    assert!(coloured.contains("\x1b[32m+"), "{coloured}");
+    let (_, never, _) =
+        output(
+            home.gk()
+                .env("NO_COLOR", "1")
+                .args(["--color", "never", "install", "--dry-run"]),
+        );
+    assert!(!never.contains('\x1b'));
+}
+
+#[test]
+fn a_different_binary_is_replaced_and_a_foreign_one_is_never_removed() {
+    let home = Home::new();
+    home.write(".claude/hooks/gk", "#!/bin/sh\necho not gk\n");
+    let (_, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert!(out.contains("replace   "), "{out}");
+    assert!(out.contains("now:   22 bytes"), "{out}");
+    assert!(
+        out.contains("after: ") && out.contains(", gk 0.1.0"),
+        "{out}"
+    );
+    // Uninstall leaves a file there that carries no gk version marker.
+    let (code, out, _) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("does not look like a gk build"), "{out}");
+    assert!(home.claude().join("hooks/gk").exists());
+}
+
+#[test]
+fn disable_and_enable_edit_gk_json_through_the_same_engine() {
+    let home = Home::new();
+    let (code, _, _) = output(home.gk().args(["enable", "prompt", "-y"]));
+    assert_eq!(code, 0);
+    assert!(
+        !home.claude().join("hooks/gk.json").exists(),
+        "absent = enabled"
+    );
+    let (code, out, _) = output(home.gk().args(["disable", "prompt", "--dry-run"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("+    \"enabled\": false"), "{out}");
+    assert!(!home.claude().join("hooks/gk.json").exists());
+    output(home.gk().args(["disable", "prompt", "-y"]));
+    assert_eq!(
+        home.read(".claude/hooks/gk.json"),
+        "{\n  \"prompt\": {\n    \"enabled\": false\n  }\n}\n"
+    );
+    output(home.gk().args(["enable", "prompt", "-y"]));
+    assert_eq!(
+        home.read(".claude/hooks/gk.json"),
+        "{\n  \"prompt\": {\n    \"enabled\": true\n  }\n}\n"
+    );
+    home.write(
+        ".claude/hooks/gk.json",
+        "{\"prompt\": {\"enabled\": true},}",
+    );
+    let (code, _, err) = output(home.gk().args(["disable", "prompt", "-y"]));
+    assert_eq!(code, 1);
+    assert!(err.contains("gk.json:1:"), "{err}");
+}
+
+#[test]
+fn after_writing_both_hooks_are_run_once_and_reported() {
+    let home = Home::new();
+    let (_, out, err) = output(home.gk().args(["install", "-y"]));
+    for hook in ["prompt", "stop"] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("smoke test: gk hook {hook}")))
+            .unwrap_or_else(|| panic!("no smoke line for {hook}: {out}{err}"));
+        assert!(line.contains(" ms"), "{line}");
+    }
+}
+
+#[test]
+fn install_says_when_disable_all_hooks_will_keep_the_hooks_off() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        "{\n  \"disableAllHooks\": true\n}\n",
+    );
+    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("\"disableAllHooks\": true, so Claude Code runs no hook"),
+        "{out}"
+    );
+}

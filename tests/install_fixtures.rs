@@ -1,0 +1,271 @@
+//! settings.json before/after fixtures for `gk install`, and the round trip
+//! through `gk uninstall`, over every folder in tests/fixtures/install/.
+//!
+//! Each folder holds `before.json` (absent for the "missing file" case) and
+//! either `after.json` (what install must produce, byte for byte) or
+//! `error.txt` (the one-line refusal, for files gk must not touch).
+//! See tests/fixtures/install/README.md for how the expected files were made.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use gk::hookcmd::{canonical, CommandContext, HookKind, Owner, ShellForm};
+use gk::install::plan::mask_secrets;
+use gk::install::settings_edit::{add_hooks, remove_hooks, WantedHooks};
+use gk::platform::Os;
+
+fn ctx() -> CommandContext {
+    CommandContext {
+        os: Os::Linux,
+        home: PathBuf::from("/home/u"),
+        claude_dir: PathBuf::from("/home/u/.claude"),
+        claude_config_dir: None,
+    }
+}
+
+fn wanted() -> WantedHooks {
+    let c = ctx();
+    WantedHooks {
+        prompt: canonical(HookKind::Prompt, &c, ShellForm::Bash),
+        stop: canonical(HookKind::Stop, &c, ShellForm::Bash),
+    }
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/install");
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn read(dir: &Path, name: &str) -> Option<String> {
+    fs::read(dir.join(name))
+        .ok()
+        .map(|b| String::from_utf8(b).unwrap())
+}
+
+fn name(dir: &Path) -> String {
+    dir.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Does the text hold any hook entry gk owns (its own or the Python ones)?
+fn has_owned_entries(text: &str) -> bool {
+    let Ok(s) = gk::settings::parse(Path::new("settings.json"), text) else {
+        return false;
+    };
+    gk::settings::hook_entries(&s).0.iter().any(|e| {
+        e.command
+            .as_deref()
+            .is_some_and(|c| gk::hookcmd::classify(c, &ctx()) != Owner::Foreign)
+    })
+}
+
+/// With `GK_BLESS=1`, a missing expected file is written from the current
+/// output (to be reviewed by hand before committing); otherwise it fails.
+fn expect(dir: &Path, file: &str, actual: &str) {
+    match read(dir, file) {
+        Some(expected) => assert_eq!(actual, expected, "{}/{file}", name(dir)),
+        None if std::env::var_os("GK_BLESS").is_some() => {
+            fs::write(dir.join(file), actual).unwrap();
+        }
+        None => panic!("{}: no {file}", name(dir)),
+    }
+}
+
+#[test]
+fn there_is_a_fixture_for_every_case_the_issue_names() {
+    let names: Vec<String> = fixtures().iter().map(|d| name(d)).collect();
+    for case in [
+        "missing",
+        "empty",
+        "empty-object",
+        "indent-2",
+        "indent-4",
+        "tabs",
+        "crlf",
+        "bom",
+        "compact",
+        "env-secrets",
+        "other-tools",
+        "python-hooks",
+        "other-spelling",
+        "large",
+        "refuse-comment",
+        "refuse-trailing-comma",
+        "refuse-truncated",
+        "refuse-hooks-not-object",
+        "refuse-event-not-array",
+        "refuse-root-not-object",
+    ] {
+        assert!(names.iter().any(|n| n == case), "no fixture {case}");
+    }
+}
+
+#[test]
+fn install_produces_the_expected_file_for_every_fixture() {
+    let path = Path::new("settings.json");
+    for dir in fixtures() {
+        let before = read(&dir, "before.json").unwrap_or_default();
+        if name(&dir).starts_with("refuse-") {
+            let err = add_hooks(path, &before, &wanted(), &ctx()).unwrap_err();
+            expect(&dir, "error.txt", &format!("{err}\n"));
+            // Uninstall refuses the same file in the same words.
+            let err2 = remove_hooks(path, &before, &ctx()).unwrap_err();
+            assert_eq!(err.to_string(), err2.to_string(), "{}", name(&dir));
+            continue;
+        }
+        let after = add_hooks(path, &before, &wanted(), &ctx())
+            .unwrap_or_else(|e| panic!("{}: {e}", name(&dir)));
+        expect(&dir, "after.json", &after);
+    }
+}
+
+#[test]
+fn install_twice_changes_nothing_the_second_time() {
+    let path = Path::new("settings.json");
+    for dir in fixtures() {
+        let Some(after) = read(&dir, "after.json") else {
+            continue;
+        };
+        let again = add_hooks(path, &after, &wanted(), &ctx()).unwrap();
+        assert_eq!(again, after, "{}", name(&dir));
+    }
+}
+
+#[test]
+fn uninstall_after_install_gives_back_the_original_bytes() {
+    let path = Path::new("settings.json");
+    let mut exact = 0;
+    for dir in fixtures() {
+        let Some(after) = read(&dir, "after.json") else {
+            continue;
+        };
+        let before = read(&dir, "before.json");
+        let back = remove_hooks(path, &after, &ctx()).unwrap();
+        match before {
+            // A missing or empty file is created by install; uninstall leaves
+            // a valid, empty settings object (with the created file's layout).
+            None => assert_eq!(back, "{}\n", "{}", name(&dir)),
+            Some(b) if b.trim().is_empty() => assert_eq!(back, "{}\n", "{}", name(&dir)),
+            // gk's own or the Python entries were there before: install
+            // replaced them, so uninstall equals removing them from the original.
+            Some(b) if has_owned_entries(&b) => {
+                assert_eq!(
+                    back,
+                    remove_hooks(path, &b, &ctx()).unwrap(),
+                    "{}",
+                    name(&dir)
+                );
+                assert!(!has_owned_entries(&back), "{}", name(&dir));
+            }
+            Some(b) => {
+                assert_eq!(back, b, "{}", name(&dir));
+                exact += 1;
+            }
+        }
+    }
+    assert!(exact >= 12, "only {exact} byte-exact round trips");
+}
+
+#[test]
+fn the_diff_of_a_multi_line_file_is_pure_insertion() {
+    use similar::{ChangeTag, TextDiff};
+    for dir in fixtures() {
+        let (Some(before), Some(after)) = (read(&dir, "before.json"), read(&dir, "after.json"))
+        else {
+            continue;
+        };
+        if before.trim().is_empty() || !before.trim().contains('\n') || has_owned_entries(&before) {
+            continue;
+        }
+        let diff = TextDiff::from_lines(&before, &after);
+        let deleted: Vec<String> = diff
+            .iter_all_changes()
+            .filter(|c| c.tag() == ChangeTag::Delete)
+            .map(|c| c.value().to_string())
+            .collect();
+        assert!(
+            deleted.is_empty(),
+            "{}: lines changed: {deleted:?}",
+            name(&dir)
+        );
+    }
+}
+
+#[test]
+fn secrets_of_the_env_fixture_never_show_in_a_masked_text() {
+    let dir = fixtures()
+        .into_iter()
+        .find(|d| name(d) == "env-secrets")
+        .unwrap();
+    for file in ["before.json", "after.json"] {
+        let masked = mask_secrets(&read(&dir, file).unwrap());
+        for secret in [
+            "Pr0xyPassw0rd",
+            "sk-ant-SECRET-VALUE-123",
+            "corp.pem",
+            "team-vault",
+        ] {
+            assert!(!masked.contains(secret), "{file} shows {secret}");
+        }
+        assert!(masked.contains("\"model\": \"opus\""));
+    }
+}
+
+#[test]
+fn every_platform_form_installs_once_and_round_trips() {
+    let path = Path::new("settings.json");
+    let windows = CommandContext {
+        os: Os::Windows,
+        home: PathBuf::from(r"C:\Users\u"),
+        claude_dir: PathBuf::from(r"C:\Users\u\.claude"),
+        claude_config_dir: None,
+    };
+    let elsewhere = CommandContext {
+        os: Os::Linux,
+        home: PathBuf::from("/home/u"),
+        claude_dir: PathBuf::from("/srv/claude conf"),
+        claude_config_dir: Some(PathBuf::from("/srv/claude conf")),
+    };
+    for (c, shell) in [
+        (ctx(), ShellForm::Bash),
+        (windows.clone(), ShellForm::Bash),
+        (windows, ShellForm::PowerShell),
+        (elsewhere, ShellForm::Bash),
+    ] {
+        let w = WantedHooks {
+            prompt: canonical(HookKind::Prompt, &c, shell),
+            stop: canonical(HookKind::Stop, &c, shell),
+        };
+        for dir in fixtures() {
+            if name(&dir).starts_with("refuse-") {
+                continue;
+            }
+            let before = read(&dir, "before.json").unwrap_or_default();
+            let label = format!("{} / {:?} {shell:?}", name(&dir), c.os);
+            let after = add_hooks(path, &before, &w, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(add_hooks(path, &after, &w, &c).unwrap(), after, "{label}");
+            for kind in HookKind::ALL {
+                assert_eq!(
+                    after
+                        .matches(&serde_json::to_string(&w.get(kind).command).unwrap())
+                        .count(),
+                    1,
+                    "{label}"
+                );
+            }
+            let back = remove_hooks(path, &after, &c).unwrap();
+            let expected = if before.trim().is_empty() {
+                "{}\n".to_string()
+            } else {
+                remove_hooks(path, &before, &c).unwrap()
+            };
+            assert_eq!(back, expected, "{label}");
+        }
+    }
+}
