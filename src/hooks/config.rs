@@ -400,7 +400,15 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
 fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // No file, or no hooks folder: nothing configured.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
         Err(e) => {
             return Err(ConfigError {
                 path: path.to_path_buf(),
@@ -425,6 +433,18 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
 
 /// Parse config text; `path` is only used to name the file in errors.
 pub fn parse_config(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    // serde would also read a struct from a JSON array; a config is an object.
+    let body = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    if !body.is_empty() && !body.starts_with('{') {
+        let before = &text[..text.len() - body.len()];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        return Err(ConfigError {
+            path: path.to_path_buf(),
+            position: Some((line, col)),
+            reason: "expected a JSON object".into(),
+        });
+    }
     serde_json::from_str::<Config>(text).map_err(|e| {
         let full = e.to_string();
         let reason = match full.rfind(" at line ") {
@@ -484,6 +504,8 @@ mod tests {
             "{}",
             e.reason
         );
+        let e = parse("\n  [1]").unwrap_err();
+        assert_eq!(e.to_string(), "gk.json:2:3: expected a JSON object");
         let e = parse("{,}").unwrap_err();
         assert_eq!(e.position, Some((1, 2)));
     }
