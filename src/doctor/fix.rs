@@ -190,7 +190,7 @@ pub fn plan(
     if needs.claude_md {
         let md = inputs.paths.claude_md();
         let old = read_text(&md)?;
-        let new = fresh_section(old.as_deref().unwrap_or(""), &section_text(inputs));
+        let new = fresh_section(&md, old.as_deref().unwrap_or(""), &section_text(inputs))?;
         plan.push(FileChange::text(
             &md,
             old,
@@ -227,21 +227,11 @@ pub fn plan(
     Ok(plan)
 }
 
-/// Exactly one current block: every marked copy taken out, then the block
-/// pasted once (over the Python-era section if there is one).
-pub fn fresh_section(text: &str, section: &str) -> String {
-    let mut t = text.to_string();
-    let blocks = t.matches("<!-- gk:begin").count();
-    if blocks > 1 {
-        for _ in 0..blocks {
-            let next = claude_md::remove_section(&t);
-            if next == t {
-                break;
-            }
-            t = next;
-        }
-    }
-    claude_md::insert_section(&t, section)
+/// Exactly one current block: later marked copies taken out, then the
+/// block pasted over the first (or over the Python-era section, or appended).
+pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Result<String> {
+    let one = super::claude_md::drop_extra_blocks(text, "<!-- gk:begin", claude_md::END_MARKER);
+    claude_md::insert_section(path, &one, section)
 }
 
 fn read_text(path: &std::path::Path) -> Result<Option<String>> {
