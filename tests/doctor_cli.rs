@@ -701,6 +701,22 @@ fn claude_md_missing_duplicated_outdated() {
     h.fix_then_clean();
 }
 
+#[test]
+fn claude_md_damaged_markers_are_explained_not_edited() {
+    let h = Home::new();
+    h.install();
+    let md = h.claude().join("CLAUDE.md");
+    let good = h.read(&md);
+    let damaged = good.replace("<!-- gk:end -->", "");
+    h.write(&md, &damaged);
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["claude-md-section-outdated"]);
+    assert_eq!(doc["findings"][0]["fixable"], false);
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert_eq!(h.read(&md), damaged);
+}
+
 // ---------------------------------------------------------------- config
 
 #[test]
