@@ -104,7 +104,7 @@ pub fn needs(
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
         match f.remedy {
             Remedy::Manual => n.manual.push(match &f.fix {
-                Some(fix) => format!("[{}] {} — {fix}", f.code, f.message),
+                Some(fix) => format!("[{}] {fix}", f.code),
                 None => format!("[{}] {}", f.code, f.message),
             }),
             Remedy::Registrations => {

@@ -323,7 +323,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     Severity::Error,
                     Group::Settings,
                     format!(
-                        "{}:{}:{}: not strict JSON: {}; Claude Code skips the whole file, env included",
+                        "{}:{}:{}: {}; Claude Code skips the whole file, env included",
                         f.label(),
                         e.line,
                         e.column,
