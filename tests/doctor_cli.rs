@@ -516,6 +516,14 @@ fn managed_policy_switches_hooks_off() {
     h.write(&dropin, r#"{"disableAllHooks": true}"#);
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (2, vec!["hooks-disabled".to_string()]));
+    // A broken managed file: reported, and left to its administrator.
+    h.write(&dropin, "{\"disableAllHooks\": true,}");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (2, vec!["settings-unparseable".to_string()]));
+    assert!(doc["findings"][0]["fix"]
+        .as_str()
+        .unwrap()
+        .starts_with("managed policy"));
 }
 
 // ------------------------------------------------------------- programs

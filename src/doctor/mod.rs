@@ -286,6 +286,12 @@ fn redactor_for(files: &[ScopeFile]) -> Redactor {
 fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Report) {
     for f in files {
         let shown = f.path.display();
+        // Managed files are policy: only their administrator changes them.
+        let who = if f.scope == scopes::Scope::Managed {
+            "managed policy: ask whoever manages this machine to correct"
+        } else {
+            "correct by hand:"
+        };
         match &f.load {
             Load::Absent => report
                 .notes
@@ -332,7 +338,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                 )
                 .at(&f.path, Some(e.line))
                 .fix(format!(
-                    "correct {shown} at line {} column {} by hand (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
+                    "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
                     e.line, e.column
                 )),
             ),
@@ -374,7 +380,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                             ),
                         )
                         .at(&f.path, Some(i.line))
-                        .fix(format!("correct {} in {shown} by hand", i.at)),
+                        .fix(format!("{who} {} in {shown}", i.at)),
                     );
                 }
                 report.notes.push((
