@@ -740,6 +740,29 @@ fn config_invalid() {
     assert_eq!(doc["findings"][0]["line"], 2);
 }
 
+#[test]
+fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
+    let h = Home::new();
+    h.install();
+    let off = h.gk().args(["disable", "stop", "--yes"]).output().unwrap();
+    assert!(off.status.success(), "{}", text(&off.stderr));
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    let info: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(info, ["hook-switched-off"]);
+    let run = h.doctor(&["-v"]);
+    assert!(
+        run.stdout.contains("switched off in gk.json: not run"),
+        "{}",
+        run.stdout
+    );
+}
+
 // ----------------------------------------------------- output and exit codes
 
 #[test]
