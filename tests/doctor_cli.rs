@@ -576,6 +576,17 @@ fn hook_binary_outdated() {
         .unwrap()
         .contains("gk 0.0.1"));
     h.fix_then_clean();
+    // A newer registered gk is reported but never downgraded.
+    write_script(
+        &h.binary(),
+        "#!/bin/sh\n# \u{0}gk-build-version=99.0.0\u{0}\nexit 0\n",
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["hook-binary-outdated"]);
+    assert_eq!(doc["findings"][0]["fixable"], false);
+    let before = std::fs::read(h.binary()).unwrap();
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(std::fs::read(h.binary()).unwrap(), before);
 }
 
 #[cfg(unix)]

@@ -45,6 +45,25 @@ pub fn version_of_file(path: &Path) -> std::io::Result<Option<String>> {
     }
 }
 
+/// Is version `a` newer than `b`? Compares the numeric release parts
+/// (`1.10.0` > `1.9.3`); a pre-release (`-rc.1`) counts as older than the
+/// same release. Unparseable parts compare as 0.
+pub fn newer(a: &str, b: &str) -> bool {
+    fn key(v: &str) -> (Vec<u64>, bool) {
+        let v = v.split('+').next().unwrap_or(v);
+        let (release, pre) = match v.split_once('-') {
+            Some((r, _)) => (r, true),
+            None => (v, false),
+        };
+        let mut nums: Vec<u64> = release.split('.').map(|p| p.parse().unwrap_or(0)).collect();
+        while nums.last() == Some(&0) {
+            nums.pop();
+        }
+        (nums, !pre)
+    }
+    key(a) > key(b)
+}
+
 /// Is `program` (from `hookcmd::Invocation`) an absolute path?
 pub fn is_absolute(program: &str) -> bool {
     let b = program.as_bytes();
@@ -167,5 +186,15 @@ mod tests {
         let p = dir.path().join("none");
         std::fs::write(&p, vec![0u8; 300_000]).unwrap();
         assert_eq!(version_of_file(&p).unwrap(), None);
+    }
+
+    #[test]
+    fn version_order() {
+        assert!(newer("0.2.0", "0.1.9"));
+        assert!(newer("1.10.0", "1.9.3"));
+        assert!(newer("1.0.0", "1.0.0-rc.1"));
+        assert!(!newer("0.1.0", "0.1.0"));
+        assert!(!newer("0.1", "0.1.0"));
+        assert!(!newer("0.0.1", "0.1.0"));
     }
 }

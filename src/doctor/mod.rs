@@ -486,28 +486,36 @@ fn outdated(path: &Path, first: &Registration, canonical: &Path) -> Option<Findi
         Some(v) => format!("is gk {v}, this gk is {ours}"),
         None => format!("carries no gk version (not a gk build); this gk is {ours}"),
     };
+    let finding = Finding::new(
+        "hook-binary-outdated",
+        Severity::Warning,
+        Group::Binaries,
+        format!(
+            "{} (registered in {}) {what}",
+            path.display(),
+            first.place()
+        ),
+    )
+    .at(path, None);
+    if theirs.as_deref().is_some_and(|v| binary::newer(v, ours)) {
+        // Never downgrade: it is this gk that is old.
+        return Some(finding.fix(format!(
+            "this gk is the older one: run the registered gk's own doctor ({} doctor --fix)",
+            path.display()
+        )));
+    }
     let remedy = if scopes::same_file(path, canonical) {
         Remedy::Binary
     } else {
         Remedy::Registrations
     };
     Some(
-        Finding::new(
-            "hook-binary-outdated",
-            Severity::Warning,
-            Group::Binaries,
-            format!(
-                "{} (registered in {}) {what}",
-                path.display(),
-                first.place()
-            ),
-        )
-        .at(path, None)
-        .fix(format!(
-            "{FIX_COMMAND} (puts this gk at {})",
-            canonical.display()
-        ))
-        .remedy(remedy),
+        finding
+            .fix(format!(
+                "{FIX_COMMAND} (puts this gk at {})",
+                canonical.display()
+            ))
+            .remedy(remedy),
     )
 }
 
