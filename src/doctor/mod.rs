@@ -305,7 +305,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     Severity::Warning,
                     Group::Settings,
                     format!(
-                        "{} is the home folder: Claude Code started here loads {} as user and as project settings",
+                        "Claude Code started in {} (the home folder) loads {} as user settings and again as project settings",
                         paths.project_dir.display(),
                         paths.user.display()
                     ),
