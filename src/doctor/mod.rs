@@ -19,7 +19,6 @@ pub mod state;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -27,7 +26,6 @@ use crate::cli::{ColorChoice, DoctorArgs};
 use crate::error::{Error, Result};
 use crate::hookcmd::{self, CommandContext, HookKind, Owner, ShellForm};
 use crate::paths::ClaudePaths;
-use crate::platform::{self, Os};
 
 use finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 pub use registrations::Registration;
@@ -53,15 +51,9 @@ pub struct Inputs {
 impl Inputs {
     /// Read the process environment and the flags.
     pub fn from_process(args: &DoctorArgs) -> Result<Inputs> {
-        let os = Os::current();
-        let paths = ClaudePaths::from_env().ok_or_else(|| {
-            Error::new("could not find the home folder (set HOME, or CLAUDE_CONFIG_DIR)")
-        })?;
-        let home = dirs::home_dir()
-            .ok_or_else(|| Error::new("could not find the home folder (set HOME)"))?;
-        let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from);
+        // The same machine facts install plans from (paths, platform, home,
+        // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
+        let machine = crate::install::Machine::from_env()?;
         let project_dir = match &args.project {
             Some(p) => p.clone(),
             None => std::env::current_dir()
@@ -70,23 +62,17 @@ impl Inputs {
         let managed = args
             .managed_settings
             .clone()
-            .unwrap_or_else(|| scopes::default_managed_path(os));
-        let git_bash = platform::find_git_bash(os, &|k| std::env::var_os(k), &|p| p.is_file());
+            .unwrap_or_else(|| scopes::default_managed_path(machine.os));
         Ok(Inputs {
-            ctx: CommandContext {
-                os,
-                home,
-                claude_dir: paths.dir().to_path_buf(),
-                claude_config_dir,
-            },
             scope_paths: ScopePaths {
-                user: paths.settings(),
+                user: machine.paths.settings(),
                 project_dir,
                 managed,
             },
-            paths,
+            ctx: machine.ctx,
+            paths: machine.paths,
             path_var: std::env::var_os("PATH"),
-            git_bash,
+            git_bash: machine.git_bash,
             smoke: !args.no_smoke,
             now: SystemTime::now(),
         })
@@ -126,16 +112,9 @@ pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
     fix::run(&inputs, &diagnosis, args, color)
 }
 
-/// Colour when asked, or on a terminal without `NO_COLOR`.
+/// Colour when asked, or on a terminal without `NO_COLOR` (install's rule).
 pub fn use_color(choice: ColorChoice) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
-    }
+    crate::install::apply::style_for(choice).color
 }
 
 /// What one doctor run found, plus what `--fix` needs to plan from it.

@@ -158,19 +158,14 @@ pub fn secrets_in_lenient(text: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Install's rule (TOKEN, KEY, SECRET, PASSWORD), plus a few more words:
+/// doctor only reads, so masking too much costs nothing.
 pub fn secret_key(key: &str) -> bool {
     let k = key.to_ascii_uppercase();
-    [
-        "TOKEN",
-        "KEY",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "AUTH",
-    ]
-    .iter()
-    .any(|w| k.contains(w))
+    crate::install::plan::is_secret_key(key)
+        || ["PASSWD", "CREDENTIAL", "AUTH"]
+            .iter()
+            .any(|w| k.contains(w))
 }
 
 /// Terminal colours, or none.
