@@ -16,6 +16,7 @@ gk's own robustness tests instead.
 import base64
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -298,7 +299,59 @@ def build_cases():
         add(f"stop/age/in-progress-{age_name}", "stop", STOP_EVENT, state(task("in_progress"), age=age))
     for i, raw in enumerate(["", "not json", "[]"]):
         add(f"stop/stdin-ignored-{i}", "stop", raw, COMMON_STATES["in-progress-fresh"])
+    # Seeded random prompts and states, for what the hand-picked cases miss.
+    rng = random.Random(20260926)
+    for i in range(120):
+        add(f"prompt/random/{i:03}", "prompt", compact({"prompt": random_prompt(rng)}), CLEAN)
+    for i in range(40):
+        st = state(random_state(rng), age=rng.choice(RANDOM_AGES))
+        add(f"prompt/random-state/{i:03}", "prompt", compact({"prompt": "implement it"}), st)
+        add(f"stop/random-state/{i:03}", "stop", STOP_EVENT, st)
     return cases
+
+
+RANDOM_TOKENS = ["[check]", "[ CHECK ]", "[", "]", "check", "chec\u212a", "\u212a", "\u0130", "\u03a3", "\u03c2",
+                 "\u00e9", "-", "_", "2", "x", "a", "K", " ", "  ", "\t", "\n", "\x1c", "\x1f", "\x85", "\xa0",
+                 "\u3000", "\u200b", "\u180e", "\u2028", "\U0001f600", "Ok", "NO", "TTL"]
+RANDOM_AGES = [-5000, 30, 200, 5000, 30 * H + 100, 100 * H, 25 * H + 50]
+
+
+def random_prompt(rng):
+    tokens = REFERENCE_KEYWORDS["rules"] + REFERENCE_KEYWORDS["effort"] + RANDOM_TOKENS
+    sep = rng.choice(["", " ", ""])
+    text = sep.join(rng.choice(tokens) for _ in range(rng.randrange(0, 14)))
+    return text.upper() if rng.random() < 0.3 else text
+
+
+def random_value(rng, depth=0):
+    c = rng.randrange(12)
+    if c == 0:
+        return None
+    if c == 1:
+        return rng.choice([True, False])
+    if c == 2:
+        return rng.choice([0, 1, -5, 2 ** 40, 12345678901234])
+    if c == 3:
+        return rng.choice([0.0, -0.0, 1.5, 1e20, 1e16, 1e15, 123456789.125, 1e-5, 0.0001, -2.5e-10, 1e300])
+    if c == 4 and depth < 2:
+        return [random_value(rng, depth + 1) for _ in range(rng.randrange(3))]
+    if c == 5 and depth < 2:
+        # One key only: gk shows dict keys sorted, Python in file order.
+        return {rng.choice(["a", "k'", 'q"', "\u00e9"]): random_value(rng, depth + 1)}
+    pieces = ["a", "B", " ", "\u00e9", "'", '"', "\\", "\n", "\t", "\x01", "\x7f", "\x9f", "\U0001f600",
+              "in_progress", "clean", ""]
+    return "".join(rng.choice(pieces) for _ in range(rng.randrange(6)))
+
+
+def random_state(rng):
+    d = {}
+    for k in ["status", "task", "detail", "project", "updated", "cwd"]:
+        if rng.random() < 0.75:
+            if k == "status":
+                d[k] = rng.choice(["in_progress", "clean", "in_progress", "clean", random_value(rng)])
+            else:
+                d[k] = random_value(rng)
+    return d
 
 
 def load_keywords(ref_dir):

@@ -346,7 +346,6 @@ pub struct LoadedConfig {
 /// Read and check the config file at `path`. A missing file gives the
 /// built-in defaults; anything else that cannot be used is an error naming
 /// the file (and line:col for JSON and type errors). Reads, never writes.
-#[allow(dead_code)] // for gk doctor
 pub fn load_config(path: &Path) -> Result<Config, ConfigError> {
     match read_config_text(path)? {
         None => Ok(Config::default()),

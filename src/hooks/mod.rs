@@ -29,9 +29,7 @@ mod stop;
 use std::io::{Read, Write};
 use std::time::SystemTime;
 
-#[allow(unused_imports)]
 pub use config::{load_config, Config, ConfigError};
-#[allow(unused_imports)]
 pub use state::{read_state, StateFile, StateRead, StateVerdict};
 
 use crate::paths::ClaudePaths;
@@ -133,14 +131,21 @@ pub fn print_rules() -> crate::error::Result<u8> {
     let config = effective_config();
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
-    println!("{text}");
+    print_out(&format!("{text}\n"));
     Ok(0)
+}
+
+/// Print to stdout; a closed pipe (`gk rules | head`) is not an error.
+fn print_out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
 }
 
 /// `gk explain "<prompt>"`: which rule and keyword fire, in plain text.
 pub fn explain(prompt_text: &str) -> crate::error::Result<u8> {
     let config = effective_config();
-    print!("{}", explanation(prompt_text, &config));
+    print_out(&explanation(prompt_text, &config));
     Ok(0)
 }
 
