@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         // Reached only through an unusual spelling clap still accepts.
-        Command::Hook { which } => Ok(hooks::run(hook_of(which))),
+        Command::Hook { which } => Ok(run_hook(hook_of(which))),
         Command::Install(a) => install::run_install(&a, cli.color),
         Command::Uninstall(a) => install::run_uninstall(&a, cli.color),
         Command::Enable(a) => install::run_switch(&a, true, cli.color),
@@ -67,6 +67,14 @@ fn run_hook_args(rest: &[OsString]) -> u8 {
             return 1;
         }
     };
+    run_hook(hook)
+}
+
+/// Run a hook so that even a bug can neither print to stderr nor exit
+/// non-zero: release builds abort on panic, so `hooks::run`'s
+/// catch_unwind alone is not enough; the panic hook exits 0 first.
+fn run_hook(hook: hooks::Hook) -> u8 {
+    std::panic::set_hook(Box::new(|_| std::process::exit(0)));
     hooks::run(hook)
 }
 

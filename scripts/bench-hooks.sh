@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Time `gk hook prompt` and `gk hook stop` against a no-op process
+# (/bin/true with the same stdin) and the Python reference hooks, and print
+# the ratios. One command:
+#
+#   scripts/bench-hooks.sh [RUNS] [REF_RUNS]   (defaults 1000 and 30)
+#
+# Two gk builds are timed: the plain `cargo build --release` binary, and
+# the same code linked statically (`cargo rustc --release --bin gk --
+# -C target-feature=+crt-static`, Linux), which skips the dynamic loader
+# and is the build docs/hooks.md recommends for installing on Linux.
+# The Python reference is looked for in $GK_REFERENCE_DIR, else
+# ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
+# same interleaved run as gk) rather than RUNS.
+# Timing uses scripts/bench-spawn.rs (spawn + wait, stdin from a file, no
+# shell in between): hyperfine 1.15, as Debian packages it, cannot give a
+# command a stdin file without a shell, whose own start-up would swamp a
+# sub-millisecond hook.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-1000}
+REF_RUNS=${2:-30}
+WARMUP=20
+REF=${GK_REFERENCE_DIR:-../shared/reference}
+PY=${PYTHON:-python3}
+
+mkdir -p target/bench
+log=target/bench/build.log
+build() { "$@" >"$log" 2>&1 || { cat "$log"; exit 1; }; }
+build cargo build --release
+cp target/release/gk target/bench/gk-dynamic
+build cargo rustc --release --bin gk -- -C target-feature=+crt-static
+cp target/release/gk target/bench/gk-static
+GK="$PWD/target/bench/gk-static"
+GKD="$PWD/target/bench/gk-dynamic"
+rustc -O --edition 2021 -o target/bench/bench-spawn scripts/bench-spawn.rs
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp/home" USERPROFILE="$tmp/home"
+unset CLAUDE_CONFIG_DIR
+mkdir -p "$HOME/.claude/hooks"
+# A realistic state: a task in progress, written a few minutes ago.
+cat > "$HOME/.claude/hooks/task_state.json" <<'JSON'
+{
+  "status": "in_progress",
+  "task": "Writing bfsi-case.ttl",
+  "detail": "Phase P1 -- new shared case module",
+  "project": "BFSI",
+  "cwd": "/home/u/work/BFSI",
+  "updated": "2026-09-26T14:32:00"
+}
+JSON
+touch -d '-7 minutes' "$HOME/.claude/hooks/task_state.json"
+# The payloads Claude Code sends (shape measured on the real client).
+printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","prompt_id":"p-0001","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Please review all the SPARQL queries in the ontology folder and explain what each one does"}' > "$tmp/prompt.json"
+printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done.","background_tasks":[],"session_crons":[]}' > "$tmp/stop.json"
+
+# Sanity: the hooks answer before they are timed.
+"$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
+"$GK" hook stop < "$tmp/stop.json" | grep -q 'STATE \[DIRTY\]'
+
+TAB=$'\t'
+P="$tmp/prompt.json"
+S="$tmp/stop.json"
+{
+  echo "no-op(/bin/true)${TAB}$P${TAB}/bin/true"
+  echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
+  echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
+  echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
+  echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
+} > "$tmp/spec1.tsv"
+
+echo "gk $("$GK" --version | cut -d' ' -f2); $(nproc) CPUs; $(uname -sr)"
+echo
+echo "== gk against a no-op process ($RUNS interleaved runs each)"
+target/bench/bench-spawn "$RUNS" "$WARMUP" "$tmp/spec1.tsv" | tee "$tmp/result1.txt"
+
+have_ref=no
+if [ -f "$REF/gatekeeper.py" ] && command -v "$PY" >/dev/null; then
+  have_ref=yes
+  PYBIN=$(command -v "$PY")
+  {
+    echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
+    echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
+    echo "python-gatekeeper.py${TAB}$P${TAB}$PYBIN${TAB}$REF/gatekeeper.py"
+    echo "python-state_monitor.py${TAB}$S${TAB}$PYBIN${TAB}$REF/state_monitor.py"
+  } > "$tmp/spec2.tsv"
+  echo
+  echo "== gk against the Python reference ($REF_RUNS interleaved runs each)"
+  target/bench/bench-spawn "$REF_RUNS" 3 "$tmp/spec2.tsv" | tee "$tmp/result2.txt"
+else
+  echo "(no reference at $REF: gk and /bin/true only)"
+fi
+
+echo
+echo "== ratios (medians)"
+cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
+  $1 != "command" { if (!($1 in med)) med[$1] = $2; else med2[$1] = $2 }
+  END {
+    t = med["no-op(/bin/true)"]
+    printf "gk hook prompt, static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-prompt(static)"] / t
+    printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-stop(static)"] / t
+    printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
+    printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
+    if (have_ref == "yes") {
+      printf "python gatekeeper.py    / gk      %5.0fx  (target >= 25x)\n", med["python-gatekeeper.py"] / med2["gk-prompt(static)"]
+      printf "python state_monitor.py / gk      %5.0fx  (target >= 25x)\n", med["python-state_monitor.py"] / med2["gk-stop(static)"]
+    }
+  }'

@@ -1,0 +1,200 @@
+//! Do the programs the registered commands run exist, and is the registered
+//! gk this gk? Neither question may start a process (only smoke tests do),
+//! so the version is read from the marker every gk build carries in its
+//! bytes (install's), and programs on PATH are looked up by hand.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use crate::platform::Os;
+
+/// The version of the running gk.
+pub fn this_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// The gk version embedded in a binary's bytes, if it carries one (the
+/// marker install also reads; see `install::binary`).
+pub fn embedded_version(bytes: &[u8]) -> Option<String> {
+    crate::install::binary::embedded_version(bytes)
+}
+
+/// The gk version in the file at `path`, read in chunks and stopping at
+/// the marker (it sits in the first tenth of a release build), so a check
+/// does not read the whole program.
+pub fn version_of_file(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    const CHUNK: usize = 256 * 1024;
+    // Longer than the marker plus any plausible version: a marker cut by a
+    // chunk boundary is whole in the next window.
+    const OVERLAP: usize = 128;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; CHUNK + OVERLAP];
+    let mut kept = 0;
+    loop {
+        let n = file.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let end = kept + n;
+        if let Some(v) = embedded_version(&buf[..end]) {
+            return Ok(Some(v));
+        }
+        kept = OVERLAP.min(end);
+        buf.copy_within(end - kept..end, 0);
+    }
+}
+
+/// Is version `a` newer than `b`? Compares the numeric release parts
+/// (`1.10.0` > `1.9.3`); a pre-release (`-rc.1`) counts as older than the
+/// same release. Unparseable parts compare as 0.
+pub fn newer(a: &str, b: &str) -> bool {
+    fn key(v: &str) -> (Vec<u64>, bool) {
+        let v = v.split('+').next().unwrap_or(v);
+        let (release, pre) = match v.split_once('-') {
+            Some((r, _)) => (r, true),
+            None => (v, false),
+        };
+        let mut nums: Vec<u64> = release.split('.').map(|p| p.parse().unwrap_or(0)).collect();
+        while nums.last() == Some(&0) {
+            nums.pop();
+        }
+        (nums, !pre)
+    }
+    key(a) > key(b)
+}
+
+/// Is `program` (from `hookcmd::Invocation`) an absolute path?
+pub fn is_absolute(program: &str) -> bool {
+    let b = program.as_bytes();
+    program.starts_with('/')
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && (b[2] == b'/' || b[2] == b'\\'))
+}
+
+/// Where `program` lives on this machine: the first candidate that exists.
+/// Absolute programs are tried as they are (plus `.exe` on Windows); bare
+/// names are searched in `path_var` (`PATH`). `exists` is injected so the
+/// Windows branch runs in Linux tests.
+pub fn locate(
+    os: Os,
+    program: &str,
+    path_var: Option<&OsStr>,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    let with_exe = |p: PathBuf| -> Vec<PathBuf> {
+        if os.is_windows() && !p.to_string_lossy().to_ascii_lowercase().ends_with(".exe") {
+            let mut e = p.clone().into_os_string();
+            e.push(".exe");
+            vec![PathBuf::from(e), p]
+        } else {
+            vec![p]
+        }
+    };
+    if is_absolute(program) {
+        return with_exe(PathBuf::from(program))
+            .into_iter()
+            .find(|p| exists(p));
+    }
+    if program.contains('/') || program.contains('\\') {
+        // Relative to a folder we cannot know (Claude Code's cwd): undecided.
+        return None;
+    }
+    let sep = if os.is_windows() { ';' } else { ':' };
+    let path_var = path_var?.to_string_lossy().into_owned();
+    path_var
+        .split(sep)
+        .filter(|d| !d.is_empty())
+        .flat_map(|d| with_exe(Path::new(d).join(program)))
+        .find(|p| exists(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_version_is_the_package_version() {
+        assert_eq!(this_version(), env!("CARGO_PKG_VERSION"));
+    }
+
+    #[test]
+    fn this_build_carries_its_marker() {
+        let exe = std::env::current_exe().unwrap();
+        let bytes = std::fs::read(exe).unwrap();
+        assert_eq!(embedded_version(&bytes).as_deref(), Some(this_version()));
+    }
+
+    #[test]
+    fn absolute_programs_per_platform() {
+        assert!(is_absolute("/home/u/.claude/hooks/gk"));
+        assert!(is_absolute("c:/users/u/.claude/hooks/gk"));
+        assert!(is_absolute(r"C:\Users\u\gk.exe"));
+        assert!(!is_absolute("gk"));
+        assert!(!is_absolute("./gk"));
+    }
+
+    #[test]
+    fn windows_tries_exe_first() {
+        let exists = |p: &Path| p == Path::new("c:/users/u/.claude/hooks/gk.exe");
+        assert_eq!(
+            locate(Os::Windows, "c:/users/u/.claude/hooks/gk", None, &exists),
+            Some(PathBuf::from("c:/users/u/.claude/hooks/gk.exe"))
+        );
+        assert_eq!(
+            locate(Os::Linux, "c:/users/u/.claude/hooks/gk", None, &exists),
+            None
+        );
+    }
+
+    #[test]
+    fn bare_names_are_searched_on_path() {
+        let exists = |p: &Path| p == Path::new("/usr/local/bin/gk");
+        let path = OsStr::new("/usr/bin::/usr/local/bin");
+        assert_eq!(
+            locate(Os::Linux, "gk", Some(path), &exists),
+            Some(PathBuf::from("/usr/local/bin/gk"))
+        );
+        assert_eq!(locate(Os::Linux, "gk", None, &exists), None);
+        let exists = |p: &Path| p == Path::new(r"C:\tools").join("gk.exe");
+        assert!(locate(
+            Os::Windows,
+            "gk",
+            Some(OsStr::new(r"C:\bin;C:\tools")),
+            &exists
+        )
+        .is_some());
+    }
+
+    #[test]
+    fn version_is_found_across_chunk_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        for at in [0usize, 100, 256 * 1024 - 10, 256 * 1024 + 5, 700_000] {
+            let mut bytes = vec![7u8; 800_000];
+            let marker = format!("\0gk-build-{}=9.8.7\0", std::hint::black_box("version"));
+            bytes.splice(at..at + marker.len(), marker.bytes());
+            let p = dir.path().join("bin");
+            std::fs::write(&p, &bytes).unwrap();
+            assert_eq!(
+                version_of_file(&p).unwrap().as_deref(),
+                Some("9.8.7"),
+                "at {at}"
+            );
+        }
+        let p = dir.path().join("none");
+        std::fs::write(&p, vec![0u8; 300_000]).unwrap();
+        assert_eq!(version_of_file(&p).unwrap(), None);
+    }
+
+    #[test]
+    fn version_order() {
+        assert!(newer("0.2.0", "0.1.9"));
+        assert!(newer("1.10.0", "1.9.3"));
+        assert!(newer("1.0.0", "1.0.0-rc.1"));
+        assert!(!newer("0.1.0", "0.1.0"));
+        assert!(!newer("0.1", "0.1.0"));
+        assert!(!newer("0.0.1", "0.1.0"));
+    }
+}

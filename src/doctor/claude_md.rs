@@ -1,0 +1,269 @@
+//! The Task State Convention block in `<claude dir>/CLAUDE.md`: without it
+//! Claude never writes task_state.json and the state signal is dead. Doctor
+//! checks the block is there once and matches what this gk would paste; the
+//! user's own text around it is none of its business.
+
+use std::path::Path;
+
+use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+
+/// How the block is recognised and what it should say.
+#[derive(Debug, Clone)]
+pub struct SectionSpec {
+    /// Prefix of the line that opens gk's block.
+    pub begin: &'static str,
+    /// Prefix of the line that closes it.
+    pub end: &'static str,
+    /// Heading of the Python-era section (pasted by hand, no markers).
+    pub legacy_heading: &'static str,
+    /// The section this gk would paste (between the markers), if known.
+    pub expected: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SectionState {
+    Ok,
+    Missing,
+    /// More than one copy. `legacy`: one of them is the Python-era section,
+    /// which only a person can take out safely.
+    Duplicated {
+        count: usize,
+        legacy: bool,
+    },
+    /// Why it differs from what this gk writes.
+    Outdated(String),
+    /// Markers that do not pair up: where the block ends is a guess, so
+    /// nothing is edited automatically.
+    Damaged(String),
+}
+
+/// Markers alternate begin, end, begin, end … (every block closed, none nested).
+fn well_formed(begins: &[usize], ends: &[usize]) -> bool {
+    begins.len() == ends.len()
+        && begins.iter().zip(ends).all(|(b, e)| b < e)
+        && begins.iter().skip(1).zip(ends).all(|(b, e)| e < b)
+}
+
+/// Pure: judge the CLAUDE.md text (`None` when the file does not exist).
+pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
+    let Some(original) = text else {
+        return SectionState::Missing;
+    };
+    let text = original.replace("\r\n", "\n");
+    let lines: Vec<&str> = text.lines().collect();
+    let begins: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with(spec.begin))
+        .collect();
+    let ends: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with(spec.end))
+        .collect();
+    let inside = |i: usize| begins.iter().zip(&ends).any(|(&b, &e)| b < i && i < e);
+    let legacy = (0..lines.len())
+        .filter(|&i| lines[i].trim() == spec.legacy_heading && !inside(i))
+        .count();
+    if !well_formed(&begins, &ends) {
+        let line = begins.iter().chain(&ends).min().map_or(1, |l| l + 1);
+        return SectionState::Damaged(format!(
+            "its gk:begin / gk:end markers do not pair up (from line {line})"
+        ));
+    }
+    match begins.len() + legacy {
+        0 => SectionState::Missing,
+        1 if legacy == 1 => SectionState::Outdated(
+            "it is the Python-era section (gatekeeper.py, no gk markers)".to_string(),
+        ),
+        1 => match &spec.expected {
+            // Up to date exactly when pasting the current block again would
+            // change nothing.
+            Some(section) => {
+                match crate::install::claude_md::insert_section(
+                    Path::new("CLAUDE.md"),
+                    original,
+                    section,
+                ) {
+                    Ok(new) if new == original => SectionState::Ok,
+                    Ok(_) => SectionState::Outdated(
+                        "it differs from the block this gk writes".to_string(),
+                    ),
+                    Err(e) => SectionState::Damaged(e.to_string()),
+                }
+            }
+            None => SectionState::Ok,
+        },
+        count => SectionState::Duplicated {
+            count,
+            legacy: legacy > 0,
+        },
+    }
+}
+
+/// Keep the first marked block, drop the later ones (well-formed markers
+/// only; anything else is returned unchanged for the editor to refuse).
+/// A blank line left doubled where a block was is dropped too.
+pub fn drop_extra_blocks(text: &str, begin: &str, end: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut seen = 0;
+    let mut inside = false;
+    let mut skipping = false;
+    let mut after_removed = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare.starts_with(begin) {
+            if inside {
+                return text.to_string();
+            }
+            inside = true;
+            seen += 1;
+            skipping = seen > 1;
+        }
+        let closing = bare.starts_with(end);
+        if closing && !inside {
+            return text.to_string();
+        }
+        if skipping {
+            if closing {
+                inside = false;
+                skipping = false;
+                after_removed = true;
+            }
+            continue;
+        }
+        if closing {
+            inside = false;
+        }
+        let blank = bare.trim().is_empty();
+        if after_removed
+            && blank
+            && (out.is_empty() || out.ends_with("\n\n") || out.ends_with("\r\n\r\n"))
+        {
+            after_removed = false;
+            continue;
+        }
+        after_removed = false;
+        out.push_str(line);
+    }
+    if inside {
+        return text.to_string();
+    }
+    out
+}
+
+pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
+    let shown = path.display();
+    let fixed = format!("{FIX_COMMAND} (writes the current block; your own text stays as it is)");
+    let f = match state {
+        SectionState::Ok => return None,
+        SectionState::Missing => Finding::new(
+            "claude-md-section-missing",
+            Severity::Warning,
+            Group::ClaudeMd,
+            format!("{shown} has no Task State Convention block; Claude will not keep task_state.json up to date"),
+        )
+        .fix(fixed)
+        .remedy(Remedy::ClaudeMd),
+        SectionState::Duplicated { count, legacy: false } => Finding::new(
+            "claude-md-section-duplicated",
+            Severity::Warning,
+            Group::ClaudeMd,
+            format!("{shown} has the Task State Convention {count} times; Claude reads every copy"),
+        )
+        .fix(format!("{FIX_COMMAND} (keeps one current block; your own text stays as it is)"))
+        .remedy(Remedy::ClaudeMd),
+        SectionState::Duplicated { count, legacy: true } => Finding::new(
+            "claude-md-section-duplicated",
+            Severity::Warning,
+            Group::ClaudeMd,
+            format!("{shown} has the Task State Convention {count} times, one of them the Python-era section; Claude reads every copy"),
+        )
+        .fix(format!("delete the section headed \"## Task State Convention (Gatekeeper Hooks)\" from {shown} by hand (gk keeps its marked block), then {FIX_COMMAND}")),
+        SectionState::Outdated(why) => Finding::new(
+            "claude-md-section-outdated",
+            Severity::Warning,
+            Group::ClaudeMd,
+            format!("the Task State Convention block in {shown} is outdated: {why}"),
+        )
+        .fix(fixed)
+        .remedy(Remedy::ClaudeMd),
+        SectionState::Damaged(why) => Finding::new(
+            "claude-md-section-outdated",
+            Severity::Warning,
+            Group::ClaudeMd,
+            format!("the Task State Convention block in {shown} is damaged: {why}"),
+        )
+        .fix(format!("put the <!-- gk:begin … --> / <!-- gk:end --> lines of {shown} right by hand (or delete both and the text between), then {FIX_COMMAND}")),
+    };
+    Some(f.at(path, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::install::claude_md::{insert_section, BEGIN_MARKER, END_MARKER};
+
+    const SECTION: &str = "## Task State Convention (gk hooks)\nbody\n";
+
+    fn spec() -> SectionSpec {
+        SectionSpec {
+            begin: "<!-- gk:begin",
+            end: END_MARKER,
+            legacy_heading: "## Task State Convention (Gatekeeper Hooks)",
+            expected: Some(SECTION.to_string()),
+        }
+    }
+
+    #[test]
+    fn states() {
+        let s = spec();
+        assert_eq!(assess(None, &s), SectionState::Missing);
+        assert_eq!(assess(Some("# Mine\n"), &s), SectionState::Missing);
+        let written = insert_section(Path::new("C"), "# Mine\r\n", SECTION).unwrap();
+        assert!(written.contains("\r\n<!-- gk:end"));
+        assert_eq!(assess(Some(&written), &s), SectionState::Ok);
+        let old = format!("{BEGIN_MARKER}\nold\n{END_MARKER}\n");
+        assert!(matches!(assess(Some(&old), &s), SectionState::Outdated(_)));
+        assert!(matches!(
+            assess(Some(&format!("{BEGIN_MARKER}\nold\n")), &s),
+            SectionState::Damaged(_)
+        ));
+        assert!(matches!(
+            assess(
+                Some("## Task State Convention (Gatekeeper Hooks)\nTwo global hooks (`gatekeeper.py`…\n"),
+                &s
+            ),
+            SectionState::Outdated(_)
+        ));
+        let once = insert_section(Path::new("C"), "", SECTION).unwrap();
+        assert_eq!(
+            assess(Some(&format!("{once}\n{once}")), &s),
+            SectionState::Duplicated {
+                count: 2,
+                legacy: false
+            }
+        );
+        assert_eq!(
+            assess(
+                Some(&format!(
+                    "## Task State Convention (Gatekeeper Hooks)\nx\n\n{once}"
+                )),
+                &s
+            ),
+            SectionState::Duplicated {
+                count: 2,
+                legacy: true
+            }
+        );
+    }
+
+    #[test]
+    fn extra_blocks_are_dropped_and_the_first_kept() {
+        let once = insert_section(Path::new("C"), "", SECTION).unwrap();
+        let text = format!("# mine\n\n{once}\nmiddle\n\n{once}\nend\n");
+        let out = drop_extra_blocks(&text, "<!-- gk:begin", END_MARKER);
+        assert_eq!(out, format!("# mine\n\n{once}\nmiddle\n\nend\n"));
+        assert_eq!(assess(Some(&out), &spec()), SectionState::Ok);
+        // Unpaired markers: untouched.
+        let bad = format!("{BEGIN_MARKER}\n{BEGIN_MARKER}\n{END_MARKER}\n");
+        assert_eq!(drop_extra_blocks(&bad, "<!-- gk:begin", END_MARKER), bad);
+    }
+}

@@ -1,0 +1,300 @@
+//! `gk doctor --fix`: turn the fixable findings into ONE plan and hand it to
+//! the install engine (plan → diff → confirm → atomic write, `--yes`,
+//! `--dry-run`), then diagnose again and print the result. What cannot be
+//! fixed (managed policy, a file that does not parse, `disableAllHooks`) is
+//! explained with the file and what to change; doctor never edits those.
+
+use std::path::PathBuf;
+
+use super::claude_md::SectionSpec;
+use super::finding::{Finding, Remedy, Severity};
+use super::render;
+use super::scopes::{Load, Scope, ScopeFile};
+use super::{Diagnosis, Inputs};
+use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
+use crate::error::{Error, Result};
+use crate::install::apply::{self, read_current, ChangeOptions, Outcome};
+use crate::install::plan::{FileChange, Plan};
+use crate::install::{self, claude_md, settings_edit};
+
+/// How the CLAUDE.md block is recognised, and the block this gk writes.
+pub fn section_spec(inputs: &Inputs) -> SectionSpec {
+    SectionSpec {
+        begin: "<!-- gk:begin",
+        end: claude_md::END_MARKER,
+        legacy_heading: claude_md::LEGACY_HEADING,
+        expected: Some(section_text(inputs)),
+    }
+}
+
+/// The Task State Convention text for this machine (install's template).
+fn section_text(inputs: &Inputs) -> String {
+    claude_md::section_for(&inputs.paths.state_file().display().to_string())
+}
+
+/// What the plan must do, decided from the findings alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FixNeeds {
+    /// Rewrite gk's registrations in user settings (one canonical entry per
+    /// hook; legacy and variant entries removed).
+    pub user_registrations: bool,
+    /// Files other than user settings whose gk/legacy entries must go.
+    pub remove_from: Vec<PathBuf>,
+    pub binary: bool,
+    pub claude_md: bool,
+    pub state_file: bool,
+    /// Findings that need a person, each with why doctor leaves it alone.
+    pub manual: Vec<String>,
+}
+
+impl FixNeeds {
+    pub fn is_empty(&self) -> bool {
+        !self.user_registrations
+            && self.remove_from.is_empty()
+            && !self.binary
+            && !self.claude_md
+            && !self.state_file
+    }
+}
+
+/// Can the editor touch this file? Missing and empty files can be created;
+/// a file that does not parse or breaks the schema is left to the user.
+pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
+    match &file.load {
+        Load::Absent | Load::Empty => Ok(()),
+        Load::Parsed { issues, .. } => match issues.iter().find(|i| blocks_edit(i)) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "{} breaks the settings schema at line {} ({}: {}); correct it by hand first",
+                file.path.display(),
+                i.line,
+                i.at,
+                i.reason
+            )),
+        },
+        Load::Unparseable(e) => Err(format!(
+            "{} is not strict JSON (line {} column {}: {}); correct it by hand first, gk never rewrites a file it cannot parse",
+            file.path.display(),
+            e.line,
+            e.column,
+            e.reason
+        )),
+        Load::Unreadable(why) => Err(format!("{} cannot be read ({why})", file.path.display())),
+        Load::SameAsUser => Ok(()),
+    }
+}
+
+/// A schema issue in the parts gk edits (or one that voids the file).
+fn blocks_edit(issue: &crate::settings::SchemaIssue) -> bool {
+    issue.rejects_file
+        || issue.at == "hooks"
+        || ["hooks.UserPromptSubmit", "hooks.Stop"]
+            .iter()
+            .any(|e| issue.at == *e || issue.at.starts_with(&format!("{e}[")))
+}
+
+/// Pure: decide the plan's parts from the findings and the loaded files.
+pub fn needs(
+    findings: &[Finding],
+    files: &[ScopeFile],
+    registrations: &[super::Registration],
+) -> FixNeeds {
+    let mut n = FixNeeds::default();
+    let user = files.iter().find(|f| f.scope == Scope::User);
+    for f in findings.iter().filter(|f| f.severity > Severity::Info) {
+        match f.remedy {
+            Remedy::Manual => n.manual.push(match &f.fix {
+                Some(fix) => format!("[{}] {fix}", f.code),
+                None => format!("[{}] {}", f.code, f.message),
+            }),
+            Remedy::Registrations => {
+                n.user_registrations = true;
+                n.binary = true;
+            }
+            Remedy::Binary => n.binary = true,
+            Remedy::ClaudeMd => n.claude_md = true,
+            Remedy::StateFile => n.state_file = true,
+        }
+    }
+    if n.user_registrations {
+        // gk's entries outside user settings (project, local) go; managed
+        // ones cannot be touched.
+        for r in registrations {
+            let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
+            if ours
+                && matches!(r.scope, Scope::Project | Scope::Local)
+                && !n.remove_from.contains(&r.path)
+            {
+                n.remove_from.push(r.path.clone());
+            }
+            if ours && r.scope == Scope::Managed {
+                n.manual.push(format!(
+                    "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
+                    r.path.display(),
+                    r.line
+                ));
+            }
+        }
+        let mut blocked = Vec::new();
+        for path in &n.remove_from {
+            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
+                blocked.push(path.clone());
+                n.manual.push(format!("cannot remove gk's entries: {why}"));
+            }
+        }
+        n.remove_from.retain(|p| !blocked.contains(p));
+        if let Some(user) = user {
+            if let Err(why) = editable(user) {
+                n.manual
+                    .push(format!("cannot edit hook registrations: {why}"));
+                n.user_registrations = false;
+                n.remove_from.clear();
+            }
+        }
+    }
+    n
+}
+
+/// Build the one plan for every fixable finding. Pure apart from reading
+/// the files it edits (and the running gk, when the binary is replaced).
+pub fn plan(
+    inputs: &Inputs,
+    needs: &FixNeeds,
+    program: &dyn Fn() -> Result<Vec<u8>>,
+) -> Result<Plan> {
+    let os = inputs.ctx.os;
+    let mut plan = Plan::new("gk doctor --fix");
+    if needs.binary {
+        let bin = inputs.paths.binary(os);
+        plan.push(FileChange {
+            path: bin.clone(),
+            old: read_current(&bin)?,
+            new: Some(program()?),
+            binary: true,
+            create_mode: 0o755,
+            strategy: install::binary::replace_strategy(os),
+            reason: "the program both hooks run".into(),
+        });
+    }
+    if needs.state_file {
+        let state = inputs.paths.state_file();
+        if read_current(&state)?.is_none() {
+            plan.push(FileChange::text(
+                &state,
+                None,
+                Some(install::CLEAN_STATE.to_string()),
+                "the task state the hooks read, in the clean form",
+            ));
+        }
+    }
+    if needs.claude_md {
+        let md = inputs.paths.claude_md();
+        let old = read_text(&md)?;
+        let new = fresh_section(&md, old.as_deref().unwrap_or(""), &section_text(inputs))?;
+        plan.push(FileChange::text(
+            &md,
+            old,
+            Some(new),
+            "the Task State Convention block",
+        ));
+    }
+    if needs.user_registrations {
+        let path = inputs.paths.settings();
+        let old = read_text(&path)?;
+        let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
+        let wanted = install::wanted_hooks(&inputs.ctx, shell);
+        let new =
+            settings_edit::add_hooks(&path, old.as_deref().unwrap_or(""), &wanted, &inputs.ctx)?;
+        plan.push(FileChange::text(
+            &path,
+            old,
+            Some(new),
+            "one canonical entry per gk hook; variants and Python hooks removed",
+        ));
+    }
+    for path in &needs.remove_from {
+        let Some(old) = read_text(path)? else {
+            continue;
+        };
+        let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
+        plan.push(FileChange::text(
+            path,
+            Some(old),
+            Some(new),
+            "gk's hooks belong in user settings only",
+        ));
+    }
+    Ok(plan)
+}
+
+/// Exactly one current block: later marked copies taken out, then the
+/// block pasted over the first (or over the Python-era section, or appended).
+pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Result<String> {
+    let one = super::claude_md::drop_extra_blocks(text, "<!-- gk:begin", claude_md::END_MARKER);
+    claude_md::insert_section(path, &one, section)
+}
+
+fn read_text(path: &std::path::Path) -> Result<Option<String>> {
+    match read_current(path)? {
+        None => Ok(None),
+        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            Error::new(format!(
+                "{} is not UTF-8 text; nothing written",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// The bytes of the running gk (what install copies too).
+fn running_program() -> Result<Vec<u8>> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("could not find the running gk: {e}")))?;
+    std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))
+}
+
+pub fn run(
+    inputs: &Inputs,
+    diagnosis: &Diagnosis,
+    args: &DoctorArgs,
+    color: ColorChoice,
+) -> Result<u8> {
+    let needs = needs(
+        &diagnosis.report.findings,
+        &diagnosis.files,
+        &diagnosis.registrations,
+    );
+    println!();
+    for m in &needs.manual {
+        println!("{}", diagnosis.redactor.redact(&format!("cannot fix: {m}")));
+    }
+    if needs.is_empty() {
+        println!("Nothing for --fix to do.");
+        return Ok(diagnosis.report.exit_code());
+    }
+    let plan = plan(inputs, &needs, &running_program)?;
+    println!();
+    let opts = ChangeOptions {
+        yes: args.yes,
+        dry_run: args.dry_run,
+        check: false,
+    };
+    match apply::execute(&plan, &opts, color)? {
+        Outcome::Written { .. } | Outcome::NothingToDo => {}
+        Outcome::DryRun | Outcome::Declined | Outcome::Check { .. } => {
+            return Ok(diagnosis.report.exit_code())
+        }
+    }
+    println!("\nAfter the fix:\n");
+    let again = super::diagnose(inputs);
+    let style = render::Style {
+        color: super::use_color(color),
+    };
+    print!(
+        "{}",
+        again
+            .redactor
+            .redact(&render::human(&again.report, args.verbose, style))
+    );
+    Ok(again.report.exit_code())
+}

@@ -1,0 +1,407 @@
+//! How findings are shown: a flutter/brew-style report (one line per check
+//! group with ✓ / ! / ✗, each problem with its fix, a summary line) or the
+//! stable `--json` document. Both pass through [`Redactor`] last, so no
+//! secret from any settings file reaches the screen whatever a message says.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use super::finding::{exit_code, Finding, Group, Remedy, Severity};
+
+/// How a check group came out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupStatus {
+    Ok,
+    Warning,
+    Error,
+    /// Not run, with the reason (`--no-smoke`, nothing registered).
+    Skipped(String),
+}
+
+impl GroupStatus {
+    pub fn name(&self) -> &'static str {
+        match self {
+            GroupStatus::Ok => "ok",
+            GroupStatus::Warning => "warning",
+            GroupStatus::Error => "error",
+            GroupStatus::Skipped(_) => "skipped",
+        }
+    }
+}
+
+/// Everything one doctor run has to say.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    /// Verbose-only lines per group (what was read, what ran and how long).
+    pub notes: Vec<(Group, String)>,
+    /// Groups that did not run, with why.
+    pub skipped: Vec<(Group, String)>,
+}
+
+impl Report {
+    pub fn status(&self, group: Group) -> GroupStatus {
+        if let Some((_, why)) = self.skipped.iter().find(|(g, _)| *g == group) {
+            return GroupStatus::Skipped(why.clone());
+        }
+        match self
+            .findings
+            .iter()
+            .filter(|f| f.group == group)
+            .map(|f| f.severity)
+            .max()
+        {
+            Some(Severity::Error) => GroupStatus::Error,
+            Some(Severity::Warning) => GroupStatus::Warning,
+            _ => GroupStatus::Ok,
+        }
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        exit_code(&self.findings)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+
+    pub fn fixable(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity > Severity::Info && f.remedy != Remedy::Manual)
+            .count()
+    }
+}
+
+/// Masks secret values (settings `env` values, values of keys named like
+/// TOKEN/KEY/SECRET/PASSWORD) in anything about to be printed.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+/// Shorter values are not masked: they would blank out ordinary words and
+/// numbers in messages ("true", "8080") and are not credentials.
+const MIN_SECRET_LEN: usize = 6;
+
+impl Redactor {
+    pub fn new(values: impl IntoIterator<Item = String>) -> Self {
+        let set: BTreeSet<String> = values
+            .into_iter()
+            .filter(|v| v.chars().count() >= MIN_SECRET_LEN)
+            .collect();
+        let mut secrets: Vec<String> = set.into_iter().collect();
+        // Longest first, so a secret containing another is masked whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        Redactor { secrets }
+    }
+
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.secrets {
+            if out.contains(s.as_str()) {
+                out = out.replace(s.as_str(), "***");
+            }
+            // The same value as it appears inside JSON strings.
+            let escaped = serde_json::to_string(s).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            if escaped != s && out.contains(escaped) {
+                out = out.replace(escaped, "***");
+            }
+        }
+        out
+    }
+}
+
+/// Secret values of a settings document: every string under `env`, and the
+/// string values of keys whose name looks like a credential.
+pub fn secrets_in(value: &Value, out: &mut Vec<String>) {
+    fn walk(v: &Value, secret: bool, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if secret => out.push(s.clone()),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    walk(v, secret || k == "env" || secret_key(k), out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, secret, out)),
+            _ => {}
+        }
+    }
+    walk(value, false, out)
+}
+
+/// Same, for a file that is not strict JSON (comments, trailing commas):
+/// read leniently just to learn what must never be shown.
+pub fn secrets_in_lenient(text: &str, out: &mut Vec<String>) {
+    use jsonc_parser::JsonValue;
+    fn walk(v: &JsonValue, secret: bool, out: &mut Vec<String>) {
+        match v {
+            JsonValue::String(s) if secret => out.push(s.to_string()),
+            JsonValue::Object(map) => {
+                for (k, v) in map.clone().into_iter() {
+                    walk(&v, secret || k == "env" || secret_key(&k), out);
+                }
+            }
+            JsonValue::Array(items) => items.iter().for_each(|i| walk(i, secret, out)),
+            _ => {}
+        }
+    }
+    let text = text.trim_start_matches('\u{feff}');
+    if let Ok(Some(v)) = jsonc_parser::parse_to_value(text, &Default::default()) {
+        walk(&v, false, out);
+    }
+}
+
+/// Install's rule (TOKEN, KEY, SECRET, PASSWORD), plus a few more words:
+/// doctor only reads, so masking too much costs nothing.
+pub fn secret_key(key: &str) -> bool {
+    let k = key.to_ascii_uppercase();
+    crate::install::plan::is_secret_key(key)
+        || ["PASSWD", "CREDENTIAL", "AUTH"]
+            .iter()
+            .any(|w| k.contains(w))
+}
+
+/// Terminal colours, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn mark(self, status: &GroupStatus) -> String {
+        match status {
+            GroupStatus::Ok => self.paint("32", "[✓]"),
+            GroupStatus::Warning => self.paint("33", "[!]"),
+            GroupStatus::Error => self.paint("31", "[✗]"),
+            GroupStatus::Skipped(_) => "[-]".to_string(),
+        }
+    }
+
+    fn bullet(self, severity: Severity) -> String {
+        match severity {
+            Severity::Error => self.paint("31", "✗"),
+            Severity::Warning => self.paint("33", "!"),
+            Severity::Info => "•".to_string(),
+        }
+    }
+}
+
+/// The human report.
+pub fn human(report: &Report, verbose: bool, style: Style) -> String {
+    let mut out = String::new();
+    for group in Group::ALL {
+        let status = report.status(group);
+        let mut title = group.title().to_string();
+        if let GroupStatus::Skipped(why) = &status {
+            let _ = write!(title, " (skipped: {why})");
+        }
+        let _ = writeln!(out, "{} {}", style.mark(&status), title);
+        for f in report.findings.iter().filter(|f| f.group == group) {
+            if f.severity == Severity::Info && !verbose {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "    {} {} [{}]",
+                style.bullet(f.severity),
+                f.message,
+                f.code
+            );
+            for d in &f.details {
+                let _ = writeln!(out, "        {d}");
+            }
+            if let Some(fix) = &f.fix {
+                let _ = writeln!(out, "      fix: {fix}");
+            }
+        }
+        if verbose {
+            for (_, note) in report.notes.iter().filter(|(g, _)| *g == group) {
+                let _ = writeln!(out, "    • {note}");
+            }
+        }
+    }
+    out.push('\n');
+    let errors = report.count(Severity::Error);
+    let warnings = report.count(Severity::Warning);
+    if errors + warnings == 0 {
+        let _ = writeln!(out, "{} No issues found.", style.paint("32", "✓"));
+    } else {
+        let mut line = format!(
+            "Doctor found {} and {}",
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        );
+        let fixable = report.fixable();
+        if fixable > 0 {
+            let _ = write!(line, "; `gk doctor --fix` can fix {fixable} of them");
+        }
+        line.push('.');
+        let mark = if errors > 0 {
+            style.paint("31", "✗")
+        } else {
+            style.paint("33", "!")
+        };
+        let _ = writeln!(out, "{mark} {line}");
+    }
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The `--json` document (schema in docs/doctor.md).
+pub fn json(report: &Report) -> Value {
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let mut m = Map::new();
+            m.insert("code".into(), json!(f.code));
+            m.insert("severity".into(), json!(f.severity.as_str()));
+            m.insert("message".into(), json!(f.message));
+            if let Some(p) = &f.path {
+                m.insert("path".into(), json!(p.display().to_string()));
+            }
+            if let Some(l) = f.line {
+                m.insert("line".into(), json!(l));
+            }
+            if let Some(fix) = &f.fix {
+                m.insert("fix".into(), json!(fix));
+            }
+            if !f.details.is_empty() {
+                m.insert("details".into(), json!(f.details));
+            }
+            m.insert("fixable".into(), json!(f.remedy != Remedy::Manual));
+            Value::Object(m)
+        })
+        .collect();
+    let checks: Vec<Value> = Group::ALL
+        .iter()
+        .map(|g| {
+            let status = report.status(*g);
+            let mut m = Map::new();
+            m.insert("name".into(), json!(g.name()));
+            m.insert("status".into(), json!(status.name()));
+            if let GroupStatus::Skipped(why) = status {
+                m.insert("reason".into(), json!(why));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    json!({
+        "findings": findings,
+        "summary": {
+            "errors": report.count(Severity::Error),
+            "warnings": report.count(Severity::Warning),
+            "info": report.count(Severity::Info),
+            "fixable": report.fixable(),
+            "exit_code": report.exit_code(),
+            "checks": checks,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Report {
+        Report {
+            findings: vec![
+                Finding::new(
+                    "hook-missing",
+                    Severity::Error,
+                    Group::Registrations,
+                    "gk's stop hook is missing".into(),
+                )
+                .fix("gk doctor --fix")
+                .remedy(Remedy::Registrations),
+                Finding::new(
+                    "state-stale",
+                    Severity::Warning,
+                    Group::State,
+                    "stale".into(),
+                )
+                .at("/h/s.json", Some(2)),
+                Finding::new("note", Severity::Info, Group::Settings, "quiet".into()),
+            ],
+            notes: vec![(Group::Settings, "user settings read".into())],
+            skipped: vec![(Group::Smoke, "--no-smoke".into())],
+        }
+    }
+
+    #[test]
+    fn human_shows_problems_and_ticks_only_unless_verbose() {
+        let text = human(&report(), false, Style { color: false });
+        assert!(text.contains("[✓] Settings files\n"));
+        assert!(text.contains("[✗] Hook registrations\n    ✗ gk's stop hook is missing [hook-missing]\n      fix: gk doctor --fix\n"));
+        assert!(text.contains("[!] Task state"));
+        assert!(text.contains("[-] Smoke test (skipped: --no-smoke)"));
+        assert!(!text.contains("quiet") && !text.contains("user settings read"));
+        assert!(text
+            .contains("Doctor found 1 error and 1 warning; `gk doctor --fix` can fix 1 of them."));
+        assert!(!text.contains('\x1b'));
+        let verbose = human(&report(), true, Style { color: false });
+        assert!(verbose.contains("quiet") && verbose.contains("user settings read"));
+        assert!(human(&report(), false, Style { color: true }).contains("\x1b[31m"));
+    }
+
+    #[test]
+    fn json_has_the_documented_shape() {
+        let v = json(&report());
+        let f = &v["findings"][1];
+        assert_eq!(f["code"], "state-stale");
+        assert_eq!(f["severity"], "warning");
+        assert_eq!(f["path"], "/h/s.json");
+        assert_eq!(f["line"], 2);
+        assert!(v["findings"][0].get("path").is_none());
+        assert_eq!(v["summary"]["errors"], 1);
+        assert_eq!(v["summary"]["exit_code"], 2);
+        assert_eq!(v["summary"]["checks"][3]["status"], "skipped");
+    }
+
+    #[test]
+    fn redactor_masks_env_and_credential_values() {
+        let v: Value = serde_json::from_str(
+            r#"{"env":{"HTTPS_PROXY":"http://bob:hunter22@proxy:8080","DEBUG":"1"},"apiKeyHelper":"/bin/keyhelper-secret","x":{"myToken":"abcdef123"}}"#,
+        )
+        .unwrap();
+        let mut s = Vec::new();
+        secrets_in(&v, &mut s);
+        let r = Redactor::new(s);
+        let out = r.redact(
+            "proxy http://bob:hunter22@proxy:8080 and abcdef123 and /bin/keyhelper-secret, DEBUG 1",
+        );
+        assert_eq!(out, "proxy *** and *** and ***, DEBUG 1");
+    }
+
+    #[test]
+    fn lenient_read_finds_secrets_in_broken_files() {
+        let mut s = Vec::new();
+        secrets_in_lenient(
+            "{\n // note\n \"env\": {\"ANTHROPIC_API_KEY\": \"sk-ant-0123456\",},\n}",
+            &mut s,
+        );
+        assert_eq!(s, ["sk-ant-0123456"]);
+    }
+}

@@ -1,0 +1,268 @@
+//! The settings files Claude Code loads, read the way it reads them: user,
+//! project, local and managed (policy, plus its `managed-settings.d/`
+//! drop-ins). A file that does not parse contributes nothing — Claude Code
+//! skips it whole — and the project file *is* the user file when Claude
+//! Code is started in the home folder; both facts decide what "registered"
+//! means, so they are settled here, once, before any check runs.
+
+use std::path::{Path, PathBuf};
+
+use crate::platform::Os;
+use crate::settings::{self, HookEntry, ParseError, SchemaIssue, Settings};
+
+/// Which settings scope a file is loaded as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    User,
+    Project,
+    Local,
+    Managed,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+            Scope::Local => "local",
+            Scope::Managed => "managed",
+        }
+    }
+}
+
+/// What reading one settings file gave.
+#[derive(Debug, Clone)]
+pub enum Load {
+    /// No such file: nothing to load, nothing wrong.
+    Absent,
+    /// The project file is the user file (Claude Code started in the home
+    /// folder): counted once, as user.
+    SameAsUser,
+    /// Empty or whitespace only.
+    Empty,
+    /// Exists but could not be read (permissions, not a file).
+    Unreadable(String),
+    /// Not strict JSON, or not UTF-8: Claude Code skips the whole file.
+    Unparseable(ParseError),
+    Parsed {
+        settings: Box<Settings>,
+        entries: Vec<HookEntry>,
+        issues: Vec<SchemaIssue>,
+    },
+}
+
+/// One settings file and what it gave.
+#[derive(Debug, Clone)]
+pub struct ScopeFile {
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub load: Load,
+}
+
+impl ScopeFile {
+    /// Parsed and free of file-voiding schema errors: Claude Code uses this
+    /// file (an issue that only makes it ignore one part still counts as used).
+    pub fn effective(&self) -> bool {
+        matches!(&self.load, Load::Parsed { issues, .. } if !issues.iter().any(|i| i.rejects_file))
+    }
+
+    pub fn settings(&self) -> Option<&Settings> {
+        match &self.load {
+            Load::Parsed { settings, .. } => Some(settings),
+            _ => None,
+        }
+    }
+
+    /// `scope path`, as used in messages.
+    pub fn label(&self) -> String {
+        format!("{} settings {}", self.scope.name(), self.path.display())
+    }
+}
+
+/// The platform's managed (policy) settings file.
+pub fn default_managed_path(os: Os) -> PathBuf {
+    match os {
+        Os::Linux => PathBuf::from("/etc/claude-code/managed-settings.json"),
+        Os::MacOs => PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
+        Os::Windows => PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"),
+    }
+}
+
+/// Where every scope's file is, for one run.
+#[derive(Debug, Clone)]
+pub struct ScopePaths {
+    pub user: PathBuf,
+    pub project_dir: PathBuf,
+    pub managed: PathBuf,
+}
+
+impl ScopePaths {
+    pub fn project(&self) -> PathBuf {
+        self.project_dir.join(".claude").join("settings.json")
+    }
+
+    pub fn local(&self) -> PathBuf {
+        self.project_dir.join(".claude").join("settings.local.json")
+    }
+
+    pub fn managed_dropin_dir(&self) -> PathBuf {
+        self.managed
+            .parent()
+            .map(|p| p.join("managed-settings.d"))
+            .unwrap_or_else(|| PathBuf::from("managed-settings.d"))
+    }
+}
+
+/// Read every scope: user, project, local, managed, then managed drop-ins
+/// in name order (later ones override earlier ones, as Claude Code merges them).
+pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
+    let mut files = vec![ScopeFile {
+        scope: Scope::User,
+        path: paths.user.clone(),
+        load: load_file(&paths.user),
+    }];
+    let project = paths.project();
+    let project_load = if same_file(&project, &paths.user) {
+        Load::SameAsUser
+    } else {
+        load_file(&project)
+    };
+    files.push(ScopeFile {
+        scope: Scope::Project,
+        path: project,
+        load: project_load,
+    });
+    let local = paths.local();
+    files.push(ScopeFile {
+        scope: Scope::Local,
+        load: load_file(&local),
+        path: local,
+    });
+    files.push(ScopeFile {
+        scope: Scope::Managed,
+        path: paths.managed.clone(),
+        load: load_file(&paths.managed),
+    });
+    for path in dropins(&paths.managed_dropin_dir()) {
+        files.push(ScopeFile {
+            scope: Scope::Managed,
+            load: load_file(&path),
+            path,
+        });
+    }
+    files
+}
+
+fn dropins(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = read
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    found.sort();
+    found
+}
+
+/// Both paths name one existing file (after symlinks and `..`).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Read and classify one settings file.
+pub fn load_file(path: &Path) -> Load {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Load::Absent,
+        Err(e) => return Load::Unreadable(e.to_string()),
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let (line, column) = settings::line_col(
+                &String::from_utf8_lossy(e.as_bytes()),
+                e.utf8_error().valid_up_to(),
+            );
+            return Load::Unparseable(ParseError {
+                path: path.to_path_buf(),
+                line,
+                column,
+                reason: "not valid UTF-8".to_string(),
+            });
+        }
+    };
+    classify_text(path, &text)
+}
+
+/// Pure part of [`load_file`].
+pub fn classify_text(path: &Path, text: &str) -> Load {
+    if text.trim_start_matches('\u{feff}').trim().is_empty() {
+        return Load::Empty;
+    }
+    match settings::parse(path, text) {
+        Ok(s) => {
+            let (entries, issues) = settings::hook_entries(&s);
+            Load::Parsed {
+                settings: Box::new(s),
+                entries,
+                issues,
+            }
+        }
+        Err(e) => Load::Unparseable(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn managed_path_per_platform() {
+        assert_eq!(
+            default_managed_path(Os::Linux),
+            Path::new("/etc/claude-code/managed-settings.json")
+        );
+        assert!(default_managed_path(Os::MacOs)
+            .to_string_lossy()
+            .starts_with("/Library/Application Support/ClaudeCode/"));
+        assert!(default_managed_path(Os::Windows)
+            .to_string_lossy()
+            .starts_with(r"C:\Program Files\ClaudeCode\"));
+    }
+
+    #[test]
+    fn dropin_dir_sits_beside_the_managed_file() {
+        let p = ScopePaths {
+            user: "/h/.claude/settings.json".into(),
+            project_dir: "/p".into(),
+            managed: "/etc/claude-code/managed-settings.json".into(),
+        };
+        assert_eq!(
+            p.managed_dropin_dir(),
+            Path::new("/etc/claude-code/managed-settings.d")
+        );
+        assert_eq!(p.local(), Path::new("/p/.claude/settings.local.json"));
+    }
+
+    #[test]
+    fn home_folder_project_file_is_the_user_file() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+        let user = home.path().join(".claude/settings.json");
+        std::fs::write(&user, "").unwrap();
+        let paths = ScopePaths {
+            user: user.clone(),
+            project_dir: home.path().to_path_buf(),
+            managed: home.path().join("none/managed-settings.json"),
+        };
+        let files = load_all(&paths);
+        assert!(matches!(files[0].load, Load::Empty));
+        assert!(matches!(files[1].load, Load::SameAsUser));
+        assert!(matches!(files[3].load, Load::Absent));
+    }
+}

@@ -1,0 +1,159 @@
+//! task_state.json and gk.json as the hooks see them. Reading and judging
+//! is the hooks' own code (`crate::hooks::read_state` / `load_config`), so
+//! doctor reports exactly what the STATE line would say: missing or
+//! unreadable, no status, a status that is neither `clean` nor
+//! `in_progress`, or `in_progress` longer than the stale limit.
+
+use std::path::Path;
+
+use crate::hooks::{ConfigError, StateVerdict};
+
+use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+
+/// The finding for a verdict (none when the state is healthy).
+pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<Finding> {
+    let shown = path.display();
+    let f = match verdict {
+        StateVerdict::Clean { .. } | StateVerdict::InProgress { stale: false, .. } => return None,
+        StateVerdict::Missing => Finding::new(
+            "state-unreadable",
+            Severity::Warning,
+            Group::State,
+            format!("{shown} does not exist; the hooks report \"missing, assuming clean\" on every turn"),
+        )
+        .fix(format!("{FIX_COMMAND} (creates it in the clean form)"))
+        .remedy(Remedy::StateFile),
+        StateVerdict::Unreadable { reason } => Finding::new(
+            "state-unreadable",
+            Severity::Warning,
+            Group::State,
+            format!("{shown} cannot be read ({reason}); the hooks report \"unreadable, assuming clean\""),
+        )
+        .fix(format!(
+            "rewrite it as {{\"status\": \"clean\", \"task\": \"\", \"detail\": \"\", \"project\": \"\", \"cwd\": \"\", \"updated\": \"\"}}, or delete it and run {FIX_COMMAND}"
+        )),
+        StateVerdict::NoStatus => Finding::new(
+            "state-bad-status",
+            Severity::Warning,
+            Group::State,
+            format!("{shown} has no status field; the hooks assume clean"),
+        )
+        .fix(format!("set \"status\" to \"clean\" or \"in_progress\" in {shown}")),
+        StateVerdict::BadStatus { value } => Finding::new(
+            "state-bad-status",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "{shown} has status {}; only \"clean\" and \"in_progress\" mean anything, the hooks assume clean",
+                shorten(value)
+            ),
+        )
+        .fix(format!("set \"status\" to \"clean\" or \"in_progress\" in {shown}")),
+        StateVerdict::InProgress {
+            age_hours,
+            stale: true,
+        } => Finding::new(
+            "state-stale",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "{shown} has said in_progress for {}h (more than {stale_hours}h); it may have been left dirty",
+                age_hours.map_or(0, |h| h as u64)
+            ),
+        )
+        .fix(format!(
+            "if the task is done, set \"status\" to \"clean\" in {shown} (or ask Claude to reset it)"
+        )),
+    };
+    Some(f.at(path, None))
+}
+
+/// `config-invalid` for a gk.json the hooks cannot use.
+pub fn config_finding(error: &ConfigError) -> Finding {
+    let path = &error.path;
+    let place = match error.position {
+        Some((line, col)) => format!("{}:{line}:{col}", path.display()),
+        None => path.display().to_string(),
+    };
+    Finding::new(
+        "config-invalid",
+        Severity::Error,
+        Group::Config,
+        format!(
+            "{place}: {}; the hooks ignore the file and use the built-in rules",
+            error.reason
+        ),
+    )
+    .at(path, error.position.map(|(l, _)| l))
+    .fix(format!(
+        "correct {} by hand, or delete it to use the defaults (`gk rules` prints a valid starting point)",
+        path.display()
+    ))
+}
+
+/// A status value as shown: quoted, at most 40 characters.
+fn shorten(value: &str) -> String {
+    let cut: String = value.chars().take(40).collect();
+    let more = if value.chars().count() > 40 {
+        "…"
+    } else {
+        ""
+    };
+    format!("'{cut}{more}'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_for_verdicts() {
+        let p = Path::new("/h/.claude/hooks/task_state.json");
+        assert!(finding(&StateVerdict::Clean { age_hours: None }, p, 24).is_none());
+        let fresh = StateVerdict::InProgress {
+            stale: false,
+            age_hours: Some(1.0),
+        };
+        assert!(finding(&fresh, p, 24).is_none());
+        let missing = finding(&StateVerdict::Missing, p, 24).unwrap();
+        assert_eq!(missing.code, "state-unreadable");
+        assert_eq!(missing.remedy, Remedy::StateFile);
+        let unreadable = StateVerdict::Unreadable {
+            reason: "JSONDecodeError".into(),
+        };
+        assert_eq!(finding(&unreadable, p, 24).unwrap().remedy, Remedy::Manual);
+        assert_eq!(
+            finding(&StateVerdict::NoStatus, p, 24).unwrap().code,
+            "state-bad-status"
+        );
+        let bad = StateVerdict::BadStatus {
+            value: "in-progress".into(),
+        };
+        assert!(finding(&bad, p, 24)
+            .unwrap()
+            .message
+            .contains("'in-progress'"));
+        let stale = StateVerdict::InProgress {
+            stale: true,
+            age_hours: Some(30.5),
+        };
+        let f = finding(&stale, p, 24).unwrap();
+        assert_eq!(f.code, "state-stale");
+        assert!(f.message.contains("30h") && f.message.contains("24h"));
+    }
+
+    #[test]
+    fn config_error_names_the_place() {
+        let e = ConfigError {
+            path: "/h/.claude/hooks/gk.json".into(),
+            position: Some((3, 14)),
+            reason: "expected a boolean".into(),
+        };
+        let f = config_finding(&e);
+        assert_eq!(f.code, "config-invalid");
+        assert_eq!(f.line, Some(3));
+        assert!(f
+            .message
+            .starts_with("/h/.claude/hooks/gk.json:3:14: expected a boolean"));
+    }
+}

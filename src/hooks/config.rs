@@ -1,0 +1,534 @@
+//! gk's own config file, `<claude dir>/hooks/gk.json`: what the seed's users
+//! did by editing `ENABLED` and `MODEL_RULES` in the Python scripts, without
+//! touching code. Every key is optional; an absent file means the built-in
+//! v5 rules. A file that cannot be used never stops a hook: the hook runs on
+//! the defaults and says why in one line (see `ConfigError`).
+//!
+//! ```json
+//! {
+//!   "prompt": { "enabled": true },
+//!   "stop": { "enabled": true },
+//!   "models": [
+//!     { "label": "Opus 5.5", "model": "claude-opus-5-5",
+//!       "purpose": "deep work", "keywords": ["ttl", "sparql"] },
+//!     { "label": "Haiku 4.5", "model": "claude-haiku-4-5-20251001",
+//!       "purpose": "one-liners", "keywords": ["ok"], "max_words": 8 }
+//!   ],
+//!   "default_model": { "label": "Sonnet 5", "model": "claude-sonnet-5",
+//!                      "purpose": "edits" },
+//!   "effort": { "high": ["audit"], "low": ["quick"] },
+//!   "haiku_max_words": 8,
+//!   "stale_hours": 24
+//! }
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub prompt: HookSwitch,
+    #[serde(default)]
+    pub stop: HookSwitch,
+    /// Tried in order; the first rule with a keyword in the prompt wins.
+    #[serde(default = "default_models")]
+    pub models: Vec<ModelRule>,
+    /// Recommended when no rule matches.
+    #[serde(default = "default_default_model")]
+    pub default_model: DefaultModel,
+    #[serde(default)]
+    pub effort: EffortKeywords,
+    /// Word limit for rules whose label starts with "Haiku" and that set no
+    /// `max_words` of their own.
+    #[serde(default = "default_haiku_max_words")]
+    pub haiku_max_words: usize,
+    /// An `in_progress` state older than this many hours is flagged stale.
+    #[serde(default = "default_stale_hours")]
+    pub stale_hours: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookSwitch {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelRule {
+    pub label: String,
+    pub model: String,
+    pub purpose: String,
+    pub keywords: Vec<Keyword>,
+    /// The rule only applies to prompts of at most this many words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_words: Option<usize>,
+    /// Shown to the user and to Claude whenever this rule is recommended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefaultModel {
+    pub label: String,
+    pub model: String,
+    pub purpose: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EffortKeywords {
+    /// Checked first.
+    #[serde(default = "default_effort_high")]
+    pub high: Vec<Keyword>,
+    #[serde(default = "default_effort_low")]
+    pub low: Vec<Keyword>,
+}
+
+/// A keyword: non-empty and lower-case (prompts are lower-cased before
+/// matching, so a keyword with capitals could never fire).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Keyword(String);
+
+impl Keyword {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Keyword {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.is_empty() {
+            return Err(serde::de::Error::custom("a keyword may not be empty"));
+        }
+        if s.to_lowercase() != s {
+            return Err(serde::de::Error::custom(format!(
+                "keyword {s:?} has capitals and could never match (prompts are matched lower-cased)"
+            )));
+        }
+        Ok(Keyword(s))
+    }
+}
+
+impl ModelRule {
+    /// The word limit that applies to this rule, if any.
+    pub fn word_limit(&self, haiku_max_words: usize) -> Option<usize> {
+        self.max_words
+            .or_else(|| self.label.starts_with("Haiku").then_some(haiku_max_words))
+    }
+}
+
+impl Default for HookSwitch {
+    fn default() -> Self {
+        HookSwitch { enabled: true }
+    }
+}
+
+impl Default for EffortKeywords {
+    fn default() -> Self {
+        EffortKeywords {
+            high: default_effort_high(),
+            low: default_effort_low(),
+        }
+    }
+}
+
+impl Default for Config {
+    /// The v5 rules, exactly as the Python gatekeeper has them.
+    fn default() -> Self {
+        Config {
+            prompt: HookSwitch::default(),
+            stop: HookSwitch::default(),
+            models: default_models(),
+            default_model: default_default_model(),
+            effort: EffortKeywords::default(),
+            haiku_max_words: default_haiku_max_words(),
+            stale_hours: default_stale_hours(),
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn keywords(list: &[&str]) -> Vec<Keyword> {
+    list.iter().map(|k| Keyword((*k).to_string())).collect()
+}
+
+fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
+    ModelRule {
+        label: label.into(),
+        model: model.into(),
+        purpose: purpose.into(),
+        keywords: keywords(kws),
+        max_words: None,
+        warning: None,
+    }
+}
+
+pub const FABLE_WARNING: &str = "NOTE: Fable 5.1 is the most expensive tier. \
+Only use it if this is truly a long-horizon autonomous task \
+that Opus at high effort cannot handle.";
+
+fn default_models() -> Vec<ModelRule> {
+    let mut fable = rule(
+        "Fable 5.1",
+        "claude-fable-5-1",
+        "long-horizon multi-step autonomous tasks only -- most expensive tier",
+        &[
+            "full build",
+            "end to end",
+            "end-to-end",
+            "all phases",
+            "entire p1",
+            "entire build",
+            "autonomous",
+            "multi-step workflow",
+            "run the whole",
+            "build and validate and upload",
+            "run everything",
+            "do the whole",
+        ],
+    );
+    fable.warning = Some(FABLE_WARNING.into());
+    vec![
+        rule(
+            "Opus 5.5",
+            "claude-opus-5-5",
+            "complex reasoning, TTL/SPARQL authoring, ontology work, deep reviews",
+            &[
+                "ttl",
+                "turtle",
+                "sparql",
+                "owl",
+                "ontology",
+                "rdf",
+                "implement",
+                "build the",
+                "write the",
+                "generate",
+                "create a script",
+                "review all",
+                "self-review",
+                "full review",
+                "architecture",
+                "master plan",
+                "masterplan",
+                "phase p1",
+                "phase p2",
+                "phase p3",
+                "validate",
+                "anzo",
+                "graphmart",
+            ],
+        ),
+        rule(
+            "Sonnet 5",
+            "claude-sonnet-5",
+            "edits, explanations, updates, medium-complexity tasks",
+            &[
+                "explain",
+                "summarise",
+                "summarize",
+                "update",
+                "edit",
+                "add a line",
+                "what is",
+                "how does",
+                "can you check",
+                "what does",
+                "describe",
+                "clarify",
+                "in short",
+                "quick",
+                "brief",
+            ],
+        ),
+        rule(
+            "Haiku 4.5",
+            "claude-haiku-4-5-20251001",
+            "one-liners, confirmations, trivial follow-ups",
+            &[
+                "yes",
+                "no",
+                "ok",
+                "okay",
+                "thanks",
+                "great",
+                "go ahead",
+                "proceed",
+                "continue",
+                "sounds good",
+                "make it so",
+                "done",
+            ],
+        ),
+        fable,
+    ]
+}
+
+fn default_default_model() -> DefaultModel {
+    DefaultModel {
+        label: "Sonnet 5".into(),
+        model: "claude-sonnet-5".into(),
+        purpose: "edits, explanations, updates, medium-complexity tasks".into(),
+        warning: None,
+    }
+}
+
+fn default_effort_high() -> Vec<Keyword> {
+    keywords(&[
+        "review all",
+        "self-review",
+        "full review",
+        "check everything",
+        "audit",
+        "validate all",
+        "integrity check",
+        "deep review",
+    ])
+}
+
+fn default_effort_low() -> Vec<Keyword> {
+    keywords(&["quick", "briefly", "one line", "just check", "in short"])
+}
+
+fn default_haiku_max_words() -> usize {
+    8
+}
+
+fn default_stale_hours() -> u32 {
+    24
+}
+
+/// Why a config file was not used. Displays as `path:line:col: reason` (or
+/// `path: reason` when there is no position), e.g.
+/// `/home/u/.claude/hooks/gk.json:3:14: invalid type: string "yes", expected a boolean`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    /// 1-based line and column of the problem, when known.
+    pub position: Option<(usize, usize)>,
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.path.display(), self.reason),
+            None => write!(f, "{}: {}", self.path.display(), self.reason),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The outcome of reading a config file, with the one thing the hooks still
+/// honour from a file they cannot otherwise use: an explicit
+/// `"enabled": false`.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub config: Config,
+    pub error: Option<ConfigError>,
+}
+
+/// Read and check the config file at `path`. A missing file gives the
+/// built-in defaults; anything else that cannot be used is an error naming
+/// the file (and line:col for JSON and type errors). Reads, never writes.
+pub fn load_config(path: &Path) -> Result<Config, ConfigError> {
+    match read_config_text(path)? {
+        None => Ok(Config::default()),
+        Some(text) => parse_config(path, &text),
+    }
+}
+
+/// What the hooks use: the config, or the defaults plus the reason the file
+/// was ignored. A file that is valid JSON but otherwise wrong still switches
+/// a hook off when it says `"enabled": false` for it.
+pub fn load_for_hooks(path: &Path) -> LoadedConfig {
+    let text = match read_config_text(path) {
+        Ok(None) => {
+            return LoadedConfig {
+                config: Config::default(),
+                error: None,
+            }
+        }
+        Ok(Some(text)) => text,
+        Err(e) => {
+            return LoadedConfig {
+                config: Config::default(),
+                error: Some(e),
+            }
+        }
+    };
+    match parse_config(path, &text) {
+        Ok(config) => LoadedConfig {
+            config,
+            error: None,
+        },
+        Err(e) => {
+            let mut config = Config::default();
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                for (key, switch) in [("prompt", &mut config.prompt), ("stop", &mut config.stop)] {
+                    if v.get(key).and_then(|s| s.get("enabled"))
+                        == Some(&serde_json::Value::Bool(false))
+                    {
+                        switch.enabled = false;
+                    }
+                }
+            }
+            LoadedConfig {
+                config,
+                error: Some(e),
+            }
+        }
+    }
+}
+
+fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        // No file, or no hooks folder: nothing configured.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => {
+            return Err(ConfigError {
+                path: path.to_path_buf(),
+                position: None,
+                reason: format!("could not read it: {e}"),
+            })
+        }
+    };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(Some(s.to_string())),
+        Err(e) => Err(ConfigError {
+            path: path.to_path_buf(),
+            position: None,
+            reason: format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.valid_up_to()
+            ),
+        }),
+    }
+}
+
+/// Parse config text; `path` is only used to name the file in errors.
+pub fn parse_config(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    // serde would also read a struct from a JSON array; a config is an object.
+    let body = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    if !body.is_empty() && !body.starts_with('{') {
+        let before = &text[..text.len() - body.len()];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        return Err(ConfigError {
+            path: path.to_path_buf(),
+            position: Some((line, col)),
+            reason: "expected a JSON object".into(),
+        });
+    }
+    serde_json::from_str::<Config>(text).map_err(|e| {
+        let full = e.to_string();
+        let reason = match full.rfind(" at line ") {
+            Some(i) => full[..i].to_string(),
+            None => full,
+        };
+        ConfigError {
+            path: path.to_path_buf(),
+            position: (e.line() > 0).then(|| (e.line(), e.column())),
+            reason,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        parse_config(Path::new("gk.json"), text)
+    }
+
+    #[test]
+    fn empty_object_is_the_defaults() {
+        assert_eq!(parse("{}").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn printed_defaults_read_back_identically() {
+        let text = serde_json::to_string_pretty(&Config::default()).unwrap();
+        assert_eq!(parse(&text).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn partial_overrides_keep_the_rest() {
+        let c =
+            parse(r#"{"stop": {"enabled": false}, "effort": {"low": ["tiny"]}, "stale_hours": 2}"#)
+                .unwrap();
+        assert!(!c.stop.enabled && c.prompt.enabled);
+        assert_eq!(c.effort.low, vec![Keyword("tiny".into())]);
+        assert_eq!(c.effort.high, default_effort_high());
+        assert_eq!(c.stale_hours, 2);
+        assert_eq!(c.models, default_models());
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let e = parse("{\n  \"stop\": {\"enabled\": \"no\"}\n}").unwrap_err();
+        assert_eq!(e.position, Some((2, 26)));
+        assert_eq!(
+            e.to_string(),
+            "gk.json:2:26: invalid type: string \"no\", expected a boolean"
+        );
+        let e = parse("{\"modles\": []}").unwrap_err();
+        assert!(
+            e.reason.starts_with("unknown field `modles`"),
+            "{}",
+            e.reason
+        );
+        let e = parse("\n  [1]").unwrap_err();
+        assert_eq!(e.to_string(), "gk.json:2:3: expected a JSON object");
+        let e = parse("{,}").unwrap_err();
+        assert_eq!(e.position, Some((1, 2)));
+    }
+
+    #[test]
+    fn keywords_must_be_usable() {
+        let base = r#"{"effort": {"high": [KW]}}"#;
+        assert!(parse(&base.replace("KW", "\"\""))
+            .unwrap_err()
+            .reason
+            .contains("empty"));
+        assert!(parse(&base.replace("KW", "\"Audit\""))
+            .unwrap_err()
+            .reason
+            .contains("capitals"));
+    }
+
+    #[test]
+    fn haiku_limit_comes_from_label_unless_set() {
+        let c = Config::default();
+        let limits: Vec<_> = c.models.iter().map(|r| r.word_limit(8)).collect();
+        assert_eq!(limits, vec![None, None, Some(8), None]);
+        let mut r = c.models[0].clone();
+        r.max_words = Some(3);
+        assert_eq!(r.word_limit(8), Some(3));
+    }
+}

@@ -1,0 +1,93 @@
+//! JSON output written the way Python's `json.dumps` writes it by default:
+//! `", "` and `": "` separators, keys in the order given, and every character
+//! outside printable ASCII escaped as `\uXXXX` (surrogate pairs above the
+//! BMP). ASCII-only output is what keeps the messages intact under any
+//! Windows code page.
+
+/// Append `s` as a JSON string literal, escaped as `json.dumps` does.
+pub fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    push_u_escape(out, *unit);
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+fn push_u_escape(out: &mut String, unit: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[((unit >> shift) & 0xf) as usize] as char);
+    }
+}
+
+/// The UserPromptSubmit answer, newline-terminated.
+pub fn prompt_output(system_message: &str, additional_context: &str) -> String {
+    let mut out = String::with_capacity(system_message.len() + additional_context.len() + 128);
+    out.push_str("{\"systemMessage\": ");
+    push_json_str(&mut out, system_message);
+    out.push_str(
+        ", \"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": ",
+    );
+    push_json_str(&mut out, additional_context);
+    out.push_str("}}\n");
+    out
+}
+
+/// The Stop answer: `systemMessage` only (anything else makes Claude go on).
+pub fn stop_output(system_message: &str) -> String {
+    let mut out = String::with_capacity(system_message.len() + 24);
+    out.push_str("{\"systemMessage\": ");
+    push_json_str(&mut out, system_message);
+    out.push_str("}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(s: &str) -> String {
+        let mut out = String::new();
+        push_json_str(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn escapes_like_json_dumps() {
+        assert_eq!(lit("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(
+            lit("\n\r\t\u{8}\u{c}\u{1}\u{7f}"),
+            r#""\n\r\t\b\f\u0001\u007f""#
+        );
+        assert_eq!(lit("café"), r#""caf\u00e9""#);
+        assert_eq!(lit("😀"), r#""\ud83d\ude00""#);
+        assert_eq!(lit("/"), r#""/""#);
+    }
+
+    #[test]
+    fn outputs_parse_back() {
+        let p = prompt_output("a\nb", "ctx é");
+        let v: serde_json::Value = serde_json::from_str(&p).unwrap();
+        assert_eq!(v["systemMessage"], "a\nb");
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "ctx é");
+        assert!(p.is_ascii() && p.ends_with("}\n"));
+        let s = stop_output("x");
+        assert_eq!(s, "{\"systemMessage\": \"x\"}\n");
+    }
+}

@@ -1,0 +1,317 @@
+//! `gk hook prompt` (UserPromptSubmit): the v5 gatekeeper. Recommends a
+//! model and an effort from keywords in the prompt, reminds the user not to
+//! switch while a task is in progress, handles the `[check]` prefix, and
+//! gives Claude the state and the Option D instruction.
+
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::config::Config;
+use super::pytext::{keyword_found, strip_check_prefix, word_count};
+use super::state::{StateFile, StateRead};
+
+const CHECK_HEADER: &str = " -- CHECK MODE: assessment only, nothing will be executed";
+
+const CHECK_MODE_INSTRUCTION: &str =
+    "CHECK MODE. The user prefixed this prompt with [check]. Do NOT execute the \
+request, do NOT call any tools, do NOT start the task, and do NOT write \
+task_state.json. Instead reply with a short assessment, under 120 words: \
+(1) one line restating what the request would involve; \
+(2) size and depth: trivial / medium / complex / long-horizon; \
+(3) recommended model (Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1) and effort \
+(low / medium / high), with a one-sentence reason; \
+(4) whether the current task state allows switching. \
+End with exactly: 'Switch with /model if needed, then type go.' \
+The keyword heuristic guessed ";
+
+const CHECK_MODE_TAIL: &str = "; override it if your reading differs.";
+
+const OPTION_D_CLEAN: &str = " [Option D] Before ending this turn: if you START substantial work \
+(code, TTL, SPARQL, multi-section docs, a build phase), write \
+task_state.json with status in_progress. Do NOT write it for \
+trivial Q&A.";
+
+const OPTION_D_DIRTY: &str = " [Option D] Before ending this turn: if the in-progress task is now \
+COMPLETE or handed off to the user, write task_state.json with status \
+clean. If it is still mid-flight, leave it. If you have moved on to a \
+different substantial task, overwrite it with the new task.";
+
+/// The prompt text the reference would read from the event: `user_prompt`
+/// when it is truthy, else `prompt`. Where the reference would crash (a
+/// non-string value), gk takes `prompt` if it is a string, else `""`.
+pub fn prompt_of(event: &Value) -> &str {
+    let Value::Object(map) = event else {
+        return "";
+    };
+    if let Some(Value::String(s)) = map.get("user_prompt") {
+        if !s.is_empty() {
+            return s;
+        }
+    }
+    match map.get("prompt") {
+        Some(Value::String(s)) => s,
+        _ => "",
+    }
+}
+
+/// The model the keywords point to, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelChoice<'c> {
+    pub label: &'c str,
+    pub model: &'c str,
+    pub purpose: &'c str,
+    /// The keyword that fired, or `"default"`.
+    pub trigger: &'c str,
+    /// Index into `Config::models`; `None` for the default model.
+    pub rule: Option<usize>,
+    pub warning: Option<&'c str>,
+}
+
+/// Everything the gatekeeper decides from the prompt text alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis<'c> {
+    pub check_mode: bool,
+    pub word_count: usize,
+    pub choice: ModelChoice<'c>,
+    /// Rules passed over because the prompt was longer than their limit.
+    pub skipped_for_length: Vec<usize>,
+    /// `("high"|"low", keyword)`.
+    pub effort: Option<(&'static str, &'c str)>,
+}
+
+pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
+    let (check_mode, rest) = match strip_check_prefix(prompt) {
+        Some(rest) => (true, rest),
+        None => (false, prompt),
+    };
+    let lowered = rest.to_lowercase();
+    let words = word_count(&lowered);
+    let mut skipped = Vec::new();
+    let mut choice = None;
+    for (i, rule) in config.models.iter().enumerate() {
+        if rule
+            .word_limit(config.haiku_max_words)
+            .is_some_and(|limit| words > limit)
+        {
+            skipped.push(i);
+            continue;
+        }
+        if let Some(kw) = rule
+            .keywords
+            .iter()
+            .find(|k| keyword_found(k.as_str(), &lowered))
+        {
+            choice = Some(ModelChoice {
+                label: &rule.label,
+                model: &rule.model,
+                purpose: &rule.purpose,
+                trigger: kw.as_str(),
+                rule: Some(i),
+                warning: rule.warning.as_deref(),
+            });
+            break;
+        }
+    }
+    let d = &config.default_model;
+    let choice = choice.unwrap_or(ModelChoice {
+        label: &d.label,
+        model: &d.model,
+        purpose: &d.purpose,
+        trigger: "default",
+        rule: None,
+        warning: d.warning.as_deref(),
+    });
+    let find = |list: &'c [super::config::Keyword]| {
+        list.iter()
+            .find(|k| keyword_found(k.as_str(), &lowered))
+            .map(|k| k.as_str())
+    };
+    let effort = find(&config.effort.high)
+        .map(|k| ("high", k))
+        .or_else(|| find(&config.effort.low).map(|k| ("low", k)));
+    Analysis {
+        check_mode,
+        word_count: words,
+        choice,
+        skipped_for_length: skipped,
+        effort,
+    }
+}
+
+/// The gatekeeper's reading of the state: `(is_clean, reason, stale_hours)`.
+fn assess_state(
+    state: &StateFile,
+    now: SystemTime,
+    stale_hours: u32,
+) -> (bool, String, Option<i64>) {
+    let StateRead::Object(map) = &state.read else {
+        return (
+            true,
+            "task_state.json missing or unreadable -- assuming clean".into(),
+            None,
+        );
+    };
+    let status = map.get("status");
+    let project_tag = state
+        .truthy_text("project")
+        .map(|p| format!(" [{p}]"))
+        .unwrap_or_default();
+    match status.and_then(Value::as_str) {
+        Some("in_progress") => {
+            let mut reason = format!("task in progress: '{}'{project_tag}", state.text("task"));
+            if let Some(detail) = state.truthy_text("detail") {
+                reason.push_str(" -- ");
+                reason.push_str(&detail);
+            }
+            let stale = state
+                .age_seconds(now)
+                .map(|s| s / 3600.0)
+                .filter(|h| *h > f64::from(stale_hours))
+                .map(|h| h as i64);
+            (false, reason, stale)
+        }
+        Some("clean") => (true, "task_state.json: clean".into(), None),
+        Some("unknown") => (
+            true,
+            "task_state.json missing or unreadable -- assuming clean".into(),
+            None,
+        ),
+        Some("missing") => (
+            true,
+            "task_state.json has no status field -- assuming clean".into(),
+            None,
+        ),
+        _ => match status {
+            None => (
+                true,
+                "task_state.json has no status field -- assuming clean".into(),
+                None,
+            ),
+            Some(v) => (
+                true,
+                format!(
+                    "task_state.json status='{}' is not clean/in_progress -- assuming clean",
+                    super::pytext::py_str(v)
+                ),
+                None,
+            ),
+        },
+    }
+}
+
+/// `(systemMessage, additionalContext)` for a prompt.
+pub fn respond(
+    prompt: &str,
+    config: &Config,
+    state: &StateFile,
+    now: SystemTime,
+    config_note: Option<&str>,
+) -> (String, String) {
+    let a = analyse(prompt, config);
+    let (is_clean, reason, stale) = assess_state(state, now, config.stale_hours);
+    let c = &a.choice;
+
+    let mut msg = String::from("GATEKEEPER");
+    if a.check_mode {
+        msg.push_str(CHECK_HEADER);
+    }
+    msg.push_str(&format!(
+        "\n Model : /model {} (trigger: '{}')\n Use for: {}",
+        c.label, c.trigger, c.purpose
+    ));
+    if let Some((effort, _)) = a.effort {
+        msg.push_str(&format!("\n Effort : consider /effort {effort}"));
+    }
+    if !is_clean {
+        msg.push_str("\n ! [DIRTY] task in progress -- hold off switching model/effort");
+    }
+    if let Some(w) = c.warning {
+        msg.push_str(&format!("\n ! {w}"));
+    }
+    if let Some(note) = config_note {
+        msg.push_str(&format!("\n ! {note}"));
+    }
+
+    let stale_note = stale
+        .map(|h| format!(" WARNING: state has been in_progress for {h}h -- may be stale."))
+        .unwrap_or_default();
+    let state_text = if is_clean && reason == "task_state.json: clean" {
+        "clean -- safe to switch model or effort".to_string()
+    } else if is_clean {
+        format!("clean ({reason}) -- safe to switch model or effort")
+    } else {
+        format!(
+            "DIRTY ({reason}) -- hold off switching model or effort until current task is complete"
+        )
+    };
+    let mut ctx = format!(
+        "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (matched keyword '{}'; {}).",
+        c.label, c.trigger, c.purpose
+    );
+    if let Some((effort, _)) = a.effort {
+        ctx.push_str(&format!(" Suggested effort: {effort}."));
+    }
+    if let Some(w) = c.warning {
+        ctx.push(' ');
+        ctx.push_str(w);
+    }
+    if a.check_mode {
+        ctx.push(' ');
+        ctx.push_str(CHECK_MODE_INSTRUCTION);
+        ctx.push_str(c.label);
+        ctx.push_str(CHECK_MODE_TAIL);
+    } else if is_clean {
+        ctx.push_str(OPTION_D_CLEAN);
+    } else {
+        ctx.push_str(OPTION_D_DIRTY);
+    }
+    (msg, ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn label(prompt: &str) -> (String, String) {
+        let c = Config::default();
+        let a = analyse(prompt, &c);
+        (a.choice.label.to_string(), a.choice.trigger.to_string())
+    }
+
+    #[test]
+    fn prompt_field_choice() {
+        assert_eq!(prompt_of(&json!({"user_prompt": "a", "prompt": "b"})), "a");
+        assert_eq!(prompt_of(&json!({"user_prompt": "", "prompt": "b"})), "b");
+        assert_eq!(prompt_of(&json!({"user_prompt": 0, "prompt": "b"})), "b");
+        assert_eq!(prompt_of(&json!({"user_prompt": 7, "prompt": "b"})), "b");
+        assert_eq!(prompt_of(&json!({"prompt": null})), "");
+        assert_eq!(prompt_of(&json!([1])), "");
+    }
+
+    #[test]
+    fn seed_false_positives_do_not_fire() {
+        assert_eq!(label("settle the bill").1, "default");
+        assert_eq!(label("i know").1, "default");
+        assert_eq!(label("look here").1, "default");
+        assert_eq!(label("fix ttl2 please").1, "default");
+    }
+
+    #[test]
+    fn haiku_only_up_to_eight_words() {
+        assert_eq!(label("ok one two three four five six seven").0, "Haiku 4.5");
+        assert_eq!(
+            label("ok one two three four five six seven eight").1,
+            "default"
+        );
+    }
+
+    #[test]
+    fn rule_order_and_effort_order() {
+        assert_eq!(label("end to end ttl").0, "Opus 5.5");
+        let c = Config::default();
+        assert_eq!(analyse("quick audit", &c).effort, Some(("high", "audit")));
+        assert_eq!(analyse("quick look", &c).effort, Some(("low", "quick")));
+    }
+}

@@ -1,0 +1,370 @@
+//! task_state.json as the hooks see it. Claude writes the file (per the Task
+//! State Convention in CLAUDE.md); the hooks only read it. Reading is split
+//! from judging so `gk doctor` can report the state exactly as the hooks
+//! would: `read_state` does the one read (and the mtime), `StateFile::verdict`
+//! is a pure function of what was read and the current time.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
+use serde_json::{Map, Value};
+
+use super::input::parse_lenient;
+use super::pytext::{py_str, truthy};
+
+/// What reading task_state.json gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StateRead {
+    /// No such file.
+    Missing,
+    /// The file could not be read or parsed. The reason is named the way the
+    /// Python Stop hook names it (`JSONDecodeError`, `IsADirectoryError`, …)
+    /// so messages stay the same; `not a JSON object` is gk's own.
+    Unreadable(String),
+    /// A JSON object.
+    Object(Map<String, Value>),
+}
+
+/// One read of task_state.json: its content and its modification time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateFile {
+    pub read: StateRead,
+    pub mtime: Option<SystemTime>,
+}
+
+/// What the hooks report about the state (as the Stop hook words it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StateVerdict {
+    Missing,
+    Unreadable {
+        reason: String,
+    },
+    /// The file parses but `status` is absent or empty.
+    NoStatus,
+    /// `status` is neither `clean` nor `in_progress`; the value as shown.
+    BadStatus {
+        value: String,
+    },
+    InProgress {
+        /// Older than the stale limit.
+        stale: bool,
+        /// `None` when no age could be worked out.
+        age_hours: Option<f64>,
+    },
+    Clean {
+        age_hours: Option<f64>,
+    },
+}
+
+/// Read `path` (never writes). A UTF-8 BOM is accepted.
+pub fn read_state(path: &Path) -> StateFile {
+    use std::io::Read;
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let read = if e.kind() == std::io::ErrorKind::NotFound {
+                StateRead::Missing
+            } else {
+                StateRead::Unreadable(io_error_name(&e).into())
+            };
+            return StateFile { read, mtime: None };
+        }
+    };
+    let mtime = file.metadata().and_then(|m| m.modified()).ok();
+    let mut bytes = Vec::new();
+    if let Err(e) = file.read_to_end(&mut bytes) {
+        return StateFile {
+            read: StateRead::Unreadable(io_error_name(&e).into()),
+            mtime,
+        };
+    }
+    StateFile {
+        read: parse_state_bytes(&bytes),
+        mtime,
+    }
+}
+
+/// Judge task_state.json content (pure).
+pub fn parse_state_bytes(bytes: &[u8]) -> StateRead {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return StateRead::Unreadable("UnicodeDecodeError".into());
+    };
+    match parse_lenient(text) {
+        Ok(Value::Object(map)) => StateRead::Object(map),
+        Ok(_) => StateRead::Unreadable("not a JSON object".into()),
+        Err(_) => StateRead::Unreadable("JSONDecodeError".into()),
+    }
+}
+
+/// The Python exception class the reference would have named.
+fn io_error_name(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        NotFound => "FileNotFoundError",
+        PermissionDenied => "PermissionError",
+        IsADirectory => "IsADirectoryError",
+        NotADirectory => "NotADirectoryError",
+        _ => "OSError",
+    }
+}
+
+impl StateFile {
+    /// A field of the state object (`None` when absent or not an object).
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        match &self.read {
+            StateRead::Object(map) => map.get(name),
+            _ => None,
+        }
+    }
+
+    /// `str()` of a field, `""` when absent.
+    pub fn text(&self, name: &str) -> String {
+        self.field(name).map(py_str).unwrap_or_default()
+    }
+
+    /// `str()` of a field when it is truthy (Python's `if value:`).
+    pub fn truthy_text(&self, name: &str) -> Option<String> {
+        self.field(name).filter(|v| truthy(v)).map(py_str)
+    }
+
+    /// Seconds since the last write: from the file's mtime, or when that is
+    /// unknown from the `updated` field (naive times are local time).
+    pub fn age_seconds(&self, now: SystemTime) -> Option<f64> {
+        age_seconds(now, self.mtime, self.field("updated"), &|naive| {
+            Local
+                .from_local_datetime(&naive)
+                .earliest()
+                .map(|t| t.fixed_offset())
+        })
+    }
+
+    /// What the hooks report, given the time now and the stale limit.
+    pub fn verdict(&self, now: SystemTime, stale_hours: u32) -> StateVerdict {
+        let map = match &self.read {
+            StateRead::Missing => return StateVerdict::Missing,
+            StateRead::Unreadable(reason) => {
+                return StateVerdict::Unreadable {
+                    reason: reason.clone(),
+                }
+            }
+            StateRead::Object(map) => map,
+        };
+        match map.get("status") {
+            None => StateVerdict::NoStatus,
+            Some(Value::String(s)) if s.is_empty() => StateVerdict::NoStatus,
+            Some(Value::String(s)) if s == "in_progress" => {
+                let age_hours = self.age_seconds(now).map(|s| s / 3600.0);
+                StateVerdict::InProgress {
+                    stale: age_hours.is_some_and(|h| h > f64::from(stale_hours)),
+                    age_hours,
+                }
+            }
+            Some(Value::String(s)) if s == "clean" => StateVerdict::Clean {
+                age_hours: self.age_seconds(now).map(|s| s / 3600.0),
+            },
+            Some(other) => StateVerdict::BadStatus {
+                value: py_str(other),
+            },
+        }
+    }
+}
+
+/// Age in seconds (negative when the time is in the future). `local`
+/// places a naive date-time in the local time zone; it is only consulted
+/// when there is no mtime.
+pub fn age_seconds(
+    now: SystemTime,
+    mtime: Option<SystemTime>,
+    updated: Option<&Value>,
+    local: &dyn Fn(NaiveDateTime) -> Option<DateTime<FixedOffset>>,
+) -> Option<f64> {
+    if let Some(m) = mtime {
+        return Some(match now.duration_since(m) {
+            Ok(d) => d.as_secs_f64(),
+            Err(e) => -e.duration().as_secs_f64(),
+        });
+    }
+    let text = updated?.as_str()?;
+    let then = parse_iso(text, local)?;
+    let now: DateTime<chrono::Utc> = now.into();
+    let delta = now.signed_duration_since(then);
+    Some(delta.num_microseconds()? as f64 / 1e6)
+}
+
+/// The ISO 8601 forms Python's `datetime.fromisoformat` is commonly given:
+/// a date, or a date and time (`T` or space) with optional fraction and
+/// optional `Z` / `±HH:MM` offset.
+fn parse_iso(
+    text: &str,
+    local: &dyn Fn(NaiveDateTime) -> Option<DateTime<FixedOffset>>,
+) -> Option<DateTime<FixedOffset>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t);
+    }
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f%:z"] {
+        if let Ok(t) = DateTime::parse_from_str(text, fmt) {
+            return Some(t);
+        }
+    }
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(n) = NaiveDateTime::parse_from_str(text, fmt) {
+            return local(n);
+        }
+    }
+    let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+    local(date.and_hms_opt(0, 0, 0)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::Duration;
+
+    fn utc_plus_2(n: NaiveDateTime) -> Option<DateTime<FixedOffset>> {
+        FixedOffset::east_opt(2 * 3600)?
+            .from_local_datetime(&n)
+            .single()
+    }
+
+    fn at(rfc3339: &str) -> SystemTime {
+        DateTime::parse_from_rfc3339(rfc3339).unwrap().into()
+    }
+
+    #[test]
+    fn mtime_wins_over_updated() {
+        let now = at("2026-09-28T12:00:00Z");
+        let mtime = now - Duration::from_secs(600);
+        let upd = json!("2020-01-01T00:00:00");
+        assert_eq!(
+            age_seconds(now, Some(mtime), Some(&upd), &utc_plus_2),
+            Some(600.0)
+        );
+    }
+
+    #[test]
+    fn future_mtime_is_negative() {
+        let now = at("2026-09-28T12:00:00Z");
+        let age = age_seconds(now, Some(now + Duration::from_secs(60)), None, &utc_plus_2);
+        assert_eq!(age, Some(-60.0));
+    }
+
+    #[test]
+    fn naive_updated_is_local_time() {
+        // 12:00 local at UTC+2 is 10:00Z: two hours before 12:00Z.
+        let now = at("2026-09-28T12:00:00Z");
+        let upd = json!("2026-09-28T12:00:00");
+        assert_eq!(
+            age_seconds(now, None, Some(&upd), &utc_plus_2),
+            Some(7200.0)
+        );
+        let upd = json!("2026-09-28 12:00:00.5");
+        assert_eq!(
+            age_seconds(now, None, Some(&upd), &utc_plus_2),
+            Some(7199.5)
+        );
+        let upd = json!("2026-09-28T11:00:00+00:00");
+        assert_eq!(
+            age_seconds(now, None, Some(&upd), &utc_plus_2),
+            Some(3600.0)
+        );
+        let upd = json!("2026-09-28T11:00:00Z");
+        assert_eq!(
+            age_seconds(now, None, Some(&upd), &utc_plus_2),
+            Some(3600.0)
+        );
+        let upd = json!("2026-09-26");
+        assert_eq!(
+            age_seconds(now, None, Some(&upd), &utc_plus_2),
+            Some((2.0 * 24.0 + 14.0) * 3600.0)
+        );
+    }
+
+    #[test]
+    fn no_age_without_mtime_or_usable_updated() {
+        let now = SystemTime::now();
+        assert_eq!(age_seconds(now, None, None, &utc_plus_2), None);
+        assert_eq!(age_seconds(now, None, Some(&json!("")), &utc_plus_2), None);
+        assert_eq!(age_seconds(now, None, Some(&json!(5)), &utc_plus_2), None);
+        assert_eq!(
+            age_seconds(now, None, Some(&json!("yesterday")), &utc_plus_2),
+            None
+        );
+    }
+
+    #[test]
+    fn content_classification() {
+        assert!(matches!(
+            parse_state_bytes(b"\xEF\xBB\xBF{\"status\":\"clean\"}"),
+            StateRead::Object(_)
+        ));
+        assert_eq!(
+            parse_state_bytes(b"[1]"),
+            StateRead::Unreadable("not a JSON object".into())
+        );
+        assert_eq!(
+            parse_state_bytes(b"{"),
+            StateRead::Unreadable("JSONDecodeError".into())
+        );
+        assert_eq!(
+            parse_state_bytes(b"{\"a\":\"\xff\"}"),
+            StateRead::Unreadable("UnicodeDecodeError".into())
+        );
+    }
+
+    #[test]
+    fn verdicts() {
+        let now = SystemTime::now();
+        let file = |v: Value, age: u64| StateFile {
+            read: match v {
+                Value::Object(m) => StateRead::Object(m),
+                _ => unreachable!(),
+            },
+            mtime: Some(now - Duration::from_secs(age)),
+        };
+        assert_eq!(file(json!({}), 0).verdict(now, 24), StateVerdict::NoStatus);
+        assert_eq!(
+            file(json!({"status": ""}), 0).verdict(now, 24),
+            StateVerdict::NoStatus
+        );
+        assert_eq!(
+            file(json!({"status": "paused"}), 0).verdict(now, 24),
+            StateVerdict::BadStatus {
+                value: "paused".into()
+            }
+        );
+        assert_eq!(
+            file(json!({"status": null}), 0).verdict(now, 24),
+            StateVerdict::BadStatus {
+                value: "None".into()
+            }
+        );
+        assert_eq!(
+            file(json!({"status": "in_progress"}), 30 * 3600).verdict(now, 24),
+            StateVerdict::InProgress {
+                stale: true,
+                age_hours: Some(30.0)
+            }
+        );
+        assert_eq!(
+            file(json!({"status": "in_progress"}), 3600).verdict(now, 24),
+            StateVerdict::InProgress {
+                stale: false,
+                age_hours: Some(1.0)
+            }
+        );
+        assert_eq!(
+            file(json!({"status": "clean"}), 3600).verdict(now, 24),
+            StateVerdict::Clean {
+                age_hours: Some(1.0)
+            }
+        );
+    }
+}

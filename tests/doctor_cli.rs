@@ -1,0 +1,993 @@
+//! `gk doctor` end to end, in a temporary HOME: one setup per finding code
+//! that triggers it, a healthy install (made by `gk install --yes`) that
+//! triggers none, the exit codes, the `--json` shape, `--fix` on every
+//! fixable case followed by a clean doctor, and secrets never shown.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+const SECRET: &str = "sk-ant-api03-SECRETVALUE-do-not-print";
+const PROXY: &str = "http://alice:hunter2hunter2@proxy.internal:8080";
+
+struct Home {
+    _tmp: TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    managed: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("work/project");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        let managed = tmp.path().join("etc/claude-code/managed-settings.json");
+        Home {
+            _tmp: tmp,
+            home,
+            project,
+            managed,
+        }
+    }
+
+    fn claude(&self) -> PathBuf {
+        self.home.join(".claude")
+    }
+
+    fn settings(&self) -> PathBuf {
+        self.claude().join("settings.json")
+    }
+
+    fn binary(&self) -> PathBuf {
+        self.claude().join("hooks/gk")
+    }
+
+    fn write(&self, path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn read(&self, path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    fn gk(&self) -> Command {
+        let mut cmd = Command::cargo_bin("gk").unwrap();
+        cmd.env("HOME", &self.home)
+            .env("USERPROFILE", &self.home)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("GK_MANAGED_SETTINGS", &self.managed)
+            .env("NO_COLOR", "1")
+            .current_dir(&self.project);
+        cmd
+    }
+
+    /// A healthy install, made the way a user makes it.
+    fn install(&self) {
+        let out = self
+            .gk()
+            .args(["install", "--yes", "--no-smoke"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "install failed: {}",
+            text(&out.stderr)
+        );
+    }
+
+    /// A healthy install whose user settings also hold an `env` with secrets.
+    fn install_with_secrets(&self) {
+        self.write(
+            &self.settings(),
+            &format!(
+                "{{\n  \"env\": {{\n    \"ANTHROPIC_API_KEY\": \"{SECRET}\",\n    \"HTTPS_PROXY\": \"{PROXY}\"\n  }},\n  \"model\": \"opus\"\n}}\n"
+            ),
+        );
+        self.install();
+    }
+
+    fn doctor(&self, args: &[&str]) -> Run {
+        let out = self.gk().arg("doctor").args(args).output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: text(&out.stdout),
+            stderr: text(&out.stderr),
+        }
+    }
+
+    /// Finding codes from `--json` (smoke tests off unless asked).
+    fn codes(&self, extra: &[&str]) -> (i32, Vec<String>, Value) {
+        let mut args = vec!["--json"];
+        args.extend_from_slice(extra);
+        if !extra.contains(&"--smoke") {
+            args.push("--no-smoke");
+        } else {
+            args.retain(|a| *a != "--smoke");
+        }
+        let run = self.doctor(&args);
+        let doc: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+        let codes = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] != "info")
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect();
+        (run.code, codes, doc)
+    }
+
+    /// Add a handler to a settings file (created if needed) with serde_json.
+    fn register(&self, file: &Path, event: &str, command: &str) {
+        let mut v: Value = match std::fs::read_to_string(file) {
+            Ok(t) if !t.trim().is_empty() => {
+                serde_json::from_str(t.trim_start_matches('\u{feff}')).unwrap()
+            }
+            _ => serde_json::json!({}),
+        };
+        let hooks = v
+            .as_object_mut()
+            .unwrap()
+            .entry("hooks")
+            .or_insert(serde_json::json!({}));
+        let groups = hooks
+            .as_object_mut()
+            .unwrap()
+            .entry(event)
+            .or_insert(serde_json::json!([]));
+        groups.as_array_mut().unwrap().push(serde_json::json!({
+            "hooks": [{"type": "command", "command": command}]
+        }));
+        self.write(file, &serde_json::to_string_pretty(&v).unwrap());
+    }
+
+    fn set_key(&self, file: &Path, key: &str, value: Value) {
+        let mut v: Value = match std::fs::read_to_string(file) {
+            Ok(t) if !t.trim().is_empty() => serde_json::from_str(&t).unwrap(),
+            _ => serde_json::json!({}),
+        };
+        v.as_object_mut().unwrap().insert(key.to_string(), value);
+        self.write(file, &serde_json::to_string_pretty(&v).unwrap());
+    }
+
+    fn local(&self) -> PathBuf {
+        self.project.join(".claude/settings.local.json")
+    }
+
+    fn project_settings(&self) -> PathBuf {
+        self.project.join(".claude/settings.json")
+    }
+
+    /// `--fix --yes`, then a doctor that must be clean.
+    fn fix_then_clean(&self) {
+        let fix = self.doctor(&["--fix", "--yes", "--no-smoke"]);
+        assert_eq!(
+            fix.code, 0,
+            "fix did not end clean:\n{}\n{}",
+            fix.stdout, fix.stderr
+        );
+        assert!(fix.stdout.contains("After the fix:"), "{}", fix.stdout);
+        let (code, codes, _) = self.codes(&["--smoke"]);
+        assert_eq!(
+            (code, codes.clone()),
+            (0, vec![]),
+            "not clean after --fix: {codes:?}"
+        );
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn has(codes: &[String], code: &str) -> bool {
+    codes.iter().any(|c| c == code)
+}
+
+// ---------------------------------------------------------------- healthy
+
+#[test]
+fn a_fresh_install_is_healthy_with_smoke_tests() {
+    let h = Home::new();
+    h.install();
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!((code, codes), (0, vec![]));
+    let checks = doc["summary"]["checks"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["status"] == "ok"), "{checks:?}");
+    let run = h.doctor(&[]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("[✓] Smoke test"));
+    assert!(run.stdout.contains("No issues found."));
+}
+
+#[test]
+fn verbose_shows_what_was_read_and_run() {
+    let h = Home::new();
+    h.install();
+    let quiet = h.doctor(&[]);
+    let loud = h.doctor(&["-v"]);
+    assert!(!quiet.stdout.contains("passed in"));
+    assert!(loud.stdout.contains("passed in"), "{}", loud.stdout);
+    assert!(loud.stdout.contains("user settings"));
+}
+
+#[test]
+fn claude_config_dir_is_honoured() {
+    let h = Home::new();
+    let cfg = h.home.join("elsewhere/claude");
+    std::fs::create_dir_all(&cfg).unwrap();
+    let ok = h
+        .gk()
+        .env("CLAUDE_CONFIG_DIR", &cfg)
+        .args(["install", "--yes", "--no-smoke"])
+        .output()
+        .unwrap();
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    let out = h
+        .gk()
+        .env("CLAUDE_CONFIG_DIR", &cfg)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    // Without the variable, ~/.claude is empty: hooks missing.
+    let (_, codes, _) = h.codes(&[]);
+    assert!(has(&codes, "hook-missing"));
+}
+
+// ---------------------------------------------------------- settings files
+
+#[test]
+fn settings_unparseable_names_line_and_column_and_skips_the_file() {
+    let h = Home::new();
+    h.install();
+    let good = h.read(&h.settings());
+    // A comment on line 2: strict JSON rejects it.
+    let broken = good.replacen("{\n", "{\n  // mine\n", 1);
+    h.write(&h.settings(), &broken);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert!(has(&codes, "settings-unparseable"));
+    // The gk entries are in the skipped file: Claude Code runs neither.
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "settings-unparseable")
+        .unwrap();
+    assert_eq!(f["line"], 2);
+    assert!(f["message"].as_str().unwrap().contains(":2:3:"), "{f}");
+}
+
+#[test]
+fn settings_bom_is_a_warning() {
+    let h = Home::new();
+    h.install();
+    let good = h.read(&h.settings());
+    h.write(&h.settings(), &format!("\u{feff}{good}"));
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["settings-bom".to_string()]));
+}
+
+#[test]
+fn settings_schema_matcher_array_voids_the_file() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.project_settings(),
+        r#"{"hooks": {"UserPromptSubmit": [{"matcher": ["x"], "hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}]}}"#,
+    );
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert!(has(&codes, "settings-schema"));
+    // The variant spelling sits in a file Claude Code skips: it does not run.
+    assert!(!has(&codes, "hook-fires-twice"), "{codes:?}");
+}
+
+#[test]
+fn settings_schema_unknown_event_and_missing_command() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.local(),
+        r#"{"hooks": {"UserPromptSubmitt": [{"hooks": [{"type": "command", "command": "echo"}]}], "Stop": [{"hooks": [{"type": "command"}]}]}}"#,
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        codes.iter().filter(|c| *c == "settings-schema").count(),
+        2,
+        "{doc}"
+    );
+}
+
+#[test]
+fn home_is_project_warns_and_counts_the_file_once() {
+    let h = Home::new();
+    h.install();
+    let (code, codes, _) = h.codes(&["--project", h.home.to_str().unwrap()]);
+    assert_eq!((code, codes), (1, vec!["home-is-project".to_string()]));
+    // From a project folder: no warning.
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]));
+}
+
+// ------------------------------------------------------------ registrations
+
+#[test]
+fn hook_missing_for_each_hook() {
+    let h = Home::new();
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    h.fix_then_clean();
+}
+
+#[test]
+fn two_spellings_fire_twice_across_scopes() {
+    let h = Home::new();
+    h.install();
+    h.register(
+        &h.local(),
+        "UserPromptSubmit",
+        "~/.claude/hooks/gk hook prompt",
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(codes, ["hook-fires-twice"], "{doc}");
+    let details = doc["findings"][0]["details"].as_array().unwrap();
+    assert_eq!(details.len(), 2);
+    h.fix_then_clean();
+    // The local file keeps everything that was not gk's (here: nothing).
+    assert!(!h.read(&h.local()).contains("gk hook"));
+}
+
+#[test]
+fn absolute_home_spelling_also_fires_twice() {
+    let h = Home::new();
+    h.install();
+    let abs = format!("{}/.claude/hooks/gk hook stop", h.home.display());
+    h.register(&h.settings(), "Stop", &abs);
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(codes, ["hook-fires-twice"]);
+    h.fix_then_clean();
+}
+
+#[test]
+fn identical_string_twice_is_redundant_not_twice() {
+    let h = Home::new();
+    h.install();
+    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let cmd = v["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.register(&h.local(), "Stop", &cmd);
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["hook-redundant".to_string()]));
+    h.fix_then_clean();
+}
+
+#[test]
+fn gk_in_shared_project_settings_is_redundant() {
+    let h = Home::new();
+    h.register(
+        &h.project_settings(),
+        "UserPromptSubmit",
+        "\"$HOME/.claude/hooks/gk\" hook prompt",
+    );
+    h.install();
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-redundant"), "{doc}");
+    h.fix_then_clean();
+}
+
+#[test]
+fn python_hooks_are_legacy_and_fire_twice_beside_gk() {
+    let h = Home::new();
+    h.install();
+    std::fs::write(h.claude().join("hooks/gatekeeper.py"), "print('{}')\n").unwrap();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "python3 ~/.claude/hooks/gatekeeper.py",
+    );
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert!(
+        has(&codes, "hook-legacy") && has(&codes, "hook-fires-twice"),
+        "{codes:?}"
+    );
+    h.fix_then_clean();
+}
+
+#[test]
+fn python_only_setup_is_legacy_and_migrates() {
+    let h = Home::new();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "/c/miniforge3/python /c/Users/u/.claude/hooks/gatekeeper.py",
+    );
+    h.register(
+        &h.settings(),
+        "Stop",
+        "python3 ~/.claude/hooks/state_monitor.py",
+    );
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(
+        codes.iter().filter(|c| *c == "hook-legacy").count(),
+        2,
+        "{codes:?}"
+    );
+    assert!(!has(&codes, "hook-missing"));
+    h.fix_then_clean();
+    let s = h.read(&h.settings());
+    assert!(!s.contains(".py"), "{s}");
+}
+
+#[test]
+fn a_gk_hook_under_the_wrong_event() {
+    let h = Home::new();
+    h.install();
+    h.register(
+        &h.local(),
+        "UserPromptSubmit",
+        "$HOME/.claude/hooks/gk hook stop",
+    );
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["hook-wrong-event".to_string()]));
+    h.fix_then_clean();
+}
+
+#[test]
+fn a_command_doctor_cannot_decide_is_reported_as_unsure_and_left_alone() {
+    let h = Home::new();
+    h.install();
+    h.register(
+        &h.local(),
+        "Stop",
+        "cd \"$HOME\" && ./.claude/hooks/gk hook stop",
+    );
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["hook-unrecognised".to_string()]));
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert!(h.read(&h.local()).contains("./.claude/hooks/gk hook stop"));
+}
+
+#[test]
+fn disable_all_hooks_in_user_settings() {
+    let h = Home::new();
+    h.install();
+    h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        (code, codes),
+        (2, vec!["hooks-disabled".to_string()]),
+        "{doc}"
+    );
+    assert!(doc["findings"][0]["fix"]
+        .as_str()
+        .unwrap()
+        .contains("disableAllHooks"));
+    // --fix explains and leaves the switch alone.
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert!(h.read(&h.settings()).contains("disableAllHooks"));
+    // A local `false` wins over the user `true`.
+    h.set_key(&h.local(), "disableAllHooks", Value::Bool(false));
+    let (code, _, _) = h.codes(&[]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn managed_policy_switches_hooks_off() {
+    let h = Home::new();
+    h.install();
+    h.write(&h.managed, r#"{"allowManagedHooksOnly": true}"#);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (2, vec!["hooks-disabled".to_string()]));
+    assert!(doc["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("allowManagedHooksOnly"));
+    std::fs::remove_file(&h.managed).unwrap();
+    // A drop-in beside the managed file counts too.
+    let dropin = h
+        .managed
+        .parent()
+        .unwrap()
+        .join("managed-settings.d/50-policy.json");
+    h.write(&dropin, r#"{"disableAllHooks": true}"#);
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (2, vec!["hooks-disabled".to_string()]));
+    // A broken managed file: reported, and left to its administrator.
+    h.write(&dropin, "{\"disableAllHooks\": true,}");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (2, vec!["settings-unparseable".to_string()]));
+    assert!(doc["findings"][0]["fix"]
+        .as_str()
+        .unwrap()
+        .starts_with("managed policy"));
+}
+
+// ------------------------------------------------------------- programs
+
+#[test]
+fn hook_binary_missing() {
+    let h = Home::new();
+    h.install();
+    std::fs::remove_file(h.binary()).unwrap();
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        codes.iter().filter(|c| *c == "hook-binary-missing").count(),
+        1
+    );
+    h.fix_then_clean();
+}
+
+#[test]
+fn a_foreign_hook_with_a_missing_program_is_reported_but_not_touched() {
+    let h = Home::new();
+    h.install();
+    h.register(&h.settings(), "PreToolUse", "/opt/nowhere/lint-hook --fast");
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["hook-binary-missing"], "{doc}");
+    assert_eq!(doc["findings"][0]["fixable"], false);
+}
+
+#[cfg(unix)]
+fn write_script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, body).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn hook_binary_outdated() {
+    let h = Home::new();
+    h.install();
+    // A program carrying another gk version's marker.
+    write_script(
+        &h.binary(),
+        "#!/bin/sh\n# \u{0}gk-build-version=0.0.1\u{0}\nexit 0\n",
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["hook-binary-outdated".to_string()]));
+    assert!(doc["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("gk 0.0.1"));
+    h.fix_then_clean();
+    // A newer registered gk is reported but never downgraded.
+    write_script(
+        &h.binary(),
+        "#!/bin/sh\n# \u{0}gk-build-version=99.0.0\u{0}\nexit 0\n",
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["hook-binary-outdated"]);
+    assert_eq!(doc["findings"][0]["fixable"], false);
+    let before = std::fs::read(h.binary()).unwrap();
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(std::fs::read(h.binary()).unwrap(), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn hook_smoke_failed() {
+    let h = Home::new();
+    h.install();
+    write_script(&h.binary(), "#!/bin/sh\necho boom >&2\nexit 3\n");
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        codes.iter().filter(|c| *c == "hook-smoke-failed").count(),
+        2,
+        "{doc}"
+    );
+    assert!(doc.to_string().contains("exited with code 3: boom"));
+    h.fix_then_clean();
+}
+
+#[cfg(unix)]
+#[test]
+fn hook_slow() {
+    let h = Home::new();
+    h.install();
+    let real = h.home.join("real-gk");
+    std::fs::copy(h.binary(), &real).unwrap();
+    write_script(
+        &h.binary(),
+        &format!(
+            "#!/bin/sh\n# \u{0}gk-build-version={}\u{0}\nsleep 0.6\nexec '{}' \"$@\"\n",
+            env!("CARGO_PKG_VERSION"),
+            real.display()
+        ),
+    );
+    let (code, codes, _) = h.codes(&["--smoke"]);
+    assert_eq!(code, 1);
+    assert_eq!(codes, ["hook-slow", "hook-slow"]);
+}
+
+// ---------------------------------------------------------------- state
+
+#[test]
+fn state_unreadable_missing_and_malformed() {
+    let h = Home::new();
+    h.install();
+    let state = h.claude().join("hooks/task_state.json");
+    h.write(&state, "{\"status\": ");
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["state-unreadable".to_string()]));
+    std::fs::remove_file(&state).unwrap();
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(codes, ["state-unreadable"]);
+    h.fix_then_clean();
+}
+
+#[test]
+fn state_bad_status() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.claude().join("hooks/task_state.json"),
+        r#"{"status": "in-progress"}"#,
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["state-bad-status".to_string()]));
+    assert!(doc["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'in-progress'"));
+    h.write(
+        &h.claude().join("hooks/task_state.json"),
+        r#"{"task": "x"}"#,
+    );
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(codes, ["state-bad-status"]);
+}
+
+#[test]
+fn state_stale_after_24_hours_in_progress() {
+    let h = Home::new();
+    h.install();
+    let state = h.claude().join("hooks/task_state.json");
+    h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "fresh in_progress is fine");
+    let f = std::fs::File::options().write(true).open(&state).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(30 * 3600))
+        .unwrap();
+    drop(f);
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (1, vec!["state-stale".to_string()]));
+}
+
+// -------------------------------------------------------------- CLAUDE.md
+
+#[test]
+fn claude_md_missing_duplicated_outdated() {
+    let h = Home::new();
+    h.install();
+    let md = h.claude().join("CLAUDE.md");
+    let good = h.read(&md);
+
+    std::fs::remove_file(&md).unwrap();
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!(
+        (code, codes),
+        (1, vec!["claude-md-section-missing".to_string()])
+    );
+    h.fix_then_clean();
+
+    h.write(&md, &format!("# mine\n\n{good}\n{good}"));
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(codes, ["claude-md-section-duplicated"]);
+    h.fix_then_clean();
+    assert!(h.read(&md).starts_with("# mine\n"));
+
+    h.write(
+        &md,
+        &good.replace("gk runs two global hooks", "gk used to run hooks"),
+    );
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(codes, ["claude-md-section-outdated"]);
+    h.fix_then_clean();
+
+    h.write(
+        &md,
+        "# mine\n\n## Task State Convention (Gatekeeper Hooks)\nTwo global hooks (`gatekeeper.py`...)\n",
+    );
+    let (_, codes, _) = h.codes(&[]);
+    assert_eq!(codes, ["claude-md-section-outdated"]);
+    h.fix_then_clean();
+}
+
+#[test]
+fn claude_md_damaged_markers_are_explained_not_edited() {
+    let h = Home::new();
+    h.install();
+    let md = h.claude().join("CLAUDE.md");
+    let good = h.read(&md);
+    let damaged = good.replace("<!-- gk:end -->", "");
+    h.write(&md, &damaged);
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["claude-md-section-outdated"]);
+    assert_eq!(doc["findings"][0]["fixable"], false);
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert_eq!(h.read(&md), damaged);
+}
+
+// ---------------------------------------------------------------- config
+
+#[test]
+fn config_invalid() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.claude().join("hooks/gk.json"),
+        "{\n  \"stale_hours\": \"soon\"\n}\n",
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (2, vec!["config-invalid".to_string()]));
+    assert_eq!(doc["findings"][0]["line"], 2);
+}
+
+#[test]
+fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
+    let h = Home::new();
+    h.install();
+    let off = h.gk().args(["disable", "stop", "--yes"]).output().unwrap();
+    assert!(off.status.success(), "{}", text(&off.stderr));
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    let info: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(info, ["hook-switched-off"]);
+    let run = h.doctor(&["-v"]);
+    assert!(
+        run.stdout.contains("switched off in gk.json: not run"),
+        "{}",
+        run.stdout
+    );
+}
+
+// ----------------------------------------------------- output and exit codes
+
+#[test]
+fn json_schema_is_stable() {
+    let h = Home::new();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "~/.claude/hooks/gk hook prompt",
+    );
+    let (code, _, doc) = h.codes(&[]);
+    let top: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(top, ["findings", "summary"]);
+    for f in doc["findings"].as_array().unwrap() {
+        let o = f.as_object().unwrap();
+        for k in o.keys() {
+            assert!(
+                ["code", "severity", "message", "path", "line", "fix", "details", "fixable"]
+                    .contains(&k.as_str()),
+                "unexpected key {k}"
+            );
+        }
+        assert!(o["code"].is_string() && o["message"].is_string());
+        assert!(["error", "warning", "info"].contains(&o["severity"].as_str().unwrap()));
+        assert!(o.get("line").is_none_or(Value::is_u64));
+        assert!(o["fixable"].is_boolean());
+    }
+    let s = &doc["summary"];
+    assert_eq!(s["exit_code"], code);
+    for k in ["errors", "warnings", "info", "fixable"] {
+        assert!(s[k].is_u64(), "{k}");
+    }
+    let names: Vec<&str> = s["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "settings",
+            "registrations",
+            "binaries",
+            "smoke",
+            "state",
+            "claude-md",
+            "config"
+        ]
+    );
+    assert_eq!(s["checks"][3]["status"], "skipped");
+}
+
+#[test]
+fn exit_codes_follow_the_worst_severity() {
+    let h = Home::new();
+    h.install();
+    assert_eq!(h.doctor(&["--no-smoke"]).code, 0);
+    h.write(&h.claude().join("hooks/task_state.json"), "{}");
+    assert_eq!(h.doctor(&["--no-smoke"]).code, 1);
+    h.write(&h.claude().join("hooks/gk.json"), "nope");
+    assert_eq!(h.doctor(&["--no-smoke"]).code, 2);
+}
+
+#[test]
+fn human_report_has_ticks_problems_fixes_and_a_summary() {
+    let h = Home::new();
+    h.install();
+    h.register(
+        &h.local(),
+        "UserPromptSubmit",
+        "~/.claude/hooks/gk hook prompt",
+    );
+    let run = h.doctor(&["--no-smoke"]);
+    assert_eq!(run.code, 2);
+    let out = &run.stdout;
+    assert!(out.contains("[✓] Settings files\n"), "{out}");
+    assert!(out.contains("[✗] Hook registrations\n"));
+    assert!(out.contains("[hook-fires-twice]"));
+    assert!(out.contains("fix: gk doctor --fix"));
+    assert!(out.contains("[-] Smoke test (skipped: --no-smoke)"));
+    assert!(out.contains("Doctor found 1 error and 0 warnings"));
+    assert!(!out.contains('\u{1b}'), "NO_COLOR must mean no colour");
+    let coloured = h
+        .gk()
+        .args(["--color", "always", "doctor", "--no-smoke"])
+        .output()
+        .unwrap();
+    assert!(text(&coloured.stdout).contains("\u{1b}[31m"));
+}
+
+#[test]
+fn doctor_never_writes_without_fix() {
+    let h = Home::new();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "~/.claude/hooks/gk hook prompt",
+    );
+    let before = h.read(&h.settings());
+    h.doctor(&[]);
+    assert_eq!(h.read(&h.settings()), before);
+    assert!(!h.claude().join("CLAUDE.md").exists());
+    assert!(!h.claude().join("hooks/task_state.json").exists());
+}
+
+// ------------------------------------------------------------------ --fix
+
+#[test]
+fn fix_dry_run_writes_nothing_and_no_tty_without_yes_refuses() {
+    let h = Home::new();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "~/.claude/hooks/gk hook prompt",
+    );
+    let before = h.read(&h.settings());
+    let dry = h.doctor(&["--fix", "--dry-run", "--no-smoke"]);
+    assert!(
+        dry.stdout.contains("dry run: nothing written"),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(h.read(&h.settings()), before);
+    let refused = h.doctor(&["--fix", "--no-smoke"]);
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused.stderr.contains("not a terminal"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(h.read(&h.settings()), before);
+    assert!(!h.binary().exists());
+}
+
+#[test]
+fn fix_explains_an_unparseable_file_and_leaves_it() {
+    let h = Home::new();
+    h.write(
+        &h.settings(),
+        &format!("{{\n  \"env\": {{\"ANTHROPIC_API_KEY\": \"{SECRET}\"}},\n}}\n"),
+    );
+    let before = h.read(&h.settings());
+    let run = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(run.stdout.contains("cannot fix"), "{}", run.stdout);
+    assert!(run.stdout.contains("not strict JSON"));
+    assert_eq!(h.read(&h.settings()), before);
+    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+}
+
+#[test]
+fn fix_keeps_other_tools_hooks_and_env() {
+    let h = Home::new();
+    h.install_with_secrets();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "/bin/echo other-tool --check",
+    );
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "$HOME/.claude/hooks/gk hook prompt",
+    );
+    h.fix_then_clean();
+    let s = h.read(&h.settings());
+    assert!(s.contains(SECRET) && s.contains(PROXY));
+    assert!(s.contains("/bin/echo other-tool --check"));
+}
+
+// ---------------------------------------------------------------- secrets
+
+#[test]
+fn secret_values_never_appear_in_any_output() {
+    let h = Home::new();
+    h.install_with_secrets();
+    // Make lots of findings, some quoting commands that carry a secret.
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        &format!("~/.claude/hooks/gk hook prompt --token {SECRET}"),
+    );
+    h.register(
+        &h.local(),
+        "Stop",
+        &format!("cd /x && gk hook stop {PROXY} | cat"),
+    );
+    h.write(
+        &h.project_settings(),
+        &format!("{{\"env\": {{\"GITHUB_TOKEN\": \"ghp_{SECRET}\"}}, // broken\n}}"),
+    );
+    for args in [
+        vec!["--no-smoke"],
+        vec!["-v"],
+        vec!["--json"],
+        vec!["--json", "-v"],
+        vec!["--fix", "--dry-run", "-v"],
+    ] {
+        let run = h.doctor(&args);
+        for s in [SECRET, PROXY, "hunter2hunter2"] {
+            assert!(
+                !run.stdout.contains(s) && !run.stderr.contains(s),
+                "{s} shown with {args:?}:\n{}\n{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn json_and_fix_do_not_mix() {
+    let h = Home::new();
+    let run = h.doctor(&["--json", "--fix"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("--json cannot be combined with --fix"));
+}

@@ -1,0 +1,281 @@
+//! The hook commands as a user meets them: registration mistakes, where the
+//! files are found, the config file (switches, rules, errors), `gk rules`
+//! and `gk explain`.
+
+mod hooks_common;
+
+use hooks_common::Home;
+use serde_json::Value;
+
+#[test]
+fn mistyped_hook_name_exits_1_never_2() {
+    let home = Home::new();
+    for args in [
+        &["hook", "promt"][..],
+        &["hook"][..],
+        &["hook", "prompt", "extra"][..],
+        &["hook", "Stop"][..],
+    ] {
+        let run = home.run(args, r#"{"prompt":"ok"}"#);
+        assert_eq!(run.code, Some(1), "{args:?}");
+        assert!(run.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(err.matches('\n').count(), 1, "{args:?}: {err:?}");
+        assert!(err.starts_with("gk: usage: gk hook prompt|stop"), "{err}");
+    }
+}
+
+#[test]
+fn stop_prints_only_system_message() {
+    let home = Home::new();
+    home.write_state(r#"{"status":"in_progress","task":"t"}"#, 30 * 3600);
+    let v = home.stop().json();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["systemMessage"]);
+}
+
+#[test]
+fn claude_config_dir_replaces_home_dot_claude() {
+    let home = Home::new();
+    home.write_state(r#"{"status":"clean"}"#, 60);
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join("hooks")).unwrap();
+    std::fs::write(
+        other.path().join("hooks").join("task_state.json"),
+        r#"{"status":"in_progress","task":"elsewhere"}"#,
+    )
+    .unwrap();
+    let out = home
+        .command(&["hook", "stop"])
+        .env("CLAUDE_CONFIG_DIR", other.path())
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["systemMessage"].as_str().unwrap().contains("'elsewhere'"));
+    // Empty means unset.
+    let out = home
+        .command(&["hook", "stop"])
+        .env("CLAUDE_CONFIG_DIR", "")
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["systemMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("STATE [CLEAN]"));
+}
+
+#[test]
+fn bom_in_state_file_is_accepted() {
+    let home = Home::new();
+    home.write_state(
+        b"\xEF\xBB\xBF{\"status\":\"in_progress\",\"task\":\"t\"}",
+        60,
+    );
+    let run = home.stop();
+    run.assert_hook_contract("bom");
+    assert_eq!(
+        run.system_message(),
+        "STATE [DIRTY] task in progress: 't' (updated just now)\n ! Hold off switching model/effort until this task is complete"
+    );
+}
+
+#[test]
+fn state_that_is_not_an_object_is_unreadable_for_stop() {
+    let home = Home::new();
+    for text in ["[1, 2]", "42", "\"clean\"", "null"] {
+        home.write_state(text, 60);
+        let run = home.stop();
+        run.assert_hook_contract(text);
+        assert_eq!(
+            run.system_message(),
+            "STATE [UNKNOWN] task_state.json unreadable (not a JSON object) -- assuming clean"
+        );
+        let p = home.prompt("ttl");
+        p.assert_hook_contract(text);
+        assert!(p
+            .context()
+            .contains("clean (task_state.json missing or unreadable -- assuming clean)"));
+    }
+}
+
+#[test]
+fn disabled_hooks_print_nothing() {
+    let home = Home::new();
+    home.write_config(r#"{"prompt": {"enabled": false}, "stop": {"enabled": false}}"#);
+    for run in [home.prompt("implement it"), home.stop()] {
+        run.assert_hook_contract("disabled");
+        assert!(run.stdout.is_empty());
+    }
+    // Each switch is independent.
+    home.write_config(r#"{"stop": {"enabled": false}}"#);
+    assert!(home.stop().stdout.is_empty());
+    assert!(!home.prompt("x").stdout.is_empty());
+}
+
+#[test]
+fn malformed_config_runs_on_defaults_and_says_where() {
+    let home = Home::new();
+    home.write_config("{\n  \"stale_hours\": \"soon\"\n}\n");
+    let path = home.config_path();
+    let want = format!(
+        " ! gk config ignored, using the built-in defaults: {}:2:23: invalid type: string \"soon\", expected u32",
+        path.display()
+    );
+    let p = home.prompt("implement it");
+    p.assert_hook_contract("bad config");
+    let msg = p.system_message();
+    assert!(
+        msg.starts_with("GATEKEEPER\n Model : /model Opus 5.5 (trigger: 'implement')"),
+        "{msg}"
+    );
+    assert_eq!(msg.lines().last().unwrap(), want, "{msg}");
+    assert!(
+        !p.context().contains("config"),
+        "the note is for the user only"
+    );
+    let s = home.stop();
+    s.assert_hook_contract("bad config stop");
+    assert_eq!(s.system_message().lines().last().unwrap(), want);
+
+    home.write_config("{ not json");
+    let msg = home.prompt("ok").system_message();
+    assert!(
+        msg.contains(&format!("{}:1:3: key must be a string", path.display())),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_valid_off_switch_holds_even_when_the_rest_is_wrong() {
+    let home = Home::new();
+    home.write_config(r#"{"prompt": {"enabled": false}, "models": 3}"#);
+    assert!(home.prompt("implement it").stdout.is_empty());
+    let s = home.stop();
+    assert!(s.system_message().contains("gk config ignored"));
+}
+
+#[test]
+fn config_that_is_a_directory_is_reported_not_fatal() {
+    let home = Home::new();
+    std::fs::create_dir(home.config_path()).unwrap();
+    let run = home.prompt("ok");
+    run.assert_hook_contract("config dir");
+    assert!(run.system_message().contains("gk config ignored"));
+}
+
+#[test]
+fn custom_rules_replace_the_built_in_ones() {
+    let home = Home::new();
+    home.write_config(
+        r#"{
+  "models": [
+    {"label": "Big", "model": "big-1", "purpose": "hard things", "keywords": ["prove"], "warning": "costly"},
+    {"label": "Tiny", "model": "tiny-1", "purpose": "short things", "keywords": ["hi"], "max_words": 2}
+  ],
+  "default_model": {"label": "Mid", "model": "mid-1", "purpose": "the rest"},
+  "effort": {"high": ["carefully"], "low": []},
+  "stale_hours": 1
+}"#,
+    );
+    let p = home.prompt("prove it carefully");
+    assert_eq!(
+        p.system_message(),
+        "GATEKEEPER\n Model : /model Big (trigger: 'prove')\n Use for: hard things\n Effort : consider /effort high\n ! costly"
+    );
+    assert!(p.context().contains("Suggested model: Big (matched keyword 'prove'; hard things). Suggested effort: high. costly [Option D]"));
+    assert!(home
+        .prompt("hi there")
+        .system_message()
+        .contains("/model Tiny (trigger: 'hi')"));
+    // Over Tiny's word limit, and built-in keywords no longer apply.
+    let msg = home.prompt("hi there you").system_message();
+    assert!(msg.contains("/model Mid (trigger: 'default')"), "{msg}");
+    let msg = home.prompt("quick ttl").system_message();
+    assert_eq!(
+        msg,
+        "GATEKEEPER\n Model : /model Mid (trigger: 'default')\n Use for: the rest"
+    );
+    // stale_hours: 1 makes a 2h-old in_progress state stale.
+    home.write_state(r#"{"status":"in_progress","task":"t"}"#, 2 * 3600 + 300);
+    assert!(home
+        .stop()
+        .system_message()
+        .contains(" ! flagged in_progress for 2h -- may be stale."));
+}
+
+#[test]
+fn haiku_word_limit_is_configurable() {
+    let home = Home::new();
+    home.write_config(r#"{"haiku_max_words": 2}"#);
+    assert!(home
+        .prompt("ok then")
+        .system_message()
+        .contains("Haiku 4.5"));
+    assert!(home
+        .prompt("ok then go")
+        .system_message()
+        .contains("(trigger: 'default')"));
+}
+
+#[test]
+fn rules_output_is_a_valid_config_that_round_trips() {
+    let home = Home::new();
+    let first = home.run(&["rules"], "");
+    assert_eq!(first.code, Some(0));
+    let v: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["models"][0]["label"], "Opus 5.5");
+    assert!(v["models"][3]["warning"]
+        .as_str()
+        .unwrap()
+        .starts_with("NOTE: Fable 5.1 is the most expensive tier."));
+    assert_eq!(v["haiku_max_words"], 8);
+    assert_eq!(v["stale_hours"], 24);
+    assert_eq!(v["prompt"]["enabled"], true);
+    // Saved as gk.json it changes nothing.
+    home.write_config(&first.stdout_text());
+    let again = home.run(&["rules"], "");
+    assert!(again.stderr.is_empty());
+    assert_eq!(again.stdout, first.stdout);
+    // And it reflects the user's file.
+    home.write_config(r#"{"stop": {"enabled": false}, "stale_hours": 6}"#);
+    let v: Value = serde_json::from_slice(&home.run(&["rules"], "").stdout).unwrap();
+    assert_eq!(v["stop"]["enabled"], false);
+    assert_eq!(v["stale_hours"], 6);
+}
+
+#[test]
+fn rules_with_a_broken_config_warn_and_show_the_defaults() {
+    let home = Home::new();
+    home.write_config("[]");
+    let run = home.run(&["rules"], "");
+    assert_eq!(run.code, Some(0));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("gk.json:1:1: expected a JSON object"), "{err}");
+    let v: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(v["models"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn explain_shows_rule_keyword_words_effort_and_check_mode() {
+    let home = Home::new();
+    let run = home.run(
+        &["explain", "[check] quick review all of the ttl files"],
+        "",
+    );
+    assert_eq!(run.code, Some(0));
+    assert_eq!(
+        run.stdout_text(),
+        "check mode: yes ([check] prefix stripped; the task will not be run)\n\
+         words:      7\n\
+         model:      Opus 5.5 (claude-opus-5-5) -- rule 1 of 4, keyword 'ttl'\n\
+         use for:    complex reasoning, TTL/SPARQL authoring, ontology work, deep reviews\n\
+         effort:     high (keyword 'review all')\n"
+    );
+    let run = home.run(&["explain", "end to end please"], "");
+    let text = run.stdout_text();
+    assert!(text.contains("Fable 5.1 (claude-fable-5-1) -- rule 4 of 4, keyword 'end to end'"));
+    assert!(text.contains("warning:    NOTE: Fable 5.1 is the most expensive tier."));
+}

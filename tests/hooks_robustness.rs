@@ -1,0 +1,208 @@
+//! Whatever arrives on stdin and whatever is in task_state.json, both hooks
+//! exit 0, write nothing to stderr, and print nothing or one JSON object on
+//! one line. First the inputs the Python reference crashes on, then a few
+//! hundred pseudo-random byte strings (a fixed-seed generator, so a failure
+//! is reproducible; the case is printed).
+
+mod hooks_common;
+
+use hooks_common::Home;
+
+const PROMPT: &[&str] = &["hook", "prompt"];
+const STOP: &[&str] = &["hook", "stop"];
+
+#[test]
+fn inputs_the_reference_crashes_on() {
+    let home = Home::new();
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("list", b"[1,2]".to_vec()),
+        ("number", b"42".to_vec()),
+        ("string", b"\"ok\"".to_vec()),
+        ("null", b"null".to_vec()),
+        ("null prompt", br#"{"prompt": null}"#.to_vec()),
+        ("number prompt", br#"{"prompt": 5}"#.to_vec()),
+        ("object prompt", br#"{"prompt": {"a": 1}}"#.to_vec()),
+        (
+            "truthy non-string user_prompt",
+            br#"{"user_prompt": 7, "prompt": "ttl"}"#.to_vec(),
+        ),
+        ("invalid utf-8", b"{\"prompt\": \"ok \xff\xfe\"}".to_vec()),
+        ("nan", br#"{"prompt": "ok", "x": NaN}"#.to_vec()),
+        (
+            "deep nesting",
+            format!("{}{}", "[".repeat(5000), "]".repeat(5000)).into_bytes(),
+        ),
+    ];
+    for (what, stdin) in &inputs {
+        let run = home.run(PROMPT, stdin.clone());
+        run.assert_hook_contract(what);
+    }
+    // Where the reference crashes on the prompt's type, gk answers as for
+    // an empty prompt (or the `prompt` field).
+    let run = home.run(PROMPT, br#"{"prompt": null}"#.to_vec());
+    assert!(run.system_message().contains("(trigger: 'default')"));
+    let run = home.run(PROMPT, br#"{"user_prompt": 7, "prompt": "ttl"}"#.to_vec());
+    assert!(run.system_message().contains("(trigger: 'ttl')"));
+    let run = home.run(PROMPT, b"[1,2]".to_vec());
+    assert!(run.system_message().contains("(trigger: 'default')"));
+    // Invalid UTF-8 is read with replacement characters, not dropped.
+    let run = home.run(PROMPT, b"{\"prompt\": \"ok \xff\"}".to_vec());
+    assert!(run.system_message().contains("(trigger: 'ok')"));
+}
+
+#[test]
+fn ten_megabyte_prompt() {
+    let home = Home::new();
+    let mut prompt = "lorem ipsum dolor ".repeat(10 * 1024 * 1024 / 18);
+    prompt.push_str(" and finally sparql");
+    let run = home.prompt(&prompt);
+    run.assert_hook_contract("10 MB");
+    assert!(run.system_message().contains("(trigger: 'sparql')"));
+}
+
+#[test]
+fn odd_state_files() {
+    let home = Home::new();
+    let states: Vec<(&str, Vec<u8>)> = vec![
+        ("bom", b"\xEF\xBB\xBF{\"status\": \"clean\"}".to_vec()),
+        ("list", b"[\"in_progress\"]".to_vec()),
+        ("number", b"3".to_vec()),
+        ("binary", vec![0, 159, 146, 150, 255]),
+        ("non-string fields", br#"{"status": "in_progress", "task": {"a": [1, null]}, "detail": 0, "project": false, "updated": 12}"#.to_vec()),
+        ("huge string", format!("{{\"status\": \"in_progress\", \"task\": \"{}\"}}", "x".repeat(1 << 20)).into_bytes()),
+    ];
+    for (what, bytes) in &states {
+        home.write_state(bytes, 100);
+        home.run(PROMPT, r#"{"prompt":"ok"}"#)
+            .assert_hook_contract(what);
+        home.run(STOP, "{}").assert_hook_contract(what);
+    }
+    std::fs::remove_file(home.state_path()).unwrap();
+    std::fs::create_dir(home.state_path()).unwrap();
+    let stop = home.run(STOP, "{}");
+    stop.assert_hook_contract("directory");
+    assert_eq!(
+        stop.system_message(),
+        "STATE [UNKNOWN] task_state.json unreadable (IsADirectoryError) -- assuming clean"
+    );
+    home.run(PROMPT, "{}").assert_hook_contract("directory");
+}
+
+#[test]
+fn hooks_dir_that_is_a_file() {
+    let home = Home::new();
+    std::fs::remove_dir(home.hooks_dir()).unwrap();
+    std::fs::write(home.hooks_dir(), "not a folder").unwrap();
+    let stop = home.run(STOP, "{}");
+    stop.assert_hook_contract("hooks is a file");
+    assert_eq!(
+        stop.system_message(),
+        "STATE [UNKNOWN] task_state.json unreadable (NotADirectoryError) -- assuming clean"
+    );
+    home.run(PROMPT, "{}")
+        .assert_hook_contract("hooks is a file");
+}
+
+/// xorshift64*: small, seeded, good enough to spread bytes around.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Random bytes, often shaped like (broken) JSON so the parser gets past
+    /// the first byte.
+    fn bytes(&mut self) -> Vec<u8> {
+        const PIECES: &[&[u8]] = &[
+            b"{",
+            b"}",
+            b"[",
+            b"]",
+            b"\"",
+            b":",
+            b",",
+            b"\\",
+            b"\\u",
+            b"d800",
+            b"\"prompt\"",
+            b"\"user_prompt\"",
+            b"\"status\"",
+            b"\"in_progress\"",
+            b"\"clean\"",
+            b"\"task\"",
+            b"\"project\"",
+            b"\"detail\"",
+            b"\"updated\"",
+            b"null",
+            b"true",
+            b"0",
+            b"-1e999",
+            b"[check]",
+            b"ttl",
+            b"ok",
+            b" ",
+            b"\t",
+            b"\n",
+            b"\xEF\xBB\xBF",
+            b"\xff",
+            b"\xc3",
+            b"\xe2\x84\xaa",
+            b"\xf0\x9f\x98\x80",
+        ];
+        let len = self.below(40);
+        let mut out = Vec::new();
+        for _ in 0..len {
+            if self.below(3) == 0 {
+                out.push(self.next() as u8);
+            } else {
+                out.extend_from_slice(PIECES[self.below(PIECES.len())]);
+            }
+        }
+        out
+    }
+}
+
+#[test]
+fn arbitrary_bytes_on_stdin_and_in_the_state_file() {
+    let home = Home::new();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for i in 0..150 {
+        let stdin = rng.bytes();
+        let state = rng.bytes();
+        home.write_state(&state, rng.below(100 * 3600) as u64);
+        let what = format!("case {i}: stdin {stdin:?} state {state:?}");
+        home.run(PROMPT, stdin.clone()).assert_hook_contract(&what);
+        home.run(STOP, stdin).assert_hook_contract(&what);
+    }
+}
+
+#[test]
+fn arbitrary_bytes_as_a_structurally_valid_prompt_and_state() {
+    // Valid JSON around random text, so the matching code (not just the
+    // parser) sees the garbage.
+    let home = Home::new();
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    for i in 0..100 {
+        let prompt = String::from_utf8_lossy(&rng.bytes()).into_owned();
+        let task = String::from_utf8_lossy(&rng.bytes()).into_owned();
+        let state = serde_json::json!({"status": if i % 2 == 0 { "in_progress" } else { "clean" },
+                                       "task": task, "project": task, "detail": prompt});
+        home.write_state(state.to_string(), rng.below(100 * 3600) as u64);
+        let stdin = serde_json::json!({"prompt": prompt}).to_string();
+        let what = format!("case {i}: {stdin}");
+        let run = home.run(PROMPT, stdin);
+        run.assert_hook_contract(&what);
+        assert!(!run.stdout.is_empty(), "{what}");
+        let stop = home.run(STOP, "{}");
+        stop.assert_hook_contract(&what);
+        assert!(!stop.stdout.is_empty(), "{what}");
+    }
+}
