@@ -192,7 +192,6 @@ fn client_runs_each_command_spelling_once() {
 /// turn: the gatekeeper context (with the model the rules pick) reaches the
 /// model exactly once, the Stop hook's STATE line is shown, `env` is intact.
 #[test]
-#[ignore = "needs gk install (issue 3) and gk hook prompt/stop on main"]
 fn scenario_1_install_then_one_turn() {
     let _serial = harness::serial();
     let Some(mut sb) = sandbox("scenario_1_install_then_one_turn") else {
@@ -233,7 +232,6 @@ fn scenario_1_install_then_one_turn() {
 /// the matching Option D instruction; a `[check]` prompt carries CHECK MODE
 /// instead of Option D.
 #[test]
-#[ignore = "needs gk install (issue 3) and gk hook prompt/stop on main"]
 fn scenario_2_dirty_state_and_check_mode() {
     let _serial = harness::serial();
     let Some(mut sb) = sandbox("scenario_2_dirty_state_and_check_mode") else {
@@ -295,7 +293,6 @@ fn scenario_2_dirty_state_and_check_mode() {
 /// exists for; doctor names it `hook-fires-twice`, `--fix` repairs it, and
 /// the next turn gets the context once.
 #[test]
-#[ignore = "needs gk install (issue 3), gk doctor --fix (issue 4) and the hooks on main"]
 fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
     let _serial = harness::serial();
     let Some(mut sb) = sandbox("scenario_3_second_spelling_fires_twice_until_doctor_fixes_it")
@@ -358,7 +355,6 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
 /// settings runs once; doctor calls it `hook-redundant`, not
 /// `hook-fires-twice`.
 #[test]
-#[ignore = "needs gk install (issue 3), gk doctor (issue 4) and the hooks on main"]
 fn scenario_4_identical_string_in_project_runs_once() {
     let _serial = harness::serial();
     let Some(mut sb) = sandbox("scenario_4_identical_string_in_project_runs_once") else {
@@ -395,7 +391,6 @@ fn scenario_4_identical_string_in_project_runs_once() {
 /// model, no STATE line is shown, the turn still completes, and
 /// settings.json is byte for byte what it was before install.
 #[test]
-#[ignore = "needs gk install/uninstall (issue 3) and the hooks on main"]
 fn scenario_5_uninstall_gives_the_settings_back() {
     let _serial = harness::serial();
     let Some(mut sb) = sandbox("scenario_5_uninstall_gives_the_settings_back") else {
@@ -438,7 +433,6 @@ fn median(mut values: Vec<u64>) -> u64 {
 /// only what cannot flake: every gk run is reported, once per turn, exits 0
 /// and finishes inside the Stop entry's 5 s timeout.
 #[test]
-#[ignore = "needs gk install (issue 3) and the hooks on main"]
 fn scenario_6_speed_in_situ() {
     let _serial = harness::serial();
     let Some(mut sb) = sandbox("scenario_6_speed_in_situ") else {
