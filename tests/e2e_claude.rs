@@ -425,9 +425,9 @@ fn median(mut values: Vec<u64>) -> u64 {
     values[values.len() / 2]
 }
 
-/// Scenario 6: speed in situ. Three arms, interleaved after a warm-up turn
-/// so that neither profits from the client's first-run work: no hooks, an
-/// empty hook (`cat >/dev/null`: what any hook costs the client to spawn)
+/// Scenario 6: speed in situ. Three arms, interleaved round by round (after
+/// one uncounted turn) so that drift in the machine's load hits all of them
+/// alike: no hooks, an empty hook (`cat >/dev/null`: what any hook costs the client to spawn)
 /// and gk. Prints how long the client says each hook took (its debug log),
 /// the time to the first API request and the wall time of the turn. Asserts
 /// only what cannot flake: every gk run is reported, once per turn, exits 0
@@ -446,7 +446,7 @@ fn scenario_6_speed_in_situ() {
         "Stop": [{"hooks": [{"type": "command", "command": "cat >/dev/null", "timeout": 5}]}]
     }})
     .to_string();
-    sb.turn("explain the build").single_context(); // warm-up, not counted
+    sb.turn("explain the build").single_context(); // not counted
 
     #[derive(Default)]
     struct Arm {
