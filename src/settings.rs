@@ -172,25 +172,14 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
     let mut entries = Vec::new();
     let mut issues = Vec::new();
     let text = settings.text.as_str();
-    let options = jsonc_parser::ParseOptions {
-        allow_comments: false,
-        allow_loose_object_property_names: false,
-        allow_trailing_commas: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_extended_string_escapes: false,
-        allow_non_finite_numbers: false,
-    };
     let body_offset = if settings.bom {
         '\u{feff}'.len_utf8()
     } else {
         0
     };
     let body = &text[body_offset..];
-    let Ok(parsed) = jsonc_parser::parse_to_ast(body, &Default::default(), &options) else {
+    let Ok(parsed) = jsonc_parser::parse_to_ast(body, &Default::default(), &strict_options())
+    else {
         // `parse` already accepted the text as strict JSON; the AST parser
         // disagreeing would be a bug in one of them. Report nothing rather
         // than guess.
@@ -339,6 +328,23 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         }
     }
     (entries, issues)
+}
+
+/// jsonc-parser options that accept exactly strict JSON (what Claude Code
+/// accepts): no comments, trailing commas, loose names or number forms.
+pub fn strict_options() -> jsonc_parser::ParseOptions {
+    jsonc_parser::ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
 }
 
 /// The value of the last property named `name` (JSON.parse keeps the last).

@@ -189,7 +189,7 @@ pub fn plan(
     }
     if needs.claude_md {
         let md = inputs.paths.claude_md();
-        let old = read_text(&md)?;
+        let old = crate::install::read_text(&md)?;
         let new = fresh_section(&md, old.as_deref().unwrap_or(""), &section_text(inputs))?;
         plan.push(FileChange::text(
             &md,
@@ -200,7 +200,7 @@ pub fn plan(
     }
     if needs.user_registrations {
         let path = inputs.paths.settings();
-        let old = read_text(&path)?;
+        let old = crate::install::read_text(&path)?;
         let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
         let wanted = install::wanted_hooks(&inputs.ctx, shell);
         let new =
@@ -213,7 +213,7 @@ pub fn plan(
         ));
     }
     for path in &needs.remove_from {
-        let Some(old) = read_text(path)? else {
+        let Some(old) = crate::install::read_text(path)? else {
             continue;
         };
         let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
@@ -232,18 +232,6 @@ pub fn plan(
 pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Result<String> {
     let one = super::claude_md::drop_extra_blocks(text, "<!-- gk:begin", claude_md::END_MARKER);
     claude_md::insert_section(path, &one, section)
-}
-
-fn read_text(path: &std::path::Path) -> Result<Option<String>> {
-    match read_current(path)? {
-        None => Ok(None),
-        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
-            Error::new(format!(
-                "{} is not UTF-8 text; nothing written",
-                path.display()
-            ))
-        }),
-    }
 }
 
 /// The bytes of the running gk (what install copies too).
@@ -287,9 +275,7 @@ pub fn run(
     }
     println!("\nAfter the fix:\n");
     let again = super::diagnose(inputs);
-    let style = render::Style {
-        color: super::use_color(color),
-    };
+    let style = crate::install::apply::style_for(color);
     print!(
         "{}",
         again

@@ -90,9 +90,7 @@ pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
     }
     let inputs = Inputs::from_process(args)?;
     let diagnosis = diagnose(&inputs);
-    let style = render::Style {
-        color: use_color(color),
-    };
+    let style = crate::install::apply::style_for(color);
     if args.json {
         let doc = render::json(&diagnosis.report);
         let text = serde_json::to_string_pretty(&doc)
@@ -110,11 +108,6 @@ pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
         return Ok(diagnosis.report.exit_code());
     }
     fix::run(&inputs, &diagnosis, args, color)
-}
-
-/// Colour when asked, or on a terminal without `NO_COLOR` (install's rule).
-pub fn use_color(choice: ColorChoice) -> bool {
-    crate::install::apply::style_for(choice).color
 }
 
 /// What one doctor run found, plus what `--fix` needs to plan from it.

@@ -168,36 +168,22 @@ pub fn secret_key(key: &str) -> bool {
             .any(|w| k.contains(w))
 }
 
-/// Terminal colours, or none.
-#[derive(Debug, Clone, Copy)]
-pub struct Style {
-    pub color: bool,
+pub use crate::install::plan::Style;
+
+fn mark(style: Style, status: &GroupStatus) -> String {
+    match status {
+        GroupStatus::Ok => style.paint("32", "[✓]"),
+        GroupStatus::Warning => style.paint("33", "[!]"),
+        GroupStatus::Error => style.paint("31", "[✗]"),
+        GroupStatus::Skipped(_) => "[-]".to_string(),
+    }
 }
 
-impl Style {
-    fn paint(self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-
-    fn mark(self, status: &GroupStatus) -> String {
-        match status {
-            GroupStatus::Ok => self.paint("32", "[✓]"),
-            GroupStatus::Warning => self.paint("33", "[!]"),
-            GroupStatus::Error => self.paint("31", "[✗]"),
-            GroupStatus::Skipped(_) => "[-]".to_string(),
-        }
-    }
-
-    fn bullet(self, severity: Severity) -> String {
-        match severity {
-            Severity::Error => self.paint("31", "✗"),
-            Severity::Warning => self.paint("33", "!"),
-            Severity::Info => "•".to_string(),
-        }
+fn bullet(style: Style, severity: Severity) -> String {
+    match severity {
+        Severity::Error => style.paint("31", "✗"),
+        Severity::Warning => style.paint("33", "!"),
+        Severity::Info => "•".to_string(),
     }
 }
 
@@ -210,7 +196,7 @@ pub fn human(report: &Report, verbose: bool, style: Style) -> String {
         if let GroupStatus::Skipped(why) = &status {
             let _ = write!(title, " (skipped: {why})");
         }
-        let _ = writeln!(out, "{} {}", style.mark(&status), title);
+        let _ = writeln!(out, "{} {}", mark(style, &status), title);
         for f in report.findings.iter().filter(|f| f.group == group) {
             if f.severity == Severity::Info && !verbose {
                 continue;
@@ -218,7 +204,7 @@ pub fn human(report: &Report, verbose: bool, style: Style) -> String {
             let _ = writeln!(
                 out,
                 "    {} {} [{}]",
-                style.bullet(f.severity),
+                bullet(style, f.severity),
                 f.message,
                 f.code
             );

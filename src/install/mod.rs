@@ -106,7 +106,9 @@ pub fn wanted_hooks(ctx: &CommandContext, shell: ShellForm) -> WantedHooks {
     }
 }
 
-fn read_text(path: &Path) -> Result<Option<String>> {
+/// The file's text as it is now; `None` when it does not exist; an error
+/// (plan refused, nothing written) when it is not UTF-8.
+pub fn read_text(path: &Path) -> Result<Option<String>> {
     match read_current(path)? {
         None => Ok(None),
         Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {

@@ -155,26 +155,11 @@ pub(crate) fn split_bom(text: &str) -> (&str, &str) {
     }
 }
 
-fn strict_options() -> jsonc_parser::ParseOptions {
-    jsonc_parser::ParseOptions {
-        allow_comments: false,
-        allow_loose_object_property_names: false,
-        allow_trailing_commas: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    }
-}
-
 pub(crate) fn parse_strict<'a>(path: &Path, body: &'a str) -> Result<Object<'a>> {
     let result = jsonc_parser::parse_to_ast(
         body,
         &jsonc_parser::CollectOptions::default(),
-        &strict_options(),
+        &settings::strict_options(),
     )
     .map_err(|e| {
         Error::new(format!(
@@ -842,7 +827,7 @@ pub(crate) fn append_property(body: &str, obj: &Object, name: &str, value: &J) -
     let root_style = match jsonc_parser::parse_to_ast(
         body,
         &jsonc_parser::CollectOptions::default(),
-        &strict_options(),
+        &settings::strict_options(),
     ) {
         Ok(jsonc_parser::ParseResult {
             value: Some(Value::Object(root)),
