@@ -44,6 +44,8 @@ pub struct Inputs {
     pub scope_paths: ScopePaths,
     pub path_var: Option<OsString>,
     pub git_bash: Option<PathBuf>,
+    /// Windows: the `HOME` Git Bash will see (see `install::spelling_context`).
+    pub bash_home: Option<PathBuf>,
     pub smoke: bool,
     pub now: SystemTime,
 }
@@ -73,6 +75,7 @@ impl Inputs {
             paths: machine.paths,
             path_var: std::env::var_os("PATH"),
             git_bash: machine.git_bash,
+            bash_home: machine.bash_home,
             smoke: !args.no_smoke,
             now: SystemTime::now(),
         })

@@ -60,6 +60,9 @@ pub struct Machine {
     pub paths: ClaudePaths,
     pub ctx: CommandContext,
     pub git_bash: Option<PathBuf>,
+    /// Windows only: the `HOME` variable, which Git Bash uses for `$HOME`
+    /// when it is set (see [`spelling_context`]).
+    pub bash_home: Option<PathBuf>,
 }
 
 impl Machine {
@@ -74,6 +77,13 @@ impl Machine {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from);
         let git_bash = find_git_bash(os, &|name| std::env::var_os(name), &|p| p.is_file());
+        let bash_home = if os.is_windows() {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        } else {
+            None
+        };
         Ok(Machine {
             os,
             ctx: CommandContext {
@@ -84,6 +94,7 @@ impl Machine {
             },
             paths,
             git_bash,
+            bash_home,
         })
     }
 }
@@ -99,10 +110,41 @@ pub fn shell_form(choice: ShellChoice, os: Os, git_bash: Option<&Path>) -> Shell
     }
 }
 
-pub fn wanted_hooks(ctx: &CommandContext, shell: ShellForm) -> WantedHooks {
+/// The canonical command for each hook, spelled for `shell` on this machine
+/// (`bash_home`: see [`spelling_context`]).
+pub fn wanted_hooks(
+    ctx: &CommandContext,
+    shell: ShellForm,
+    bash_home: Option<&Path>,
+) -> WantedHooks {
+    let spelled = spelling_context(ctx, shell, bash_home);
     WantedHooks {
-        prompt: canonical(HookKind::Prompt, ctx, shell),
-        stop: canonical(HookKind::Stop, ctx, shell),
+        prompt: canonical(HookKind::Prompt, &spelled, shell),
+        stop: canonical(HookKind::Stop, &spelled, shell),
+    }
+}
+
+/// The context to spell a command with. Git Bash takes `$HOME` from the
+/// `HOME` variable when one is set, while Claude Code finds `<claude dir>`
+/// under the Windows profile folder; on machines where the two differ (a
+/// `HOME` on a network drive, say) a `$HOME/...` command would point at a
+/// binary that is not there, so the home is taken as the shell's and the
+/// command falls back to the absolute `C:/...` form.
+pub fn spelling_context(
+    ctx: &CommandContext,
+    shell: ShellForm,
+    bash_home: Option<&Path>,
+) -> CommandContext {
+    let same = |h: &Path| {
+        crate::hookcmd::normalize_path(&h.to_string_lossy(), ctx.os)
+            == crate::hookcmd::normalize_path(&ctx.home.to_string_lossy(), ctx.os)
+    };
+    match bash_home {
+        Some(h) if ctx.os.is_windows() && shell == ShellForm::Bash && !same(h) => CommandContext {
+            home: h.to_path_buf(),
+            ..ctx.clone()
+        },
+        _ => ctx.clone(),
     }
 }
 
@@ -166,7 +208,7 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
 
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
-    let wanted = wanted_hooks(&m.ctx, shell);
+    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
     let new_settings = settings_edit::add_hooks(
         &settings,
         old_settings.as_deref().unwrap_or(""),
@@ -285,7 +327,7 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
 /// Run each registered hook once as Claude Code would; print one line per
 /// hook. Returns whether every hook that is switched on passed.
 fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
-    let wanted = wanted_hooks(&m.ctx, shell);
+    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
     let config = read_text(&m.paths.config_file()).ok().flatten();
     let cwd = std::env::current_dir().unwrap_or_else(|_| m.ctx.home.clone());
     println!();
@@ -406,7 +448,51 @@ mod tests {
             },
             paths,
             git_bash,
+            bash_home: None,
         }
+    }
+
+    #[test]
+    fn git_bash_home_elsewhere_gets_the_absolute_form() {
+        let ctx = CommandContext {
+            os: Os::Windows,
+            home: PathBuf::from(r"C:\Users\Ann"),
+            claude_dir: PathBuf::from(r"C:\Users\Ann\.claude"),
+            claude_config_dir: None,
+        };
+        let prompt = |shell, bash_home: Option<&str>| {
+            wanted_hooks(&ctx, shell, bash_home.map(Path::new))
+                .prompt
+                .command
+        };
+        // HOME on a network drive: $HOME in Git Bash is not the profile folder.
+        assert_eq!(
+            prompt(ShellForm::Bash, Some(r"H:\")),
+            r#""C:/Users/Ann/.claude/hooks/gk.exe" hook prompt"#
+        );
+        // HOME set to the profile folder, in either spelling: $HOME is fine.
+        for same in [r"C:\Users\Ann", "/c/Users/Ann", "C:/users/ann/"] {
+            assert_eq!(
+                prompt(ShellForm::Bash, Some(same)),
+                r#""$HOME/.claude/hooks/gk.exe" hook prompt"#,
+                "{same}"
+            );
+        }
+        assert_eq!(
+            prompt(ShellForm::Bash, None),
+            r#""$HOME/.claude/hooks/gk.exe" hook prompt"#
+        );
+        // PowerShell spells the path from $env:USERPROFILE, whatever HOME says.
+        assert_eq!(
+            prompt(ShellForm::PowerShell, Some(r"H:\")),
+            r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" hook prompt"#
+        );
+        // The absolute form is still recognised as gk's by every command.
+        let abs = prompt(ShellForm::Bash, Some(r"H:\"));
+        assert_eq!(
+            crate::hookcmd::classify(&abs, &ctx),
+            crate::hookcmd::Owner::Gk(HookKind::Prompt)
+        );
     }
 
     #[test]
