@@ -307,7 +307,7 @@ fn check_result(
         let Some(command) = &entry.command else {
             continue;
         };
-        let owner = classify(command, ctx);
+        let owner = owner_under(&entry.event, command, ctx);
         match (wanted, owner) {
             (_, Owner::Foreign) => {}
             (None, _) => return Err(internal(format!("gk entry left in {}", entry.event))),
@@ -401,7 +401,7 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
                 let Some(command) = string_field(handler, "command") else {
                     continue;
                 };
-                let owner = classify(&command, ctx);
+                let owner = owner_under(event.name.as_str(), &command, ctx);
                 if owner != Owner::Foreign {
                     out.push(OwnedHandler {
                         owner,
@@ -418,6 +418,17 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
         }
     }
     out
+}
+
+/// Who owns a handler running `command` under `event`. A Python v5 script
+/// name counts as gk's only under the event that hook was registered for:
+/// `gatekeeper.py` under `PreToolUse` is some other tool's guard that shares
+/// the name, and is never touched.
+fn owner_under(event: &str, command: &str, ctx: &CommandContext) -> Owner {
+    match classify(command, ctx) {
+        Owner::Legacy(kind) if event != kind.event() => Owner::Foreign,
+        owner => owner,
+    }
 }
 
 /// A replacement of `body[start..end]` by `text`.
@@ -1024,5 +1035,24 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn a_script_named_like_a_python_hook_under_another_event_is_not_gks() {
+        // Another tool's command guard that happens to be called gatekeeper.py.
+        let before = "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"python3 ~/tools/gatekeeper.py\"\n          }\n        ]\n      }\n    ]\n  }\n}\n";
+        let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        assert!(
+            after.contains("\"command\": \"python3 ~/tools/gatekeeper.py\""),
+            "{after}"
+        );
+        assert_eq!(remove_hooks(p(), &after, &ctx()).unwrap(), before);
+        assert_eq!(remove_hooks(p(), before, &ctx()).unwrap(), before);
+        // Under its own event the Python hook is still replaced.
+        let legacy = before
+            .replace("PreToolUse", "UserPromptSubmit")
+            .replace("~/tools/gatekeeper.py", "~/.claude/hooks/gatekeeper.py");
+        let after = add_hooks(p(), &legacy, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        assert!(!after.contains("gatekeeper.py"), "{after}");
     }
 }
