@@ -7,7 +7,9 @@
 //! user's own text is kept byte for byte and a CRLF file stays CRLF. The
 //! Python-era section (same purpose, heading
 //! `## Task State Convention (Gatekeeper Hooks)`, no markers) is replaced
-//! by the marked block, up to the next heading of the same or a higher level.
+//! by the marked block, up to the next heading of the same or a higher level
+//! or through the section's known last line, whichever comes first. Lines
+//! inside fenced code blocks are never taken for markers or headings.
 
 use std::path::Path;
 
@@ -52,46 +54,70 @@ fn block(section: &str, nl: &str) -> String {
 /// Byte range of the marked block: from the begin marker's line start to
 /// the end of the end marker (its newline not included).
 fn marked_range(text: &str) -> Option<(usize, usize)> {
-    let begin = find_line_starting(text, "<!-- gk:begin", 0)?;
-    let end_line = find_line_starting(text, END_MARKER, begin)?;
+    let lines = prose_lines(text);
+    let begin = lines
+        .iter()
+        .find(|(_, l)| l.starts_with("<!-- gk:begin"))?
+        .0;
+    let end_line = lines
+        .iter()
+        .find(|(at, l)| *at > begin && l.starts_with(END_MARKER))?
+        .0;
     Some((begin, end_line + END_MARKER.len()))
 }
 
-/// Offset of the first line at or after `from` that starts with `prefix`.
-fn find_line_starting(text: &str, prefix: &str, from: usize) -> Option<usize> {
-    let mut start = from;
-    loop {
-        if text[start..].starts_with(prefix) && (start == 0 || text.as_bytes()[start - 1] == b'\n')
-        {
-            return Some(start);
-        }
-        let next = text[start..].find('\n')?;
-        start += next + 1;
-        if start >= text.len() {
-            return None;
-        }
-    }
-}
-
-/// The legacy section: its heading line up to the next `#` or `##` heading
-/// (trailing blank lines left outside).
-fn legacy_range(text: &str) -> Option<(usize, usize)> {
+/// Every line outside fenced code blocks, as (offset of its start, content
+/// without the line ending). A marker or heading shown inside a ``` or ~~~
+/// block is the user's example, not something gk put there.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
     let mut offset = 0;
-    let mut start = None;
-    let mut end = text.len();
     for line in text.split_inclusive('\n') {
         let content = line.trim_end_matches(['\n', '\r']);
-        match start {
-            None if content.trim_end() == LEGACY_HEADING => start = Some(offset),
-            Some(_) if is_heading_up_to_level2(content) => {
-                end = offset;
-                break;
+        let indent = content.len() - content.trim_start_matches(' ').len();
+        let rest = &content[indent..];
+        let run = |c: char| rest.chars().take_while(|x| *x == c).count();
+        match fence {
+            None if indent <= 3 && (run('`') >= 3 || run('~') >= 3) => {
+                let c = if run('`') >= 3 { '`' } else { '~' };
+                fence = Some((c, run(c)));
             }
-            _ => {}
+            None => out.push((offset, content)),
+            Some((c, n)) => {
+                if indent <= 3 && run(c) >= n && rest[run(c)..].trim().is_empty() {
+                    fence = None;
+                }
+            }
         }
         offset += line.len();
     }
-    let start = start?;
+    out
+}
+
+/// The legacy section: its heading line up to the next `#` or `##` heading,
+/// or through the line naming `prompt_gatekeeper_model_switcher.md` (the
+/// section's last line as the seed shipped it) when that comes first, so
+/// text the user wrote after it stays. Fenced code blocks are skipped.
+/// Trailing blank lines are left outside.
+fn legacy_range(text: &str) -> Option<(usize, usize)> {
+    let lines = prose_lines(text);
+    let at = lines
+        .iter()
+        .position(|(_, l)| l.trim_end() == LEGACY_HEADING)?;
+    let start = lines[at].0;
+    let mut end = text.len();
+    for (offset, content) in &lines[at + 1..] {
+        if is_heading_up_to_level2(content) {
+            end = *offset;
+            break;
+        }
+        if content.contains(LEGACY_LAST_LINE) {
+            end = offset + content.len();
+            end += text[end..].find('\n').map_or(text.len() - end, |i| i + 1);
+            break;
+        }
+    }
     // Leave blank lines before the next heading where they are.
     let mut cut = end;
     let section = &text[start..end];
@@ -102,16 +128,19 @@ fn legacy_range(text: &str) -> Option<(usize, usize)> {
     Some((start, cut))
 }
 
+/// What the last line of the Python-era section names.
+const LEGACY_LAST_LINE: &str = "prompt_gatekeeper_model_switcher.md";
+
 fn is_heading_up_to_level2(line: &str) -> bool {
     line.starts_with("# ") || line.starts_with("## ") || line == "#" || line == "##"
 }
 
-/// Line numbers (1-based) of lines starting with `prefix`.
+/// Line numbers (1-based) of lines outside code fences starting with `prefix`.
 fn marker_lines(text: &str, prefix: &str) -> Vec<usize> {
-    text.split('\n')
-        .enumerate()
+    prose_lines(text)
+        .into_iter()
         .filter(|(_, l)| l.starts_with(prefix))
-        .map(|(i, _)| i + 1)
+        .map(|(at, _)| text[..at].matches('\n').count() + 1)
         .collect()
 }
 
@@ -298,5 +327,42 @@ mod tests {
         let s = section_for("/home/u/.claude/hooks/task_state.json");
         assert!(s.contains("    /home/u/.claude/hooks/task_state.json\n"));
         assert!(!s.contains("{{"));
+    }
+
+    #[test]
+    fn text_after_the_python_era_section_without_a_heading_is_kept() {
+        // The section as the seed shipped it ends with the path of the
+        // Python-era document; what the user wrote after it is theirs.
+        let old = "# Rules\n\n## Task State Convention (Gatekeeper Hooks)\nTwo global hooks (`gatekeeper.py` ...)\nRationale, scope, decisions and full source:\n`C:\\Users\\ann\\.claude\\prompt_gatekeeper_model_switcher.md`\n\nAlways answer in French.\n---\nmy notes\n";
+        let new = ins(old, S);
+        assert!(!new.contains("gatekeeper.py"), "{new}");
+        assert!(
+            new.ends_with(&format!(
+                "{END_MARKER}\n\nAlways answer in French.\n---\nmy notes\n"
+            )),
+            "{new}"
+        );
+    }
+
+    #[test]
+    fn markers_and_headings_inside_code_fences_are_the_users_text() {
+        for text in [
+            // A note showing what gk adds.
+            format!("# Doc\n\n```\n{BEGIN_MARKER}\n{END_MARKER}\n```\n"),
+            format!("# Doc\n\n~~~md\n{BEGIN_MARKER}\n~~~\nmore\n"),
+            // The old section quoted as an example, then the user's own text.
+            "# Doc\n\n```md\n## Task State Convention (Gatekeeper Hooks)\nfoo\n```\n\nmine\n"
+                .to_string(),
+        ] {
+            let with = ins(&text, S);
+            assert!(with.starts_with(&text), "{text:?} -> {with:?}");
+            assert_eq!(rem(&with), text, "{text:?}");
+            assert_eq!(ins(&with, S), with, "{text:?}");
+        }
+        // A code block with `# comment` lines inside the old section does
+        // not end it early.
+        let old = "## Task State Convention (Gatekeeper Hooks)\nold\n```sh\n# run this\n```\nold too\n\n## After\n";
+        let new = ins(old, S);
+        assert_eq!(new, format!("{}\n\n## After\n", block(S, "\n")));
     }
 }
