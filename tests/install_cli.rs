@@ -406,3 +406,25 @@ fn install_says_when_disable_all_hooks_will_keep_the_hooks_off() {
         "{out}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_settings_file_is_refused_before_anything_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = user_setup();
+    let settings = home.claude().join("settings.json");
+    fs::set_permissions(&settings, fs::Permissions::from_mode(0o444)).unwrap();
+    let before = home.snapshot();
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{} is read-only", settings.display())),
+        "{err}"
+    );
+    assert_eq!(
+        home.snapshot(),
+        before,
+        "nothing written: no binary, no CLAUDE.md edit, no backup, no temp file"
+    );
+}

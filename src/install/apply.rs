@@ -163,9 +163,13 @@ pub fn verify_unchanged(change: &FileChange) -> Result<()> {
 }
 
 /// Write every change of `plan`. All files are checked against the plan
-/// first; each is checked again just before it is written. `before_write`
-/// runs right before each file's last check (a seam for tests). Returns the
-/// backups and moved-aside files made.
+/// first, along with everything that would make a write fail (a read-only
+/// file, a folder that cannot be written): every new content is written to
+/// a temp file beside its target before any target is touched, so such a
+/// failure leaves every file as it was. Then each file is checked again
+/// just before its own backup and rename. `before_write` runs right before
+/// each file's last check (a seam for tests). Returns the backups and
+/// moved-aside files made.
 pub(crate) fn write_plan(
     plan: &Plan,
     stamp: &str,
@@ -176,52 +180,110 @@ pub(crate) fn write_plan(
         .iter()
         .filter(|c| c.changes_something())
         .collect();
+    let mut targets = Vec::new();
     for change in &pending {
         verify_unchanged(change)?;
+        let target = write_target(&change.path)?;
+        refuse_read_only(change, &target)?;
+        targets.push(target);
+    }
+    let mut staged: Vec<Option<PathBuf>> = Vec::new();
+    for (change, target) in pending.iter().zip(&targets) {
+        match stage(change, target) {
+            Ok(tmp) => staged.push(tmp),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
+            }
+        }
     }
     let mut kept = Vec::new();
-    for change in pending {
+    for (i, change) in pending.iter().enumerate() {
         before_write(&change.path);
-        verify_unchanged(change)?;
-        kept.extend(apply_change(change, stamp)?);
+        let done = verify_unchanged(change)
+            .and_then(|()| commit(change, &targets[i], staged[i].as_deref(), stamp));
+        match done {
+            Ok(k) => kept.extend(k),
+            Err(e) => {
+                discard(&staged[i..]);
+                return Err(e);
+            }
+        }
     }
     Ok(kept)
 }
 
-fn apply_change(change: &FileChange, stamp: &str) -> Result<Vec<PathBuf>> {
-    let target = write_target(&change.path)?;
+/// A text file without write permission is the user saying "leave this
+/// alone" (and on Windows it cannot be replaced): refuse before writing.
+/// A program is replaced by rename whatever its mode, so it is not asked.
+fn refuse_read_only(change: &FileChange, target: &Path) -> Result<()> {
+    if change.binary || change.old.is_none() {
+        return Ok(());
+    }
+    match fs::metadata(target) {
+        Ok(meta) if meta.permissions().readonly() => Err(Error::new(format!(
+            "{} is read-only; make it writable to let gk change it (nothing written)",
+            change.path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Write the new content of `change` to a temp file beside `target`, with
+/// the mode the target will have. `None` when the change removes the file.
+fn stage(change: &FileChange, target: &Path) -> Result<Option<PathBuf>> {
+    let Some(bytes) = &change.new else {
+        return Ok(None);
+    };
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent).map_err(|e| Error::io("create folder", parent, &e))?;
+    }
+    let mode = existing_mode(target).unwrap_or(change.create_mode);
+    write_temp(target, bytes, mode).map(Some)
+}
+
+/// Remove temp files that will not be renamed into place.
+fn discard(staged: &[Option<PathBuf>]) {
+    for tmp in staged.iter().flatten() {
+        let _ = fs::remove_file(tmp);
+    }
+}
+
+/// Back up `target`, then put the staged temp file in its place (or remove
+/// the file).
+fn commit(
+    change: &FileChange,
+    target: &Path,
+    tmp: Option<&Path>,
+    stamp: &str,
+) -> Result<Vec<PathBuf>> {
     let mut kept = Vec::new();
     if change.old.is_some() && !change.binary {
-        kept.push(backup(&target, stamp)?);
+        kept.push(backup(target, stamp)?);
     }
-    match &change.new {
-        None => {
-            if change.old.is_some() {
-                if change.strategy == ReplaceStrategy::MoveAsideFirst {
-                    kept.push(move_aside(&target, stamp)?);
-                } else {
-                    fs::remove_file(&target).map_err(|e| Error::io("remove", &target, &e))?;
-                }
-            }
-        }
-        Some(bytes) => {
-            if let Some(parent) = target.parent() {
-                fs::create_dir_all(parent).map_err(|e| Error::io("create folder", parent, &e))?;
-            }
-            let mode = existing_mode(&target).unwrap_or(change.create_mode);
-            if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
-                let aside = move_aside(&target, stamp)?;
-                if let Err(e) = atomic_write(&target, bytes, mode) {
-                    // Put the old copy back rather than leave no program at all.
-                    let _ = fs::rename(&aside, &target);
-                    return Err(e);
-                }
-                kept.push(aside);
+    let Some(tmp) = tmp else {
+        if change.old.is_some() {
+            if change.strategy == ReplaceStrategy::MoveAsideFirst {
+                kept.push(move_aside(target, stamp)?);
             } else {
-                atomic_write(&target, bytes, mode)?;
+                fs::remove_file(target).map_err(|e| Error::io("remove", target, &e))?;
             }
         }
+        return Ok(kept);
+    };
+    let aside = if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
+        Some(move_aside(target, stamp)?)
+    } else {
+        None
+    };
+    if let Err(e) = fs::rename(tmp, target) {
+        // Put the old copy back rather than leave no program at all.
+        if let Some(aside) = &aside {
+            let _ = fs::rename(aside, target);
+        }
+        return Err(Error::io("write", target, &e));
     }
+    kept.extend(aside);
     Ok(kept)
 }
 
@@ -297,6 +359,16 @@ fn set_mode(_file: &fs::File, _mode: u32) -> std::io::Result<()> {
 
 /// Temp file in the same folder, write, sync, set mode, rename over `path`.
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    let tmp = write_temp(path, bytes, mode)?;
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::io("write", path, &e)
+    })
+}
+
+/// `bytes` in a new temp file beside `path` (written, synced, given `mode`);
+/// nothing is left behind when that fails.
+fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<PathBuf> {
     let tmp = sibling(path, &format!(".gk-tmp-{}", std::process::id()));
     let result = (|| -> std::io::Result<()> {
         let mut file = fs::OpenOptions::new()
@@ -305,15 +377,15 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
             .open(&tmp)?;
         set_mode(&file, mode)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)
+        file.sync_all()
     })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(Error::io("write", path, &e));
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(Error::io("write", path, &e))
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -446,5 +518,33 @@ mod tests {
         assert_eq!(fs::read(&exe).unwrap(), b"new");
         assert_eq!(kept, vec![dir.path().join("gk.exe.gk-old-s")]);
         assert_eq!(fs::read(&kept[0]).unwrap(), b"old");
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_written_stops_the_run_before_any_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        fs::write(&a, "{}").unwrap();
+        fs::write(&b, "{}").unwrap();
+        // Something in the way of b's temp file: b cannot be written, which
+        // only shows when writing (like a folder without write permission).
+        let blocker = sibling(&b, &format!(".gk-tmp-{}", std::process::id()));
+        fs::create_dir(&blocker).unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "{}", "{\"x\":1}"));
+        plan.push(edit(&b, "{}", "{\"y\":1}"));
+        assert!(write_plan(&plan, "s", &|_| {}).is_err());
+        let mut names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let blocker_name = blocker.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            names,
+            vec!["a.json".to_string(), "b.json".to_string(), blocker_name]
+        );
+        assert_eq!(fs::read_to_string(&a).unwrap(), "{}");
     }
 }
