@@ -428,3 +428,22 @@ fn a_read_only_settings_file_is_refused_before_anything_is_written() {
         "nothing written: no binary, no CLAUDE.md edit, no backup, no temp file"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_settings_link_to_a_file_not_made_yet_is_written_through() {
+    let home = Home::new();
+    let target = home.path().join("dotfiles/claude-settings.json");
+    fs::create_dir_all(target.parent().unwrap()).unwrap();
+    fs::create_dir_all(home.claude()).unwrap();
+    let link = home.claude().join("settings.json");
+    std::os::unix::fs::symlink("../dotfiles/claude-settings.json", &link).unwrap();
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = fs::read_to_string(&target).unwrap();
+    assert!(written.contains("hook prompt"), "{written}");
+}

@@ -287,14 +287,27 @@ fn commit(
     Ok(kept)
 }
 
-/// The file to actually write: the final target when `path` is a symlink.
+/// The file to actually write: the final target when `path` is a symlink,
+/// also when that target does not exist yet (it is created through the link).
 fn write_target(path: &Path) -> Result<PathBuf> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            fs::canonicalize(path).map_err(|e| Error::io("follow the link", path, &e))
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let to =
+                    fs::read_link(&current).map_err(|e| Error::io("follow the link", path, &e))?;
+                current = match current.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(current),
         }
-        _ => Ok(path.to_path_buf()),
     }
+    Err(Error::new(format!(
+        "could not follow the link {}: too many levels of links",
+        path.display()
+    )))
 }
 
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
