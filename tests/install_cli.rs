@@ -447,3 +447,17 @@ fn a_settings_link_to_a_file_not_made_yet_is_written_through() {
     let written = fs::read_to_string(&target).unwrap();
     assert!(written.contains("hook prompt"), "{written}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_binary_is_executable_even_when_the_old_copy_was_not() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    home.write(".claude/hooks/gk", "copied by hand, without the x bit\n");
+    let bin = home.claude().join("hooks/gk");
+    fs::set_permissions(&bin, fs::Permissions::from_mode(0o644)).unwrap();
+    let (code, out, err) = output(home.gk().args(["install", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(mode(&bin), 0o755);
+    assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
+}

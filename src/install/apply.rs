@@ -238,7 +238,11 @@ fn stage(change: &FileChange, target: &Path) -> Result<Option<PathBuf>> {
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent).map_err(|e| Error::io("create folder", parent, &e))?;
     }
-    let mode = existing_mode(target).unwrap_or(change.create_mode);
+    let mut mode = existing_mode(target).unwrap_or(change.create_mode);
+    if change.binary {
+        // A copy put there by hand may lack the x bits; the hooks must run.
+        mode |= 0o111;
+    }
     write_temp(target, bytes, mode).map(Some)
 }
 
