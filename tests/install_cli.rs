@@ -461,3 +461,23 @@ fn a_replaced_binary_is_executable_even_when_the_old_copy_was_not() {
     assert_eq!(mode(&bin), 0o755);
     assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
 }
+
+#[test]
+fn a_relative_claude_config_dir_still_registers_a_command_that_works_anywhere() {
+    let home = Home::new();
+    let (code, out, err) =
+        output(
+            home.gk()
+                .env("CLAUDE_CONFIG_DIR", "cfg")
+                .args(["install", "-y", "--no-smoke"]),
+        );
+    assert_eq!(code, 0, "{out}{err}");
+    let settings = home.read("cfg/settings.json");
+    assert!(
+        settings.contains("\"command\": \"\\\"$HOME/cfg/hooks/gk\\\" hook prompt\""),
+        "{settings}"
+    );
+    let md = home.read("cfg/CLAUDE.md");
+    let state = home.path().join("cfg/hooks/task_state.json");
+    assert!(md.contains(&format!("    {}\n", state.display())), "{md}");
+}

@@ -72,10 +72,13 @@ impl Machine {
         let paths = ClaudePaths::from_env().ok_or_else(|| {
             Error::new("could not find the home folder (set HOME or CLAUDE_CONFIG_DIR)")
         })?;
+        // A relative CLAUDE_CONFIG_DIR would give a hook command that only
+        // works from this folder: pin it here, as Claude Code started here would.
+        let paths = ClaudePaths::at(absolute(paths.dir()));
         let home = dirs::home_dir().unwrap_or_else(|| paths.dir().to_path_buf());
         let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|v| !v.is_empty())
-            .map(PathBuf::from);
+            .map(|v| absolute(Path::new(&v)));
         let git_bash = find_git_bash(os, &|name| std::env::var_os(name), &|p| p.is_file());
         let bash_home = if os.is_windows() {
             std::env::var_os("HOME")
@@ -97,6 +100,11 @@ impl Machine {
             bash_home,
         })
     }
+}
+
+/// `path` made absolute against the current folder (unchanged if that fails).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Which command form to register: asked for, or decided from the platform
