@@ -481,3 +481,63 @@ fn a_relative_claude_config_dir_still_registers_a_command_that_works_anywhere() 
     let state = home.path().join("cfg/hooks/task_state.json");
     assert!(md.contains(&format!("    {}\n", state.display())), "{md}");
 }
+
+/// Every path under HOME (folders too), with file bytes and modes.
+fn tree(home: &Home) -> Vec<(PathBuf, Option<Vec<u8>>, u32)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Option<Vec<u8>>, u32)>) {
+        let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                out.push((p.clone(), None, mode(&p)));
+                walk(&p, out);
+            } else {
+                out.push((p.clone(), Some(fs::read(&p).unwrap()), mode(&p)));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(home.path(), &mut out);
+    out
+}
+
+#[test]
+fn dry_run_and_check_write_nothing_in_any_command_or_state() {
+    type Setup = (&'static str, fn() -> Home);
+    let setups: [Setup; 3] = [
+        ("empty home", Home::new),
+        ("user files", user_setup),
+        ("installed, hook switched off", || {
+            let home = user_setup();
+            output(home.gk().args(["install", "-y", "--no-smoke"]));
+            output(home.gk().args(["disable", "stop", "-y"]));
+            home
+        }),
+    ];
+    for (label, setup) in setups {
+        let home = setup();
+        let before = tree(&home);
+        for args in [
+            vec!["install"],
+            vec!["uninstall"],
+            vec!["uninstall", "--purge"],
+            vec!["enable", "stop"],
+            vec!["disable", "prompt"],
+        ] {
+            for flag in ["--dry-run", "--check"] {
+                let mut all = args.clone();
+                all.push(flag);
+                let (code, out, err) = output(home.gk().args(&all));
+                assert!(
+                    code == 0 || (flag == "--check" && code == 1),
+                    "{label} {all:?}: {code} {out}{err}"
+                );
+                assert!(err.is_empty(), "{label} {all:?}: {err}");
+                assert_eq!(tree(&home), before, "{label} {all:?} wrote something");
+            }
+        }
+    }
+}
