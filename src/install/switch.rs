@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use jsonc_parser::ast::Value;
+use jsonc_parser::ast::{Object, Value};
 
 use crate::error::Result;
 use crate::hookcmd::HookKind;
@@ -48,6 +48,7 @@ pub fn set_enabled(
     };
     let (bom, body) = split_bom(text);
     let root = parse_strict(path, body)?;
+    refuse_repeated(path, body, &root, key, "")?;
     let Some(prop) = root.get(key) else {
         if enabled {
             return Ok(Some(text.to_string()));
@@ -64,6 +65,7 @@ pub fn set_enabled(
             &format!("`{key}` must be an object"),
         ));
     };
+    refuse_repeated(path, body, obj, "enabled", &format!("{key}."))?;
     match obj.get("enabled") {
         Some(flag) => match &flag.value {
             Value::BooleanLit(b) if b.value == enabled => Ok(Some(text.to_string())),
@@ -84,6 +86,25 @@ pub fn set_enabled(
             let edit = append_property(body, obj, "enabled", &J::Raw(value.into()));
             Ok(Some(format!("{bom}{edit}")))
         }
+    }
+}
+
+/// The hooks read the last of repeated keys and this edit would change the
+/// first: refuse instead of reporting a switch that does not take effect.
+fn refuse_repeated(path: &Path, body: &str, obj: &Object, name: &str, prefix: &str) -> Result<()> {
+    match obj
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == name)
+        .nth(1)
+    {
+        Some(second) => Err(at(
+            path,
+            body,
+            second.range.start,
+            &format!("`{prefix}{name}` appears twice"),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -144,5 +165,41 @@ mod tests {
             err.message().contains("`prompt` must be an object"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_rather_than_edited_in_the_wrong_place() {
+        // The hooks read the last of repeated keys; editing the first one
+        // would report success and change nothing they see.
+        for (text, kind, enable, needle) in [
+            (
+                "{\"prompt\": {\"enabled\": true},\n \"prompt\": {\"enabled\": false}}",
+                HookKind::Prompt,
+                true,
+                ":2:2: `prompt` appears twice",
+            ),
+            (
+                "{\"stop\": {\"enabled\": false, \"enabled\": true}}",
+                HookKind::Stop,
+                false,
+                ":1:29: `stop.enabled` appears twice",
+            ),
+        ] {
+            let err = set_enabled(p(), Some(text), kind, enable).unwrap_err();
+            assert!(err.message().contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn comments_are_refused_like_any_other_non_json() {
+        // The hooks read gk.json as strict JSON and ignore a file with comments.
+        let err = set_enabled(
+            p(),
+            Some("{\n  // off for now\n  \"stop\": {\"enabled\": true}\n}\n"),
+            HookKind::Stop,
+            false,
+        )
+        .unwrap_err();
+        assert!(err.message().starts_with("/c/hooks/gk.json:2:3: "), "{err}");
     }
 }
