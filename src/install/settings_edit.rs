@@ -200,7 +200,8 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     let (_, body) = split_bom(text);
     let root = parse_strict(path, body)?;
     // A repeated key is read differently by different parsers (the last one
-    // usually wins, the first one here): do not edit a guess.
+    // usually wins, the first one here): do not edit a guess. That holds for
+    // `hooks`, the events, and every key of a group or a handler.
     refuse_duplicate_keys(path, body, &root, "")?;
     if let Some(prop) = root.get("hooks") {
         if let Value::Object(hooks) = &prop.value {
@@ -233,6 +234,7 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
                         &format!("`hooks.{name}[{g}]` must be an object"),
                     ));
                 };
+                refuse_duplicate_keys(path, body, grp_obj, &format!("hooks.{name}[{g}]."))?;
                 if let Some(handlers) = grp_obj.get("hooks") {
                     let Value::Array(list) = &handlers.value else {
                         return Err(at(
@@ -243,14 +245,20 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
                         ));
                     };
                     for (h, handler) in list.elements.iter().enumerate() {
-                        if !matches!(handler, Value::Object(_)) {
+                        let Value::Object(handler_obj) = handler else {
                             return Err(at(
                                 path,
                                 body,
                                 value_start(handler),
                                 &format!("`hooks.{name}[{g}].hooks[{h}]` must be an object"),
                             ));
-                        }
+                        };
+                        refuse_duplicate_keys(
+                            path,
+                            body,
+                            handler_obj,
+                            &format!("hooks.{name}[{g}].hooks[{h}]."),
+                        )?;
                     }
                 }
             }
@@ -1054,5 +1062,25 @@ mod tests {
             .replace("~/tools/gatekeeper.py", "~/.claude/hooks/gatekeeper.py");
         let after = add_hooks(p(), &legacy, &wanted(ShellForm::Bash), &ctx()).unwrap();
         assert!(!after.contains("gatekeeper.py"), "{after}");
+    }
+
+    #[test]
+    fn a_repeated_key_inside_a_group_or_handler_is_refused() {
+        // Claude Code reads the last `hooks` of this group (`say hi`); an edit
+        // that read the first would drop the whole group, `say hi` with it.
+        let group = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook stop\"}],\n        \"hooks\": [{\"type\": \"command\", \"command\": \"say hi\"}]\n      }\n    ]\n  }\n}\n";
+        let handler = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook stop\", \"command\": \"say hi\"}]}]}}";
+        for (text, needle) in [
+            (group, ":6:9: `hooks.Stop[0].hooks` appears twice"),
+            (
+                handler,
+                ":1:95: `hooks.Stop[0].hooks[0].command` appears twice",
+            ),
+        ] {
+            let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
+            assert!(err.message().contains(needle), "{err}");
+            let err = remove_hooks(p(), text, &ctx()).unwrap_err();
+            assert!(err.message().contains(needle), "{err}");
+        }
     }
 }
