@@ -74,7 +74,14 @@ fn prose_lines(text: &str) -> Vec<(usize, &str)> {
     let mut fence: Option<(char, usize)> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        let content = line.trim_end_matches(['\n', '\r']);
+        let mut start = offset;
+        offset += line.len();
+        let mut content = line.trim_end_matches(['\n', '\r']);
+        if let Some(rest) = content.strip_prefix('\u{feff}').filter(|_| start == 0) {
+            // A BOM is not part of the first line's text.
+            content = rest;
+            start = '\u{feff}'.len_utf8();
+        }
         let indent = content.len() - content.trim_start_matches(' ').len();
         let rest = &content[indent..];
         let run = |c: char| rest.chars().take_while(|x| *x == c).count();
@@ -83,14 +90,13 @@ fn prose_lines(text: &str) -> Vec<(usize, &str)> {
                 let c = if run('`') >= 3 { '`' } else { '~' };
                 fence = Some((c, run(c)));
             }
-            None => out.push((offset, content)),
+            None => out.push((start, content)),
             Some((c, n)) => {
                 if indent <= 3 && run(c) >= n && rest[run(c)..].trim().is_empty() {
                     fence = None;
                 }
             }
         }
-        offset += line.len();
     }
     out
 }
@@ -225,6 +231,10 @@ fn remove_checked(text: &str) -> String {
             .filter(|b| b.ends_with('\n'))
             .unwrap_or(before);
         return before.to_string();
+    }
+    // At the top of the file: drop the blank line that followed the block.
+    if before.is_empty() || before == "\u{feff}" {
+        return format!("{before}{}", after.strip_prefix(nl).unwrap_or(after));
     }
     // In the middle of the file: also drop one of two blank lines left meeting.
     if before.ends_with(&format!("{nl}{nl}")) && after.starts_with(nl) {
@@ -364,5 +374,15 @@ mod tests {
         let old = "## Task State Convention (Gatekeeper Hooks)\nold\n```sh\n# run this\n```\nold too\n\n## After\n";
         let new = ins(old, S);
         assert_eq!(new, format!("{}\n\n## After\n", block(S, "\n")));
+    }
+
+    #[test]
+    fn a_bom_does_not_hide_a_section_on_the_first_line() {
+        // Notepad saves UTF-8 with a BOM; the old section pasted at the top.
+        let old = "\u{feff}## Task State Convention (Gatekeeper Hooks)\nold\n\n# Mine\n";
+        let new = ins(old, S);
+        assert_eq!(new, format!("\u{feff}{}\n\n# Mine\n", block(S, "\n")));
+        assert_eq!(ins(&new, S), new);
+        assert_eq!(rem(&new), "\u{feff}# Mine\n");
     }
 }
