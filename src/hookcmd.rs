@@ -219,7 +219,7 @@ pub fn normalize(command: &str, ctx: &CommandContext) -> Option<Invocation> {
     let mut args: Vec<String> = rest.to_vec();
     if is_python(&program) {
         // `python [-u|-X …] script.py args`: the script is what runs.
-        let script_at = args.iter().position(|a| !a.starts_with('-'))?;
+        let script_at = python_script_index(&args)?;
         if !args[script_at].to_ascii_lowercase().ends_with(".py") {
             return None;
         }
@@ -227,6 +227,22 @@ pub fn normalize(command: &str, ctx: &CommandContext) -> Option<Invocation> {
         args = args.split_off(script_at + 1);
     }
     Some(Invocation { program, args })
+}
+
+/// Where the script is among a Python interpreter's arguments: after its
+/// options, skipping the value of those that take one (`-X utf8`, `-W
+/// ignore`). `None` when no script runs (`-c`, `-m`, nothing left).
+fn python_script_index(args: &[String]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-c" | "-m" => return None,
+            "-X" | "-W" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            _ => return Some(i),
+        }
+    }
+    None
 }
 
 /// Who owns this registration.
@@ -673,6 +689,19 @@ mod tests {
         assert_eq!(
             classify("python3 -u ~/.claude/hooks/state_monitor.py", &linux()),
             Owner::Legacy(HookKind::Stop)
+        );
+        // Options that take a value: UTF-8 mode is common on Windows.
+        assert_eq!(
+            classify(
+                r"C:\miniforge3\python.exe -X utf8 -W ignore C:\Users\Ann\.claude\hooks\gatekeeper.py",
+                &w
+            ),
+            Owner::Legacy(HookKind::Prompt)
+        );
+        assert_eq!(
+            classify("python3 -m gatekeeper.py", &linux()),
+            Owner::Foreign,
+            "-m runs a module, not the script"
         );
         assert_eq!(
             classify(
