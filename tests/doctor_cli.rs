@@ -991,3 +991,78 @@ fn json_and_fix_do_not_mix() {
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("--json cannot be combined with --fix"));
 }
+
+// ------------------------------------------------------ managed registrations
+
+/// Register gk's (or the Python) hooks in the managed file, absolute paths.
+fn managed_hooks(h: &Home, prompt: Option<&str>, stop: Option<&str>) {
+    if let Some(c) = prompt {
+        h.register(&h.managed, "UserPromptSubmit", c);
+    }
+    if let Some(c) = stop {
+        h.register(&h.managed, "Stop", c);
+    }
+}
+
+#[test]
+fn python_hooks_in_managed_settings_are_policy_and_fix_adds_no_second_copy() {
+    let h = Home::new();
+    std::fs::create_dir_all(h.claude().join("hooks")).unwrap();
+    for s in ["gatekeeper.py", "state_monitor.py"] {
+        std::fs::write(h.claude().join("hooks").join(s), "print('{}')\n").unwrap();
+    }
+    let py = |s: &str| format!("python3 {}/.claude/hooks/{s}", h.home.display());
+    managed_hooks(
+        &h,
+        Some(&py("gatekeeper.py")),
+        Some(&py("state_monitor.py")),
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        codes.iter().filter(|c| *c == "hook-legacy").count(),
+        2,
+        "{doc}"
+    );
+    // Managed policy is not gk's to change: not offered as fixable.
+    for f in doc["findings"].as_array().unwrap() {
+        if f["code"] == "hook-legacy" {
+            assert_eq!(f["fixable"], false, "{f}");
+            assert!(f["fix"].as_str().unwrap().contains("managed"), "{f}");
+        }
+    }
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    // --fix must not register gk in user settings beside the managed Python
+    // hooks: each hook would then fire twice.
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(!has(&codes, "hook-fires-twice"), "{doc}");
+}
+
+#[test]
+fn gk_in_managed_and_user_settings_fix_removes_the_user_entries() {
+    let h = Home::new();
+    h.install();
+    let abs = |k: &str| format!("{}/.claude/hooks/gk hook {k}", h.home.display());
+    managed_hooks(&h, Some(&abs("prompt")), Some(&abs("stop")));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(codes, ["hook-fires-twice", "hook-fires-twice"], "{doc}");
+    h.fix_then_clean();
+    assert!(!h.read(&h.settings()).contains("gk hook"));
+    // The managed file is never edited.
+    assert!(h.read(&h.managed).contains(&abs("prompt")));
+}
+
+#[test]
+fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
+    let h = Home::new();
+    h.install();
+    let abs = format!("{}/.claude/hooks/gk hook prompt", h.home.display());
+    managed_hooks(&h, Some(&abs), None);
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["hook-fires-twice"], "{doc}");
+    assert_eq!(doc["findings"][0]["fixable"], false, "{doc}");
+    let before = h.read(&h.settings());
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert_eq!(h.read(&h.settings()), before);
+}

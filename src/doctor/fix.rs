@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use super::claude_md::SectionSpec;
 use super::finding::{Finding, Remedy, Severity};
+use super::registrations::RegistrationFix;
 use super::render;
 use super::scopes::{Load, Scope, ScopeFile};
 use super::{Diagnosis, Inputs};
@@ -38,7 +39,8 @@ pub struct FixNeeds {
     /// Rewrite gk's registrations in user settings (one canonical entry per
     /// hook; legacy and variant entries removed).
     pub user_registrations: bool,
-    /// Files other than user settings whose gk/legacy entries must go.
+    /// Files whose gk/legacy entries must go: project and local settings;
+    /// user settings too when managed settings register both hooks.
     pub remove_from: Vec<PathBuf>,
     pub binary: bool,
     pub claude_md: bool,
@@ -101,12 +103,17 @@ pub fn needs(
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);
+    let how = super::registrations::registration_fix(registrations);
+    let outside_managed = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
         match f.remedy {
             Remedy::Manual => n.manual.push(match &f.fix {
                 Some(fix) => format!("[{}] {fix}", f.code),
                 None => format!("[{}] {}", f.code, f.message),
             }),
+            // Managed settings already do both jobs: only removals are
+            // needed, and the program they run is theirs.
+            Remedy::Registrations if outside_managed => n.user_registrations = true,
             Remedy::Registrations => {
                 n.user_registrations = true;
                 n.binary = true;
@@ -121,13 +128,15 @@ pub fn needs(
         // ones cannot be touched.
         for r in registrations {
             let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
-            if ours
-                && matches!(r.scope, Scope::Project | Scope::Local)
-                && !n.remove_from.contains(&r.path)
-            {
+            let outside = if outside_managed {
+                r.scope != Scope::Managed
+            } else {
+                matches!(r.scope, Scope::Project | Scope::Local)
+            };
+            if ours && outside && !n.remove_from.contains(&r.path) {
                 n.remove_from.push(r.path.clone());
             }
-            if ours && r.scope == Scope::Managed {
+            if ours && r.scope == Scope::Managed && !outside_managed {
                 n.manual.push(format!(
                     "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
                     r.path.display(),
@@ -143,7 +152,10 @@ pub fn needs(
             }
         }
         n.remove_from.retain(|p| !blocked.contains(p));
-        if let Some(user) = user {
+        if outside_managed {
+            // Nothing is added to user settings: its entries go like the others.
+            n.user_registrations = false;
+        } else if let Some(user) = user {
             if let Err(why) = editable(user) {
                 n.manual
                     .push(format!("cannot edit hook registrations: {why}"));
@@ -217,12 +229,12 @@ pub fn plan(
             continue;
         };
         let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
-        plan.push(FileChange::text(
-            path,
-            Some(old),
-            Some(new),
-            "gk's hooks belong in user settings only",
-        ));
+        let reason = if *path == inputs.paths.settings() {
+            "managed settings register gk's hooks; these would run a second time"
+        } else {
+            "gk's hooks belong in user settings only"
+        };
+        plan.push(FileChange::text(path, Some(old), Some(new), reason));
     }
     Ok(plan)
 }

@@ -244,6 +244,74 @@ pub fn check_policy(policy: &Policy) -> Vec<Finding> {
     out
 }
 
+/// What `--fix` may do about gk's registrations. Managed settings are
+/// policy gk never edits, so the hooks they already register decide it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistrationFix {
+    /// No managed registration: one canonical entry per hook in user settings.
+    UserEntry,
+    /// Managed settings do both jobs (gk or the Python hooks): remove gk's
+    /// and the Python hooks' entries from user, project and local settings.
+    RemoveOutsideManaged { managed: PathBuf },
+    /// Managed settings do one job only: writing user settings would
+    /// register that hook a second time (install registers both), so a
+    /// person decides.
+    Manual { managed: PathBuf, kind: HookKind },
+}
+
+/// Decide [`RegistrationFix`] from every registration of the loaded files.
+pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
+    let managed = |kind: HookKind| {
+        regs.iter()
+            .find(|r| r.scope == Scope::Managed && r.does(kind))
+            .map(|r| r.path.clone())
+    };
+    match (managed(HookKind::Prompt), managed(HookKind::Stop)) {
+        (None, None) => RegistrationFix::UserEntry,
+        (Some(managed), Some(_)) => RegistrationFix::RemoveOutsideManaged { managed },
+        (Some(managed), None) => RegistrationFix::Manual {
+            managed,
+            kind: HookKind::Prompt,
+        },
+        (None, Some(managed)) => RegistrationFix::Manual {
+            managed,
+            kind: HookKind::Stop,
+        },
+    }
+}
+
+impl RegistrationFix {
+    /// Give a registration finding its fix. `user_fix`: what `--fix` does
+    /// when nothing is managed; `by_hand`: what a person does otherwise;
+    /// `in_managed`: the finding is about an entry of managed settings.
+    pub fn fix(&self, f: Finding, user_fix: String, by_hand: &str, in_managed: bool) -> Finding {
+        if in_managed {
+            return f
+                .fix(format!(
+                    "managed policy: ask whoever manages this machine to {by_hand} (gk never edits managed settings)"
+                ))
+                .remedy(Remedy::Manual);
+        }
+        match self {
+            RegistrationFix::UserEntry => f.fix(user_fix).remedy(Remedy::Registrations),
+            RegistrationFix::RemoveOutsideManaged { managed } => f
+                .fix(format!(
+                    "{FIX_COMMAND} (removes gk's entries from user, project and local settings; managed settings {} register both hooks)",
+                    managed.display()
+                ))
+                .remedy(Remedy::Registrations),
+            RegistrationFix::Manual { managed, kind } => f
+                .fix(format!(
+                    "{by_hand}; managed settings {} register gk's {} hook but not the other, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
+                    managed.display(),
+                    kind.arg(),
+                    kind.arg()
+                ))
+                .remedy(Remedy::Manual),
+        }
+    }
+}
+
 /// Findings about gk's registrations: missing, firing twice, redundant,
 /// legacy, misplaced, or undecidable. `regs` are all registrations of the
 /// files Claude Code uses; `policy` says which of them run.
@@ -254,28 +322,33 @@ pub fn check_registrations(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     let active: Vec<&Registration> = regs.iter().filter(|r| policy.runs(r.scope)).collect();
+    let how = registration_fix(regs);
 
     for kind in HookKind::ALL {
         let doing: Vec<&Registration> = active.iter().copied().filter(|r| r.does(kind)).collect();
         let any_loaded = regs.iter().any(|r| r.does(kind));
         if doing.is_empty() && !any_loaded {
-            out.push(
-                Finding::new(
-                    "hook-missing",
-                    Severity::Error,
-                    Group::Registrations,
-                    format!(
-                        "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
-                        kind.arg(),
-                        kind.event()
-                    ),
-                )
-                .fix(format!(
-                    "{FIX_COMMAND} (adds it to {})",
-                    user_settings.display()
-                ))
-                .remedy(Remedy::Registrations),
+            let f = Finding::new(
+                "hook-missing",
+                Severity::Error,
+                Group::Registrations,
+                format!(
+                    "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
+                    kind.arg(),
+                    kind.event()
+                ),
             );
+            out.push(how.fix(
+                f,
+                format!("{FIX_COMMAND} (adds it to {})", user_settings.display()),
+                &format!(
+                    "register `gk hook {}` under {} by hand (in {}, or ask whoever manages this machine to add it to managed settings)",
+                    kind.arg(),
+                    kind.event(),
+                    user_settings.display()
+                ),
+                false,
+            ));
         }
 
         // Distinct command strings, in first-seen order, with every place.
@@ -301,12 +374,16 @@ pub fn check_registrations(
                     order.len()
                 ),
             )
-            .at(&first.path, Some(first.line))
-            .fix(format!(
-                "{FIX_COMMAND} (keeps one canonical entry in {})",
-                user_settings.display()
-            ))
-            .remedy(Remedy::Registrations);
+            .at(&first.path, Some(first.line));
+            f = how.fix(
+                f,
+                format!(
+                    "{FIX_COMMAND} (keeps one canonical entry in {})",
+                    user_settings.display()
+                ),
+                "keep one of these entries and delete the others",
+                doing.iter().all(|r| r.scope == Scope::Managed),
+            );
             for s in &order {
                 for r in &by_string[s] {
                     f = f.detail(format!("{}  `{}`", r.place(), r.command));
@@ -328,12 +405,16 @@ pub fn check_registrations(
                         kind.event()
                     ),
                 )
-                .at(&places[0].path, Some(places[0].line))
-                .fix(format!(
-                    "{FIX_COMMAND} (keeps one entry in {})",
-                    user_settings.display()
-                ))
-                .remedy(Remedy::Registrations);
+                .at(&places[0].path, Some(places[0].line));
+                f = how.fix(
+                    f,
+                    format!(
+                        "{FIX_COMMAND} (keeps one entry in {})",
+                        user_settings.display()
+                    ),
+                    "keep one of these entries and delete the others",
+                    places.iter().all(|r| r.scope == Scope::Managed),
+                );
                 for r in places {
                     f = f.detail(r.place());
                 }
@@ -344,7 +425,7 @@ pub fn check_registrations(
 
     for r in regs {
         match r.owner {
-            Owner::Legacy(kind) => out.push(
+            Owner::Legacy(kind) => out.push(how.fix(
                 Finding::new(
                     "hook-legacy",
                     Severity::Warning,
@@ -356,14 +437,12 @@ pub fn check_registrations(
                         r.place()
                     ),
                 )
-                .at(&r.path, Some(r.line))
-                .fix(format!(
-                    "{FIX_COMMAND} (replaces it with `gk hook {}`)",
-                    kind.arg()
-                ))
-                .remedy(Remedy::Registrations),
-            ),
-            Owner::Gk(kind) if r.event != kind.event() => out.push(
+                .at(&r.path, Some(r.line)),
+                format!("{FIX_COMMAND} (replaces it with `gk hook {}`)", kind.arg()),
+                &format!("replace it with `gk hook {}`", kind.arg()),
+                r.scope == Scope::Managed,
+            )),
+            Owner::Gk(kind) if r.event != kind.event() => out.push(how.fix(
                 Finding::new(
                     "hook-wrong-event",
                     Severity::Warning,
@@ -376,11 +455,12 @@ pub fn check_registrations(
                         kind.event()
                     ),
                 )
-                .at(&r.path, Some(r.line))
-                .fix(format!("{FIX_COMMAND} (removes it there)"))
-                .remedy(Remedy::Registrations),
-            ),
-            Owner::Gk(kind) if r.scope == Scope::Project => out.push(
+                .at(&r.path, Some(r.line)),
+                format!("{FIX_COMMAND} (removes it there)"),
+                &format!("delete that entry from {}", r.path.display()),
+                r.scope == Scope::Managed,
+            )),
+            Owner::Gk(kind) if r.scope == Scope::Project => out.push(how.fix(
                 Finding::new(
                     "hook-redundant",
                     Severity::Warning,
@@ -392,13 +472,14 @@ pub fn check_registrations(
                         r.line
                     ),
                 )
-                .at(&r.path, Some(r.line))
-                .fix(format!(
+                .at(&r.path, Some(r.line)),
+                format!(
                     "{FIX_COMMAND} (removes it there; {} keeps the one entry)",
                     user_settings.display()
-                ))
-                .remedy(Remedy::Registrations),
-            ),
+                ),
+                &format!("delete that entry from {}", r.path.display()),
+                false,
+            )),
             Owner::Foreign
                 if (r.event == "UserPromptSubmit" || r.event == "Stop")
                     && mentions_gk(&r.command) =>
