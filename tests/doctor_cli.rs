@@ -1066,3 +1066,27 @@ fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
     assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
     assert_eq!(h.read(&h.settings()), before);
 }
+
+#[test]
+fn switches_that_leave_managed_gk_running_are_not_an_error() {
+    // The setup the hooks-disabled fix recommends: gk registered in managed
+    // settings, allowManagedHooksOnly (or a user disableAllHooks) on.
+    let h = Home::new();
+    h.install();
+    std::fs::remove_file(h.settings()).unwrap();
+    let canonical = |k: &str| format!("\"$HOME/.claude/hooks/gk\" hook {k}");
+    managed_hooks(&h, Some(&canonical("prompt")), Some(&canonical("stop")));
+    h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    // With only one hook in managed settings the other is switched off.
+    h.write(&h.managed, "{}");
+    managed_hooks(&h, Some(&canonical("prompt")), None);
+    h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hooks-disabled"), "{doc}");
+}

@@ -132,7 +132,9 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let identify = |cmd: &str| (hookcmd::classify(cmd, ctx), hookcmd::normalize(cmd, ctx));
     let regs = registrations::collect(&files, &identify);
     let policy = registrations::policy(&registrations::switches(&files));
-    report.findings.extend(registrations::check_policy(&policy));
+    report
+        .findings
+        .extend(registrations::check_policy(&policy, &regs));
     report.findings.extend(registrations::check_registrations(
         &regs,
         &policy,

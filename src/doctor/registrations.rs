@@ -193,8 +193,10 @@ fn place_of(path: &Path, line: Option<usize>) -> String {
     }
 }
 
-/// `hooks-disabled` findings for a policy that switches gk off.
-pub fn check_policy(policy: &Policy) -> Vec<Finding> {
+/// `hooks-disabled` findings for a policy that switches gk off. A switch
+/// that turns off only user, project and local hooks leaves gk running when
+/// managed settings register both of its hooks (`regs`): no finding then.
+pub fn check_policy(policy: &Policy, regs: &[Registration]) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(s) = &policy.managed_off {
         out.push(
@@ -210,6 +212,12 @@ pub fn check_policy(policy: &Policy) -> Vec<Finding> {
             .at(&s.path, s.line)
             .fix("managed policy: ask whoever manages this machine to remove disableAllHooks there (gk cannot change it)"),
         );
+        return out;
+    }
+    let managed_does_both = HookKind::ALL
+        .into_iter()
+        .all(|k| regs.iter().any(|r| r.scope == Scope::Managed && r.does(k)));
+    if managed_does_both {
         return out;
     }
     if let Some(s) = &policy.nonmanaged_off {
@@ -724,7 +732,7 @@ mod tests {
         let p = policy(&[switch(Scope::User, SwitchKey::DisableAllHooks, true)]);
         assert!(!p.runs(Scope::User) && !p.runs(Scope::Local));
         assert!(p.runs(Scope::Managed));
-        let f = check_policy(&p);
+        let f = check_policy(&p, &[]);
         assert_eq!(codes(&f), ["hooks-disabled"]);
         assert!(f[0].message.contains("/user/settings.json:2"));
         // Registered but switched off: disabled, not missing.
@@ -745,7 +753,7 @@ mod tests {
     fn managed_disable_turns_off_everything() {
         let p = policy(&[switch(Scope::Managed, SwitchKey::DisableAllHooks, true)]);
         assert!(!p.runs(Scope::Managed) && !p.runs(Scope::User));
-        assert!(check_policy(&p)[0]
+        assert!(check_policy(&p, &[])[0]
             .fix
             .as_deref()
             .unwrap()
@@ -762,7 +770,7 @@ mod tests {
             true,
         )]);
         assert!(!p.runs(Scope::User) && p.runs(Scope::Managed));
-        assert!(check_policy(&p)[0]
+        assert!(check_policy(&p, &[])[0]
             .message
             .contains("allowManagedHooksOnly"));
     }
@@ -808,7 +816,7 @@ mod tests {
         };
         let regs = collect(&loaded, &identify);
         let policy = policy(&switches(&loaded));
-        let mut out = check_policy(&policy);
+        let mut out = check_policy(&policy, &regs);
         out.extend(check_registrations(&regs, &policy, Path::new(USER)));
         out
     }
