@@ -1090,3 +1090,37 @@ fn switches_that_leave_managed_gk_running_are_not_an_error() {
     assert_eq!(code, 2, "{doc}");
     assert!(has(&codes, "hooks-disabled"), "{doc}");
 }
+
+#[test]
+fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing() {
+    // The prompt hook wrapped in a redirect: doctor cannot tell whether it
+    // runs gk. Calling it missing is a guess, and --fix would then register
+    // gk a second time beside it.
+    let h = Home::new();
+    h.install();
+    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let canonical = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let wrapped = format!("{canonical} 2>/dev/null");
+    let text = h.read(&h.settings()).replace(
+        &serde_json::to_string(&canonical).unwrap(),
+        &serde_json::to_string(&wrapped).unwrap(),
+    );
+    h.write(&h.settings(), &text);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        (code, codes),
+        (1, vec!["hook-unrecognised".to_string()]),
+        "{doc}"
+    );
+    assert!(doc["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("if it does not"));
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    let s = h.read(&h.settings());
+    assert!(s.contains("2>/dev/null"), "{s}");
+    assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
+}

@@ -335,7 +335,11 @@ pub fn check_registrations(
     for kind in HookKind::ALL {
         let doing: Vec<&Registration> = active.iter().copied().filter(|r| r.does(kind)).collect();
         let any_loaded = regs.iter().any(|r| r.does(kind));
-        if doing.is_empty() && !any_loaded {
+        // A command doctor cannot decide may be this hook: then "missing"
+        // would be a guess (and --fix would add a second copy). The
+        // hook-unrecognised finding says so instead.
+        let maybe = regs.iter().any(|r| maybe_gk(r, kind));
+        if doing.is_empty() && !any_loaded && !maybe {
             let f = Finding::new(
                 "hook-missing",
                 Severity::Error,
@@ -488,14 +492,19 @@ pub fn check_registrations(
                 &format!("delete that entry from {}", r.path.display()),
                 false,
             )),
-            Owner::Foreign
-                if (r.event == "UserPromptSubmit" || r.event == "Stop")
-                    && mentions_gk(&r.command) =>
-            {
+            Owner::Foreign if HookKind::ALL.iter().any(|k| maybe_gk(r, *k)) => {
                 let why = if r.invocation.is_none() {
                     "pipes, `&&` or variables doctor cannot resolve"
                 } else {
                     "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop` call"
+                };
+                let registered = HookKind::ALL
+                    .iter()
+                    .any(|k| k.event() == r.event && regs.iter().any(|o| o.does(*k)));
+                let then = if registered {
+                    "if it does, that hook fires twice"
+                } else {
+                    "if it does not, nothing registers gk's hook for this event"
                 };
                 out.push(
                     Finding::new(
@@ -503,7 +512,7 @@ pub fn check_registrations(
                         Severity::Warning,
                         Group::Registrations,
                         format!(
-                            "cannot tell whether `{}` in {} runs a gk hook ({why}); if it does, that hook fires twice",
+                            "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
                             r.command,
                             r.place()
                         ),
@@ -516,6 +525,12 @@ pub fn check_registrations(
         }
     }
     out
+}
+
+/// A command under `kind`'s event that doctor cannot identify but that
+/// names gk or the Python hooks.
+fn maybe_gk(r: &Registration, kind: HookKind) -> bool {
+    r.owner == Owner::Foreign && r.event == kind.event() && mentions_gk(&r.command)
 }
 
 /// Does an undecidable command look like it could run gk or the Python hooks?
