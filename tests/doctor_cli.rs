@@ -1124,3 +1124,27 @@ fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing()
     assert!(s.contains("2>/dev/null"), "{s}");
     assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
 }
+
+#[test]
+fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
+    let h = Home::new();
+    h.install();
+    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let canonical = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let text = h.read(&h.settings()).replace(
+        &serde_json::to_string(&canonical).unwrap(),
+        &serde_json::to_string(&format!("{canonical} 2>/dev/null")).unwrap(),
+    );
+    h.write(&h.settings(), &text);
+    // Something --fix would otherwise handle by rewriting user settings.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-fires-twice"), "{doc}");
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    let s = h.read(&h.settings());
+    assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
+}

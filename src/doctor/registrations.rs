@@ -265,6 +265,9 @@ pub enum RegistrationFix {
     /// register that hook a second time (install registers both), so a
     /// person decides.
     Manual { managed: PathBuf, kind: HookKind },
+    /// Nothing identifiable does `kind`'s job, but `command` may (doctor
+    /// cannot decide it): writing user settings would add `kind` beside it.
+    Unsure { command: String, kind: HookKind },
 }
 
 /// Decide [`RegistrationFix`] from every registration of the loaded files.
@@ -274,8 +277,19 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             .find(|r| r.scope == Scope::Managed && r.does(kind))
             .map(|r| r.path.clone())
     };
+    let unsure = HookKind::ALL.into_iter().find_map(|kind| {
+        let done = regs.iter().any(|r| r.does(kind));
+        let maybe = regs.iter().find(|r| maybe_gk(r, kind));
+        match maybe {
+            Some(r) if !done => Some(RegistrationFix::Unsure {
+                command: r.command.clone(),
+                kind,
+            }),
+            _ => None,
+        }
+    });
     match (managed(HookKind::Prompt), managed(HookKind::Stop)) {
-        (None, None) => RegistrationFix::UserEntry,
+        (None, None) => unsure.unwrap_or(RegistrationFix::UserEntry),
         (Some(managed), Some(_)) => RegistrationFix::RemoveOutsideManaged { managed },
         (Some(managed), None) => RegistrationFix::Manual {
             managed,
@@ -313,6 +327,12 @@ impl RegistrationFix {
                     "{by_hand}; managed settings {} register gk's {} hook but not the other, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
                     managed.display(),
                     kind.arg(),
+                    kind.arg()
+                ))
+                .remedy(Remedy::Manual),
+            RegistrationFix::Unsure { command, kind } => f
+                .fix(format!(
+                    "{by_hand}; `{command}` may already run gk's {} hook, so gk doctor --fix leaves registrations alone (it would register that hook a second time)",
                     kind.arg()
                 ))
                 .remedy(Remedy::Manual),
