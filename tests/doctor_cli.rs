@@ -1148,3 +1148,21 @@ fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
     let s = h.read(&h.settings());
     assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
 }
+
+#[test]
+fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
+    // The v5 hooks took no arguments; a script of the same name with its
+    // own arguments belongs to another tool and --fix must leave it.
+    let h = Home::new();
+    h.install();
+    let other = h.home.join("tools/gatekeeper.py");
+    h.write(&other, "print('ok')\n");
+    let cmd = format!("python3 {} --policy strict", other.display());
+    h.register(&h.settings(), "PreToolUse", &cmd);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    // Something for --fix to do in the same file.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    h.fix_then_clean();
+    assert!(h.read(&h.settings()).contains("--policy strict"));
+}
