@@ -1166,3 +1166,72 @@ fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
     h.fix_then_clean();
     assert!(h.read(&h.settings()).contains("--policy strict"));
 }
+
+#[test]
+fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
+    let h = Home::new();
+    h.install();
+    let secrets = [
+        "user-env-value-1a2b3c",
+        "user-helper-key-4d5e6f",
+        "project-env-value-7a8b9c",
+        "project-token-value-0d1e2f",
+        "local-env-value-3a4b5c",
+        "local-password-value-6d7e8f",
+        "managed-env-value-9a0b1c",
+        "managed-secret-value-2d3e4f",
+    ];
+    // User settings: env and a *KEY* key, plus a variant for --fix to remove.
+    let mut user: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    user["env"] = serde_json::json!({"ANTHROPIC_AUTH_TOKEN": secrets[0]});
+    user["apiKeyHelper"] = Value::String(secrets[1].into());
+    h.write(&h.settings(), &serde_json::to_string_pretty(&user).unwrap());
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    // Project settings voided by a schema error (matcher array), quoting one.
+    h.write(
+        &h.project_settings(),
+        &format!(
+            r#"{{"env": {{"X": "{}"}}, "GH_TOKEN": "{}", "hooks": {{"Stop": [{{"matcher": [1], "hooks": [{{"type": "command", "command": "/nowhere/notify {}"}}]}}]}}}}"#,
+            secrets[2], secrets[3], secrets[2]
+        ),
+    );
+    // Local settings that do not parse (comment, trailing comma).
+    h.write(
+        &h.local(),
+        &format!(
+            "{{\"env\": {{\"Y\": \"{}\"}}, // mine\n \"DB_PASSWORD\": \"{}\",}}",
+            secrets[4], secrets[5]
+        ),
+    );
+    // Managed settings: a hook whose missing program quotes a value.
+    h.write(
+        &h.managed,
+        &format!(
+            r#"{{"env": {{"Z": "{}"}}, "CLIENT_SECRET": "{}", "hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "/nowhere/audit {} {}"}}]}}]}}}}"#,
+            secrets[6], secrets[7], secrets[6], secrets[7]
+        ),
+    );
+    for args in [
+        vec![],
+        vec!["-v"],
+        vec!["--json"],
+        vec!["--json", "-v"],
+        vec!["--fix", "--dry-run", "-v"],
+        vec!["--fix", "--yes", "-v"],
+    ] {
+        let run = h.doctor(&args);
+        assert!(
+            run.stdout.contains("[hook-") || run.stdout.contains("\"hook-"),
+            "{args:?}: {}",
+            run.stdout
+        );
+        for s in secrets {
+            assert!(
+                !run.stdout.contains(s) && !run.stderr.contains(s),
+                "{s} shown with {args:?}:\n{}\n{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}
