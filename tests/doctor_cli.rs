@@ -1235,3 +1235,44 @@ fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
         }
     }
 }
+
+#[test]
+fn the_fix_diff_never_shows_an_env_value_quoted_elsewhere_in_the_file() {
+    // An env value that also sits in another tool's hook command, next to a
+    // gk entry --fix removes: the diff's context would show it.
+    let h = Home::new();
+    h.install();
+    let hookurl = "https://hooks.example/T000/B000/XXXXsecretpath";
+    h.write(
+        &h.local(),
+        &format!(
+            r#"{{
+  "env": {{"SLACK_HOOK": "{hookurl}"}},
+  "hooks": {{
+    "Stop": [
+      {{"hooks": [
+        {{"type": "command", "command": "curl -s -d done {hookurl}"}},
+        {{"type": "command", "command": "~/.claude/hooks/gk hook stop"}}
+      ]}}
+    ]
+  }}
+}}
+"#
+        ),
+    );
+    let before = h.read(&h.local());
+    for args in [
+        vec!["--fix", "--dry-run", "--no-smoke"],
+        vec!["--fix", "--yes", "--no-smoke"],
+    ] {
+        let run = h.doctor(&args);
+        assert!(
+            !run.stdout.contains(hookurl) && !run.stderr.contains(hookurl),
+            "{args:?}:\n{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("cannot fix"), "{}", run.stdout);
+    }
+    // Withheld, not written unseen.
+    assert_eq!(h.read(&h.local()), before);
+}

@@ -4,7 +4,7 @@
 //! fixed (managed policy, a file that does not parse, `disableAllHooks`) is
 //! explained with the file and what to change; doctor never edits those.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::claude_md::SectionSpec;
 use super::finding::{Finding, Remedy, Severity};
@@ -246,6 +246,63 @@ pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Resul
     claude_md::insert_section(path, &one, section)
 }
 
+/// Install's diff masks `env` values and secret-named keys where they are
+/// defined, but not the same value quoted elsewhere in the file (a hook
+/// command holding a webhook URL from `env`, next to an entry --fix
+/// removes). Doctor promises never to print a secret, so a change whose
+/// diff would show one is withheld (and with it every settings change: a
+/// half-done registration fix could leave a hook missing), and explained.
+pub fn withhold_secret_diffs(
+    plan: Plan,
+    redactor: &render::Redactor,
+    is_settings: &dyn Fn(&Path) -> bool,
+) -> (Plan, Vec<String>) {
+    let leaks = |c: &FileChange| {
+        if c.binary || !c.changes_something() {
+            return false;
+        }
+        let mut one = Plan::new(&plan.title);
+        one.push(c.clone());
+        let shown = crate::install::plan::render(&one, render::Style { color: false });
+        // Only the diff's lines: the action list and headers hold paths.
+        shown
+            .lines()
+            .skip_while(|l| !l.starts_with("--- "))
+            .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "))
+            .any(|l| redactor.redact(l) != l)
+    };
+    let leaking: Vec<PathBuf> = plan
+        .changes
+        .iter()
+        .filter(|c| leaks(c))
+        .map(|c| c.path.clone())
+        .collect();
+    if leaking.is_empty() {
+        return (plan, Vec::new());
+    }
+    let settings_too = leaking.iter().any(|p| is_settings(p));
+    let mut kept = Plan::new(&plan.title);
+    let mut notes = Vec::new();
+    for c in plan.changes {
+        if leaking.contains(&c.path) {
+            notes.push(format!(
+                "the change to {} is not shown or made: its diff would show a secret value (a value from `env` or a secret-named key that also appears elsewhere in the file); make it by hand: {}",
+                c.path.display(),
+                c.reason
+            ));
+        } else if settings_too && is_settings(&c.path) && c.changes_something() {
+            notes.push(format!(
+                "the change to {} is held back with it ({})",
+                c.path.display(),
+                c.reason
+            ));
+        } else {
+            kept.push(c);
+        }
+    }
+    (kept, notes)
+}
+
 /// The bytes of the running gk (what install copies too).
 fn running_program() -> Result<Vec<u8>> {
     let exe = std::env::current_exe()
@@ -273,6 +330,12 @@ pub fn run(
         return Ok(diagnosis.report.exit_code());
     }
     let plan = plan(inputs, &needs, &running_program)?;
+    let user = inputs.paths.settings();
+    let is_settings = |p: &Path| *p == user || needs.remove_from.iter().any(|r| r == p);
+    let (plan, withheld) = withhold_secret_diffs(plan, &diagnosis.redactor, &is_settings);
+    for w in &withheld {
+        println!("{}", diagnosis.redactor.redact(&format!("cannot fix: {w}")));
+    }
     println!();
     let opts = ChangeOptions {
         yes: args.yes,
