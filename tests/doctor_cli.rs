@@ -1276,3 +1276,56 @@ fn the_fix_diff_never_shows_an_env_value_quoted_elsewhere_in_the_file() {
     // Withheld, not written unseen.
     assert_eq!(h.read(&h.local()), before);
 }
+
+/// Every file under `root` with its bytes, for whole-tree comparisons.
+fn tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn fix_dry_run_leaves_the_whole_tree_as_it_was_and_a_second_fix_has_nothing_to_do() {
+    let h = Home::new();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "python3 ~/.claude/hooks/gatekeeper.py",
+    );
+    h.register(&h.local(), "Stop", "~/.claude/hooks/gk hook stop");
+    h.register(
+        &h.project_settings(),
+        "UserPromptSubmit",
+        "$HOME/.claude/hooks/gk hook prompt",
+    );
+    h.write(&h.claude().join("CLAUDE.md"), "# mine\n");
+    let root = h.home.parent().unwrap().to_path_buf();
+    let before = tree(&root);
+    let dry = h.doctor(&["--fix", "--dry-run", "--no-smoke"]);
+    assert_eq!(dry.code, 2, "{}", dry.stdout);
+    assert!(
+        dry.stdout.contains("dry run: nothing written"),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(tree(&root), before, "--dry-run changed a file");
+    h.fix_then_clean();
+    let again = h.doctor(&["--fix", "--yes"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert!(
+        again.stdout.contains("Nothing for --fix to do."),
+        "{}",
+        again.stdout
+    );
+}
