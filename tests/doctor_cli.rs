@@ -1329,3 +1329,21 @@ fn fix_dry_run_leaves_the_whole_tree_as_it_was_and_a_second_fix_has_nothing_to_d
         again.stdout
     );
 }
+
+#[test]
+fn registrations_in_a_user_file_that_does_not_parse_are_not_offered_as_fixable() {
+    let h = Home::new();
+    h.install();
+    let broken = h.read(&h.settings()).replacen("{\n", "{\n  // mine\n", 1);
+    h.write(&h.settings(), &broken);
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    for f in doc["findings"].as_array().unwrap() {
+        if f["code"] == "hook-missing" {
+            // --fix cannot add them until the file is corrected by hand.
+            assert_eq!(f["fixable"], false, "{f}");
+            assert!(f["fix"].as_str().unwrap().contains("settings.json"), "{f}");
+        }
+    }
+    assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
+}

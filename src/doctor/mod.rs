@@ -135,11 +135,26 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     report
         .findings
         .extend(registrations::check_policy(&policy, &regs));
-    report.findings.extend(registrations::check_registrations(
-        &regs,
-        &policy,
-        &inputs.paths.settings(),
-    ));
+    // What --fix can do about registrations: managed entries and an
+    // undecidable command decide it, and a user file gk cannot edit blocks it.
+    let mut how = registrations::registration_fix(&regs);
+    if how == registrations::RegistrationFix::UserEntry {
+        if let Some(Err(why)) = files
+            .iter()
+            .find(|f| f.scope == scopes::Scope::User)
+            .map(fix::editable)
+        {
+            how = registrations::RegistrationFix::Blocked { why };
+        }
+    }
+    report
+        .findings
+        .extend(registrations::check_registrations_with(
+            &regs,
+            &policy,
+            &inputs.paths.settings(),
+            &how,
+        ));
     for r in &regs {
         report.notes.push((
             Group::Registrations,
@@ -158,12 +173,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         ));
     }
 
-    check_binaries(
-        inputs,
-        &regs,
-        &registrations::registration_fix(&regs),
-        &mut report,
-    );
+    check_binaries(inputs, &regs, &how, &mut report);
 
     let config_path = inputs.paths.config_file();
     let mut switched_off: Vec<HookKind> = Vec::new();

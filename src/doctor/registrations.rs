@@ -268,6 +268,9 @@ pub enum RegistrationFix {
     /// Nothing identifiable does `kind`'s job, but `command` may (doctor
     /// cannot decide it): writing user settings would add `kind` beside it.
     Unsure { command: String, kind: HookKind },
+    /// User settings cannot be edited (do not parse, break the schema where
+    /// gk edits, cannot be read): `why`, from `fix::editable`.
+    Blocked { why: String },
 }
 
 /// Decide [`RegistrationFix`] from every registration of the loaded files.
@@ -330,6 +333,9 @@ impl RegistrationFix {
                     kind.arg()
                 ))
                 .remedy(Remedy::Manual),
+            RegistrationFix::Blocked { why } => f
+                .fix(format!("{why}; then {user_fix}"))
+                .remedy(Remedy::Manual),
             RegistrationFix::Unsure { command, kind } => f
                 .fix(format!(
                     "{by_hand}; `{command}` may already run gk's {} hook, so gk doctor --fix leaves registrations alone (it would register that hook a second time)",
@@ -348,9 +354,18 @@ pub fn check_registrations(
     policy: &Policy,
     user_settings: &Path,
 ) -> Vec<Finding> {
+    check_registrations_with(regs, policy, user_settings, &registration_fix(regs))
+}
+
+/// [`check_registrations`] with what `--fix` can do decided by the caller.
+pub fn check_registrations_with(
+    regs: &[Registration],
+    policy: &Policy,
+    user_settings: &Path,
+    how: &RegistrationFix,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let active: Vec<&Registration> = regs.iter().filter(|r| policy.runs(r.scope)).collect();
-    let how = registration_fix(regs);
 
     for kind in HookKind::ALL {
         let doing: Vec<&Registration> = active.iter().copied().filter(|r| r.does(kind)).collect();
