@@ -840,6 +840,46 @@ mod tests {
     }
 
     #[test]
+    fn what_fix_may_do_follows_managed_and_undecidable_registrations() {
+        assert_eq!(registration_fix(&healthy()), RegistrationFix::UserEntry);
+        let mut managed = healthy();
+        for r in &mut managed {
+            r.scope = Scope::Managed;
+        }
+        assert!(matches!(
+            registration_fix(&managed),
+            RegistrationFix::RemoveOutsideManaged { .. }
+        ));
+        let one = vec![managed[0].clone(), healthy()[1].clone()];
+        assert!(matches!(
+            registration_fix(&one),
+            RegistrationFix::Manual {
+                kind: HookKind::Prompt,
+                ..
+            }
+        ));
+        let mut wrapped = reg(
+            Scope::User,
+            "UserPromptSubmit",
+            "gk hook prompt 2>/dev/null",
+            Owner::Foreign,
+        );
+        wrapped.invocation = None;
+        let unsure = vec![wrapped, healthy()[1].clone()];
+        assert!(matches!(
+            registration_fix(&unsure),
+            RegistrationFix::Unsure {
+                kind: HookKind::Prompt,
+                ..
+            }
+        ));
+        // Managed registrations: a fix there is the administrator's.
+        let f = check_registrations(&managed[..1], &Policy::default(), Path::new(USER));
+        assert_eq!(codes(&f), ["hook-missing"]);
+        assert_eq!(f[0].remedy, Remedy::Manual);
+    }
+
+    #[test]
     fn gk_word_detection() {
         assert!(mentions_gk("cd x && gk hook prompt"));
         assert!(mentions_gk("foo | /opt/bin/gk.exe hook stop"));
