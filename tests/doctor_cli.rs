@@ -1347,3 +1347,29 @@ fn registrations_in_a_user_file_that_does_not_parse_are_not_offered_as_fixable()
     }
     assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
 }
+
+#[test]
+fn a_variant_in_a_file_fix_cannot_edit_is_not_offered_as_fixable() {
+    // Local settings break the schema where gk edits (a handler without
+    // `type`), so --fix cannot take the variant out of them.
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.local(),
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}], "Stop": [{"hooks": [{"command": "echo hi"}]}]}}"#,
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-fires-twice"), "{doc}");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "hook-fires-twice")
+        .unwrap();
+    assert_eq!(f["fixable"], false, "{f}");
+    assert!(
+        f["fix"].as_str().unwrap().contains("settings.local.json"),
+        "{f}"
+    );
+    assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
+}

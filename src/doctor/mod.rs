@@ -138,14 +138,8 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     // What --fix can do about registrations: managed entries and an
     // undecidable command decide it, and a user file gk cannot edit blocks it.
     let mut how = registrations::registration_fix(&regs);
-    if how == registrations::RegistrationFix::UserEntry {
-        if let Some(Err(why)) = files
-            .iter()
-            .find(|f| f.scope == scopes::Scope::User)
-            .map(fix::editable)
-        {
-            how = registrations::RegistrationFix::Blocked { why };
-        }
+    if let Some(why) = blocked_edit(&how, &files, &regs) {
+        how = registrations::RegistrationFix::Blocked { why };
     }
     report
         .findings
@@ -248,6 +242,37 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         registrations: regs,
         redactor,
     }
+}
+
+/// Why `--fix` could not make its registration edits, if it could not: a
+/// file it would edit (user settings when it adds entries; every project,
+/// local — and, when managed settings do both jobs, user — file holding
+/// gk's or the Python hooks' entries) does not parse or breaks the schema
+/// where gk edits. A half-done fix could leave a hook missing, so it is
+/// all or nothing.
+fn blocked_edit(
+    how: &registrations::RegistrationFix,
+    files: &[ScopeFile],
+    regs: &[Registration],
+) -> Option<String> {
+    use registrations::RegistrationFix;
+    use scopes::Scope;
+    let adds = match how {
+        RegistrationFix::UserEntry => true,
+        RegistrationFix::RemoveOutsideManaged { .. } => false,
+        _ => return None,
+    };
+    let edited = |f: &ScopeFile| {
+        (adds && f.scope == Scope::User)
+            || (f.scope != Scope::Managed
+                && regs
+                    .iter()
+                    .any(|r| r.path == f.path && !matches!(r.owner, Owner::Foreign)))
+    };
+    files
+        .iter()
+        .filter(|f| edited(f))
+        .find_map(|f| fix::editable(f).err())
 }
 
 fn owner_name(owner: &Owner) -> String {
