@@ -1373,3 +1373,25 @@ fn a_variant_in_a_file_fix_cannot_edit_is_not_offered_as_fixable() {
     );
     assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
+    let h = Home::new();
+    h.install();
+    write_script(
+        &h.binary(),
+        "#!/bin/sh\n# \u{0}gk-build-version=99.0.0\u{0}\nexit 0\n",
+    );
+    // Something that makes --fix rewrite registrations.
+    h.register(&h.local(), "Stop", "~/.claude/hooks/gk hook stop");
+    let before = std::fs::read(h.binary()).unwrap();
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(
+        std::fs::read(h.binary()).unwrap(),
+        before,
+        "the newer gk was replaced:\n{}",
+        fix.stdout
+    );
+    assert!(!h.read(&h.local()).contains("gk hook stop"));
+}

@@ -178,15 +178,24 @@ pub fn plan(
     let mut plan = Plan::new("gk doctor --fix");
     if needs.binary {
         let bin = inputs.paths.binary(os);
-        plan.push(FileChange {
-            path: bin.clone(),
-            old: read_current(&bin)?,
-            new: Some(program()?),
-            binary: true,
-            create_mode: 0o755,
-            strategy: install::binary::replace_strategy(os),
-            reason: "the program both hooks run".into(),
-        });
+        let old = read_current(&bin)?;
+        // Never downgrade: a gk in place that is newer than this one stays
+        // (its own hook-binary-outdated finding says so).
+        let newer_in_place = old
+            .as_deref()
+            .and_then(super::binary::embedded_version)
+            .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()));
+        if !newer_in_place {
+            plan.push(FileChange {
+                path: bin.clone(),
+                old,
+                new: Some(program()?),
+                binary: true,
+                create_mode: 0o755,
+                strategy: install::binary::replace_strategy(os),
+                reason: "the program both hooks run".into(),
+            });
+        }
     }
     if needs.state_file {
         let state = inputs.paths.state_file();
