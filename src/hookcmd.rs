@@ -263,9 +263,13 @@ pub fn classify(command: &str, ctx: &CommandContext) -> Owner {
         }
         return Owner::Foreign;
     }
-    for kind in HookKind::ALL {
-        if name.eq_ignore_ascii_case(kind.legacy_script()) {
-            return Owner::Legacy(kind);
+    // The v5 scripts took no arguments: a script of the same name called
+    // with some is another tool's, and must never be removed as gk's.
+    if inv.args.is_empty() {
+        for kind in HookKind::ALL {
+            if name.eq_ignore_ascii_case(kind.legacy_script()) {
+                return Owner::Legacy(kind);
+            }
         }
     }
     Owner::Foreign
@@ -709,6 +713,14 @@ mod tests {
                 &w
             ),
             Owner::Legacy(HookKind::Stop)
+        );
+    }
+
+    #[test]
+    fn a_script_named_like_a_python_hook_but_with_arguments_is_foreign() {
+        assert_eq!(
+            classify("python3 /opt/acme/gatekeeper.py --policy strict", &linux()),
+            Owner::Foreign
         );
     }
 

@@ -991,3 +991,407 @@ fn json_and_fix_do_not_mix() {
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("--json cannot be combined with --fix"));
 }
+
+// ------------------------------------------------------ managed registrations
+
+/// Register gk's (or the Python) hooks in the managed file, absolute paths.
+fn managed_hooks(h: &Home, prompt: Option<&str>, stop: Option<&str>) {
+    if let Some(c) = prompt {
+        h.register(&h.managed, "UserPromptSubmit", c);
+    }
+    if let Some(c) = stop {
+        h.register(&h.managed, "Stop", c);
+    }
+}
+
+#[test]
+fn python_hooks_in_managed_settings_are_policy_and_fix_adds_no_second_copy() {
+    let h = Home::new();
+    std::fs::create_dir_all(h.claude().join("hooks")).unwrap();
+    for s in ["gatekeeper.py", "state_monitor.py"] {
+        std::fs::write(h.claude().join("hooks").join(s), "print('{}')\n").unwrap();
+    }
+    let py = |s: &str| format!("python3 {}/.claude/hooks/{s}", h.home.display());
+    managed_hooks(
+        &h,
+        Some(&py("gatekeeper.py")),
+        Some(&py("state_monitor.py")),
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        codes.iter().filter(|c| *c == "hook-legacy").count(),
+        2,
+        "{doc}"
+    );
+    // Managed policy is not gk's to change: not offered as fixable.
+    for f in doc["findings"].as_array().unwrap() {
+        if f["code"] == "hook-legacy" {
+            assert_eq!(f["fixable"], false, "{f}");
+            assert!(f["fix"].as_str().unwrap().contains("managed"), "{f}");
+        }
+    }
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    // --fix must not register gk in user settings beside the managed Python
+    // hooks: each hook would then fire twice.
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(!has(&codes, "hook-fires-twice"), "{doc}");
+}
+
+#[test]
+fn gk_in_managed_and_user_settings_fix_removes_the_user_entries() {
+    let h = Home::new();
+    h.install();
+    let abs = |k: &str| format!("{}/.claude/hooks/gk hook {k}", h.home.display());
+    managed_hooks(&h, Some(&abs("prompt")), Some(&abs("stop")));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(codes, ["hook-fires-twice", "hook-fires-twice"], "{doc}");
+    h.fix_then_clean();
+    assert!(!h.read(&h.settings()).contains("gk hook"));
+    // The managed file is never edited.
+    assert!(h.read(&h.managed).contains(&abs("prompt")));
+}
+
+#[test]
+fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
+    let h = Home::new();
+    h.install();
+    let abs = format!("{}/.claude/hooks/gk hook prompt", h.home.display());
+    managed_hooks(&h, Some(&abs), None);
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["hook-fires-twice"], "{doc}");
+    assert_eq!(doc["findings"][0]["fixable"], false, "{doc}");
+    let before = h.read(&h.settings());
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert_eq!(h.read(&h.settings()), before);
+}
+
+#[test]
+fn switches_that_leave_managed_gk_running_are_not_an_error() {
+    // The setup the hooks-disabled fix recommends: gk registered in managed
+    // settings, allowManagedHooksOnly (or a user disableAllHooks) on.
+    let h = Home::new();
+    h.install();
+    std::fs::remove_file(h.settings()).unwrap();
+    let canonical = |k: &str| format!("\"$HOME/.claude/hooks/gk\" hook {k}");
+    managed_hooks(&h, Some(&canonical("prompt")), Some(&canonical("stop")));
+    h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    // With only one hook in managed settings the other is switched off.
+    h.write(&h.managed, "{}");
+    managed_hooks(&h, Some(&canonical("prompt")), None);
+    h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hooks-disabled"), "{doc}");
+}
+
+#[test]
+fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing() {
+    // The prompt hook wrapped in a redirect: doctor cannot tell whether it
+    // runs gk. Calling it missing is a guess, and --fix would then register
+    // gk a second time beside it.
+    let h = Home::new();
+    h.install();
+    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let canonical = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let wrapped = format!("{canonical} 2>/dev/null");
+    let text = h.read(&h.settings()).replace(
+        &serde_json::to_string(&canonical).unwrap(),
+        &serde_json::to_string(&wrapped).unwrap(),
+    );
+    h.write(&h.settings(), &text);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        (code, codes),
+        (1, vec!["hook-unrecognised".to_string()]),
+        "{doc}"
+    );
+    assert!(doc["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("if it does not"));
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    let s = h.read(&h.settings());
+    assert!(s.contains("2>/dev/null"), "{s}");
+    assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
+}
+
+#[test]
+fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
+    let h = Home::new();
+    h.install();
+    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let canonical = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let text = h.read(&h.settings()).replace(
+        &serde_json::to_string(&canonical).unwrap(),
+        &serde_json::to_string(&format!("{canonical} 2>/dev/null")).unwrap(),
+    );
+    h.write(&h.settings(), &text);
+    // Something --fix would otherwise handle by rewriting user settings.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-fires-twice"), "{doc}");
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    let s = h.read(&h.settings());
+    assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
+}
+
+#[test]
+fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
+    // The v5 hooks took no arguments; a script of the same name with its
+    // own arguments belongs to another tool and --fix must leave it.
+    let h = Home::new();
+    h.install();
+    let other = h.home.join("tools/gatekeeper.py");
+    h.write(&other, "print('ok')\n");
+    let cmd = format!("python3 {} --policy strict", other.display());
+    h.register(&h.settings(), "PreToolUse", &cmd);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    // Something for --fix to do in the same file.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    h.fix_then_clean();
+    assert!(h.read(&h.settings()).contains("--policy strict"));
+}
+
+#[test]
+fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
+    let h = Home::new();
+    h.install();
+    let secrets = [
+        "user-env-value-1a2b3c",
+        "user-helper-key-4d5e6f",
+        "project-env-value-7a8b9c",
+        "project-token-value-0d1e2f",
+        "local-env-value-3a4b5c",
+        "local-password-value-6d7e8f",
+        "managed-env-value-9a0b1c",
+        "managed-secret-value-2d3e4f",
+    ];
+    // User settings: env and a *KEY* key, plus a variant for --fix to remove.
+    let mut user: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    user["env"] = serde_json::json!({"ANTHROPIC_AUTH_TOKEN": secrets[0]});
+    user["apiKeyHelper"] = Value::String(secrets[1].into());
+    h.write(&h.settings(), &serde_json::to_string_pretty(&user).unwrap());
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    // Project settings voided by a schema error (matcher array), quoting one.
+    h.write(
+        &h.project_settings(),
+        &format!(
+            r#"{{"env": {{"X": "{}"}}, "GH_TOKEN": "{}", "hooks": {{"Stop": [{{"matcher": [1], "hooks": [{{"type": "command", "command": "/nowhere/notify {}"}}]}}]}}}}"#,
+            secrets[2], secrets[3], secrets[2]
+        ),
+    );
+    // Local settings that do not parse (comment, trailing comma).
+    h.write(
+        &h.local(),
+        &format!(
+            "{{\"env\": {{\"Y\": \"{}\"}}, // mine\n \"DB_PASSWORD\": \"{}\",}}",
+            secrets[4], secrets[5]
+        ),
+    );
+    // Managed settings: a hook whose missing program quotes a value.
+    h.write(
+        &h.managed,
+        &format!(
+            r#"{{"env": {{"Z": "{}"}}, "CLIENT_SECRET": "{}", "hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "/nowhere/audit {} {}"}}]}}]}}}}"#,
+            secrets[6], secrets[7], secrets[6], secrets[7]
+        ),
+    );
+    for args in [
+        vec![],
+        vec!["-v"],
+        vec!["--json"],
+        vec!["--json", "-v"],
+        vec!["--fix", "--dry-run", "-v"],
+        vec!["--fix", "--yes", "-v"],
+    ] {
+        let run = h.doctor(&args);
+        assert!(
+            run.stdout.contains("[hook-") || run.stdout.contains("\"hook-"),
+            "{args:?}: {}",
+            run.stdout
+        );
+        for s in secrets {
+            assert!(
+                !run.stdout.contains(s) && !run.stderr.contains(s),
+                "{s} shown with {args:?}:\n{}\n{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn the_fix_diff_never_shows_an_env_value_quoted_elsewhere_in_the_file() {
+    // An env value that also sits in another tool's hook command, next to a
+    // gk entry --fix removes: the diff's context would show it.
+    let h = Home::new();
+    h.install();
+    let hookurl = "https://hooks.example/T000/B000/XXXXsecretpath";
+    h.write(
+        &h.local(),
+        &format!(
+            r#"{{
+  "env": {{"SLACK_HOOK": "{hookurl}"}},
+  "hooks": {{
+    "Stop": [
+      {{"hooks": [
+        {{"type": "command", "command": "curl -s -d done {hookurl}"}},
+        {{"type": "command", "command": "~/.claude/hooks/gk hook stop"}}
+      ]}}
+    ]
+  }}
+}}
+"#
+        ),
+    );
+    let before = h.read(&h.local());
+    for args in [
+        vec!["--fix", "--dry-run", "--no-smoke"],
+        vec!["--fix", "--yes", "--no-smoke"],
+    ] {
+        let run = h.doctor(&args);
+        assert!(
+            !run.stdout.contains(hookurl) && !run.stderr.contains(hookurl),
+            "{args:?}:\n{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("cannot fix"), "{}", run.stdout);
+    }
+    // Withheld, not written unseen.
+    assert_eq!(h.read(&h.local()), before);
+}
+
+/// Every file under `root` with its bytes, for whole-tree comparisons.
+fn tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn fix_dry_run_leaves_the_whole_tree_as_it_was_and_a_second_fix_has_nothing_to_do() {
+    let h = Home::new();
+    h.register(
+        &h.settings(),
+        "UserPromptSubmit",
+        "python3 ~/.claude/hooks/gatekeeper.py",
+    );
+    h.register(&h.local(), "Stop", "~/.claude/hooks/gk hook stop");
+    h.register(
+        &h.project_settings(),
+        "UserPromptSubmit",
+        "$HOME/.claude/hooks/gk hook prompt",
+    );
+    h.write(&h.claude().join("CLAUDE.md"), "# mine\n");
+    let root = h.home.parent().unwrap().to_path_buf();
+    let before = tree(&root);
+    let dry = h.doctor(&["--fix", "--dry-run", "--no-smoke"]);
+    assert_eq!(dry.code, 2, "{}", dry.stdout);
+    assert!(
+        dry.stdout.contains("dry run: nothing written"),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(tree(&root), before, "--dry-run changed a file");
+    h.fix_then_clean();
+    let again = h.doctor(&["--fix", "--yes"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert!(
+        again.stdout.contains("Nothing for --fix to do."),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn registrations_in_a_user_file_that_does_not_parse_are_not_offered_as_fixable() {
+    let h = Home::new();
+    h.install();
+    let broken = h.read(&h.settings()).replacen("{\n", "{\n  // mine\n", 1);
+    h.write(&h.settings(), &broken);
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    for f in doc["findings"].as_array().unwrap() {
+        if f["code"] == "hook-missing" {
+            // --fix cannot add them until the file is corrected by hand.
+            assert_eq!(f["fixable"], false, "{f}");
+            assert!(f["fix"].as_str().unwrap().contains("settings.json"), "{f}");
+        }
+    }
+    assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
+}
+
+#[test]
+fn a_variant_in_a_file_fix_cannot_edit_is_not_offered_as_fixable() {
+    // Local settings break the schema where gk edits (a handler without
+    // `type`), so --fix cannot take the variant out of them.
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.local(),
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}], "Stop": [{"hooks": [{"command": "echo hi"}]}]}}"#,
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-fires-twice"), "{doc}");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "hook-fires-twice")
+        .unwrap();
+    assert_eq!(f["fixable"], false, "{f}");
+    assert!(
+        f["fix"].as_str().unwrap().contains("settings.local.json"),
+        "{f}"
+    );
+    assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
+    let h = Home::new();
+    h.install();
+    write_script(
+        &h.binary(),
+        "#!/bin/sh\n# \u{0}gk-build-version=99.0.0\u{0}\nexit 0\n",
+    );
+    // Something that makes --fix rewrite registrations.
+    h.register(&h.local(), "Stop", "~/.claude/hooks/gk hook stop");
+    let before = std::fs::read(h.binary()).unwrap();
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(
+        std::fs::read(h.binary()).unwrap(),
+        before,
+        "the newer gk was replaced:\n{}",
+        fix.stdout
+    );
+    assert!(!h.read(&h.local()).contains("gk hook stop"));
+}

@@ -4,10 +4,11 @@
 //! fixed (managed policy, a file that does not parse, `disableAllHooks`) is
 //! explained with the file and what to change; doctor never edits those.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::claude_md::SectionSpec;
 use super::finding::{Finding, Remedy, Severity};
+use super::registrations::RegistrationFix;
 use super::render;
 use super::scopes::{Load, Scope, ScopeFile};
 use super::{Diagnosis, Inputs};
@@ -38,7 +39,8 @@ pub struct FixNeeds {
     /// Rewrite gk's registrations in user settings (one canonical entry per
     /// hook; legacy and variant entries removed).
     pub user_registrations: bool,
-    /// Files other than user settings whose gk/legacy entries must go.
+    /// Files whose gk/legacy entries must go: project and local settings;
+    /// user settings too when managed settings register both hooks.
     pub remove_from: Vec<PathBuf>,
     pub binary: bool,
     pub claude_md: bool,
@@ -101,12 +103,17 @@ pub fn needs(
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);
+    let how = super::registrations::registration_fix(registrations);
+    let outside_managed = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
         match f.remedy {
             Remedy::Manual => n.manual.push(match &f.fix {
                 Some(fix) => format!("[{}] {fix}", f.code),
                 None => format!("[{}] {}", f.code, f.message),
             }),
+            // Managed settings already do both jobs: only removals are
+            // needed, and the program they run is theirs.
+            Remedy::Registrations if outside_managed => n.user_registrations = true,
             Remedy::Registrations => {
                 n.user_registrations = true;
                 n.binary = true;
@@ -121,13 +128,15 @@ pub fn needs(
         // ones cannot be touched.
         for r in registrations {
             let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
-            if ours
-                && matches!(r.scope, Scope::Project | Scope::Local)
-                && !n.remove_from.contains(&r.path)
-            {
+            let outside = if outside_managed {
+                r.scope != Scope::Managed
+            } else {
+                matches!(r.scope, Scope::Project | Scope::Local)
+            };
+            if ours && outside && !n.remove_from.contains(&r.path) {
                 n.remove_from.push(r.path.clone());
             }
-            if ours && r.scope == Scope::Managed {
+            if ours && r.scope == Scope::Managed && !outside_managed {
                 n.manual.push(format!(
                     "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
                     r.path.display(),
@@ -143,7 +152,10 @@ pub fn needs(
             }
         }
         n.remove_from.retain(|p| !blocked.contains(p));
-        if let Some(user) = user {
+        if outside_managed {
+            // Nothing is added to user settings: its entries go like the others.
+            n.user_registrations = false;
+        } else if let Some(user) = user {
             if let Err(why) = editable(user) {
                 n.manual
                     .push(format!("cannot edit hook registrations: {why}"));
@@ -166,15 +178,24 @@ pub fn plan(
     let mut plan = Plan::new("gk doctor --fix");
     if needs.binary {
         let bin = inputs.paths.binary(os);
-        plan.push(FileChange {
-            path: bin.clone(),
-            old: read_current(&bin)?,
-            new: Some(program()?),
-            binary: true,
-            create_mode: 0o755,
-            strategy: install::binary::replace_strategy(os),
-            reason: "the program both hooks run".into(),
-        });
+        let old = read_current(&bin)?;
+        // Never downgrade: a gk in place that is newer than this one stays
+        // (its own hook-binary-outdated finding says so).
+        let newer_in_place = old
+            .as_deref()
+            .and_then(super::binary::embedded_version)
+            .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()));
+        if !newer_in_place {
+            plan.push(FileChange {
+                path: bin.clone(),
+                old,
+                new: Some(program()?),
+                binary: true,
+                create_mode: 0o755,
+                strategy: install::binary::replace_strategy(os),
+                reason: "the program both hooks run".into(),
+            });
+        }
     }
     if needs.state_file {
         let state = inputs.paths.state_file();
@@ -217,12 +238,12 @@ pub fn plan(
             continue;
         };
         let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
-        plan.push(FileChange::text(
-            path,
-            Some(old),
-            Some(new),
-            "gk's hooks belong in user settings only",
-        ));
+        let reason = if *path == inputs.paths.settings() {
+            "managed settings register gk's hooks; these would run a second time"
+        } else {
+            "gk's hooks belong in user settings only"
+        };
+        plan.push(FileChange::text(path, Some(old), Some(new), reason));
     }
     Ok(plan)
 }
@@ -232,6 +253,63 @@ pub fn plan(
 pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Result<String> {
     let one = super::claude_md::drop_extra_blocks(text, "<!-- gk:begin", claude_md::END_MARKER);
     claude_md::insert_section(path, &one, section)
+}
+
+/// Install's diff masks `env` values and secret-named keys where they are
+/// defined, but not the same value quoted elsewhere in the file (a hook
+/// command holding a webhook URL from `env`, next to an entry --fix
+/// removes). Doctor promises never to print a secret, so a change whose
+/// diff would show one is withheld (and with it every settings change: a
+/// half-done registration fix could leave a hook missing), and explained.
+pub fn withhold_secret_diffs(
+    plan: Plan,
+    redactor: &render::Redactor,
+    is_settings: &dyn Fn(&Path) -> bool,
+) -> (Plan, Vec<String>) {
+    let leaks = |c: &FileChange| {
+        if c.binary || !c.changes_something() {
+            return false;
+        }
+        let mut one = Plan::new(&plan.title);
+        one.push(c.clone());
+        let shown = crate::install::plan::render(&one, render::Style { color: false });
+        // Only the diff's lines: the action list and headers hold paths.
+        shown
+            .lines()
+            .skip_while(|l| !l.starts_with("--- "))
+            .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "))
+            .any(|l| redactor.redact(l) != l)
+    };
+    let leaking: Vec<PathBuf> = plan
+        .changes
+        .iter()
+        .filter(|c| leaks(c))
+        .map(|c| c.path.clone())
+        .collect();
+    if leaking.is_empty() {
+        return (plan, Vec::new());
+    }
+    let settings_too = leaking.iter().any(|p| is_settings(p));
+    let mut kept = Plan::new(&plan.title);
+    let mut notes = Vec::new();
+    for c in plan.changes {
+        if leaking.contains(&c.path) {
+            notes.push(format!(
+                "the change to {} is not shown or made: its diff would show a secret value (a value from `env` or a secret-named key that also appears elsewhere in the file); make it by hand: {}",
+                c.path.display(),
+                c.reason
+            ));
+        } else if settings_too && is_settings(&c.path) && c.changes_something() {
+            notes.push(format!(
+                "the change to {} is held back with it ({})",
+                c.path.display(),
+                c.reason
+            ));
+        } else {
+            kept.push(c);
+        }
+    }
+    (kept, notes)
 }
 
 /// The bytes of the running gk (what install copies too).
@@ -261,6 +339,12 @@ pub fn run(
         return Ok(diagnosis.report.exit_code());
     }
     let plan = plan(inputs, &needs, &running_program)?;
+    let user = inputs.paths.settings();
+    let is_settings = |p: &Path| *p == user || needs.remove_from.iter().any(|r| r == p);
+    let (plan, withheld) = withhold_secret_diffs(plan, &diagnosis.redactor, &is_settings);
+    for w in &withheld {
+        println!("{}", diagnosis.redactor.redact(&format!("cannot fix: {w}")));
+    }
     println!();
     let opts = ChangeOptions {
         yes: args.yes,

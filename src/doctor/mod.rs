@@ -132,12 +132,23 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let identify = |cmd: &str| (hookcmd::classify(cmd, ctx), hookcmd::normalize(cmd, ctx));
     let regs = registrations::collect(&files, &identify);
     let policy = registrations::policy(&registrations::switches(&files));
-    report.findings.extend(registrations::check_policy(&policy));
-    report.findings.extend(registrations::check_registrations(
-        &regs,
-        &policy,
-        &inputs.paths.settings(),
-    ));
+    report
+        .findings
+        .extend(registrations::check_policy(&policy, &regs));
+    // What --fix can do about registrations: managed entries and an
+    // undecidable command decide it, and a user file gk cannot edit blocks it.
+    let mut how = registrations::registration_fix(&regs);
+    if let Some(why) = blocked_edit(&how, &files, &regs) {
+        how = registrations::RegistrationFix::Blocked { why };
+    }
+    report
+        .findings
+        .extend(registrations::check_registrations_with(
+            &regs,
+            &policy,
+            &inputs.paths.settings(),
+            &how,
+        ));
     for r in &regs {
         report.notes.push((
             Group::Registrations,
@@ -156,7 +167,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         ));
     }
 
-    check_binaries(inputs, &regs, &mut report);
+    check_binaries(inputs, &regs, &how, &mut report);
 
     let config_path = inputs.paths.config_file();
     let mut switched_off: Vec<HookKind> = Vec::new();
@@ -231,6 +242,37 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         registrations: regs,
         redactor,
     }
+}
+
+/// Why `--fix` could not make its registration edits, if it could not: a
+/// file it would edit (user settings when it adds entries; every project,
+/// local — and, when managed settings do both jobs, user — file holding
+/// gk's or the Python hooks' entries) does not parse or breaks the schema
+/// where gk edits. A half-done fix could leave a hook missing, so it is
+/// all or nothing.
+fn blocked_edit(
+    how: &registrations::RegistrationFix,
+    files: &[ScopeFile],
+    regs: &[Registration],
+) -> Option<String> {
+    use registrations::RegistrationFix;
+    use scopes::Scope;
+    let adds = match how {
+        RegistrationFix::UserEntry => true,
+        RegistrationFix::RemoveOutsideManaged { .. } => false,
+        _ => return None,
+    };
+    let edited = |f: &ScopeFile| {
+        (adds && f.scope == Scope::User)
+            || (f.scope != Scope::Managed
+                && regs
+                    .iter()
+                    .any(|r| r.path == f.path && !matches!(r.owner, Owner::Foreign)))
+    };
+    files
+        .iter()
+        .filter(|f| edited(f))
+        .find_map(|f| fix::editable(f).err())
 }
 
 fn owner_name(owner: &Owner) -> String {
@@ -373,7 +415,12 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
 }
 
 /// `hook-binary-missing` / `hook-binary-outdated`, one finding per program.
-fn check_binaries(inputs: &Inputs, regs: &[Registration], report: &mut Report) {
+fn check_binaries(
+    inputs: &Inputs,
+    regs: &[Registration],
+    how: &registrations::RegistrationFix,
+    report: &mut Report,
+) {
     let os = inputs.ctx.os;
     let exists = |p: &Path| p.is_file();
     // program → (owner, places)
@@ -396,29 +443,11 @@ fn check_binaries(inputs: &Inputs, regs: &[Registration], report: &mut Report) {
     for (program, (owner, places)) in programs {
         let located = binary::locate(os, &program, inputs.path_var.as_deref(), &exists);
         let first = places[0];
+        let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
+        let at_canonical = program == hookcmd::normalize_path(&canonical.to_string_lossy(), os);
         match located {
             None => {
-                let (fix, remedy) = match owner {
-                    Owner::Gk(_) => (
-                        format!(
-                            "{FIX_COMMAND} (puts this gk at {} and registers it there)",
-                            canonical.display()
-                        ),
-                        Remedy::Registrations,
-                    ),
-                    Owner::Legacy(_) => (
-                        format!("{FIX_COMMAND} (replaces the Python hook with gk)"),
-                        Remedy::Registrations,
-                    ),
-                    Owner::Foreign => (
-                        format!(
-                            "install {program}, or delete that entry from {}",
-                            first.path.display()
-                        ),
-                        Remedy::Manual,
-                    ),
-                };
-                let mut f = Finding::new(
+                let f = Finding::new(
                     "hook-binary-missing",
                     Severity::Error,
                     Group::Binaries,
@@ -428,9 +457,35 @@ fn check_binaries(inputs: &Inputs, regs: &[Registration], report: &mut Report) {
                         first.event
                     ),
                 )
-                .at(&first.path, Some(first.line))
-                .fix(fix)
-                .remedy(remedy);
+                .at(&first.path, Some(first.line));
+                let mut f = match owner {
+                    // The program managed settings run is where gk puts itself.
+                    Owner::Gk(_) if in_managed && at_canonical => f
+                        .fix(format!(
+                            "{FIX_COMMAND} (puts this gk at {})",
+                            canonical.display()
+                        ))
+                        .remedy(Remedy::Binary),
+                    Owner::Gk(_) => how.fix(
+                        f,
+                        format!(
+                            "{FIX_COMMAND} (puts this gk at {} and registers it there)",
+                            canonical.display()
+                        ),
+                        &format!("point the entry at an existing gk, or put gk at {program}"),
+                        in_managed,
+                    ),
+                    Owner::Legacy(_) => how.fix(
+                        f,
+                        format!("{FIX_COMMAND} (replaces the Python hook with gk)"),
+                        "replace the Python hook with `gk hook …`",
+                        in_managed,
+                    ),
+                    Owner::Foreign => f.fix(format!(
+                        "install {program}, or delete that entry from {}",
+                        first.path.display()
+                    )),
+                };
                 for r in &places {
                     f = f.detail(format!("{}  `{}`", r.place(), r.command));
                 }
@@ -442,7 +497,7 @@ fn check_binaries(inputs: &Inputs, regs: &[Registration], report: &mut Report) {
                     format!("{program}: found at {}", path.display()),
                 ));
                 if let Owner::Gk(_) = owner {
-                    if let Some(f) = outdated(&path, first, &canonical) {
+                    if let Some(f) = outdated(&path, &places, &canonical, how) {
                         report.findings.push(f);
                     }
                 }
@@ -451,7 +506,13 @@ fn check_binaries(inputs: &Inputs, regs: &[Registration], report: &mut Report) {
     }
 }
 
-fn outdated(path: &Path, first: &Registration, canonical: &Path) -> Option<Finding> {
+fn outdated(
+    path: &Path,
+    places: &[&Registration],
+    canonical: &Path,
+    how: &registrations::RegistrationFix,
+) -> Option<Finding> {
+    let first = places[0];
     let theirs = binary::version_of_file(path).ok()?;
     let ours = binary::this_version();
     if theirs.as_deref() == Some(ours) {
@@ -479,19 +540,17 @@ fn outdated(path: &Path, first: &Registration, canonical: &Path) -> Option<Findi
             path.display()
         )));
     }
-    let remedy = if scopes::same_file(path, canonical) {
-        Remedy::Binary
-    } else {
-        Remedy::Registrations
-    };
-    Some(
-        finding
-            .fix(format!(
-                "{FIX_COMMAND} (puts this gk at {})",
-                canonical.display()
-            ))
-            .remedy(remedy),
-    )
+    let fix = format!("{FIX_COMMAND} (puts this gk at {})", canonical.display());
+    if scopes::same_file(path, canonical) {
+        return Some(finding.fix(fix).remedy(Remedy::Binary));
+    }
+    let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
+    Some(how.fix(
+        finding,
+        fix,
+        &format!("replace {} with this gk", path.display()),
+        in_managed,
+    ))
 }
 
 /// Run each distinct registered gk command once, as Claude Code would.

@@ -193,8 +193,10 @@ fn place_of(path: &Path, line: Option<usize>) -> String {
     }
 }
 
-/// `hooks-disabled` findings for a policy that switches gk off.
-pub fn check_policy(policy: &Policy) -> Vec<Finding> {
+/// `hooks-disabled` findings for a policy that switches gk off. A switch
+/// that turns off only user, project and local hooks leaves gk running when
+/// managed settings register both of its hooks (`regs`): no finding then.
+pub fn check_policy(policy: &Policy, regs: &[Registration]) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(s) = &policy.managed_off {
         out.push(
@@ -210,6 +212,12 @@ pub fn check_policy(policy: &Policy) -> Vec<Finding> {
             .at(&s.path, s.line)
             .fix("managed policy: ask whoever manages this machine to remove disableAllHooks there (gk cannot change it)"),
         );
+        return out;
+    }
+    let managed_does_both = HookKind::ALL
+        .into_iter()
+        .all(|k| regs.iter().any(|r| r.scope == Scope::Managed && r.does(k)));
+    if managed_does_both {
         return out;
     }
     if let Some(s) = &policy.nonmanaged_off {
@@ -244,6 +252,100 @@ pub fn check_policy(policy: &Policy) -> Vec<Finding> {
     out
 }
 
+/// What `--fix` may do about gk's registrations. Managed settings are
+/// policy gk never edits, so the hooks they already register decide it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistrationFix {
+    /// No managed registration: one canonical entry per hook in user settings.
+    UserEntry,
+    /// Managed settings do both jobs (gk or the Python hooks): remove gk's
+    /// and the Python hooks' entries from user, project and local settings.
+    RemoveOutsideManaged { managed: PathBuf },
+    /// Managed settings do one job only: writing user settings would
+    /// register that hook a second time (install registers both), so a
+    /// person decides.
+    Manual { managed: PathBuf, kind: HookKind },
+    /// Nothing identifiable does `kind`'s job, but `command` may (doctor
+    /// cannot decide it): writing user settings would add `kind` beside it.
+    Unsure { command: String, kind: HookKind },
+    /// User settings cannot be edited (do not parse, break the schema where
+    /// gk edits, cannot be read): `why`, from `fix::editable`.
+    Blocked { why: String },
+}
+
+/// Decide [`RegistrationFix`] from every registration of the loaded files.
+pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
+    let managed = |kind: HookKind| {
+        regs.iter()
+            .find(|r| r.scope == Scope::Managed && r.does(kind))
+            .map(|r| r.path.clone())
+    };
+    let unsure = HookKind::ALL.into_iter().find_map(|kind| {
+        let done = regs.iter().any(|r| r.does(kind));
+        let maybe = regs.iter().find(|r| maybe_gk(r, kind));
+        match maybe {
+            Some(r) if !done => Some(RegistrationFix::Unsure {
+                command: r.command.clone(),
+                kind,
+            }),
+            _ => None,
+        }
+    });
+    match (managed(HookKind::Prompt), managed(HookKind::Stop)) {
+        (None, None) => unsure.unwrap_or(RegistrationFix::UserEntry),
+        (Some(managed), Some(_)) => RegistrationFix::RemoveOutsideManaged { managed },
+        (Some(managed), None) => RegistrationFix::Manual {
+            managed,
+            kind: HookKind::Prompt,
+        },
+        (None, Some(managed)) => RegistrationFix::Manual {
+            managed,
+            kind: HookKind::Stop,
+        },
+    }
+}
+
+impl RegistrationFix {
+    /// Give a registration finding its fix. `user_fix`: what `--fix` does
+    /// when nothing is managed; `by_hand`: what a person does otherwise;
+    /// `in_managed`: the finding is about an entry of managed settings.
+    pub fn fix(&self, f: Finding, user_fix: String, by_hand: &str, in_managed: bool) -> Finding {
+        if in_managed {
+            return f
+                .fix(format!(
+                    "managed policy: ask whoever manages this machine to {by_hand} (gk never edits managed settings)"
+                ))
+                .remedy(Remedy::Manual);
+        }
+        match self {
+            RegistrationFix::UserEntry => f.fix(user_fix).remedy(Remedy::Registrations),
+            RegistrationFix::RemoveOutsideManaged { managed } => f
+                .fix(format!(
+                    "{FIX_COMMAND} (removes gk's entries from user, project and local settings; managed settings {} register both hooks)",
+                    managed.display()
+                ))
+                .remedy(Remedy::Registrations),
+            RegistrationFix::Manual { managed, kind } => f
+                .fix(format!(
+                    "{by_hand}; managed settings {} register gk's {} hook but not the other, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
+                    managed.display(),
+                    kind.arg(),
+                    kind.arg()
+                ))
+                .remedy(Remedy::Manual),
+            RegistrationFix::Blocked { why } => f
+                .fix(format!("{why}; then {user_fix}"))
+                .remedy(Remedy::Manual),
+            RegistrationFix::Unsure { command, kind } => f
+                .fix(format!(
+                    "{by_hand}; `{command}` may already run gk's {} hook, so gk doctor --fix leaves registrations alone (it would register that hook a second time)",
+                    kind.arg()
+                ))
+                .remedy(Remedy::Manual),
+        }
+    }
+}
+
 /// Findings about gk's registrations: missing, firing twice, redundant,
 /// legacy, misplaced, or undecidable. `regs` are all registrations of the
 /// files Claude Code uses; `policy` says which of them run.
@@ -252,30 +354,48 @@ pub fn check_registrations(
     policy: &Policy,
     user_settings: &Path,
 ) -> Vec<Finding> {
+    check_registrations_with(regs, policy, user_settings, &registration_fix(regs))
+}
+
+/// [`check_registrations`] with what `--fix` can do decided by the caller.
+pub fn check_registrations_with(
+    regs: &[Registration],
+    policy: &Policy,
+    user_settings: &Path,
+    how: &RegistrationFix,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let active: Vec<&Registration> = regs.iter().filter(|r| policy.runs(r.scope)).collect();
 
     for kind in HookKind::ALL {
         let doing: Vec<&Registration> = active.iter().copied().filter(|r| r.does(kind)).collect();
         let any_loaded = regs.iter().any(|r| r.does(kind));
-        if doing.is_empty() && !any_loaded {
-            out.push(
-                Finding::new(
-                    "hook-missing",
-                    Severity::Error,
-                    Group::Registrations,
-                    format!(
-                        "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
-                        kind.arg(),
-                        kind.event()
-                    ),
-                )
-                .fix(format!(
-                    "{FIX_COMMAND} (adds it to {})",
-                    user_settings.display()
-                ))
-                .remedy(Remedy::Registrations),
+        // A command doctor cannot decide may be this hook: then "missing"
+        // would be a guess (and --fix would add a second copy). The
+        // hook-unrecognised finding says so instead.
+        let maybe = regs.iter().any(|r| maybe_gk(r, kind));
+        if doing.is_empty() && !any_loaded && !maybe {
+            let f = Finding::new(
+                "hook-missing",
+                Severity::Error,
+                Group::Registrations,
+                format!(
+                    "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
+                    kind.arg(),
+                    kind.event()
+                ),
             );
+            out.push(how.fix(
+                f,
+                format!("{FIX_COMMAND} (adds it to {})", user_settings.display()),
+                &format!(
+                    "register `gk hook {}` under {} by hand (in {}, or ask whoever manages this machine to add it to managed settings)",
+                    kind.arg(),
+                    kind.event(),
+                    user_settings.display()
+                ),
+                false,
+            ));
         }
 
         // Distinct command strings, in first-seen order, with every place.
@@ -301,12 +421,16 @@ pub fn check_registrations(
                     order.len()
                 ),
             )
-            .at(&first.path, Some(first.line))
-            .fix(format!(
-                "{FIX_COMMAND} (keeps one canonical entry in {})",
-                user_settings.display()
-            ))
-            .remedy(Remedy::Registrations);
+            .at(&first.path, Some(first.line));
+            f = how.fix(
+                f,
+                format!(
+                    "{FIX_COMMAND} (keeps one canonical entry in {})",
+                    user_settings.display()
+                ),
+                "keep one of these entries and delete the others",
+                doing.iter().all(|r| r.scope == Scope::Managed),
+            );
             for s in &order {
                 for r in &by_string[s] {
                     f = f.detail(format!("{}  `{}`", r.place(), r.command));
@@ -328,12 +452,16 @@ pub fn check_registrations(
                         kind.event()
                     ),
                 )
-                .at(&places[0].path, Some(places[0].line))
-                .fix(format!(
-                    "{FIX_COMMAND} (keeps one entry in {})",
-                    user_settings.display()
-                ))
-                .remedy(Remedy::Registrations);
+                .at(&places[0].path, Some(places[0].line));
+                f = how.fix(
+                    f,
+                    format!(
+                        "{FIX_COMMAND} (keeps one entry in {})",
+                        user_settings.display()
+                    ),
+                    "keep one of these entries and delete the others",
+                    places.iter().all(|r| r.scope == Scope::Managed),
+                );
                 for r in places {
                     f = f.detail(r.place());
                 }
@@ -344,7 +472,7 @@ pub fn check_registrations(
 
     for r in regs {
         match r.owner {
-            Owner::Legacy(kind) => out.push(
+            Owner::Legacy(kind) => out.push(how.fix(
                 Finding::new(
                     "hook-legacy",
                     Severity::Warning,
@@ -356,14 +484,12 @@ pub fn check_registrations(
                         r.place()
                     ),
                 )
-                .at(&r.path, Some(r.line))
-                .fix(format!(
-                    "{FIX_COMMAND} (replaces it with `gk hook {}`)",
-                    kind.arg()
-                ))
-                .remedy(Remedy::Registrations),
-            ),
-            Owner::Gk(kind) if r.event != kind.event() => out.push(
+                .at(&r.path, Some(r.line)),
+                format!("{FIX_COMMAND} (replaces it with `gk hook {}`)", kind.arg()),
+                &format!("replace it with `gk hook {}`", kind.arg()),
+                r.scope == Scope::Managed,
+            )),
+            Owner::Gk(kind) if r.event != kind.event() => out.push(how.fix(
                 Finding::new(
                     "hook-wrong-event",
                     Severity::Warning,
@@ -376,11 +502,12 @@ pub fn check_registrations(
                         kind.event()
                     ),
                 )
-                .at(&r.path, Some(r.line))
-                .fix(format!("{FIX_COMMAND} (removes it there)"))
-                .remedy(Remedy::Registrations),
-            ),
-            Owner::Gk(kind) if r.scope == Scope::Project => out.push(
+                .at(&r.path, Some(r.line)),
+                format!("{FIX_COMMAND} (removes it there)"),
+                &format!("delete that entry from {}", r.path.display()),
+                r.scope == Scope::Managed,
+            )),
+            Owner::Gk(kind) if r.scope == Scope::Project => out.push(how.fix(
                 Finding::new(
                     "hook-redundant",
                     Severity::Warning,
@@ -392,21 +519,27 @@ pub fn check_registrations(
                         r.line
                     ),
                 )
-                .at(&r.path, Some(r.line))
-                .fix(format!(
+                .at(&r.path, Some(r.line)),
+                format!(
                     "{FIX_COMMAND} (removes it there; {} keeps the one entry)",
                     user_settings.display()
-                ))
-                .remedy(Remedy::Registrations),
-            ),
-            Owner::Foreign
-                if (r.event == "UserPromptSubmit" || r.event == "Stop")
-                    && mentions_gk(&r.command) =>
-            {
+                ),
+                &format!("delete that entry from {}", r.path.display()),
+                false,
+            )),
+            Owner::Foreign if HookKind::ALL.iter().any(|k| maybe_gk(r, *k)) => {
                 let why = if r.invocation.is_none() {
                     "pipes, `&&` or variables doctor cannot resolve"
                 } else {
                     "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop` call"
+                };
+                let registered = HookKind::ALL
+                    .iter()
+                    .any(|k| k.event() == r.event && regs.iter().any(|o| o.does(*k)));
+                let then = if registered {
+                    "if it does, that hook fires twice"
+                } else {
+                    "if it does not, nothing registers gk's hook for this event"
                 };
                 out.push(
                     Finding::new(
@@ -414,7 +547,7 @@ pub fn check_registrations(
                         Severity::Warning,
                         Group::Registrations,
                         format!(
-                            "cannot tell whether `{}` in {} runs a gk hook ({why}); if it does, that hook fires twice",
+                            "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
                             r.command,
                             r.place()
                         ),
@@ -427,6 +560,12 @@ pub fn check_registrations(
         }
     }
     out
+}
+
+/// A command under `kind`'s event that doctor cannot identify but that
+/// names gk or the Python hooks.
+fn maybe_gk(r: &Registration, kind: HookKind) -> bool {
+    r.owner == Owner::Foreign && r.event == kind.event() && mentions_gk(&r.command)
 }
 
 /// Does an undecidable command look like it could run gk or the Python hooks?
@@ -643,7 +782,7 @@ mod tests {
         let p = policy(&[switch(Scope::User, SwitchKey::DisableAllHooks, true)]);
         assert!(!p.runs(Scope::User) && !p.runs(Scope::Local));
         assert!(p.runs(Scope::Managed));
-        let f = check_policy(&p);
+        let f = check_policy(&p, &[]);
         assert_eq!(codes(&f), ["hooks-disabled"]);
         assert!(f[0].message.contains("/user/settings.json:2"));
         // Registered but switched off: disabled, not missing.
@@ -664,7 +803,7 @@ mod tests {
     fn managed_disable_turns_off_everything() {
         let p = policy(&[switch(Scope::Managed, SwitchKey::DisableAllHooks, true)]);
         assert!(!p.runs(Scope::Managed) && !p.runs(Scope::User));
-        assert!(check_policy(&p)[0]
+        assert!(check_policy(&p, &[])[0]
             .fix
             .as_deref()
             .unwrap()
@@ -681,7 +820,7 @@ mod tests {
             true,
         )]);
         assert!(!p.runs(Scope::User) && p.runs(Scope::Managed));
-        assert!(check_policy(&p)[0]
+        assert!(check_policy(&p, &[])[0]
             .message
             .contains("allowManagedHooksOnly"));
     }
@@ -698,6 +837,46 @@ mod tests {
             r.scope = Scope::Managed;
         }
         assert!(check_registrations(&regs, &p, Path::new(USER)).is_empty());
+    }
+
+    #[test]
+    fn what_fix_may_do_follows_managed_and_undecidable_registrations() {
+        assert_eq!(registration_fix(&healthy()), RegistrationFix::UserEntry);
+        let mut managed = healthy();
+        for r in &mut managed {
+            r.scope = Scope::Managed;
+        }
+        assert!(matches!(
+            registration_fix(&managed),
+            RegistrationFix::RemoveOutsideManaged { .. }
+        ));
+        let one = vec![managed[0].clone(), healthy()[1].clone()];
+        assert!(matches!(
+            registration_fix(&one),
+            RegistrationFix::Manual {
+                kind: HookKind::Prompt,
+                ..
+            }
+        ));
+        let mut wrapped = reg(
+            Scope::User,
+            "UserPromptSubmit",
+            "gk hook prompt 2>/dev/null",
+            Owner::Foreign,
+        );
+        wrapped.invocation = None;
+        let unsure = vec![wrapped, healthy()[1].clone()];
+        assert!(matches!(
+            registration_fix(&unsure),
+            RegistrationFix::Unsure {
+                kind: HookKind::Prompt,
+                ..
+            }
+        ));
+        // Managed registrations: a fix there is the administrator's.
+        let f = check_registrations(&managed[..1], &Policy::default(), Path::new(USER));
+        assert_eq!(codes(&f), ["hook-missing"]);
+        assert_eq!(f[0].remedy, Remedy::Manual);
     }
 
     #[test]
@@ -727,7 +906,7 @@ mod tests {
         };
         let regs = collect(&loaded, &identify);
         let policy = policy(&switches(&loaded));
-        let mut out = check_policy(&policy);
+        let mut out = check_policy(&policy, &regs);
         out.extend(check_registrations(&regs, &policy, Path::new(USER)));
         out
     }
