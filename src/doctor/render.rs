@@ -158,14 +158,10 @@ pub fn secrets_in_lenient(text: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Install's rule (TOKEN, KEY, SECRET, PASSWORD), plus a few more words:
-/// doctor only reads, so masking too much costs nothing.
+/// Install's rule for key names that hold credentials, so both commands
+/// hide the same things.
 pub fn secret_key(key: &str) -> bool {
-    let k = key.to_ascii_uppercase();
     crate::install::plan::is_secret_key(key)
-        || ["PASSWD", "CREDENTIAL", "AUTH"]
-            .iter()
-            .any(|w| k.contains(w))
 }
 
 pub use crate::install::plan::Style;

@@ -290,10 +290,22 @@ pub const MASK: &str = "\"********\"";
 /// Does a key name mark its value as secret?
 pub fn is_secret_key(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    ["TOKEN", "KEY", "SECRET", "PASSWORD"]
-        .iter()
-        .any(|w| upper.contains(w))
+    [
+        "TOKEN",
+        "KEY",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
 }
+
+/// Secret values shorter than this are not hunted for elsewhere in a text:
+/// they would blank out ordinary words and numbers ("true", "8080").
+const MIN_QUOTED_SECRET_CHARS: usize = 6;
 
 /// Replace every scalar value inside `env`, or under a key whose name looks
 /// secret, with [`MASK`]. Works on positions found by a tolerant parse, so
@@ -320,6 +332,17 @@ pub fn mask_secrets(text: &str) -> String {
         collect_secret_ranges(value, false, &mut ranges);
     }
     ranges.sort_by_key(|r: &(usize, usize)| r.0);
+    // The same values quoted anywhere else in the file (another tool's hook
+    // command carrying the proxy password, say) are hidden too: as written
+    // in the file, i.e. with JSON escapes.
+    let mut quoted: Vec<&str> = ranges
+        .iter()
+        .filter(|(start, end)| body[*start..*end].starts_with('"') && end - start >= 2)
+        .map(|(start, end)| &body[start + 1..end - 1])
+        .filter(|inner| inner.chars().count() >= MIN_QUOTED_SECRET_CHARS)
+        .collect();
+    quoted.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    quoted.dedup();
     let mut out = String::with_capacity(body.len());
     let mut at = 0;
     for (start, end) in ranges {
@@ -331,6 +354,11 @@ pub fn mask_secrets(text: &str) -> String {
         at = end;
     }
     out.push_str(&body[at..]);
+    for secret in quoted {
+        if out.contains(secret) {
+            out = out.replace(secret, &MASK[1..MASK.len() - 1]);
+        }
+    }
     format!("{bom}{out}")
 }
 
@@ -425,7 +453,7 @@ mod tests {
 
     #[test]
     fn nested_secret_objects_are_masked_and_bom_kept() {
-        let text = "\u{feff}{\"auth\":{\"password\":{\"x\":\"hunter2\"},\"user\":\"me\"}}";
+        let text = "\u{feff}{\"login\":{\"password\":{\"x\":\"hunter2\"},\"user\":\"me\"}}";
         let masked = mask_secrets(text);
         assert!(masked.starts_with('\u{feff}'));
         assert!(!masked.contains("hunter2"));
@@ -464,5 +492,25 @@ mod tests {
         let shown = render_text_diff(&change, Style { color: false });
         assert!(!shown.contains("abc123"), "{shown}");
         assert!(shown.contains("+  \"hooks\": {}"), "{shown}");
+    }
+
+    #[test]
+    fn env_values_quoted_elsewhere_are_masked_there_too() {
+        let text = "{\n  \"env\": {\"PROXY_PW\": \"hunter2-xyz\", \"DEBUG\": \"1\"},\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify --pw hunter2-xyz --debug 1\"}]}]}\n}\n";
+        let masked = mask_secrets(text);
+        assert!(!masked.contains("hunter2-xyz"), "{masked}");
+        assert!(
+            masked.contains("notify --pw ******** --debug 1"),
+            "{masked}"
+        );
+        assert_eq!(masked.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn credential_like_key_names_are_masked() {
+        for key in ["dbPasswd", "AWS_CREDENTIALS", "proxyAuth"] {
+            let masked = mask_secrets(&format!("{{\"{key}\": \"v-123456\"}}"));
+            assert!(!masked.contains("v-123456"), "{key}: {masked}");
+        }
     }
 }
