@@ -245,6 +245,19 @@ fn python_script_index(args: &[String]) -> Option<usize> {
     None
 }
 
+/// A shell spelling of an exec-form handler (`command` = program, `args`):
+/// every word in single quotes, so nothing expands — as with exec, where no
+/// shell runs. `normalize` then reads it like any other command.
+pub fn exec_spelling(program: &str, args: &[String]) -> String {
+    let quote = |w: &str| format!("'{}'", w.replace('\'', "'\\''"));
+    let mut out = quote(program);
+    for a in args {
+        out.push(' ');
+        out.push_str(&quote(a));
+    }
+    out
+}
+
 /// Who owns this registration.
 pub fn classify(command: &str, ctx: &CommandContext) -> Owner {
     let Some(inv) = normalize(command, ctx) else {
@@ -721,6 +734,33 @@ mod tests {
         assert_eq!(
             classify("python3 /opt/acme/gatekeeper.py --policy strict", &linux()),
             Owner::Foreign
+        );
+    }
+
+    #[test]
+    fn exec_form_is_read_literally() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let spelled = exec_spelling("/home/u/.claude/hooks/gk", &args(&["hook", "stop"]));
+        assert_eq!(spelled, "'/home/u/.claude/hooks/gk' 'hook' 'stop'");
+        assert_eq!(classify(&spelled, &linux()), Owner::Gk(HookKind::Stop));
+        // No shell runs in exec form, so nothing expands: `$HOME` stays text.
+        let literal = exec_spelling("$HOME/.claude/hooks/gk", &args(&["hook", "stop"]));
+        assert_eq!(
+            normalize(&literal, &linux()),
+            inv("$HOME/.claude/hooks/gk", &["hook", "stop"])
+        );
+        let w = exec_spelling(
+            r"C:\Users\Ann\.claude\hooks\gk.exe",
+            &args(&["hook", "prompt"]),
+        );
+        assert_eq!(
+            normalize(&w, &windows()),
+            inv("c:/users/ann/.claude/hooks/gk", &["hook", "prompt"])
+        );
+        let quote = exec_spelling("/opt/it's/gk", &args(&["hook", "prompt"]));
+        assert_eq!(
+            normalize(&quote, &linux()),
+            inv("/opt/it's/gk", &["hook", "prompt"])
         );
     }
 

@@ -94,10 +94,27 @@ pub struct HookEntry {
     pub matcher: Option<Value>,
     pub hook_type: Option<String>,
     pub command: Option<String>,
+    /// Exec form (client 2.1.139+): `command` is the program itself, run
+    /// with these arguments and no shell.
+    pub args: Option<Vec<String>>,
     pub shell: Option<String>,
     pub timeout: Option<f64>,
     /// 1-based line of the handler object in the file.
     pub line: usize,
+}
+
+impl HookEntry {
+    /// What this handler runs, as one command string: `command` itself, or
+    /// for the exec form the program and arguments each in single quotes
+    /// (literal, like exec: no variable expansion), so the shell-form logic
+    /// of `hookcmd` identifies both forms alike.
+    pub fn run_command(&self) -> Option<String> {
+        let command = self.command.as_ref()?;
+        Some(match &self.args {
+            Some(args) => crate::hookcmd::exec_spelling(command, args),
+            None => command.clone(),
+        })
+    }
 }
 
 /// Something Claude Code would reject in an otherwise parseable file.
@@ -313,6 +330,37 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     Some(ast::Value::NumberLit(n)) => n.value.parse::<f64>().ok(),
                     _ => None,
                 };
+                let args = match last_prop(obj, "args") {
+                    None => None,
+                    Some(ast::Value::Array(a)) => {
+                        let strings: Option<Vec<String>> = a
+                            .elements
+                            .iter()
+                            .map(|v| match v {
+                                ast::Value::StringLit(s) => Some(s.value.to_string()),
+                                _ => None,
+                            })
+                            .collect();
+                        if strings.is_none() {
+                            issue(
+                                format!("{at_handler}.args"),
+                                a.range.start,
+                                "`args` must be an array of strings",
+                                false,
+                            );
+                        }
+                        strings
+                    }
+                    Some(other) => {
+                        issue(
+                            format!("{at_handler}.args"),
+                            other.start(),
+                            "`args` must be an array of strings",
+                            false,
+                        );
+                        None
+                    }
+                };
                 entries.push(HookEntry {
                     event: event.clone(),
                     group: g,
@@ -320,6 +368,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     matcher: matcher_value.clone(),
                     hook_type,
                     command,
+                    args,
                     shell: string_of("shell"),
                     timeout,
                     line: pos(obj.start()).0,
@@ -490,6 +539,27 @@ mod tests {
         let s = parse(p(), r#"{"hooks": []}"#).unwrap();
         let (_, issues) = hook_entries(&s);
         assert_eq!(issues[0].at, "hooks");
+    }
+
+    #[test]
+    fn exec_form_args_are_read_and_checked() {
+        let text = r#"{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "/x/gk", "args": ["hook", "stop"]},
+  {"type": "command", "command": "/x/gk", "args": ["hook", 5]}
+]}]}}"#;
+        let s = parse(p(), text).unwrap();
+        let (entries, issues) = hook_entries(&s);
+        assert_eq!(
+            entries[0].args,
+            Some(vec!["hook".to_string(), "stop".to_string()])
+        );
+        assert_eq!(
+            entries[0].run_command().as_deref(),
+            Some("'/x/gk' 'hook' 'stop'")
+        );
+        assert_eq!(entries[1].args, None);
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].at, "hooks.Stop[0].hooks[1].args");
     }
 
     #[test]

@@ -357,6 +357,26 @@ fn two_spellings_fire_twice_across_scopes() {
 }
 
 #[test]
+fn an_exec_form_gk_entry_fires_twice_beside_the_shell_form() {
+    // Exec form (client 2.1.139+): the program in `command`, its words in `args`.
+    let h = Home::new();
+    h.install();
+    let bin = h.binary();
+    h.write(
+        &h.local(),
+        &serde_json::json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": bin.to_str().unwrap(), "args": ["hook", "stop"]}
+        ]}]}})
+        .to_string(),
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(codes, ["hook-fires-twice"], "{doc}");
+    h.fix_then_clean();
+    assert!(!h.read(&h.local()).contains("\"args\""));
+}
+
+#[test]
 fn absolute_home_spelling_also_fires_twice() {
     let h = Home::new();
     h.install();

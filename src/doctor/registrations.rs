@@ -64,7 +64,9 @@ pub fn collect(
             continue;
         };
         for e in entries {
-            let Some(command) = &e.command else { continue };
+            let Some(command) = &e.run_command() else {
+                continue;
+            };
             if e.hook_type.as_deref() != Some("command") {
                 continue;
             }

@@ -312,7 +312,7 @@ fn check_result(
         }
     }
     for entry in &entries {
-        let Some(command) = &entry.command else {
+        let Some(command) = &entry.run_command() else {
             continue;
         };
         let owner = owner_under(&entry.event, command, ctx);
@@ -388,6 +388,26 @@ fn string_field(obj: &Object, name: &str) -> Option<String> {
     }
 }
 
+/// What a handler runs as one command string (the exec form spelled by
+/// `hookcmd::exec_spelling`); `None` without a string `command` or with
+/// `args` that are not all strings.
+fn handler_run_command(handler: &Object) -> Option<String> {
+    let command = string_field(handler, "command")?;
+    match handler.get("args").map(|p| &p.value) {
+        None => Some(command),
+        Some(Value::Array(list)) => list
+            .elements
+            .iter()
+            .map(|v| match v {
+                Value::StringLit(s) => Some(s.value.to_string()),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()
+            .map(|args| crate::hookcmd::exec_spelling(&command, &args)),
+        Some(_) => None,
+    }
+}
+
 fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
     let mut out = Vec::new();
     let Some(Value::Object(hooks)) = root.get("hooks").map(|p| &p.value) else {
@@ -406,7 +426,7 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
                 let Value::Object(handler) = handler else {
                     continue;
                 };
-                let Some(command) = string_field(handler, "command") else {
+                let Some(command) = handler_run_command(handler) else {
                     continue;
                 };
                 let owner = owner_under(event.name.as_str(), &command, ctx);
@@ -965,6 +985,26 @@ mod tests {
 
     fn p() -> &'static Path {
         Path::new("/home/u/.claude/settings.json")
+    }
+
+    #[test]
+    fn exec_form_gk_entries_are_gks_and_replaced() {
+        let before = r#"{
+  "hooks": {
+    "UserPromptSubmit": [
+      {"hooks": [{"type": "command", "command": "/home/u/.claude/hooks/gk", "args": ["hook", "prompt"]}]},
+      {"hooks": [{"type": "command", "command": "/usr/bin/echo", "args": ["hook", "prompt"]}]}
+    ]
+  }
+}
+"#;
+        let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        assert!(!after.contains("\"/home/u/.claude/hooks/gk\""), "{after}");
+        assert!(after.contains("/usr/bin/echo"), "{after}");
+        assert_eq!(after.matches("hook prompt").count(), 1, "{after}");
+        let removed = remove_hooks(p(), before, &ctx()).unwrap();
+        assert!(!removed.contains("/home/u/.claude/hooks/gk"), "{removed}");
+        assert!(removed.contains("/usr/bin/echo"), "{removed}");
     }
 
     #[test]
