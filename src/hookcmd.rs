@@ -288,6 +288,21 @@ pub fn classify(command: &str, ctx: &CommandContext) -> Owner {
     Owner::Foreign
 }
 
+/// Who owns a registration found under `event`: as [`classify`], except that
+/// the Python v5 scripts count as gk's only under their own event — a
+/// `gatekeeper.py` guarding PreToolUse is another tool's.
+pub fn classify_under(event: &str, command: &str, ctx: &CommandContext) -> Owner {
+    owner_under(classify(command, ctx), event)
+}
+
+/// The event rule of [`classify_under`], for an owner already decided.
+pub fn owner_under(owner: Owner, event: &str) -> Owner {
+    match owner {
+        Owner::Legacy(kind) if event != kind.event() => Owner::Foreign,
+        owner => owner,
+    }
+}
+
 /// The last path component (after `/`), without a Windows `.exe`.
 fn base_name(program: &str) -> &str {
     let name = program.rsplit('/').next().unwrap_or(program);

@@ -1188,6 +1188,23 @@ fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
 }
 
 #[test]
+fn a_bare_gatekeeper_script_under_another_event_is_not_the_python_hook() {
+    // Install leaves a PreToolUse guard named gatekeeper.py alone; doctor
+    // must agree instead of calling it legacy (or fixing it away).
+    let h = Home::new();
+    h.install();
+    let other = h.home.join("tools/gatekeeper.py");
+    h.write(&other, "print('ok')\n");
+    let cmd = format!("python3 {}", other.display());
+    h.register(&h.settings(), "PreToolUse", &cmd);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    h.fix_then_clean();
+    assert!(h.read(&h.settings()).contains(&cmd));
+}
+
+#[test]
 fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
     let h = Home::new();
     h.install();

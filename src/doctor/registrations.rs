@@ -71,6 +71,8 @@ pub fn collect(
                 continue;
             }
             let (owner, invocation) = identify(command);
+            // Install's rule: the Python scripts only count under their own event.
+            let owner = crate::hookcmd::owner_under(owner, &e.event);
             out.push(Registration {
                 scope: file.scope,
                 path: file.path.clone(),

@@ -28,7 +28,7 @@ use std::path::Path;
 use jsonc_parser::ast::{Array, Object, Value};
 
 use crate::error::{Error, Result};
-use crate::hookcmd::{classify, CommandContext, HookCommand, HookKind, Owner};
+use crate::hookcmd::{classify_under, CommandContext, HookCommand, HookKind, Owner};
 use crate::settings::{self, line_col};
 
 /// The status line Claude Code shows while the prompt hook runs.
@@ -315,7 +315,7 @@ fn check_result(
         let Some(command) = &entry.run_command() else {
             continue;
         };
-        let owner = owner_under(&entry.event, command, ctx);
+        let owner = classify_under(&entry.event, command, ctx);
         match (wanted, owner) {
             (_, Owner::Foreign) => {}
             (None, _) => return Err(internal(format!("gk entry left in {}", entry.event))),
@@ -429,7 +429,7 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
                 let Some(command) = handler_run_command(handler) else {
                     continue;
                 };
-                let owner = owner_under(event.name.as_str(), &command, ctx);
+                let owner = classify_under(event.name.as_str(), &command, ctx);
                 if owner != Owner::Foreign {
                     out.push(OwnedHandler {
                         owner,
@@ -446,17 +446,6 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
         }
     }
     out
-}
-
-/// Who owns a handler running `command` under `event`. A Python v5 script
-/// name counts as gk's only under the event that hook was registered for:
-/// `gatekeeper.py` under `PreToolUse` is some other tool's guard that shares
-/// the name, and is never touched.
-fn owner_under(event: &str, command: &str, ctx: &CommandContext) -> Owner {
-    match classify(command, ctx) {
-        Owner::Legacy(kind) if event != kind.event() => Owner::Foreign,
-        owner => owner,
-    }
 }
 
 /// A replacement of `body[start..end]` by `text`.
