@@ -49,17 +49,23 @@ pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
     let Some(original) = text else {
         return SectionState::Missing;
     };
-    let text = original.replace("\r\n", "\n");
-    let lines: Vec<&str> = text.lines().collect();
-    let begins: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].starts_with(spec.begin))
-        .collect();
-    let ends: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].starts_with(spec.end))
-        .collect();
+    // Install's reading of the file: lines inside fenced code blocks are the
+    // user's examples, and a BOM is not part of the first line.
+    let prose = crate::install::claude_md::prose_lines(original);
+    let line_of = |at: usize| original[..at].matches('\n').count();
+    let starting = |prefix: &str| -> Vec<usize> {
+        prose
+            .iter()
+            .filter(|(_, l)| l.starts_with(prefix))
+            .map(|(at, _)| line_of(*at))
+            .collect()
+    };
+    let begins = starting(spec.begin);
+    let ends = starting(spec.end);
     let inside = |i: usize| begins.iter().zip(&ends).any(|(&b, &e)| b < i && i < e);
-    let legacy = (0..lines.len())
-        .filter(|&i| lines[i].trim() == spec.legacy_heading && !inside(i))
+    let legacy = prose
+        .iter()
+        .filter(|(at, l)| l.trim() == spec.legacy_heading && !inside(line_of(*at)))
         .count();
     if !well_formed(&begins, &ends) {
         let line = begins.iter().chain(&ends).min().map_or(1, |l| l + 1);
@@ -253,6 +259,21 @@ mod tests {
                 legacy: true
             }
         );
+    }
+
+    #[test]
+    fn fenced_examples_and_a_bom_are_read_as_install_reads_them() {
+        let s = spec();
+        let once = insert_section(Path::new("C"), "# Mine\n", SECTION).unwrap();
+        // The user's notes quote the markers and the old heading in a fence:
+        // still one block, up to date.
+        let quoted = format!(
+            "{once}\n```\n{BEGIN_MARKER}\n## Task State Convention (Gatekeeper Hooks)\n{END_MARKER}\n```\n"
+        );
+        assert_eq!(assess(Some(&quoted), &s), SectionState::Ok);
+        // Notepad's BOM before the Python-era heading on line 1.
+        let bom = "\u{feff}## Task State Convention (Gatekeeper Hooks)\nold text\n";
+        assert!(matches!(assess(Some(bom), &s), SectionState::Outdated(_)));
     }
 
     #[test]

@@ -69,7 +69,7 @@ fn marked_range(text: &str) -> Option<(usize, usize)> {
 /// Every line outside fenced code blocks, as (offset of its start, content
 /// without the line ending). A marker or heading shown inside a ``` or ~~~
 /// block is the user's example, not something gk put there.
-fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+pub fn prose_lines(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut fence: Option<(char, usize)> = None;
     let mut offset = 0;
