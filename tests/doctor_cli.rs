@@ -1171,37 +1171,24 @@ fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
 
 #[test]
 fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
-    // The v5 hooks took no arguments; a script of the same name with its
-    // own arguments belongs to another tool and --fix must leave it.
-    let h = Home::new();
-    h.install();
-    let other = h.home.join("tools/gatekeeper.py");
-    h.write(&other, "print('ok')\n");
-    let cmd = format!("python3 {} --policy strict", other.display());
-    h.register(&h.settings(), "PreToolUse", &cmd);
-    let (code, codes, doc) = h.codes(&[]);
-    assert_eq!((code, codes), (0, vec![]), "{doc}");
-    // Something for --fix to do in the same file.
-    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
-    h.fix_then_clean();
-    assert!(h.read(&h.settings()).contains("--policy strict"));
-}
-
-#[test]
-fn a_bare_gatekeeper_script_under_another_event_is_not_the_python_hook() {
-    // Install leaves a PreToolUse guard named gatekeeper.py alone; doctor
-    // must agree instead of calling it legacy (or fixing it away).
-    let h = Home::new();
-    h.install();
-    let other = h.home.join("tools/gatekeeper.py");
-    h.write(&other, "print('ok')\n");
-    let cmd = format!("python3 {}", other.display());
-    h.register(&h.settings(), "PreToolUse", &cmd);
-    let (code, codes, doc) = h.codes(&[]);
-    assert_eq!((code, codes), (0, vec![]), "{doc}");
-    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
-    h.fix_then_clean();
-    assert!(h.read(&h.settings()).contains(&cmd));
+    // The v5 hooks took no arguments and ran only on UserPromptSubmit/Stop:
+    // a script of the same name with its own arguments, or under another
+    // event, belongs to another tool, and doctor and --fix (like install)
+    // leave it alone.
+    for extra in [" --policy strict", ""] {
+        let h = Home::new();
+        h.install();
+        let other = h.home.join("tools/gatekeeper.py");
+        h.write(&other, "print('ok')\n");
+        let cmd = format!("python3 {}{extra}", other.display());
+        h.register(&h.settings(), "PreToolUse", &cmd);
+        let (code, codes, doc) = h.codes(&[]);
+        assert_eq!((code, codes), (0, vec![]), "{cmd}: {doc}");
+        // Something for --fix to do in the same file.
+        h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+        h.fix_then_clean();
+        assert!(h.read(&h.settings()).contains(&cmd), "{cmd}");
+    }
 }
 
 #[test]
