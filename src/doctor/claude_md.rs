@@ -103,57 +103,6 @@ pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
     }
 }
 
-/// Keep the first marked block, drop the later ones (well-formed markers
-/// only; anything else is returned unchanged for the editor to refuse).
-/// A blank line left doubled where a block was is dropped too.
-pub fn drop_extra_blocks(text: &str, begin: &str, end: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut seen = 0;
-    let mut inside = false;
-    let mut skipping = false;
-    let mut after_removed = false;
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.starts_with(begin) {
-            if inside {
-                return text.to_string();
-            }
-            inside = true;
-            seen += 1;
-            skipping = seen > 1;
-        }
-        let closing = bare.starts_with(end);
-        if closing && !inside {
-            return text.to_string();
-        }
-        if skipping {
-            if closing {
-                inside = false;
-                skipping = false;
-                after_removed = true;
-            }
-            continue;
-        }
-        if closing {
-            inside = false;
-        }
-        let blank = bare.trim().is_empty();
-        if after_removed
-            && blank
-            && (out.is_empty() || out.ends_with("\n\n") || out.ends_with("\r\n\r\n"))
-        {
-            after_removed = false;
-            continue;
-        }
-        after_removed = false;
-        out.push_str(line);
-    }
-    if inside {
-        return text.to_string();
-    }
-    out
-}
-
 pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
     let shown = path.display();
     let fixed = format!("{FIX_COMMAND} (writes the current block; your own text stays as it is)");
@@ -274,17 +223,5 @@ mod tests {
         // Notepad's BOM before the Python-era heading on line 1.
         let bom = "\u{feff}## Task State Convention (Gatekeeper Hooks)\nold text\n";
         assert!(matches!(assess(Some(bom), &s), SectionState::Outdated(_)));
-    }
-
-    #[test]
-    fn extra_blocks_are_dropped_and_the_first_kept() {
-        let once = insert_section(Path::new("C"), "", SECTION).unwrap();
-        let text = format!("# mine\n\n{once}\nmiddle\n\n{once}\nend\n");
-        let out = drop_extra_blocks(&text, "<!-- gk:begin", END_MARKER);
-        assert_eq!(out, format!("# mine\n\n{once}\nmiddle\n\nend\n"));
-        assert_eq!(assess(Some(&out), &spec()), SectionState::Ok);
-        // Unpaired markers: untouched.
-        let bad = format!("{BEGIN_MARKER}\n{BEGIN_MARKER}\n{END_MARKER}\n");
-        assert_eq!(drop_extra_blocks(&bad, "<!-- gk:begin", END_MARKER), bad);
     }
 }

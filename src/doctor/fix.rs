@@ -251,7 +251,7 @@ pub fn plan(
 /// Exactly one current block: later marked copies taken out, then the
 /// block pasted over the first (or over the Python-era section, or appended).
 pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Result<String> {
-    let one = super::claude_md::drop_extra_blocks(text, "<!-- gk:begin", claude_md::END_MARKER);
+    let one = claude_md::remove_extra_blocks(path, text)?;
     claude_md::insert_section(path, &one, section)
 }
 

@@ -243,6 +243,54 @@ fn remove_checked(text: &str) -> String {
     format!("{before}{after}")
 }
 
+/// Keep the first marked block and take out later copies (what
+/// `gk doctor --fix` does with a duplicated block before pasting the current
+/// one). Markers inside fenced code blocks are the user's text and stay;
+/// markers that do not pair up are refused, as by [`insert_section`]. A
+/// blank line that a removal would leave doubled goes with the block.
+pub fn remove_extra_blocks(path: &Path, text: &str) -> Result<String> {
+    let damaged = |at: usize, what: &str| {
+        let line = text[..at].matches('\n').count() + 1;
+        Error::new(format!(
+            "{}:{line}: {what}; put the gk block right by hand (nothing written)",
+            path.display()
+        ))
+    };
+    let mut blocks: Vec<(usize, usize)> = Vec::new();
+    let mut open: Option<usize> = None;
+    for (at, line) in prose_lines(text) {
+        if line.starts_with("<!-- gk:begin") {
+            if open.is_some() {
+                return Err(damaged(at, "a gk:begin marker inside a gk block"));
+            }
+            open = Some(at);
+        } else if line.starts_with(END_MARKER) {
+            let Some(begin) = open.take() else {
+                return Err(damaged(at, "a gk:end marker without gk:begin"));
+            };
+            let end = at + line.len();
+            let end = end + text[end..].find('\n').map_or(text.len() - end, |i| i + 1);
+            blocks.push((begin, end));
+        }
+    }
+    if let Some(at) = open {
+        return Err(damaged(at, "a gk:begin marker without gk:end"));
+    }
+    let mut out = text.to_string();
+    for &(start, mut end) in blocks.iter().skip(1).rev() {
+        let before = &text[..start];
+        if before.is_empty() || before.ends_with("\n\n") || before.ends_with("\r\n\r\n") {
+            if text[end..].starts_with("\r\n") {
+                end += 2;
+            } else if text[end..].starts_with('\n') {
+                end += 1;
+            }
+        }
+        out.replace_range(start..end, "");
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,5 +432,37 @@ mod tests {
         assert_eq!(new, format!("\u{feff}{}\n\n# Mine\n", block(S, "\n")));
         assert_eq!(ins(&new, S), new);
         assert_eq!(rem(&new), "\u{feff}# Mine\n");
+    }
+
+    #[test]
+    fn extra_blocks_are_removed_and_the_first_kept() {
+        let p = Path::new("CLAUDE.md");
+        let once = insert_section(p, "", "## S\nbody\n").unwrap();
+        let text = format!("# mine\n\n{once}\nmiddle\n\n{once}\nend\n");
+        let out = remove_extra_blocks(p, &text).unwrap();
+        assert_eq!(out, format!("# mine\n\n{once}\nmiddle\n\nend\n"));
+        // CRLF files lose the copy and keep their line endings.
+        let crlf = text.replace('\n', "\r\n");
+        assert_eq!(
+            remove_extra_blocks(p, &crlf).unwrap(),
+            out.replace('\n', "\r\n")
+        );
+        // Unpaired markers: refused with the line.
+        let bad = format!("{BEGIN_MARKER}\n{BEGIN_MARKER}\n{END_MARKER}\n");
+        assert!(remove_extra_blocks(p, &bad)
+            .unwrap_err()
+            .to_string()
+            .starts_with("CLAUDE.md:2:"));
+    }
+
+    #[test]
+    fn fenced_marker_examples_are_not_blocks_to_remove() {
+        let p = Path::new("CLAUDE.md");
+        let once = insert_section(p, "", "## S\nbody\n").unwrap();
+        let example = format!("```\n{BEGIN_MARKER}\nexample\n{END_MARKER}\n```\n");
+        let text = format!("{once}\n{example}\n{once}");
+        let out = remove_extra_blocks(p, &text).unwrap();
+        assert!(out.contains(&example), "{out}");
+        assert_eq!(out.matches(END_MARKER).count(), 2, "{out}");
     }
 }
