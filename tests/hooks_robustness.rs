@@ -206,3 +206,119 @@ fn arbitrary_bytes_as_a_structurally_valid_prompt_and_state() {
         assert!(!stop.stdout.is_empty(), "{what}");
     }
 }
+
+/// Make a named pipe at `path` with the system's `mkfifo`; `false` (with a
+/// printed reason) when that tool is not there.
+#[cfg(unix)]
+fn make_fifo(path: &std::path::Path) -> bool {
+    match assert_cmd::Command::new("mkfifo").arg(path).output() {
+        Ok(out) if out.status.success() => true,
+        other => {
+            eprintln!("skipped: mkfifo unavailable ({other:?})");
+            false
+        }
+    }
+}
+
+/// Run a hook that must answer promptly: a hang (reading a pipe nobody
+/// writes, or a device that never ends) fails the test instead of blocking.
+fn run_within(home: &Home, args: &[&str], stdin: &str) -> hooks_common::Run {
+    let out = home
+        .command(args)
+        .timeout(std::time::Duration::from_secs(10))
+        .write_stdin(stdin)
+        .output()
+        .unwrap_or_else(|e| panic!("{args:?} did not finish: {e}"));
+    hooks_common::Run {
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn state_file_that_is_a_pipe_or_a_device_does_not_hang() {
+    let home = Home::new();
+    if !make_fifo(&home.state_path()) {
+        return;
+    }
+    let stop = run_within(&home, STOP, "{}");
+    stop.assert_hook_contract("fifo state");
+    assert_eq!(
+        stop.system_message(),
+        "STATE [UNKNOWN] task_state.json unreadable (not a regular file) -- assuming clean"
+    );
+    let prompt = run_within(&home, PROMPT, r#"{"prompt":"ok"}"#);
+    prompt.assert_hook_contract("fifo state");
+    assert!(prompt
+        .context()
+        .contains("clean (task_state.json missing or unreadable -- assuming clean)"));
+
+    // An endless device (a link to /dev/zero) is not read at all.
+    std::fs::remove_file(home.state_path()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", home.state_path()).unwrap();
+    let stop = run_within(&home, STOP, "{}");
+    stop.assert_hook_contract("/dev/zero state");
+    assert!(stop.system_message().contains("(not a regular file)"));
+    run_within(&home, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("/dev/zero state");
+}
+
+#[test]
+fn oversized_state_file_is_not_read_in_full() {
+    // A real task_state.json is a few hundred bytes; one of 64 MiB is not
+    // parsed on every prompt.
+    let home = Home::new();
+    let f = std::fs::File::create(home.state_path()).unwrap();
+    f.set_len(64 << 20).unwrap();
+    drop(f);
+    let stop = run_within(&home, STOP, "{}");
+    stop.assert_hook_contract("64 MiB state");
+    assert_eq!(
+        stop.system_message(),
+        "STATE [UNKNOWN] task_state.json unreadable (larger than 4 MiB) -- assuming clean"
+    );
+    run_within(&home, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("64 MiB state");
+}
+
+#[cfg(unix)]
+#[test]
+fn config_file_that_is_a_pipe_or_a_device_does_not_hang() {
+    let home = Home::new();
+    if !make_fifo(&home.config_path()) {
+        return;
+    }
+    let want = format!(
+        " ! gk config ignored, using the built-in defaults: {}: not a regular file",
+        home.config_path().display()
+    );
+    let prompt = run_within(&home, PROMPT, r#"{"prompt":"ttl"}"#);
+    prompt.assert_hook_contract("fifo config");
+    assert_eq!(prompt.system_message().lines().last().unwrap(), want);
+    let stop = run_within(&home, STOP, "{}");
+    stop.assert_hook_contract("fifo config");
+    assert_eq!(stop.system_message().lines().last().unwrap(), want);
+
+    std::fs::remove_file(home.config_path()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", home.config_path()).unwrap();
+    let stop = run_within(&home, STOP, "{}");
+    stop.assert_hook_contract("/dev/zero config");
+    assert_eq!(stop.system_message().lines().last().unwrap(), want);
+}
+
+#[test]
+fn oversized_config_file_is_reported_not_read() {
+    let home = Home::new();
+    let f = std::fs::File::create(home.config_path()).unwrap();
+    f.set_len(64 << 20).unwrap();
+    drop(f);
+    let stop = run_within(&home, STOP, "{}");
+    stop.assert_hook_contract("64 MiB config");
+    assert_eq!(
+        stop.system_message().lines().last().unwrap(),
+        format!(
+            " ! gk config ignored, using the built-in defaults: {}: larger than 1 MiB",
+            home.config_path().display()
+        )
+    );
+}

@@ -396,8 +396,35 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
     }
 }
 
+/// The largest gk.json the hooks read (a full rule set is a few KiB).
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    let bytes = match std::fs::read(path) {
+    use std::io::Read;
+    let refuse = |reason: String| ConfigError {
+        path: path.to_path_buf(),
+        position: None,
+        reason,
+    };
+    // Only a regular file is opened: a named pipe would block the hook until
+    // something writes to it, and a device such as /dev/zero never ends.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return Err(refuse("not a regular file".into()));
+        }
+    }
+    let read = std::fs::File::open(path).and_then(|f| {
+        let mut bytes = Vec::new();
+        f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    });
+    let bytes = match read {
+        Ok(b) if b.len() as u64 > MAX_CONFIG_BYTES => {
+            return Err(refuse(format!(
+                "larger than {} MiB",
+                MAX_CONFIG_BYTES >> 20
+            )))
+        }
         Ok(b) => b,
         // No file, or no hooks folder: nothing configured.
         Err(e)

@@ -57,10 +57,26 @@ pub enum StateVerdict {
     },
 }
 
-/// Read `path` (never writes). A UTF-8 BOM is accepted.
+/// The most of task_state.json the hooks read. The file Claude writes is a
+/// few hundred bytes; the cap keeps a stray huge file from being read and
+/// parsed on every prompt.
+pub const MAX_STATE_BYTES: u64 = 4 << 20;
+
+/// Read `path` (never writes). A UTF-8 BOM is accepted. Only a regular file
+/// (or a folder, which reads as the Python hook reports it) is opened: a
+/// named pipe would block the hook until something writes to it, and a
+/// device such as /dev/zero never ends.
 pub fn read_state(path: &Path) -> StateFile {
     use std::io::Read;
-    let mut file = match std::fs::File::open(path) {
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return StateFile {
+                read: StateRead::Unreadable("not a regular file".into()),
+                mtime: meta.modified().ok(),
+            };
+        }
+    }
+    let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) => {
             let read = if e.kind() == std::io::ErrorKind::NotFound {
@@ -73,9 +89,15 @@ pub fn read_state(path: &Path) -> StateFile {
     };
     let mtime = file.metadata().and_then(|m| m.modified()).ok();
     let mut bytes = Vec::new();
-    if let Err(e) = file.read_to_end(&mut bytes) {
+    if let Err(e) = file.take(MAX_STATE_BYTES + 1).read_to_end(&mut bytes) {
         return StateFile {
             read: StateRead::Unreadable(io_error_name(&e).into()),
+            mtime,
+        };
+    }
+    if bytes.len() as u64 > MAX_STATE_BYTES {
+        return StateFile {
+            read: StateRead::Unreadable(format!("larger than {} MiB", MAX_STATE_BYTES >> 20)),
             mtime,
         };
     }
