@@ -279,3 +279,71 @@ fn explain_shows_rule_keyword_words_effort_and_check_mode() {
     assert!(text.contains("Fable 5.1 (claude-fable-5-1) -- rule 4 of 4, keyword 'end to end'"));
     assert!(text.contains("warning:    NOTE: Fable 5.1 is the most expensive tier."));
 }
+
+/// Run `gk <args>` with a terminal as its stdin that nobody types into (a
+/// pseudo-terminal made by python3's `pty` module, the simplest portable
+/// way to get one here). `None`, with a printed reason, when python3 is
+/// missing; a run that waits on the terminal is killed after 5 s and
+/// reported as exit 99.
+#[cfg(unix)]
+fn run_on_a_terminal(home: &Home, args: &[&str]) -> Option<(i32, String)> {
+    const ON_A_PTY: &str = r#"
+import pty, subprocess, sys
+m, s = pty.openpty()
+try:
+    p = subprocess.run(sys.argv[1:], stdin=s, capture_output=True, timeout=5)
+except subprocess.TimeoutExpired:
+    sys.exit(99)
+sys.stdout.buffer.write(p.stdout)
+sys.exit(p.returncode)
+"#;
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let out = assert_cmd::Command::new("python3")
+        .arg("-c")
+        .arg(ON_A_PTY)
+        .arg(&gk)
+        .args(args)
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .timeout(std::time::Duration::from_secs(20))
+        .output();
+    match out {
+        Ok(o) => {
+            assert!(
+                o.stderr.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            Some((
+                o.status.code().unwrap(),
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+            ))
+        }
+        Err(e) => {
+            eprintln!("skipped: no python3 to make a terminal ({e})");
+            None
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn run_by_hand_in_a_terminal_the_hooks_do_not_wait_for_stdin() {
+    // Claude Code always pipes the event in; a terminal on stdin means a
+    // person typed `gk hook stop` to look. The Stop hook ignores stdin, so
+    // it answers at once; the prompt hook has no event and prints nothing.
+    let home = Home::new();
+    home.write_state(r#"{"status":"clean"}"#, 60);
+    let Some((code, out)) = run_on_a_terminal(&home, &["hook", "stop"]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{out:?}");
+    assert!(
+        out.starts_with(
+            r#"{"systemMessage": "STATE [CLEAN] safe to switch model or effort (updated "#
+        ),
+        "{out:?}"
+    );
+    let (code, out) = run_on_a_terminal(&home, &["hook", "prompt"]).unwrap();
+    assert_eq!((code, out.as_str()), (0, ""));
+}

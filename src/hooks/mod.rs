@@ -26,7 +26,7 @@ mod pytext;
 mod state;
 mod stop;
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::time::SystemTime;
 
 pub use config::{load_config, Config, ConfigError};
@@ -57,8 +57,15 @@ pub fn run(hook: Hook) -> u8 {
 /// The hook's stdout, or `None` for no output.
 fn answer(hook: Hook) -> Option<String> {
     let mut input = Vec::new();
-    // Always drain stdin so Claude Code's write never meets a closed pipe.
-    let _ = std::io::stdin().lock().read_to_end(&mut input);
+    // Always drain a piped stdin so Claude Code's write never meets a closed
+    // pipe. A terminal is not Claude Code but a person trying the hook by
+    // hand: waiting for them to type an event and Ctrl-D would look like a
+    // hang, so a terminal is not read (no event: the prompt hook prints
+    // nothing, the Stop hook, which ignores stdin, shows the state).
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let _ = stdin.lock().read_to_end(&mut input);
+    }
     let paths = ClaudePaths::from_env();
     let loaded = match &paths {
         Some(p) => config::load_for_hooks(&p.config_file()),
