@@ -71,17 +71,50 @@ fn write_state(home: &Path, state: &Value) {
     f.set_modified(mtime).unwrap();
 }
 
-#[test]
-fn gk_matches_the_python_reference_on_every_fixture() {
+fn cases() -> Vec<Value> {
     let text = std::fs::read_to_string("tests/fixtures/hooks/cases.json").unwrap();
     let fixtures: Value = serde_json::from_str(&text).unwrap();
-    let cases = fixtures["cases"].as_array().unwrap();
+    fixtures["cases"].as_array().unwrap().clone()
+}
+
+#[test]
+fn gk_matches_the_python_reference_on_every_fixture() {
+    check_every_case(None);
+}
+
+/// `gk rules` prints a gk.json that, saved, changes nothing: every parity
+/// case still gives the reference's bytes with it in place.
+#[test]
+fn the_printed_rules_saved_as_gk_json_keep_every_fixture() {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("gk")
+        .unwrap()
+        .arg("rules")
+        .env("HOME", home.path())
+        .env("USERPROFILE", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+    let rules = String::from_utf8(out.stdout).unwrap();
+    check_every_case(Some(&rules));
+}
+
+/// Run every case (with `config` saved as gk.json when given) and require
+/// the reference's exact stdout, exit 0 and an empty stderr.
+fn check_every_case(config: Option<&str>) {
+    let cases = cases();
     assert!(cases.len() >= 150, "only {} parity cases", cases.len());
     let mut failures = Vec::new();
-    for case in cases {
+    for case in &cases {
         let name = case["name"].as_str().unwrap();
         let home = tempfile::tempdir().unwrap();
         write_state(home.path(), &case["state"]);
+        if let Some(text) = config {
+            let hooks = home.path().join(".claude").join("hooks");
+            std::fs::write(hooks.join("gk.json"), text).unwrap();
+        }
         let out = Command::cargo_bin("gk")
             .unwrap()
             .args(["hook", case["hook"].as_str().unwrap()])
@@ -125,5 +158,136 @@ fn gk_matches_the_python_reference_on_every_fixture() {
         failures.len(),
         cases.len(),
         failures.join("\n\n")
+    );
+}
+
+/// The prompt text the hook reads from an event, as docs/hooks.md states
+/// the rule (`user_prompt` when a non-empty string, else `prompt`, else
+/// empty); `None` when stdin is not JSON (the hook prints nothing).
+fn prompt_of(stdin: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(stdin).ok()?;
+    if let Some(s) = v.get("user_prompt").and_then(Value::as_str) {
+        if !s.is_empty() {
+            return Some(s.to_string());
+        }
+    }
+    Some(
+        v.get("prompt")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    )
+}
+
+/// What a user reads off one decision: check mode, model label, trigger
+/// keyword (or "default") and effort level (or "none").
+#[derive(Debug, PartialEq)]
+struct Decision {
+    check_mode: bool,
+    label: String,
+    trigger: String,
+    effort: String,
+}
+
+fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let from = text
+        .find(start)
+        .map(|i| i + start.len())
+        .unwrap_or_else(|| panic!("no {start:?} in {text:?}"));
+    let rest = &text[from..];
+    &rest[..rest
+        .rfind(end)
+        .unwrap_or_else(|| panic!("no {end:?} in {rest:?}"))]
+}
+
+fn decision_of_hook(system_message: &str) -> Decision {
+    let first = system_message.lines().next().unwrap();
+    let model = system_message.lines().nth(1).unwrap();
+    let effort = system_message
+        .lines()
+        .find_map(|l| l.strip_prefix(" Effort : consider /effort "))
+        .unwrap_or("none");
+    Decision {
+        check_mode: first.contains("CHECK MODE"),
+        label: between(model, " Model : /model ", " (trigger: '").to_string(),
+        trigger: between(model, " (trigger: '", "')").to_string(),
+        effort: effort.to_string(),
+    }
+}
+
+fn decision_of_explain(text: &str) -> Decision {
+    let line = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("no {key:?} in {text:?}"))
+            .to_string()
+    };
+    let model = line("model:      ");
+    let effort = line("effort:     ");
+    Decision {
+        check_mode: line("check mode: ").starts_with("yes"),
+        label: model[..model.rfind(" (").unwrap()].to_string(),
+        trigger: if model.ends_with("default, no rule keyword found") {
+            "default".to_string()
+        } else {
+            between(&model, "keyword '", "'").to_string()
+        },
+        effort: effort.split(' ').next().unwrap().to_string(),
+    }
+}
+
+/// `gk explain` must tell a user what the prompt hook would do: for every
+/// prompt in the parity cases, the same check mode, model, trigger keyword
+/// and effort as the reference's (and so gk's) hook output.
+#[test]
+fn explain_agrees_with_the_prompt_hook_on_every_fixture_prompt() {
+    let home = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for case in cases() {
+        let expected = case["expected_stdout"].as_str().unwrap();
+        if case["hook"] != "prompt" || expected.is_empty() {
+            continue;
+        }
+        let Some(prompt) = prompt_of(case["stdin"].as_str().unwrap()) else {
+            continue;
+        };
+        if prompt.contains('\0') {
+            // Not expressible as a command-line argument.
+            continue;
+        }
+        let out: Value = serde_json::from_str(expected).unwrap();
+        let want = decision_of_hook(out["systemMessage"].as_str().unwrap());
+        let run = Command::cargo_bin("gk")
+            .unwrap()
+            .args(["explain", "--", &prompt])
+            .env("HOME", home.path())
+            .env("USERPROFILE", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap();
+        let name = case["name"].as_str().unwrap();
+        if run.status.code() != Some(0) {
+            failures.push(format!(
+                "{name}: exit {:?}: {}",
+                run.status.code(),
+                String::from_utf8_lossy(&run.stderr)
+            ));
+            continue;
+        }
+        let got = decision_of_explain(&String::from_utf8_lossy(&run.stdout));
+        if got != want {
+            failures.push(format!(
+                "{name} ({prompt:?}):\n  hook    {want:?}\n  explain {got:?}"
+            ));
+        }
+        compared += 1;
+    }
+    assert!(compared >= 300, "only {compared} prompts compared");
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
     );
 }
