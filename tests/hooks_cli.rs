@@ -347,3 +347,47 @@ fn run_by_hand_in_a_terminal_the_hooks_do_not_wait_for_stdin() {
     let (code, out) = run_on_a_terminal(&home, &["hook", "prompt"]).unwrap();
     assert_eq!((code, out.as_str()), (0, ""));
 }
+
+/// `text` as Windows PowerShell 5.1's `>` writes it: UTF-16LE with a BOM.
+fn utf16le_with_bom(text: &str) -> Vec<u8> {
+    let mut out = vec![0xFF, 0xFE];
+    for unit in text.encode_utf16() {
+        out.extend_from_slice(&unit.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn rules_saved_by_windows_powershell_redirection_are_used() {
+    // docs/hooks.md suggests `gk rules > ~/.claude/hooks/gk.json`; in
+    // Windows PowerShell 5.1 that writes UTF-16LE with a BOM.
+    let home = Home::new();
+    let rules = home.run(&["rules"], "").stdout_text();
+    let edited = rules.replacen("\"enabled\": true", "\"enabled\": false", 2);
+    assert_ne!(edited, rules);
+    std::fs::write(home.config_path(), utf16le_with_bom(&edited)).unwrap();
+    let stop = home.stop();
+    stop.assert_hook_contract("utf-16 config");
+    assert!(stop.stdout.is_empty(), "{}", stop.stdout_text());
+    let explain = home.run(&["explain", "ok"], "");
+    assert!(
+        explain.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&explain.stderr)
+    );
+
+    // Big-endian with a BOM too; and a custom rule in it takes effect.
+    let custom =
+        r#"{"models": [{"label": "Tiny", "model": "t", "purpose": "p", "keywords": ["héllo"]}]}"#;
+    let mut be = vec![0xFE, 0xFF];
+    for unit in custom.encode_utf16() {
+        be.extend_from_slice(&unit.to_be_bytes());
+    }
+    std::fs::write(home.config_path(), be).unwrap();
+    let p = home.prompt("HÉLLO there");
+    p.assert_hook_contract("utf-16be config");
+    assert_eq!(
+        p.system_message(),
+        "GATEKEEPER\n Model : /model Tiny (trigger: 'h\u{e9}llo')\n Use for: p"
+    );
+}

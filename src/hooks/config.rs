@@ -443,6 +443,25 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
             })
         }
     };
+    // Windows PowerShell 5.1's `gk rules > gk.json` writes UTF-16 with a BOM.
+    let utf16 = match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => Some(u16::from_le_bytes as fn([u8; 2]) -> u16),
+        Some([0xFE, 0xFF]) => Some(u16::from_be_bytes as fn([u8; 2]) -> u16),
+        _ => None,
+    };
+    if let Some(unit) = utf16 {
+        let units = bytes[2..].chunks(2).map(|c| match c {
+            [a, b] => unit([*a, *b]),
+            // An odd trailing byte: not UTF-16 text.
+            _ => 0xDC00,
+        });
+        return match char::decode_utf16(units).collect::<Result<String, _>>() {
+            Ok(s) => Ok(Some(s)),
+            Err(_) => Err(refuse(
+                "not UTF-16 text, though it starts with a UTF-16 byte order mark".into(),
+            )),
+        };
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(Some(s.to_string())),
