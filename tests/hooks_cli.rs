@@ -391,3 +391,43 @@ fn rules_saved_by_windows_powershell_redirection_are_used() {
         "GATEKEEPER\n Model : /model Tiny (trigger: 'h\u{e9}llo')\n Use for: p"
     );
 }
+
+#[test]
+fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_config() {
+    // `gk rules > <claude dir>/hooks/gk.json` on a fresh machine: the shell
+    // creates the file empty before gk reads it. That must not print a
+    // "config ignored" error, and the saved file must be used.
+    let home = Home::new();
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let saved = assert_cmd::Command::new("sh")
+        .args(["-c", r#""$1" rules > "$2""#, "sh"])
+        .arg(&gk)
+        .arg(home.config_path())
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output();
+    let Ok(saved) = saved else {
+        eprintln!("skipped: no sh");
+        return;
+    };
+    assert_eq!(saved.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&saved.stderr), "");
+    let text = std::fs::read_to_string(home.config_path()).unwrap();
+    assert!(text.contains("\"models\""), "{text}");
+    assert!(!home.stop().system_message().contains("gk config"));
+
+    // An empty (or blank) gk.json configures nothing: no note on any hook.
+    for blank in ["", "\n", "\u{feff}  \r\n"] {
+        home.write_config(blank);
+        for run in [home.stop(), home.prompt("ok")] {
+            run.assert_hook_contract("blank config");
+            assert!(
+                !run.system_message().contains("gk config"),
+                "{blank:?}: {}",
+                run.system_message()
+            );
+        }
+        let rules = home.run(&["rules"], "");
+        assert_eq!(String::from_utf8_lossy(&rules.stderr), "", "{blank:?}");
+    }
+}

@@ -456,7 +456,7 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
             _ => 0xDC00,
         });
         return match char::decode_utf16(units).collect::<Result<String, _>>() {
-            Ok(s) => Ok(Some(s)),
+            Ok(s) => Ok(unless_blank(s)),
             Err(_) => Err(refuse(
                 "not UTF-16 text, though it starts with a UTF-16 byte order mark".into(),
             )),
@@ -464,7 +464,7 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(Some(s.to_string())),
+        Ok(s) => Ok(unless_blank(s.to_string())),
         Err(e) => Err(ConfigError {
             path: path.to_path_buf(),
             position: None,
@@ -474,6 +474,14 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
             ),
         }),
     }
+}
+
+/// An empty or blank file configures nothing, like an absent one (and as
+/// `gk enable` / `gk disable` see it). This is also what the hooks and
+/// `gk rules` meet while `gk rules > gk.json` runs: the shell has created the
+/// file empty before gk reads it.
+fn unless_blank(text: String) -> Option<String> {
+    (!text.trim_matches([' ', '\t', '\n', '\r']).is_empty()).then_some(text)
 }
 
 /// Parse config text; `path` is only used to name the file in errors.
