@@ -322,3 +322,54 @@ fn oversized_config_file_is_reported_not_read() {
         )
     );
 }
+
+#[test]
+fn odd_environments_keep_the_hook_contract() {
+    // HOME naming a file or nothing, and CLAUDE_CONFIG_DIR empty, relative,
+    // or naming a file: each hook still exits 0 with nothing on stderr and
+    // one JSON line. (HOME unset is left out: the home folder would then
+    // come from the user database, i.e. the real ~/.claude.)
+    let home = Home::new();
+    let file = home.path().join("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    type EnvChange = (&'static str, Option<std::ffi::OsString>);
+    let cases: Vec<(&str, Vec<EnvChange>)> = vec![
+        ("HOME a file", vec![("HOME", Some(file.clone().into()))]),
+        (
+            "HOME missing",
+            vec![("HOME", Some(home.path().join("gone").into()))],
+        ),
+        (
+            "CLAUDE_CONFIG_DIR empty",
+            vec![("CLAUDE_CONFIG_DIR", Some("".into()))],
+        ),
+        (
+            "CLAUDE_CONFIG_DIR relative",
+            vec![("CLAUDE_CONFIG_DIR", Some("rel/dir".into()))],
+        ),
+        (
+            "CLAUDE_CONFIG_DIR a file",
+            vec![("CLAUDE_CONFIG_DIR", Some(file.clone().into()))],
+        ),
+    ];
+    for (what, env) in &cases {
+        for (args, stdin) in [(PROMPT, r#"{"prompt":"ok"}"#), (STOP, "{}")] {
+            let mut cmd = home.command(args);
+            cmd.current_dir(home.path());
+            for (key, value) in env {
+                match value {
+                    Some(v) => cmd.env(key, v),
+                    None => cmd.env_remove(key),
+                };
+            }
+            let out = cmd.write_stdin(stdin).output().unwrap();
+            let run = hooks_common::Run {
+                code: out.status.code(),
+                stdout: out.stdout,
+                stderr: out.stderr,
+            };
+            run.assert_hook_contract(what);
+            assert!(!run.stdout.is_empty(), "{what}: {args:?}");
+        }
+    }
+}
