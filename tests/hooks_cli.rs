@@ -431,3 +431,43 @@ fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_confi
         assert_eq!(String::from_utf8_lossy(&rules.stderr), "", "{blank:?}");
     }
 }
+
+#[test]
+fn enable_and_disable_switch_exactly_one_hook_also_under_claude_config_dir() {
+    let home = Home::new();
+    let other = tempfile::tempdir().unwrap();
+    let cfg = other.path().join("cfg");
+    for dir in [None, Some(&cfg)] {
+        let run = |args: &[&str], stdin: &str| {
+            let mut cmd = home.command(args);
+            if let Some(d) = dir {
+                cmd.env("CLAUDE_CONFIG_DIR", d);
+            }
+            cmd.write_stdin(stdin.to_string()).output().unwrap()
+        };
+        let answers = || {
+            let p = run(&["hook", "prompt"], r#"{"prompt":"ttl"}"#);
+            let s = run(&["hook", "stop"], "{}");
+            for out in [&p, &s] {
+                assert_eq!(out.status.code(), Some(0));
+                assert!(out.stderr.is_empty());
+            }
+            (!p.stdout.is_empty(), !s.stdout.is_empty())
+        };
+        let switch = |args: &[&str]| {
+            let out = run(args, "");
+            assert_eq!(out.status.code(), Some(0), "{args:?} {dir:?}");
+        };
+        assert_eq!(answers(), (true, true), "{dir:?}");
+        switch(&["disable", "stop", "--yes"]);
+        assert_eq!(answers(), (true, false), "{dir:?}");
+        switch(&["disable", "prompt", "--yes"]);
+        assert_eq!(answers(), (false, false), "{dir:?}");
+        switch(&["enable", "stop", "--yes"]);
+        assert_eq!(answers(), (false, true), "{dir:?}");
+        switch(&["enable", "prompt", "--yes"]);
+        assert_eq!(answers(), (true, true), "{dir:?}");
+    }
+    // Under CLAUDE_CONFIG_DIR the file lives there, not in ~/.claude.
+    assert!(cfg.join("hooks").join("gk.json").is_file());
+}
