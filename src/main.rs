@@ -23,7 +23,10 @@ fn main() -> ExitCode {
         return ExitCode::from(run_hook_args(&rest));
     }
 
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         // Reached only through an unusual spelling clap still accepts.
         Command::Hook { which } => Ok(run_hook(hook_of(which))),
@@ -42,6 +45,21 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// clap's own report and exit code, except where clap guesses the user
+/// meant `hook` (`gk hok prompt`, `gk hooks stop`): that is a mistyped
+/// hook registration, and exit 2 on UserPromptSubmit would block the prompt.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let meant_hook = e.kind() == ErrorKind::InvalidSubcommand
+        && match e.get(ContextKind::SuggestedSubcommand) {
+            Some(ContextValue::String(s)) => s == "hook",
+            Some(ContextValue::Strings(v)) => v.iter().any(|s| s == "hook"),
+            _ => false,
+        };
+    let _ = e.print();
+    ExitCode::from(if meant_hook { 1 } else { e.exit_code() as u8 })
 }
 
 /// `gk hook <name>`: anything but exactly one known hook name is a

@@ -471,3 +471,25 @@ fn enable_and_disable_switch_exactly_one_hook_also_under_claude_config_dir() {
     // Under CLAUDE_CONFIG_DIR the file lives there, not in ~/.claude.
     assert!(cfg.join("hooks").join("gk.json").is_file());
 }
+
+#[test]
+fn a_misspelt_hook_subcommand_exits_1_never_2() {
+    // `gk hok prompt` or `gk hooks prompt` in a registration is as much a
+    // typo as `gk hook promt`: exit 2 on UserPromptSubmit would block every
+    // prompt and erase what the user typed.
+    let home = Home::new();
+    for args in [
+        &["hok", "prompt"][..],
+        &["Hook", "prompt"][..],
+        &["hooks", "stop"][..],
+    ] {
+        let run = home.run(args, r#"{"prompt":"ok"}"#);
+        assert_eq!(run.code, Some(1), "{args:?}");
+        assert!(run.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(err.contains("'hook'"), "{args:?}: {err}");
+    }
+    // Other usage errors keep clap's exit 2 (documented for every command).
+    assert_eq!(home.run(&["rulez"], "").code, Some(2));
+    assert_eq!(home.run(&["rules", "--bogus"], "").code, Some(2));
+}
