@@ -493,3 +493,35 @@ fn a_misspelt_hook_subcommand_exits_1_never_2() {
     assert_eq!(home.run(&["rulez"], "").code, Some(2));
     assert_eq!(home.run(&["rules", "--bogus"], "").code, Some(2));
 }
+
+#[test]
+fn rules_output_is_ascii_so_a_windows_pipe_cannot_garble_it() {
+    // Windows PowerShell re-encodes a program's output through the console
+    // code page on `>`; non-ASCII letters in a label or keyword would come
+    // back garbled in the saved gk.json. Escaped as \uXXXX they survive.
+    let home = Home::new();
+    home.write_config(
+        r#"{"models": [{"label": "Café — fast", "model": "m", "purpose": "naïve 🚀", "keywords": ["héllo", "日本"]}]}"#,
+    );
+    let first = home.run(&["rules"], "");
+    assert_eq!(first.code, Some(0));
+    assert!(
+        first.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(first.stdout.is_ascii(), "{}", first.stdout_text());
+    let v: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["models"][0]["label"], "Café — fast");
+    assert_eq!(v["models"][0]["purpose"], "naïve 🚀");
+    assert_eq!(v["models"][0]["keywords"][1], "日本");
+    // Saved back, it gives the same rules.
+    home.write_config(&first.stdout_text());
+    let again = home.run(&["rules"], "");
+    assert!(again.stderr.is_empty());
+    assert_eq!(again.stdout, first.stdout);
+    assert!(home
+        .prompt("HÉLLO")
+        .system_message()
+        .contains("/model Caf\u{e9} \u{2014} fast (trigger: 'h\u{e9}llo')"));
+}

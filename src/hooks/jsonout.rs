@@ -28,6 +28,24 @@ pub fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// JSON text with every non-ASCII character written as `\uXXXX`. Valid for
+/// any serialized JSON: such characters can only occur inside strings,
+/// where the escape means the same character.
+pub fn ascii_only(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                push_u_escape(&mut out, *unit);
+            }
+        }
+    }
+    out
+}
+
 fn push_u_escape(out: &mut String, unit: u16) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push_str("\\u");
@@ -87,6 +105,10 @@ mod tests {
         assert_eq!(v["systemMessage"], "a\nb");
         assert_eq!(v["hookSpecificOutput"]["additionalContext"], "ctx é");
         assert!(p.is_ascii() && p.ends_with("}\n"));
+        let a = ascii_only("{\"k\": \"é😀\"}");
+        assert_eq!(a, r#"{"k": "\u00e9\ud83d\ude00"}"#);
+        let back: serde_json::Value = serde_json::from_str(&a).unwrap();
+        assert_eq!(back["k"], "é😀");
         let s = stop_output("x");
         assert_eq!(s, "{\"systemMessage\": \"x\"}\n");
     }

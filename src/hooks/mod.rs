@@ -134,11 +134,13 @@ fn effective_config() -> Config {
 }
 
 /// `gk rules`: the effective config as pretty JSON, itself a valid gk.json.
+/// ASCII only (other characters as `\uXXXX`), like the hooks' output, so a
+/// Windows console code page cannot garble it on its way into a file.
 pub fn print_rules() -> crate::error::Result<u8> {
     let config = effective_config();
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
-    print_out(&format!("{text}\n"));
+    print_out(&format!("{}\n", jsonout::ascii_only(&text)));
     Ok(0)
 }
 
