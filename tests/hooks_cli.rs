@@ -525,3 +525,28 @@ fn rules_output_is_ascii_so_a_windows_pipe_cannot_garble_it() {
         .system_message()
         .contains("/model Caf\u{e9} \u{2014} fast (trigger: 'h\u{e9}llo')"));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn rules_and_explain_report_a_failed_write() {
+    // `gk rules > gk.json` on a full disk must not exit 0 as if saved.
+    let home = Home::new();
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full");
+        return;
+    }
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    for args in [&["rules"][..], &["explain", "ok"][..]] {
+        let out = assert_cmd::Command::new("sh")
+            .args(["-c", r#""$@" > /dev/full"#, "sh"])
+            .arg(&gk)
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("gk: could not write"), "{args:?}: {err}");
+    }
+}

@@ -140,21 +140,29 @@ pub fn print_rules() -> crate::error::Result<u8> {
     let config = effective_config();
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
-    print_out(&format!("{}\n", jsonout::ascii_only(&text)));
+    print_out(&format!("{}\n", jsonout::ascii_only(&text)))?;
     Ok(0)
 }
 
-/// Print to stdout; a closed pipe (`gk rules | head`) is not an error.
-fn print_out(text: &str) {
+/// Print to stdout; a closed pipe (`gk rules | head`) is not an error, but
+/// any other failed write (`gk rules > gk.json` on a full disk) is.
+fn print_out(text: &str) -> crate::error::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::new(
+            format!("could not write to stdout: {e}"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `gk explain "<prompt>"`: which rule and keyword fire, in plain text.
 pub fn explain(prompt_text: &str) -> crate::error::Result<u8> {
     let config = effective_config();
-    print_out(&explanation(prompt_text, &config));
+    print_out(&explanation(prompt_text, &config))?;
     Ok(0)
 }
 
