@@ -408,10 +408,21 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
     };
     // Only a regular file is opened: a named pipe would block the hook until
     // something writes to it, and a device such as /dev/zero never ends.
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
-            return Err(refuse("not a regular file".into()));
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+            return Err(refuse("not a regular file".into()))
         }
+        // No file, or no hooks folder: nothing configured (and no second
+        // system call to find that out again).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        _ => {}
     }
     let read = std::fs::File::open(path).and_then(|f| {
         let mut bytes = Vec::new();

@@ -68,13 +68,20 @@ pub const MAX_STATE_BYTES: u64 = 4 << 20;
 /// device such as /dev/zero never ends.
 pub fn read_state(path: &Path) -> StateFile {
     use std::io::Read;
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
             return StateFile {
                 read: StateRead::Unreadable("not a regular file".into()),
                 mtime: meta.modified().ok(),
-            };
+            }
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return StateFile {
+                read: StateRead::Missing,
+                mtime: None,
+            }
+        }
+        _ => {}
     }
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
