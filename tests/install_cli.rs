@@ -541,3 +541,24 @@ fn dry_run_and_check_write_nothing_in_any_command_or_state() {
         }
     }
 }
+
+#[test]
+fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
+    let h = Home::new();
+    fs::create_dir_all(h.claude().join("hooks")).unwrap();
+    let pipe = h.claude().join("hooks/gk.json");
+    match Command::new("mkfifo").arg(&pipe).output() {
+        Ok(o) if o.status.success() => {}
+        other => {
+            eprintln!("skipped: mkfifo unavailable ({other:?})");
+            return;
+        }
+    }
+    let (code, out, err) = output(
+        h.gk()
+            .args(["disable", "prompt", "--yes"])
+            .timeout(std::time::Duration::from_secs(10)),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("is not a regular file"), "{err}");
+}

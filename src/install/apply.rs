@@ -142,6 +142,15 @@ pub fn run_stamp() -> String {
 
 /// Current bytes of `path` (through symlinks); `None` when it does not exist.
 pub fn read_current(path: &Path) -> Result<Option<Vec<u8>>> {
+    // A named pipe or a device in a file's place would block or never end.
+    if let Ok(meta) = fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(Error::new(format!(
+                "{} is not a regular file; nothing written",
+                path.display()
+            )));
+        }
+    }
     match fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
