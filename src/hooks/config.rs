@@ -400,58 +400,32 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    use std::io::Read;
+    use super::input::{read_bounded, FileRead};
     let refuse = |reason: String| ConfigError {
         path: path.to_path_buf(),
         position: None,
         reason,
     };
-    // Only a regular file is opened: a named pipe would block the hook until
-    // something writes to it, and a device such as /dev/zero never ends.
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            return Err(refuse("not a regular file".into()))
-        }
-        // No file, or no hooks folder: nothing configured (and no second
-        // system call to find that out again).
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None)
-        }
-        _ => {}
-    }
-    let read = std::fs::File::open(path).and_then(|f| {
-        let mut bytes = Vec::new();
-        f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
-        Ok(bytes)
-    });
-    let bytes = match read {
-        Ok(b) if b.len() as u64 > MAX_CONFIG_BYTES => {
+    let bytes = match read_bounded(path, MAX_CONFIG_BYTES) {
+        FileRead::Bytes { bytes, .. } => bytes,
+        FileRead::NotRegular { .. } => return Err(refuse("not a regular file".into())),
+        FileRead::TooLarge { .. } => {
             return Err(refuse(format!(
                 "larger than {} MiB",
                 MAX_CONFIG_BYTES >> 20
             )))
         }
-        Ok(b) => b,
         // No file, or no hooks folder: nothing configured.
-        Err(e)
+        FileRead::Failed { error, .. }
             if matches!(
-                e.kind(),
+                error.kind(),
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
             return Ok(None)
         }
-        Err(e) => {
-            return Err(ConfigError {
-                path: path.to_path_buf(),
-                position: None,
-                reason: format!("could not read it: {e}"),
-            })
+        FileRead::Failed { error, .. } => {
+            return Err(refuse(format!("could not read it: {error}")))
         }
     };
     // Windows PowerShell 5.1's `gk rules > gk.json` writes UTF-16 with a BOM.

@@ -5,6 +5,8 @@
 //! is a pure function of what was read and the current time.
 
 use std::path::Path;
+
+use super::input::FileRead;
 use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
@@ -67,50 +69,26 @@ pub const MAX_STATE_BYTES: u64 = 4 << 20;
 /// named pipe would block the hook until something writes to it, and a
 /// device such as /dev/zero never ends.
 pub fn read_state(path: &Path) -> StateFile {
-    use std::io::Read;
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            return StateFile {
-                read: StateRead::Unreadable("not a regular file".into()),
-                mtime: meta.modified().ok(),
-            }
+    let unreadable = |why: String, mtime| StateFile {
+        read: StateRead::Unreadable(why),
+        mtime,
+    };
+    match super::input::read_bounded(path, MAX_STATE_BYTES) {
+        FileRead::Bytes { bytes, mtime } => StateFile {
+            read: parse_state_bytes(&bytes),
+            mtime,
+        },
+        FileRead::NotRegular { mtime } => unreadable("not a regular file".into(), mtime),
+        FileRead::TooLarge { mtime } => {
+            unreadable(format!("larger than {} MiB", MAX_STATE_BYTES >> 20), mtime)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return StateFile {
+        FileRead::Failed { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
+            StateFile {
                 read: StateRead::Missing,
                 mtime: None,
             }
         }
-        _ => {}
-    }
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            let read = if e.kind() == std::io::ErrorKind::NotFound {
-                StateRead::Missing
-            } else {
-                StateRead::Unreadable(io_error_name(&e).into())
-            };
-            return StateFile { read, mtime: None };
-        }
-    };
-    let mtime = file.metadata().and_then(|m| m.modified()).ok();
-    let mut bytes = Vec::new();
-    if let Err(e) = file.take(MAX_STATE_BYTES + 1).read_to_end(&mut bytes) {
-        return StateFile {
-            read: StateRead::Unreadable(io_error_name(&e).into()),
-            mtime,
-        };
-    }
-    if bytes.len() as u64 > MAX_STATE_BYTES {
-        return StateFile {
-            read: StateRead::Unreadable(format!("larger than {} MiB", MAX_STATE_BYTES >> 20)),
-            mtime,
-        };
-    }
-    StateFile {
-        read: parse_state_bytes(&bytes),
-        mtime,
+        FileRead::Failed { error, mtime } => unreadable(io_error_name(&error).into(), mtime),
     }
 }
 
