@@ -49,11 +49,17 @@ pub fn shell_invocation(
             program: bash.to_path_buf(),
             args: vec!["-c".into(), command.into()],
         },
+        // The start flags the 2.1.332 client keeps for PowerShell (read from its
+        // code, not run on Windows here). It
+        // prefers PowerShell 7 (`pwsh.exe`) when installed; Windows
+        // PowerShell is always there and runs `& "…\gk.exe" …` the same way.
         (Os::Windows, _, _) => ShellInvocation {
             program: PathBuf::from("powershell.exe"),
             args: vec![
                 "-NoProfile".into(),
                 "-NonInteractive".into(),
+                "-ExecutionPolicy".into(),
+                "Bypass".into(),
                 "-Command".into(),
                 command.into(),
             ],
@@ -273,6 +279,16 @@ mod tests {
             bash
         );
         let ps = shell_invocation(Os::Windows, ShellForm::Bash, None, c);
+        assert_eq!(
+            ps.args[..5],
+            [
+                "-NoProfile",
+                "-NonInteractive",
+                "-ExecutionPolicy",
+                "Bypass",
+                "-Command"
+            ]
+        );
         assert_eq!(ps.program, Path::new("powershell.exe"));
         assert_eq!(ps.args.last().map(String::as_str), Some(c));
         let ps = shell_invocation(Os::Windows, ShellForm::PowerShell, Some(bash), c);
