@@ -49,10 +49,10 @@ pub fn shell_invocation(
             program: bash.to_path_buf(),
             args: vec!["-c".into(), command.into()],
         },
-        // The start flags the 2.1.332 client keeps for PowerShell (read from its
-        // code, not run on Windows here). It
-        // prefers PowerShell 7 (`pwsh.exe`) when installed; Windows
-        // PowerShell is always there and runs `& "…\gk.exe" …` the same way.
+        // The start flags the 2.1.332 client keeps for PowerShell (read from
+        // its code, not run on Windows here). It prefers PowerShell 7
+        // (`pwsh.exe`) when installed; Windows PowerShell is always there and
+        // runs `& "…\gk.exe" …` the same way.
         (Os::Windows, _, _) => ShellInvocation {
             program: PathBuf::from("powershell.exe"),
             args: vec![
