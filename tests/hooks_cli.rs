@@ -550,3 +550,62 @@ fn rules_and_explain_report_a_failed_write() {
         assert!(err.starts_with("gk: could not write"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn check_mode_names_the_configured_models_not_the_built_in_ones() {
+    // With the built-in rules the v5 sentence is kept byte for byte (the
+    // parity fixtures hold it); with rules of one's own, Claude is asked to
+    // choose among those, not among models the user has no rule for.
+    let home = Home::new();
+    let builtin = home.prompt("[check] explain the build").context();
+    assert!(
+        builtin.contains(
+            "(3) recommended model (Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1) and effort"
+        ),
+        "{builtin}"
+    );
+    home.write_config(
+        r#"{"models": [
+            {"label": "Big", "model": "big-1", "purpose": "hard things", "keywords": ["ttl"]},
+            {"label": "Small", "model": "small-1", "purpose": "easy things", "keywords": ["ok"]}
+        ],
+        "default_model": {"label": "Middle", "model": "mid-1", "purpose": "the rest"}}"#,
+    );
+    let run = home.prompt("[check] explain the build");
+    run.assert_hook_contract("check mode, own rules");
+    let context = run.context();
+    assert!(
+        context.contains("(3) recommended model (Big, Small or Middle) and effort"),
+        "{context}"
+    );
+    assert!(
+        !context.contains("Haiku") && !context.contains("Fable"),
+        "{context}"
+    );
+
+    // One model only (a rule whose label is also the default's): no "or".
+    home.write_config(
+        r#"{"models": [{"label": "Only", "model": "o", "purpose": "p", "keywords": ["ttl"]}],
+            "default_model": {"label": "Only", "model": "o", "purpose": "p"}}"#,
+    );
+    let context = home.prompt("[check] ttl").context();
+    assert!(
+        context.contains("(3) recommended model (Only) and effort"),
+        "{context}"
+    );
+
+    // The built-in labels in another order (keywords edited, rules reordered)
+    // are still the v5 sentence.
+    home.write_config("");
+    let rules = home.run(&["rules"], "").stdout_text();
+    let mut v: Value = serde_json::from_str(&rules).unwrap();
+    v["models"].as_array_mut().unwrap().reverse();
+    home.write_config(&v.to_string());
+    let context = home.prompt("[check] ttl").context();
+    assert!(
+        context.contains(
+            "(3) recommended model (Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1) and effort"
+        ),
+        "{context}"
+    );
+}
