@@ -393,10 +393,11 @@ fn rules_saved_by_windows_powershell_redirection_are_used() {
 }
 
 #[test]
-fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_config() {
+fn saving_the_rules_with_a_shell_redirect_works_and_an_empty_file_is_no_config() {
     // `gk rules > <claude dir>/hooks/gk.json` on a fresh machine: the shell
     // creates the file empty before gk reads it. That must not print a
-    // "config ignored" error, and the saved file must be used.
+    // "config ignored" error (only the note that anything the file held is
+    // not in the output), and the saved file must be used.
     let home = Home::new();
     let gk = assert_cmd::cargo::cargo_bin("gk");
     let saved = assert_cmd::Command::new("sh")
@@ -411,7 +412,12 @@ fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_confi
         return;
     };
     assert_eq!(saved.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&saved.stderr), "");
+    let err = String::from_utf8_lossy(&saved.stderr);
+    assert!(
+        err.starts_with("gk: note: writing into gk.json itself"),
+        "{err}"
+    );
+    assert!(!err.contains("ignored"), "{err}");
     let text = std::fs::read_to_string(home.config_path()).unwrap();
     assert!(text.contains("\"models\""), "{text}");
     assert!(!home.stop().system_message().contains("gk config"));
@@ -608,4 +614,50 @@ fn check_mode_names_the_configured_models_not_the_built_in_ones() {
         ),
         "{context}"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn saving_the_rules_keeps_a_hook_switched_off_and_redirecting_into_gk_json_says_what_is_lost() {
+    let home = Home::new();
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let sh = |script: &str| {
+        assert_cmd::Command::new("sh")
+            .args(["-c", script, "sh"])
+            .arg(&gk)
+            .arg(home.config_path())
+            .arg(home.hooks_dir().join("x.json"))
+            .env("HOME", home.path())
+            .env("USERPROFILE", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap()
+    };
+    let prompt_is_off = || home.prompt("ttl").stdout.is_empty();
+    assert_eq!(home.run(&["disable", "prompt", "--yes"], "").code, Some(0));
+    assert!(prompt_is_off());
+
+    // The documented recipe: to another file, then into place.
+    let saved = sh(r#""$1" rules > "$3" && mv "$3" "$2""#);
+    assert_eq!(saved.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&saved.stderr), "");
+    let text = std::fs::read_to_string(home.config_path()).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["prompt"]["enabled"], false, "{text}");
+    assert_eq!(v["stop"]["enabled"], true, "{text}");
+    assert!(
+        prompt_is_off(),
+        "the saved rules switched the prompt hook back on"
+    );
+
+    // Straight into gk.json: the shell empties the file before gk reads
+    // it. gk cannot bring the switch back, but it must not be silent.
+    let direct = sh(r#""$1" rules > "$2""#);
+    assert_eq!(direct.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&direct.stderr);
+    assert!(
+        err.contains("gk disable") && err.contains("another file"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
