@@ -786,6 +786,23 @@ fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
         .map(|f| f["code"].as_str().unwrap())
         .collect();
     assert_eq!(info, ["hook-switched-off"]);
+    // Said without -v too: a hook someone switched off and forgot about is
+    // the first thing to know when it "does nothing".
+    let run = h.doctor(&["--no-smoke"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(!run.stdout.contains("[✓] gk config"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("[•] gk config\n    • the stop hook is switched off in "),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("fix: gk enable stop"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("No issues found (1 note)."),
+        "{}",
+        run.stdout
+    );
     let run = h.doctor(&["-v"]);
     assert!(
         run.stdout.contains("switched off in gk.json: not run"),
