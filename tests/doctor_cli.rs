@@ -1448,3 +1448,80 @@ fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
     );
     assert!(!h.read(&h.local()).contains("gk hook stop"));
 }
+
+// ------------------------------------------------- what a new user meets
+
+#[test]
+fn a_project_folder_that_does_not_exist_is_an_error_not_a_clean_bill() {
+    let h = Home::new();
+    h.install();
+    let missing = h.home.join("no/such/project");
+    let run = h.doctor(&["--project", missing.to_str().unwrap(), "--no-smoke"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "", "no report for a folder that is not there");
+    assert!(
+        run.stderr
+            .contains(&format!("{} does not exist", missing.display())),
+        "{}",
+        run.stderr
+    );
+    // A file where the folder should be is no project either.
+    let file = h.home.join("notes.txt");
+    h.write(&file, "x");
+    let run = h.doctor(&["--project", file.to_str().unwrap(), "--json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stderr.contains("is not a folder"), "{}", run.stderr);
+}
+
+#[test]
+fn verbose_output_reads_as_sentences_not_rust_debug_text() {
+    let h = Home::new();
+    h.install();
+    let state = h.claude().join("hooks/task_state.json");
+    h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
+    let f = std::fs::File::options().write(true).open(&state).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(30 * 3600))
+        .unwrap();
+    drop(f);
+    let run = h.doctor(&["-v", "--no-smoke"]);
+    for debug in ["InProgress", "stale:", "Some(", "None", " { "] {
+        assert!(!run.stdout.contains(debug), "{debug:?} in:\n{}", run.stdout);
+    }
+    assert!(
+        run.stdout
+            .contains("task_state.json: in progress for 30 hours (stale after 24)"),
+        "{}",
+        run.stdout
+    );
+    h.write(&state, r#"{"status": "clean"}"#);
+    let run = h.doctor(&["-v", "--no-smoke"]);
+    assert!(
+        run.stdout
+            .contains("task_state.json: clean, written less than an hour ago"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_settings_file_that_is_not_utf8_gets_an_encoding_hint() {
+    let h = Home::new();
+    h.install();
+    // "é" in Latin-1, as an editor on a Windows code page saves it.
+    let mut bytes = h.read(&h.settings()).into_bytes();
+    let at = bytes.iter().position(|b| *b == b'{').unwrap() + 1;
+    bytes.splice(at..at, b"\n  \"note\": \"caf\xe9\",".iter().copied());
+    std::fs::write(h.settings(), &bytes).unwrap();
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "settings-unparseable"), "{codes:?}");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "settings-unparseable")
+        .unwrap();
+    let fix = f["fix"].as_str().unwrap();
+    assert!(!fix.contains("comment"), "{fix}");
+    assert!(fix.contains("UTF-8"), "{fix}");
+    assert!(f["message"].as_str().unwrap().contains(":2:15:"), "{f}");
+}

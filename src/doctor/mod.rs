@@ -57,7 +57,7 @@ impl Inputs {
         // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
         let machine = crate::install::Machine::from_env()?;
         let project_dir = match &args.project {
-            Some(p) => p.clone(),
+            Some(p) => project_folder(p)?,
             None => std::env::current_dir()
                 .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?,
         };
@@ -79,6 +79,23 @@ impl Inputs {
             smoke: !args.no_smoke,
             now: SystemTime::now(),
         })
+    }
+}
+
+/// `--project DIR` must name a folder: reading the settings of one that is
+/// not there would report a clean bill for a project that does not exist.
+fn project_folder(dir: &Path) -> Result<PathBuf> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(dir.to_path_buf()),
+        Ok(_) => Err(Error::new(format!(
+            "--project {} is not a folder",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::new(format!(
+            "the project folder {} does not exist (--project)",
+            dir.display()
+        ))),
+        Err(e) => Err(Error::io("read the project folder", dir, &e)),
     }
 }
 
@@ -222,7 +239,11 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let verdict = crate::hooks::read_state(&state_path).verdict(inputs.now, stale_hours);
     report.notes.push((
         Group::State,
-        format!("{}: {:?}", state_path.display(), verdict),
+        format!(
+            "{}: {}",
+            state_path.display(),
+            state::describe(&verdict, stale_hours)
+        ),
     ));
     report
         .findings
@@ -354,10 +375,17 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     ),
                 )
                 .at(&f.path, Some(e.line))
-                .fix(format!(
-                    "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
-                    e.line, e.column
-                )),
+                .fix(if e.reason == scopes::NOT_UTF8 {
+                    format!(
+                        "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",
+                        e.line, e.column
+                    )
+                } else {
+                    format!(
+                        "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
+                        e.line, e.column
+                    )
+                }),
             ),
             Load::Parsed {
                 settings,
