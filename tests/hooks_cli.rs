@@ -661,3 +661,53 @@ fn saving_the_rules_keeps_a_hook_switched_off_and_redirecting_into_gk_json_says_
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn hook_help_prints_the_hook_usage_and_exits_0() {
+    let home = Home::new();
+    for flag in ["--help", "-h"] {
+        let run = home.run(&["hook", flag], "");
+        assert_eq!(run.code, Some(0), "{flag}");
+        assert!(run.stderr.is_empty(), "{flag}");
+        let text = run.stdout_text();
+        assert!(text.contains("Usage: gk hook"), "{flag}: {text}");
+        assert!(text.contains("prompt") && text.contains("stop"), "{text}");
+    }
+}
+
+#[test]
+fn an_unknown_command_suggests_only_real_near_misses() {
+    let home = Home::new();
+    for (word, meant) in [
+        ("hok", Some("hook")),
+        ("Hook", Some("hook")),
+        ("docter", Some("doctor")),
+        ("instal", Some("install")),
+        ("unistall", Some("uninstall")),
+        ("rulse", Some("rules")),
+        ("foo", None),
+        ("xyz", None),
+        ("help-me", None),
+        ("rulez", Some("rules")),
+    ] {
+        let run = home.run(&[word], "");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            err.contains(&format!("unrecognized subcommand '{word}'")),
+            "{word}: {err}"
+        );
+        match meant {
+            Some(m) => assert!(
+                err.contains(&format!("a similar subcommand exists: '{m}'")),
+                "{word}: {err}"
+            ),
+            None => {
+                assert!(!err.contains("similar"), "{word}: {err}");
+                assert!(!err.contains("\n\n\n"), "{word}: {err:?}");
+            }
+        }
+        // Only a mistyped `hook` (a broken registration) is kept off exit 2.
+        let code = if meant == Some("hook") { 1 } else { 2 };
+        assert_eq!(run.code, Some(code), "{word}: {err}");
+    }
+}
