@@ -562,3 +562,49 @@ fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("is not a regular file"), "{err}");
 }
+
+#[test]
+fn uninstall_with_nothing_installed_says_so_plainly() {
+    let home = Home::new();
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("up to date"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "gk uninstall: gk is not installed in {}; nothing to remove.",
+            home.claude().display()
+        )),
+        "{out}"
+    );
+    // A user's own files there but nothing of gk's: the same.
+    home.write(".claude/settings.json", SETTINGS);
+    home.write(".claude/CLAUDE.md", "# My rules\n");
+    let (_, out, _) = output(home.gk().args(["uninstall", "-y"]));
+    assert!(out.contains("gk is not installed in"), "{out}");
+}
+
+#[test]
+fn a_plan_lists_under_will_change_only_the_files_that_change() {
+    let home = user_setup();
+    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    // One file away from a full install.
+    fs::remove_file(home.claude().join("hooks/task_state.json")).unwrap();
+    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0);
+    let head: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(head[0], "gk install will change 1 file:", "{out}");
+    assert!(
+        head[1].starts_with("  create    ") && head[1].contains("task_state.json"),
+        "{out}"
+    );
+    assert!(!out.contains("unchanged"), "{out}");
+    assert_eq!(head[2], "already up to date:", "{out}");
+    assert_eq!(head.len(), 6, "{out}");
+    for rest in &head[3..] {
+        assert!(
+            rest.starts_with("  ") && !rest.contains("task_state"),
+            "{out}"
+        );
+    }
+}

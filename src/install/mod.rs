@@ -244,7 +244,10 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
 /// binary (only when it carries gk's version marker), and with `purge`
 /// task_state.json and gk.json.
 pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
-    let mut plan = Plan::new("gk uninstall");
+    let mut plan = Plan::new("gk uninstall").when_idle(format!(
+        "gk is not installed in {}; nothing to remove",
+        m.paths.dir().display()
+    ));
     let mut notes = Vec::new();
     let settings = m.paths.settings();
     if let Some(old) = read_text(&settings)? {
@@ -404,7 +407,11 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
     let old = read_text(&path)?;
     let new = switch::set_enabled(&path, old.as_deref(), kind, enable)?;
     let verb = if enable { "enable" } else { "disable" };
-    let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg()));
+    let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg())).when_idle(format!(
+        "the {} hook is already switched {}; nothing to do",
+        kind.arg(),
+        if enable { "on" } else { "off" }
+    ));
     plan.push(FileChange::text(
         &path,
         old,

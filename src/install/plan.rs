@@ -104,6 +104,9 @@ pub struct Plan {
     /// Shown as the first line ("gk install", "gk doctor --fix").
     pub title: String,
     pub changes: Vec<FileChange>,
+    /// What to say after the title when nothing changes; `None`: "nothing
+    /// to do, every file is up to date".
+    pub idle: Option<String>,
 }
 
 impl Plan {
@@ -111,7 +114,15 @@ impl Plan {
         Plan {
             title: title.to_string(),
             changes: Vec::new(),
+            idle: None,
         }
+    }
+
+    /// Say `message` instead of "nothing to do, every file is up to date"
+    /// when nothing changes ("gk is not installed in …; nothing to remove").
+    pub fn when_idle(mut self, message: impl Into<String>) -> Plan {
+        self.idle = Some(message.into());
+        self
     }
 
     pub fn push(&mut self, change: FileChange) {
@@ -149,27 +160,26 @@ pub fn render(plan: &Plan, style: Style) -> String {
         .filter(|c| c.changes_something())
         .count();
     if pending == 0 {
-        let _ = writeln!(
-            out,
-            "{}: nothing to do, every file is up to date.",
-            plan.title
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "{} will change {} file{}:",
-            plan.title,
-            pending,
-            if pending == 1 { "" } else { "s" }
-        );
+        let idle = plan
+            .idle
+            .as_deref()
+            .unwrap_or("nothing to do, every file is up to date");
+        let _ = writeln!(out, "{}: {idle}.", plan.title);
+        return out;
     }
-    for change in &plan.changes {
+    let _ = writeln!(
+        out,
+        "{} will change {} file{}:",
+        plan.title,
+        pending,
+        if pending == 1 { "" } else { "s" }
+    );
+    for change in plan.changes.iter().filter(|c| c.changes_something()) {
         let kind = change.kind();
         let label = format!("{:<9}", kind.label());
         let label = match kind {
             ChangeKind::Create => style.paint("32", &label),
             ChangeKind::Remove => style.paint("31", &label),
-            ChangeKind::NothingToDo => style.paint("2", &label),
             _ => style.paint("33", &label),
         };
         let _ = write!(out, "  {label} {}", change.path.display());
@@ -177,6 +187,18 @@ pub fn render(plan: &Plan, style: Style) -> String {
             let _ = write!(out, "  ({})", change.reason);
         }
         out.push('\n');
+    }
+    let same: Vec<&FileChange> = plan
+        .changes
+        .iter()
+        .filter(|c| !c.changes_something() && c.old.is_some())
+        .collect();
+    if !same.is_empty() {
+        out.push_str(&style.paint("2", "already up to date:"));
+        out.push('\n');
+        for change in same {
+            let _ = writeln!(out, "  {}", change.path.display());
+        }
     }
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
         out.push('\n');
