@@ -103,7 +103,7 @@ pub struct InstallArgs {
 pub struct UninstallArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
-    /// Also remove task_state.json and gk's config file.
+    /// Also remove task_state.json, gk's config file and gk's backups.
     #[arg(long)]
     pub purge: bool,
 }

@@ -18,6 +18,8 @@ struct Home {
     home: PathBuf,
     project: PathBuf,
     managed: PathBuf,
+    /// XDG_DATA_HOME / LOCALAPPDATA (gk's backups), apart from HOME.
+    data: PathBuf,
 }
 
 impl Home {
@@ -28,11 +30,13 @@ impl Home {
         std::fs::create_dir_all(home.join(".claude")).unwrap();
         std::fs::create_dir_all(&project).unwrap();
         let managed = tmp.path().join("etc/claude-code/managed-settings.json");
+        let data = tmp.path().join("data");
         Home {
             _tmp: tmp,
             home,
             project,
             managed,
+            data,
         }
     }
 
@@ -62,6 +66,9 @@ impl Home {
         cmd.env("HOME", &self.home)
             .env("USERPROFILE", &self.home)
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env("XDG_DATA_HOME", &self.data)
+            .env("LOCALAPPDATA", &self.data)
+            .env_remove("XDG_STATE_HOME")
             .env("GK_MANAGED_SETTINGS", &self.managed)
             .env("NO_COLOR", "1")
             .current_dir(&self.project);
@@ -195,6 +202,23 @@ fn text(b: &[u8]) -> String {
 
 fn has(codes: &[String], code: &str) -> bool {
     codes.iter().any(|c| c == code)
+}
+
+/// Set the modification time of `path` (the age the hooks go by).
+fn last_written_hours_ago(path: &Path, hours: u64) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(hours * 3600))
+        .unwrap();
+}
+
+/// The first finding with `code` in a `--json` document.
+fn finding<'a>(doc: &'a Value, code: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {doc}"))
 }
 
 // ---------------------------------------------------------------- healthy
@@ -692,10 +716,7 @@ fn state_stale_after_24_hours_in_progress() {
     h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (0, vec![]), "fresh in_progress is fine");
-    let f = std::fs::File::options().write(true).open(&state).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(30 * 3600))
-        .unwrap();
-    drop(f);
+    last_written_hours_ago(&state, 30);
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (1, vec!["state-stale".to_string()]));
 }
@@ -1479,10 +1500,7 @@ fn verbose_output_reads_as_sentences_not_rust_debug_text() {
     h.install();
     let state = h.claude().join("hooks/task_state.json");
     h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
-    let f = std::fs::File::options().write(true).open(&state).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(30 * 3600))
-        .unwrap();
-    drop(f);
+    last_written_hours_ago(&state, 30);
     let run = h.doctor(&["-v", "--no-smoke"]);
     for debug in ["InProgress", "stale:", "Some(", "None", " { "] {
         assert!(!run.stdout.contains(debug), "{debug:?} in:\n{}", run.stdout);
@@ -1514,12 +1532,7 @@ fn a_settings_file_that_is_not_utf8_gets_an_encoding_hint() {
     std::fs::write(h.settings(), &bytes).unwrap();
     let (_, codes, doc) = h.codes(&[]);
     assert!(has(&codes, "settings-unparseable"), "{codes:?}");
-    let f = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "settings-unparseable")
-        .unwrap();
+    let f = finding(&doc, "settings-unparseable");
     let fix = f["fix"].as_str().unwrap();
     assert!(!fix.contains("comment"), "{fix}");
     assert!(fix.contains("UTF-8"), "{fix}");

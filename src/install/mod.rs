@@ -31,6 +31,7 @@
 //! ```
 
 pub mod apply;
+pub mod backup;
 pub mod binary;
 pub mod claude_md;
 pub mod plan;
@@ -248,6 +249,8 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
         "gk is not installed in {}; nothing to remove",
         m.paths.dir().display()
     ));
+    // --purge leaves nothing of gk's behind, backups included.
+    plan.keep_backups = !purge;
     let mut notes = Vec::new();
     let settings = m.paths.settings();
     if let Some(old) = read_text(&settings)? {
@@ -309,6 +312,33 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
         }
     }
     Ok((plan, notes))
+}
+
+/// `--purge`: add the removal of every backup gk keeps in `backups`, and
+/// of those an older gk left beside the files in `<claude dir>` and its
+/// `hooks/` folder (`settings.json.gk-backup-<stamp>`).
+pub fn plan_purge_backups(
+    plan: &mut Plan,
+    backups: &backup::Backups,
+    paths: &ClaudePaths,
+) -> Result<()> {
+    let mut found = backups.list();
+    found.extend(backup::left_beside(paths.dir()));
+    found.extend(backup::left_beside(&paths.hooks_dir()));
+    for path in found {
+        if let Some(bytes) = read_current(&path)? {
+            plan.push(FileChange {
+                path,
+                old: Some(bytes),
+                new: None,
+                binary: false,
+                create_mode: 0o600,
+                strategy: plan::ReplaceStrategy::InPlace,
+                reason: "a backup gk made (--purge)".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
@@ -378,8 +408,21 @@ fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
 
 pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let m = Machine::from_env()?;
-    let (plan, notes) = plan_uninstall(&m, args.purge)?;
+    let (mut plan, notes) = plan_uninstall(&m, args.purge)?;
+    let backups = backup::Backups::from_env();
+    if args.purge {
+        if let Ok(b) = &backups {
+            plan_purge_backups(&mut plan, b, &m.paths)?;
+        }
+    }
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    if let (true, Outcome::Written { .. }, Ok(b)) = (args.purge, &outcome, &backups) {
+        // Emptied by the plan: the folders go too (only when empty).
+        let _ = std::fs::remove_dir(b.dir());
+        if let Some(parent) = b.dir().parent().filter(|p| p.ends_with("gk")) {
+            let _ = std::fs::remove_dir(parent);
+        }
+    }
     for note in notes {
         println!("{note}");
     }

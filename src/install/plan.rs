@@ -107,6 +107,9 @@ pub struct Plan {
     /// What to say after the title when nothing changes; `None`: "nothing
     /// to do, every file is up to date".
     pub idle: Option<String>,
+    /// Keep a backup of every text file changed (see `install::backup`);
+    /// only `gk uninstall --purge`, which removes gk's backups, says no.
+    pub keep_backups: bool,
 }
 
 impl Plan {
@@ -115,6 +118,7 @@ impl Plan {
             title: title.to_string(),
             changes: Vec::new(),
             idle: None,
+            keep_backups: true,
         }
     }
 
@@ -200,7 +204,14 @@ pub fn render(plan: &Plan, style: Style) -> String {
             let _ = writeln!(out, "  {}", change.path.display());
         }
     }
-    for change in plan.changes.iter().filter(|c| c.changes_something()) {
+    if !plan.keep_backups {
+        out.push_str("no backups are kept of these files\n");
+    }
+    // A backup is removed, never shown: its name does not end in .json, so
+    // its secrets would not be masked, and its text is no news.
+    let shown =
+        |c: &&FileChange| c.changes_something() && !crate::install::backup::is_backup(&c.path);
+    for change in plan.changes.iter().filter(shown) {
         out.push('\n');
         if change.binary {
             out.push_str(&describe_binary_change(change));
