@@ -337,6 +337,19 @@ fn settings_schema_unknown_event_and_missing_command() {
         2,
         "{doc}"
     );
+    // The client loads the file and runs the other events; a newer client
+    // may know the name: a warning. A handler without a command: an error.
+    let severity = |needle: &str| {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["message"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("no finding about {needle}: {doc}"))["severity"]
+            .clone()
+    };
+    assert_eq!(severity("UserPromptSubmitt"), "warning", "{doc}");
+    assert_eq!(severity("hooks.Stop[0].hooks[0]"), "error", "{doc}");
 }
 
 #[test]

@@ -405,10 +405,15 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     );
                 }
                 for i in issues {
+                    let severity = if i.is_unknown_event() {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    };
                     report.findings.push(
                         Finding::new(
                             "settings-schema",
-                            Severity::Error,
+                            severity,
                             Group::Settings,
                             format!(
                                 "{}:{}:{}: {}: {}; {}",
@@ -425,7 +430,11 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                             ),
                         )
                         .at(&f.path, Some(i.line))
-                        .fix(format!("{who} {} in {shown}", i.at)),
+                        .fix(if i.is_unknown_event() {
+                            format!("check the event name {} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)", i.at)
+                        } else {
+                            format!("{who} {} in {shown}", i.at)
+                        }),
                     );
                 }
                 report.notes.push((
