@@ -1,4 +1,5 @@
-//! Command-line surface of gk, as clap derive types. Parsing only: every
+//! Command-line surface of gk, as clap derive types, and what follows from
+//! them alone (the completion scripts, the typo suggestions). Every
 //! subcommand's behaviour lives in its own module, and `main.rs` dispatches.
 //!
 //! `gk hook …` is not parsed here on the hot path: `main.rs` recognises it
@@ -54,6 +55,11 @@ pub enum Command {
     Explain {
         /// The prompt text, as it would be typed.
         prompt: String,
+    },
+    /// Print a shell completion script (the line for your shell's profile is in docs/usage.md).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -192,6 +198,20 @@ pub fn near_misses(word: &str, names: &[&str]) -> Vec<String> {
         .filter(|(d, _)| Some(*d) == best)
         .map(|(_, n)| n.to_string())
         .collect()
+}
+
+/// `gk completions <shell>`: the completion script on stdout.
+pub fn print_completions(shell: clap_complete::Shell) -> crate::error::Result<u8> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "gk", &mut script);
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&script).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::new(
+            format!("could not write to stdout: {e}"),
+        )),
+        _ => Ok(0),
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         Command::Doctor(a) => doctor::run(&a, cli.color),
         Command::Rules => hooks::print_rules(),
         Command::Explain { prompt } => hooks::explain(&prompt),
+        Command::Completions { shell } => gk::cli::print_completions(shell),
     };
     match result {
         Ok(code) => ExitCode::from(code),

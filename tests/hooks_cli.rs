@@ -711,3 +711,44 @@ fn an_unknown_command_suggests_only_real_near_misses() {
         assert_eq!(run.code, Some(code), "{word}: {err}");
     }
 }
+
+#[test]
+fn completions_for_every_shell_name_every_command() {
+    let home = Home::new();
+    let commands = [
+        "install",
+        "uninstall",
+        "doctor",
+        "enable",
+        "disable",
+        "rules",
+        "explain",
+        "completions",
+    ];
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let run = home.run(&["completions", shell], "");
+        assert_eq!(run.code, Some(0), "{shell}");
+        assert!(run.stderr.is_empty(), "{shell}");
+        let script = run.stdout_text();
+        assert!(script.len() > 500, "{shell}: {script}");
+        for c in commands {
+            assert!(script.contains(c), "{shell} completions lack {c}");
+        }
+        // Flags of a subcommand too (fish spells it `-l purge`).
+        assert!(script.contains("purge"), "{shell}");
+    }
+    // The bash script is at least valid bash.
+    let script = home.run(&["completions", "bash"], "").stdout;
+    if let Ok(out) = assert_cmd::Command::new("bash")
+        .arg("-n")
+        .write_stdin(script)
+        .output()
+    {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(home.run(&["completions", "tcsh"], "").code, Some(2));
+}
