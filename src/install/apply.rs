@@ -561,6 +561,27 @@ mod tests {
     }
 
     #[test]
+    fn a_backup_folder_that_cannot_be_made_stops_the_run_before_any_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "{}").unwrap();
+        // A file where the backup folder's parent should be.
+        let blocked = dir.path().join("data");
+        fs::write(&blocked, "not a folder").unwrap();
+        let store = Backups::at(blocked.join("gk/backups"));
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "{}", "{\"x\":1}"));
+        let err = write_plan(&plan, "s", Some(&store), &|_| {}).unwrap_err();
+        assert!(err.message().contains("backup folder"), "{err}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "{}");
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
     fn a_failed_write_leaves_no_temp_file_behind() {
         let dir = tempfile::tempdir().unwrap();
         // The target is a non-empty folder: the final rename fails.

@@ -53,6 +53,8 @@ pub fn file_key(path: &Path) -> String {
             match c {
                 '%' => escaped.push_str("%%"),
                 ':' => {}
+                // Not allowed in a Windows file name (`\\?\C:\…` has a `?`).
+                '<' | '>' | '"' | '|' | '?' | '*' => escaped.push('_'),
                 c if c.is_control() => escaped.push('_'),
                 c => escaped.push(c),
             }
@@ -238,6 +240,11 @@ mod tests {
         assert_eq!(
             file_key(Path::new(r"C:\Users\Ann\.claude\settings.json")),
             "C%Users%Ann%.claude%settings.json"
+        );
+        // A verbatim path (a link's target on Windows): a usable name still.
+        assert_eq!(
+            file_key(Path::new(r"\\?\C:\Users\Ann\settings.json")),
+            "_%C%Users%Ann%settings.json"
         );
         // `%` itself is doubled, so a `%` in a name is told from a folder
         // (only a name that starts or ends with `%` can still meet another
