@@ -1551,3 +1551,28 @@ fn a_settings_file_that_is_not_utf8_gets_an_encoding_hint() {
     assert!(fix.contains("UTF-8"), "{fix}");
     assert!(f["message"].as_str().unwrap().contains(":2:15:"), "{f}");
 }
+
+#[test]
+fn backups_an_older_gk_left_beside_settings_files_are_reported() {
+    let h = Home::new();
+    h.install();
+    let in_project = h
+        .project
+        .join(".claude/settings.json.gk-backup-20250101-120000");
+    let in_claude = h.claude().join("settings.json.gk-backup-20250101-120000");
+    h.write(&in_project, "{\"env\": {}}\n");
+    h.write(&in_claude, "{}\n");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(codes, ["backup-beside-file", "backup-beside-file"], "{doc}");
+    let all = doc.to_string();
+    assert!(all.contains("committed"), "{all}");
+    assert!(all.contains(&in_project.display().to_string()), "{all}");
+    let f = finding(&doc, "backup-beside-file");
+    assert_eq!(f["fixable"], false);
+    // gk's own backups, in its own folder, are nothing to report.
+    std::fs::remove_file(&in_project).unwrap();
+    std::fs::remove_file(&in_claude).unwrap();
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]));
+}

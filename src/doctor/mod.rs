@@ -185,6 +185,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     }
 
     check_binaries(inputs, &regs, &how, &mut report);
+    check_backups_beside_files(inputs, &mut report);
 
     let config_path = inputs.paths.config_file();
     let mut switched_off: Vec<HookKind> = Vec::new();
@@ -725,5 +726,42 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
             .at(&r.path, Some(r.line))
             .fix("make the registered command start the gk binary directly (no wrapper script, interpreter or network drive); a virus scanner checking it on every start also costs this"),
         );
+    }
+}
+
+/// `backup-beside-file`: copies of settings files an older gk kept beside
+/// them (`settings.json.gk-backup-<stamp>`): in a project's `.claude/`,
+/// which is committed, or in `<claude dir>`, which Claude reads. They may
+/// hold the credentials of `env`; gk now keeps its backups in its own folder.
+fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
+    let folders = [
+        (
+            inputs.scope_paths.project_dir.join(".claude"),
+            "a project folder that is usually committed",
+        ),
+        (inputs.paths.dir().to_path_buf(), "the folder Claude reads"),
+        (inputs.paths.hooks_dir(), "the folder Claude reads"),
+    ];
+    let mut seen = Vec::new();
+    for (dir, what) in folders {
+        for path in crate::install::backup::left_beside(&dir) {
+            if seen.contains(&path) {
+                continue;
+            }
+            report.findings.push(
+                Finding::new(
+                    "backup-beside-file",
+                    Severity::Warning,
+                    Group::Settings,
+                    format!(
+                        "{} is a backup an older gk left in {what}; it may hold the credentials of env",
+                        path.display()
+                    ),
+                )
+                .at(&path, None)
+                .fix("delete it once you no longer need it (gk keeps its backups in its own folder now)"),
+            );
+            seen.push(path);
+        }
     }
 }
