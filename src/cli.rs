@@ -1,4 +1,5 @@
-//! Command-line surface of gk, as clap derive types. Parsing only: every
+//! Command-line surface of gk, as clap derive types, and what follows from
+//! them alone (the completion scripts, the typo suggestions). Every
 //! subcommand's behaviour lives in its own module, and `main.rs` dispatches.
 //!
 //! `gk hook …` is not parsed here on the hot path: `main.rs` recognises it
@@ -7,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -54,6 +55,11 @@ pub enum Command {
     Explain {
         /// The prompt text, as it would be typed.
         prompt: String,
+    },
+    /// Print a shell completion script (the line for your shell's profile is in docs/usage.md).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -103,7 +109,7 @@ pub struct InstallArgs {
 pub struct UninstallArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
-    /// Also remove task_state.json and gk's config file.
+    /// Also remove task_state.json, gk's config file and gk's backups.
     #[arg(long)]
     pub purge: bool,
 }
@@ -142,4 +148,88 @@ pub struct SwitchArgs {
     pub which: HookName,
     #[command(flatten)]
     pub change: ChangeArgs,
+}
+
+/// `gk hook --help`. Not clap's help: the hook path takes no options (it
+/// is parsed by hand, see `main.rs`), so clap's `[OPTIONS]` would mislead.
+pub const HOOK_HELP: &str = "\
+Run a hook as Claude Code does: read the event JSON on stdin, print at most
+one JSON line, always exit 0.
+
+Usage: gk hook <prompt|stop>
+
+  prompt  UserPromptSubmit: model and effort advice, [check], the task state for Claude
+  stop    Stop: the STATE line when Claude hands back control
+
+`gk install` registers both; `gk doctor` says why one does not run.
+";
+
+/// The names of gk's subcommands, clap's `help` included.
+pub fn subcommand_names() -> Vec<String> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    cmd.get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect()
+}
+
+/// The subcommands `word` is a plain typo of: one letter off, or two
+/// transposed (two edits for names longer than five letters), ignoring
+/// case; or the first three letters or more of a name. The closest ones
+/// only. Looser guesses (clap's own offers `hook` for `foo`) mislead more
+/// than they help.
+pub fn near_misses(word: &str, names: &[&str]) -> Vec<String> {
+    let word = word.to_lowercase();
+    let distance = |name: &str| {
+        if word.chars().count() >= 3 && name.starts_with(&word) {
+            return Some(1);
+        }
+        let allowed = if name.chars().count() <= 5 { 1 } else { 2 };
+        let d = strsim::osa_distance(&word, name);
+        (d <= allowed).then_some(d)
+    };
+    let scored: Vec<(usize, &str)> = names
+        .iter()
+        .filter_map(|n| distance(n).map(|d| (d, *n)))
+        .collect();
+    let best = scored.iter().map(|(d, _)| *d).min();
+    scored
+        .iter()
+        .filter(|(d, _)| Some(*d) == best)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+/// `gk completions <shell>`: the completion script on stdout.
+pub fn print_completions(shell: clap_complete::Shell) -> crate::error::Result<u8> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "gk", &mut script);
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&script).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::new(
+            format!("could not write to stdout: {e}"),
+        )),
+        _ => Ok(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_are_typos_not_lookalikes() {
+        let names = subcommand_names();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let near = |w: &str| near_misses(w, &names);
+        assert_eq!(near("hok"), ["hook"]);
+        assert_eq!(near("HOOKS"), ["hook"]);
+        assert_eq!(near("unistall"), ["uninstall"]);
+        assert_eq!(near("explian"), ["explain"]);
+        assert_eq!(near("doc"), ["doctor"]);
+        assert!(near("foo").is_empty());
+        assert!(near("stop").is_empty());
+        assert!(near("he").is_empty());
+    }
 }

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         Command::Doctor(a) => doctor::run(&a, cli.color),
         Command::Rules => hooks::print_rules(),
         Command::Explain { prompt } => hooks::explain(&prompt),
+        Command::Completions { shell } => gk::cli::print_completions(shell),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -47,17 +48,35 @@ fn main() -> ExitCode {
     }
 }
 
-/// clap's own report and exit code, except where clap guesses the user
-/// meant `hook` (`gk hok prompt`, `gk hooks stop`): that is a mistyped
-/// hook registration, and exit 2 on UserPromptSubmit would block the prompt.
-fn usage_error(e: clap::Error) -> ExitCode {
+/// clap's own report and exit code, with two changes for an unknown
+/// subcommand: the "similar subcommand" tip names only real near-misses
+/// (clap's own guess offers `hook` for `foo`), and where the user meant
+/// `hook` (`gk hok prompt`, `gk hooks stop`) the exit code is 1: that is a
+/// mistyped hook registration, and exit 2 on UserPromptSubmit would block
+/// the prompt.
+fn usage_error(mut e: clap::Error) -> ExitCode {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let meant_hook = e.kind() == ErrorKind::InvalidSubcommand
-        && match e.get(ContextKind::SuggestedSubcommand) {
-            Some(ContextValue::String(s)) => s == "hook",
-            Some(ContextValue::Strings(v)) => v.iter().any(|s| s == "hook"),
-            _ => false,
-        };
+    let mut meant_hook = false;
+    if e.kind() == ErrorKind::InvalidSubcommand {
+        if let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidSubcommand) {
+            let commands = gk::cli::subcommand_names();
+            let names: Vec<&str> = commands.iter().map(String::as_str).collect();
+            let near = gk::cli::near_misses(word, &names);
+            meant_hook = near.iter().any(|s| s == "hook");
+            e.remove(ContextKind::SuggestedSubcommand);
+            if matches!(e.get(ContextKind::Suggested), Some(ContextValue::StyledStrs(v)) if v.is_empty())
+            {
+                // An empty list still prints a blank line.
+                e.remove(ContextKind::Suggested);
+            }
+            if !near.is_empty() {
+                e.insert(
+                    ContextKind::SuggestedSubcommand,
+                    ContextValue::Strings(near),
+                );
+            }
+        }
+    }
     let _ = e.print();
     ExitCode::from(if meant_hook { 1 } else { e.exit_code() as u8 })
 }
@@ -69,6 +88,11 @@ fn run_hook_args(rest: &[OsString]) -> u8 {
     let hook = match (name, rest.len()) {
         (Some("prompt"), 1) => hooks::Hook::Prompt,
         (Some("stop"), 1) => hooks::Hook::Stop,
+        // Someone reading about the command, not a registration.
+        (Some("--help" | "-h"), 1) => {
+            print!("{}", gk::cli::HOOK_HELP);
+            return 0;
+        }
         _ => {
             let got: Vec<String> = rest
                 .iter()

@@ -133,6 +133,18 @@ pub struct SchemaIssue {
     pub reason: String,
 }
 
+/// How [`hook_entries`] words an event name outside [`KNOWN_EVENTS`].
+const UNKNOWN_EVENT: &str = "unknown hook event";
+
+impl SchemaIssue {
+    /// An event name the pinned client does not know: it loads the file and
+    /// runs the other events, and a newer client may know the name, so
+    /// doctor reports it as a warning, not an error.
+    pub fn is_unknown_event(&self) -> bool {
+        self.reason.starts_with(UNKNOWN_EVENT)
+    }
+}
+
 /// Parse `text` (read from `path`) strictly. A BOM is accepted and reported
 /// in [`Settings::bom`]; an empty or whitespace-only text is an error here
 /// (callers that treat "empty" as "create" check that first).
@@ -242,7 +254,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             issue(
                 at_event.clone(),
                 prop.name.start(),
-                &format!("unknown hook event `{event}`"),
+                &format!("{UNKNOWN_EVENT} `{event}`"),
                 false,
             );
         }

@@ -18,6 +18,8 @@ struct Home {
     home: PathBuf,
     project: PathBuf,
     managed: PathBuf,
+    /// XDG_DATA_HOME / LOCALAPPDATA (gk's backups), apart from HOME.
+    data: PathBuf,
 }
 
 impl Home {
@@ -28,11 +30,13 @@ impl Home {
         std::fs::create_dir_all(home.join(".claude")).unwrap();
         std::fs::create_dir_all(&project).unwrap();
         let managed = tmp.path().join("etc/claude-code/managed-settings.json");
+        let data = tmp.path().join("data");
         Home {
             _tmp: tmp,
             home,
             project,
             managed,
+            data,
         }
     }
 
@@ -62,6 +66,9 @@ impl Home {
         cmd.env("HOME", &self.home)
             .env("USERPROFILE", &self.home)
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env("XDG_DATA_HOME", &self.data)
+            .env("LOCALAPPDATA", &self.data)
+            .env_remove("XDG_STATE_HOME")
             .env("GK_MANAGED_SETTINGS", &self.managed)
             .env("NO_COLOR", "1")
             .current_dir(&self.project);
@@ -197,6 +204,23 @@ fn has(codes: &[String], code: &str) -> bool {
     codes.iter().any(|c| c == code)
 }
 
+/// Set the modification time of `path` (the age the hooks go by).
+fn last_written_hours_ago(path: &Path, hours: u64) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(hours * 3600))
+        .unwrap();
+}
+
+/// The first finding with `code` in a `--json` document.
+fn finding<'a>(doc: &'a Value, code: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {doc}"))
+}
+
 // ---------------------------------------------------------------- healthy
 
 #[test]
@@ -313,6 +337,19 @@ fn settings_schema_unknown_event_and_missing_command() {
         2,
         "{doc}"
     );
+    // The client loads the file and runs the other events; a newer client
+    // may know the name: a warning. A handler without a command: an error.
+    let severity = |needle: &str| {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["message"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("no finding about {needle}: {doc}"))["severity"]
+            .clone()
+    };
+    assert_eq!(severity("UserPromptSubmitt"), "warning", "{doc}");
+    assert_eq!(severity("hooks.Stop[0].hooks[0]"), "error", "{doc}");
 }
 
 #[test]
@@ -692,10 +729,7 @@ fn state_stale_after_24_hours_in_progress() {
     h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (0, vec![]), "fresh in_progress is fine");
-    let f = std::fs::File::options().write(true).open(&state).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(30 * 3600))
-        .unwrap();
-    drop(f);
+    last_written_hours_ago(&state, 30);
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (1, vec!["state-stale".to_string()]));
 }
@@ -786,6 +820,23 @@ fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
         .map(|f| f["code"].as_str().unwrap())
         .collect();
     assert_eq!(info, ["hook-switched-off"]);
+    // Said without -v too: a hook someone switched off and forgot about is
+    // the first thing to know when it "does nothing".
+    let run = h.doctor(&["--no-smoke"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(!run.stdout.contains("[✓] gk config"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("[•] gk config\n    • the stop hook is switched off in "),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("fix: gk enable stop"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("No issues found (1 note)."),
+        "{}",
+        run.stdout
+    );
     let run = h.doctor(&["-v"]);
     assert!(
         run.stdout.contains("switched off in gk.json: not run"),
@@ -1430,4 +1481,98 @@ fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
         fix.stdout
     );
     assert!(!h.read(&h.local()).contains("gk hook stop"));
+}
+
+// ------------------------------------------------- what a new user meets
+
+#[test]
+fn a_project_folder_that_does_not_exist_is_an_error_not_a_clean_bill() {
+    let h = Home::new();
+    h.install();
+    let missing = h.home.join("no/such/project");
+    let run = h.doctor(&["--project", missing.to_str().unwrap(), "--no-smoke"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "", "no report for a folder that is not there");
+    assert!(
+        run.stderr
+            .contains(&format!("{} does not exist", missing.display())),
+        "{}",
+        run.stderr
+    );
+    // A file where the folder should be is no project either.
+    let file = h.home.join("notes.txt");
+    h.write(&file, "x");
+    let run = h.doctor(&["--project", file.to_str().unwrap(), "--json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stderr.contains("is not a folder"), "{}", run.stderr);
+}
+
+#[test]
+fn verbose_output_reads_as_sentences_not_rust_debug_text() {
+    let h = Home::new();
+    h.install();
+    let state = h.claude().join("hooks/task_state.json");
+    h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
+    last_written_hours_ago(&state, 30);
+    let run = h.doctor(&["-v", "--no-smoke"]);
+    for debug in ["InProgress", "stale:", "Some(", "None", " { "] {
+        assert!(!run.stdout.contains(debug), "{debug:?} in:\n{}", run.stdout);
+    }
+    assert!(
+        run.stdout
+            .contains("task_state.json: in progress for 30 hours (stale after 24)"),
+        "{}",
+        run.stdout
+    );
+    h.write(&state, r#"{"status": "clean"}"#);
+    let run = h.doctor(&["-v", "--no-smoke"]);
+    assert!(
+        run.stdout
+            .contains("task_state.json: clean, written less than an hour ago"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_settings_file_that_is_not_utf8_gets_an_encoding_hint() {
+    let h = Home::new();
+    h.install();
+    // "é" in Latin-1, as an editor on a Windows code page saves it.
+    let mut bytes = h.read(&h.settings()).into_bytes();
+    let at = bytes.iter().position(|b| *b == b'{').unwrap() + 1;
+    bytes.splice(at..at, b"\n  \"note\": \"caf\xe9\",".iter().copied());
+    std::fs::write(h.settings(), &bytes).unwrap();
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "settings-unparseable"), "{codes:?}");
+    let f = finding(&doc, "settings-unparseable");
+    let fix = f["fix"].as_str().unwrap();
+    assert!(!fix.contains("comment"), "{fix}");
+    assert!(fix.contains("UTF-8"), "{fix}");
+    assert!(f["message"].as_str().unwrap().contains(":2:15:"), "{f}");
+}
+
+#[test]
+fn backups_an_older_gk_left_beside_settings_files_are_reported() {
+    let h = Home::new();
+    h.install();
+    let in_project = h
+        .project
+        .join(".claude/settings.json.gk-backup-20250101-120000");
+    let in_claude = h.claude().join("settings.json.gk-backup-20250101-120000");
+    h.write(&in_project, "{\"env\": {}}\n");
+    h.write(&in_claude, "{}\n");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(codes, ["backup-beside-file", "backup-beside-file"], "{doc}");
+    let all = doc.to_string();
+    assert!(all.contains("committed"), "{all}");
+    assert!(all.contains(&in_project.display().to_string()), "{all}");
+    let f = finding(&doc, "backup-beside-file");
+    assert_eq!(f["fixable"], false);
+    // gk's own backups, in its own folder, are nothing to report.
+    std::fs::remove_file(&in_project).unwrap();
+    std::fs::remove_file(&in_claude).unwrap();
+    let (code, codes, _) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]));
 }

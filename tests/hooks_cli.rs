@@ -393,10 +393,11 @@ fn rules_saved_by_windows_powershell_redirection_are_used() {
 }
 
 #[test]
-fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_config() {
+fn saving_the_rules_with_a_shell_redirect_works_and_an_empty_file_is_no_config() {
     // `gk rules > <claude dir>/hooks/gk.json` on a fresh machine: the shell
     // creates the file empty before gk reads it. That must not print a
-    // "config ignored" error, and the saved file must be used.
+    // "config ignored" error (only the note that anything the file held is
+    // not in the output), and the saved file must be used.
     let home = Home::new();
     let gk = assert_cmd::cargo::cargo_bin("gk");
     let saved = assert_cmd::Command::new("sh")
@@ -411,7 +412,12 @@ fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_confi
         return;
     };
     assert_eq!(saved.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&saved.stderr), "");
+    let err = String::from_utf8_lossy(&saved.stderr);
+    assert!(
+        err.starts_with("gk: note: writing into gk.json itself"),
+        "{err}"
+    );
+    assert!(!err.contains("ignored"), "{err}");
     let text = std::fs::read_to_string(home.config_path()).unwrap();
     assert!(text.contains("\"models\""), "{text}");
     assert!(!home.stop().system_message().contains("gk config"));
@@ -549,4 +555,200 @@ fn rules_and_explain_report_a_failed_write() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.starts_with("gk: could not write"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn check_mode_names_the_configured_models_not_the_built_in_ones() {
+    // With the built-in rules the v5 sentence is kept byte for byte (the
+    // parity fixtures hold it); with rules of one's own, Claude is asked to
+    // choose among those, not among models the user has no rule for.
+    let home = Home::new();
+    let builtin = home.prompt("[check] explain the build").context();
+    assert!(
+        builtin.contains(
+            "(3) recommended model (Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1) and effort"
+        ),
+        "{builtin}"
+    );
+    home.write_config(
+        r#"{"models": [
+            {"label": "Big", "model": "big-1", "purpose": "hard things", "keywords": ["ttl"]},
+            {"label": "Small", "model": "small-1", "purpose": "easy things", "keywords": ["ok"]}
+        ],
+        "default_model": {"label": "Middle", "model": "mid-1", "purpose": "the rest"}}"#,
+    );
+    let run = home.prompt("[check] explain the build");
+    run.assert_hook_contract("check mode, own rules");
+    let context = run.context();
+    assert!(
+        context.contains("(3) recommended model (Big, Small or Middle) and effort"),
+        "{context}"
+    );
+    assert!(
+        !context.contains("Haiku") && !context.contains("Fable"),
+        "{context}"
+    );
+
+    // One model only (a rule whose label is also the default's): no "or".
+    home.write_config(
+        r#"{"models": [{"label": "Only", "model": "o", "purpose": "p", "keywords": ["ttl"]}],
+            "default_model": {"label": "Only", "model": "o", "purpose": "p"}}"#,
+    );
+    let context = home.prompt("[check] ttl").context();
+    assert!(
+        context.contains("(3) recommended model (Only) and effort"),
+        "{context}"
+    );
+
+    // The built-in labels in another order (keywords edited, rules reordered)
+    // are still the v5 sentence.
+    home.write_config("");
+    let rules = home.run(&["rules"], "").stdout_text();
+    let mut v: Value = serde_json::from_str(&rules).unwrap();
+    v["models"].as_array_mut().unwrap().reverse();
+    home.write_config(&v.to_string());
+    let context = home.prompt("[check] ttl").context();
+    assert!(
+        context.contains(
+            "(3) recommended model (Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1) and effort"
+        ),
+        "{context}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn saving_the_rules_keeps_a_hook_switched_off_and_redirecting_into_gk_json_says_what_is_lost() {
+    let home = Home::new();
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let sh = |script: &str| {
+        assert_cmd::Command::new("sh")
+            .args(["-c", script, "sh"])
+            .arg(&gk)
+            .arg(home.config_path())
+            .arg(home.hooks_dir().join("x.json"))
+            .env("HOME", home.path())
+            .env("USERPROFILE", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap()
+    };
+    let prompt_is_off = || home.prompt("ttl").stdout.is_empty();
+    assert_eq!(home.run(&["disable", "prompt", "--yes"], "").code, Some(0));
+    assert!(prompt_is_off());
+
+    // The documented recipe: to another file, then into place.
+    let saved = sh(r#""$1" rules > "$3" && mv "$3" "$2""#);
+    assert_eq!(saved.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&saved.stderr), "");
+    let text = std::fs::read_to_string(home.config_path()).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["prompt"]["enabled"], false, "{text}");
+    assert_eq!(v["stop"]["enabled"], true, "{text}");
+    assert!(
+        prompt_is_off(),
+        "the saved rules switched the prompt hook back on"
+    );
+
+    // Straight into gk.json: the shell empties the file before gk reads
+    // it. gk cannot bring the switch back, but it must not be silent.
+    let direct = sh(r#""$1" rules > "$2""#);
+    assert_eq!(direct.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&direct.stderr);
+    assert!(
+        err.contains("gk disable") && err.contains("another file"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn hook_help_prints_the_hook_usage_and_exits_0() {
+    let home = Home::new();
+    for flag in ["--help", "-h"] {
+        let run = home.run(&["hook", flag], "");
+        assert_eq!(run.code, Some(0), "{flag}");
+        assert!(run.stderr.is_empty(), "{flag}");
+        let text = run.stdout_text();
+        assert!(text.contains("Usage: gk hook"), "{flag}: {text}");
+        assert!(text.contains("prompt") && text.contains("stop"), "{text}");
+    }
+}
+
+#[test]
+fn an_unknown_command_suggests_only_real_near_misses() {
+    let home = Home::new();
+    for (word, meant) in [
+        ("hok", Some("hook")),
+        ("Hook", Some("hook")),
+        ("docter", Some("doctor")),
+        ("instal", Some("install")),
+        ("unistall", Some("uninstall")),
+        ("rulse", Some("rules")),
+        ("foo", None),
+        ("xyz", None),
+        ("help-me", None),
+        ("rulez", Some("rules")),
+    ] {
+        let run = home.run(&[word], "");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            err.contains(&format!("unrecognized subcommand '{word}'")),
+            "{word}: {err}"
+        );
+        match meant {
+            Some(m) => assert!(
+                err.contains(&format!("a similar subcommand exists: '{m}'")),
+                "{word}: {err}"
+            ),
+            None => {
+                assert!(!err.contains("similar"), "{word}: {err}");
+                assert!(!err.contains("\n\n\n"), "{word}: {err:?}");
+            }
+        }
+        // Only a mistyped `hook` (a broken registration) is kept off exit 2.
+        let code = if meant == Some("hook") { 1 } else { 2 };
+        assert_eq!(run.code, Some(code), "{word}: {err}");
+    }
+}
+
+#[test]
+fn completions_for_every_shell_name_every_command() {
+    let home = Home::new();
+    let commands = [
+        "install",
+        "uninstall",
+        "doctor",
+        "enable",
+        "disable",
+        "rules",
+        "explain",
+        "completions",
+    ];
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let run = home.run(&["completions", shell], "");
+        assert_eq!(run.code, Some(0), "{shell}");
+        assert!(run.stderr.is_empty(), "{shell}");
+        let script = run.stdout_text();
+        assert!(script.len() > 500, "{shell}: {script}");
+        for c in commands {
+            assert!(script.contains(c), "{shell} completions lack {c}");
+        }
+        // Flags of a subcommand too (fish spells it `-l purge`).
+        assert!(script.contains("purge"), "{shell}");
+    }
+    // The bash script is at least valid bash.
+    let script = home.run(&["completions", "bash"], "").stdout;
+    if let Ok(out) = assert_cmd::Command::new("bash")
+        .arg("-n")
+        .write_stdin(script)
+        .output()
+    {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(home.run(&["completions", "tcsh"], "").code, Some(2));
 }

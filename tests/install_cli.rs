@@ -14,13 +14,21 @@ const SETTINGS: &str = "{\n  \"env\": {\n    \"HTTPS_PROXY\": \"http://alice:Pr0
 
 struct Home {
     dir: tempfile::TempDir,
+    /// XDG_DATA_HOME / LOCALAPPDATA: where gk keeps its backups, apart from HOME.
+    data: tempfile::TempDir,
 }
 
 impl Home {
     fn new() -> Home {
         Home {
             dir: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
         }
+    }
+
+    /// gk's backup folder under this test's data folder.
+    fn backup_dir(&self) -> PathBuf {
+        self.data.path().join("gk").join("backups")
     }
 
     fn path(&self) -> &Path {
@@ -46,6 +54,9 @@ impl Home {
         cmd.env("HOME", self.path())
             .env("USERPROFILE", self.path())
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env("XDG_DATA_HOME", self.data.path())
+            .env("LOCALAPPDATA", self.data.path())
+            .env_remove("XDG_STATE_HOME")
             .env_remove("NO_COLOR")
             .current_dir(self.path())
             .write_stdin("");
@@ -69,7 +80,20 @@ impl Home {
         out
     }
 
+    /// Every backup gk made: in its backup folder (and, wrongly, anywhere
+    /// under HOME: see `backups_beside`).
     fn backups(&self) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = match fs::read_dir(self.backup_dir()) {
+            Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        };
+        found.sort();
+        found.extend(self.backups_beside());
+        found
+    }
+
+    /// Backups under HOME (beside the files), which gk must never make.
+    fn backups_beside(&self) -> Vec<PathBuf> {
         self.snapshot()
             .into_keys()
             .filter(|p| p.to_string_lossy().contains(".gk-backup-"))
@@ -561,4 +585,198 @@ fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
     );
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("is not a regular file"), "{err}");
+}
+
+#[test]
+fn uninstall_with_nothing_installed_says_so_plainly() {
+    let home = Home::new();
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("up to date"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "gk uninstall: gk is not installed in {}; nothing to remove.",
+            home.claude().display()
+        )),
+        "{out}"
+    );
+    // A user's own files there but nothing of gk's: the same.
+    home.write(".claude/settings.json", SETTINGS);
+    home.write(".claude/CLAUDE.md", "# My rules\n");
+    let (_, out, _) = output(home.gk().args(["uninstall", "-y"]));
+    assert!(out.contains("gk is not installed in"), "{out}");
+}
+
+#[test]
+fn a_plan_lists_under_will_change_only_the_files_that_change() {
+    let home = user_setup();
+    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    // One file away from a full install.
+    fs::remove_file(home.claude().join("hooks/task_state.json")).unwrap();
+    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0);
+    let head: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(head[0], "gk install will change 1 file:", "{out}");
+    assert!(
+        head[1].starts_with("  create    ") && head[1].contains("task_state.json"),
+        "{out}"
+    );
+    assert!(!out.contains("unchanged"), "{out}");
+    assert_eq!(head[2], "already up to date:", "{out}");
+    assert_eq!(head.len(), 6, "{out}");
+    for rest in &head[3..] {
+        assert!(
+            rest.starts_with("  ") && !rest.contains("task_state"),
+            "{out}"
+        );
+    }
+}
+
+// ------------------------------------------------------------- backups
+
+#[test]
+fn backups_go_to_one_folder_outside_claude_dir_and_the_output_says_where() {
+    let home = user_setup();
+    let (code, out, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    assert!(
+        home.backups_beside().is_empty(),
+        "{:?}",
+        home.backups_beside()
+    );
+    let backups = home.backups();
+    // settings.json and CLAUDE.md existed; task_state.json was created.
+    assert_eq!(backups.len(), 2, "{backups:?}");
+    let settings = home.claude().join("settings.json");
+    let copy = backups
+        .iter()
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .contains("%.claude%settings.json.gk-backup-")
+        })
+        .unwrap();
+    assert_eq!(fs::read_to_string(copy).unwrap(), SETTINGS);
+    assert!(
+        out.contains(&format!(
+            "backed up {} to {}",
+            settings.display(),
+            copy.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "gk keeps the last 3 backups of each file in {}",
+            home.backup_dir().display()
+        )),
+        "{out}"
+    );
+    // The name tells which file and when: the path, then the run's time.
+    let name = copy.file_name().unwrap().to_string_lossy().into_owned();
+    let stamp = name.rsplit(".gk-backup-").next().unwrap();
+    assert_eq!(stamp.len(), "20261101-093000".len(), "{name}");
+    assert!(
+        name.ends_with(stamp) && name.contains("%.claude%"),
+        "{name}"
+    );
+}
+
+#[test]
+fn only_the_last_three_backups_of_each_file_are_kept() {
+    let home = user_setup();
+    // Each switch rewrites gk.json once it exists: six edits in a row.
+    output(home.gk().args(["disable", "stop", "-y"]));
+    for _ in 0..3 {
+        output(home.gk().args(["enable", "stop", "-y"]));
+        output(home.gk().args(["disable", "stop", "-y"]));
+    }
+    let of_config: Vec<PathBuf> = home
+        .backups()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("gk.json.gk-backup-"))
+        .collect();
+    assert_eq!(of_config.len(), 3, "{of_config:?}");
+    // The newest three: gk.json as each of the last three runs (disable,
+    // enable, disable) found it: on, off, on.
+    let off: Vec<bool> = of_config
+        .iter()
+        .map(|p| fs::read_to_string(p).unwrap().contains("false"))
+        .collect();
+    assert_eq!(off, [false, true, false], "{of_config:?}");
+}
+
+#[test]
+fn doctor_fix_in_a_project_leaves_no_backup_in_its_claude_folder() {
+    let home = Home::new();
+    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0);
+    // A second spelling of the prompt hook in a project's shared settings.
+    home.write(
+        "work/app/.claude/settings.json",
+        "{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook prompt\"}]}\n    ]\n  }\n}\n",
+    );
+    let project = home.path().join("work/app");
+    let (code, out, err) =
+        output(
+            home.gk()
+                .current_dir(&project)
+                .args(["doctor", "--fix", "--yes", "--no-smoke"]),
+        );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!home
+        .read("work/app/.claude/settings.json")
+        .contains("gk hook"));
+    assert!(
+        home.backups_beside().is_empty(),
+        "{:?}",
+        home.backups_beside()
+    );
+    let names: Vec<String> = home
+        .backups()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("%work%app%.claude%settings.json.gk-backup-")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn purge_lists_and_removes_every_backup_and_keeps_none_of_its_own() {
+    let home = user_setup();
+    output(home.gk().args(["install", "-y", "--no-smoke"]));
+    output(home.gk().args(["disable", "stop", "-y"]));
+    output(home.gk().args(["enable", "stop", "-y"]));
+    // One an older gk left beside settings.json.
+    home.write(".claude/settings.json.gk-backup-20250101-000000", SETTINGS);
+    let before = home.backups();
+    assert!(before.len() >= 4, "{before:?}");
+    let (code, out, _) = output(home.gk().args(["uninstall", "--purge", "--dry-run"]));
+    assert_eq!(code, 0);
+    for b in &before {
+        assert!(
+            out.contains(&format!("remove    {}", b.display())),
+            "{} not listed:\n{out}",
+            b.display()
+        );
+    }
+    assert!(out.contains("no backups are kept of these files"), "{out}");
+    // Listed, never shown: a backup's text holds the secrets of env.
+    for secret in SECRETS {
+        assert!(!out.contains(secret), "{secret} shown:\n{out}");
+    }
+    let (code, _, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(home.backups().is_empty(), "{:?}", home.backups());
+    assert!(!home.backup_dir().exists());
+    assert!(!home.data.path().join("gk").exists());
+    assert!(home
+        .read(".claude/settings.json")
+        .contains("\"model\": \"opus\""));
 }

@@ -57,7 +57,7 @@ impl Inputs {
         // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
         let machine = crate::install::Machine::from_env()?;
         let project_dir = match &args.project {
-            Some(p) => p.clone(),
+            Some(p) => project_folder(p)?,
             None => std::env::current_dir()
                 .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?,
         };
@@ -79,6 +79,23 @@ impl Inputs {
             smoke: !args.no_smoke,
             now: SystemTime::now(),
         })
+    }
+}
+
+/// `--project DIR` must name a folder: reading the settings of one that is
+/// not there would report a clean bill for a project that does not exist.
+fn project_folder(dir: &Path) -> Result<PathBuf> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(dir.to_path_buf()),
+        Ok(_) => Err(Error::new(format!(
+            "--project {} is not a folder",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::new(format!(
+            "the project folder {} does not exist (--project)",
+            dir.display()
+        ))),
+        Err(e) => Err(Error::io("read the project folder", dir, &e)),
     }
 }
 
@@ -168,6 +185,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     }
 
     check_binaries(inputs, &regs, &how, &mut report);
+    check_backups_beside_files(inputs, &mut report);
 
     let config_path = inputs.paths.config_file();
     let mut switched_off: Vec<HookKind> = Vec::new();
@@ -222,7 +240,11 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let verdict = crate::hooks::read_state(&state_path).verdict(inputs.now, stale_hours);
     report.notes.push((
         Group::State,
-        format!("{}: {:?}", state_path.display(), verdict),
+        format!(
+            "{}: {}",
+            state_path.display(),
+            state::describe(&verdict, stale_hours)
+        ),
     ));
     report
         .findings
@@ -354,10 +376,17 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     ),
                 )
                 .at(&f.path, Some(e.line))
-                .fix(format!(
-                    "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
-                    e.line, e.column
-                )),
+                .fix(if e.reason == scopes::NOT_UTF8 {
+                    format!(
+                        "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",
+                        e.line, e.column
+                    )
+                } else {
+                    format!(
+                        "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
+                        e.line, e.column
+                    )
+                }),
             ),
             Load::Parsed {
                 settings,
@@ -377,10 +406,15 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     );
                 }
                 for i in issues {
+                    let severity = if i.is_unknown_event() {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    };
                     report.findings.push(
                         Finding::new(
                             "settings-schema",
-                            Severity::Error,
+                            severity,
                             Group::Settings,
                             format!(
                                 "{}:{}:{}: {}: {}; {}",
@@ -397,7 +431,11 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                             ),
                         )
                         .at(&f.path, Some(i.line))
-                        .fix(format!("{who} {} in {shown}", i.at)),
+                        .fix(if i.is_unknown_event() {
+                            format!("check the event name {} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)", i.at)
+                        } else {
+                            format!("{who} {} in {shown}", i.at)
+                        }),
                     );
                 }
                 report.notes.push((
@@ -688,5 +726,42 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
             .at(&r.path, Some(r.line))
             .fix("make the registered command start the gk binary directly (no wrapper script, interpreter or network drive); a virus scanner checking it on every start also costs this"),
         );
+    }
+}
+
+/// `backup-beside-file`: copies of settings files an older gk kept beside
+/// them (`settings.json.gk-backup-<stamp>`): in a project's `.claude/`,
+/// which is committed, or in `<claude dir>`, which Claude reads. They may
+/// hold the credentials of `env`; gk now keeps its backups in its own folder.
+fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
+    let folders = [
+        (
+            inputs.scope_paths.project_dir.join(".claude"),
+            "a project folder that is usually committed",
+        ),
+        (inputs.paths.dir().to_path_buf(), "the folder Claude reads"),
+        (inputs.paths.hooks_dir(), "the folder Claude reads"),
+    ];
+    let mut seen = Vec::new();
+    for (dir, what) in folders {
+        for path in crate::install::backup::left_beside(&dir) {
+            if seen.contains(&path) {
+                continue;
+            }
+            report.findings.push(
+                Finding::new(
+                    "backup-beside-file",
+                    Severity::Warning,
+                    Group::Settings,
+                    format!(
+                        "{} is a backup an older gk left in {what}; it may hold the credentials of env",
+                        path.display()
+                    ),
+                )
+                .at(&path, None)
+                .fix("delete it once you no longer need it (gk keeps its backups in its own folder now)"),
+            );
+            seen.push(path);
+        }
     }
 }

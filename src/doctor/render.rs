@@ -183,7 +183,10 @@ fn bullet(style: Style, severity: Severity) -> String {
     }
 }
 
-/// The human report.
+/// The human report. Findings of every severity are shown (an info
+/// finding, such as a hook switched off in gk.json, is nothing wrong but
+/// worth knowing, and its group is marked `[•]` rather than `[✓]`); `-v`
+/// adds the notes: what was read, what ran and how long it took.
 pub fn human(report: &Report, verbose: bool, style: Style) -> String {
     let mut out = String::new();
     for group in Group::ALL {
@@ -192,11 +195,14 @@ pub fn human(report: &Report, verbose: bool, style: Style) -> String {
         if let GroupStatus::Skipped(why) = &status {
             let _ = write!(title, " (skipped: {why})");
         }
-        let _ = writeln!(out, "{} {}", mark(style, &status), title);
+        let noted = status == GroupStatus::Ok && report.findings.iter().any(|f| f.group == group);
+        let shown = if noted {
+            "[•]".to_string()
+        } else {
+            mark(style, &status)
+        };
+        let _ = writeln!(out, "{shown} {title}");
         for f in report.findings.iter().filter(|f| f.group == group) {
-            if f.severity == Severity::Info && !verbose {
-                continue;
-            }
             let _ = writeln!(
                 out,
                 "    {} {} [{}]",
@@ -220,7 +226,15 @@ pub fn human(report: &Report, verbose: bool, style: Style) -> String {
     out.push('\n');
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);
-    if errors + warnings == 0 {
+    let notes = report.count(Severity::Info);
+    if errors + warnings == 0 && notes > 0 {
+        let _ = writeln!(
+            out,
+            "{} No issues found ({}).",
+            style.paint("32", "✓"),
+            plural(notes, "note")
+        );
+    } else if errors + warnings == 0 {
         let _ = writeln!(out, "{} No issues found.", style.paint("32", "✓"));
     } else {
         let mut line = format!(
@@ -333,18 +347,19 @@ mod tests {
     }
 
     #[test]
-    fn human_shows_problems_and_ticks_only_unless_verbose() {
+    fn human_shows_findings_and_ticks_and_notes_only_when_verbose() {
         let text = human(&report(), false, Style { color: false });
-        assert!(text.contains("[✓] Settings files\n"));
+        assert!(text.contains("[•] Settings files\n    • quiet [note]\n"));
         assert!(text.contains("[✗] Hook registrations\n    ✗ gk's stop hook is missing [hook-missing]\n      fix: gk doctor --fix\n"));
         assert!(text.contains("[!] Task state"));
         assert!(text.contains("[-] Smoke test (skipped: --no-smoke)"));
-        assert!(!text.contains("quiet") && !text.contains("user settings read"));
+        assert!(text.contains("[✓] CLAUDE.md section\n"));
+        assert!(!text.contains("user settings read"));
         assert!(text
             .contains("Doctor found 1 error and 1 warning; `gk doctor --fix` can fix 1 of them."));
         assert!(!text.contains('\x1b'));
         let verbose = human(&report(), true, Style { color: false });
-        assert!(verbose.contains("quiet") && verbose.contains("user settings read"));
+        assert!(verbose.contains("user settings read"));
         assert!(human(&report(), false, Style { color: true }).contains("\x1b[31m"));
     }
 

@@ -174,6 +174,10 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The reason of a [`Load::Unparseable`] file that is not UTF-8 (its fix
+/// is about the encoding, not the JSON).
+pub const NOT_UTF8: &str = "not valid UTF-8";
+
 /// Read and classify one settings file.
 pub fn load_file(path: &Path) -> Load {
     let bytes = match std::fs::read(path) {
@@ -192,7 +196,7 @@ pub fn load_file(path: &Path) -> Load {
                 path: path.to_path_buf(),
                 line,
                 column,
-                reason: "not valid UTF-8".to_string(),
+                reason: NOT_UTF8.to_string(),
             });
         }
     };

@@ -68,6 +68,41 @@ pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<
     Some(f.at(path, None))
 }
 
+/// The verdict in words, for `gk doctor -v` ("in progress for 30 hours
+/// (stale after 24)", "clean, written 2 hours ago").
+pub fn describe(verdict: &StateVerdict, stale_hours: u32) -> String {
+    let age = |hours: Option<f64>| match hours {
+        None => "age unknown".to_string(),
+        Some(h) if h < 1.0 => "less than an hour".to_string(),
+        Some(h) => plural_hours(h),
+    };
+    match verdict {
+        StateVerdict::Missing => "does not exist".to_string(),
+        StateVerdict::Unreadable { reason } => format!("cannot be read ({reason})"),
+        StateVerdict::NoStatus => "has no status field".to_string(),
+        StateVerdict::BadStatus { value } => format!("has status {}", shorten(value)),
+        StateVerdict::InProgress { stale, age_hours } => {
+            let mut text = match age_hours {
+                Some(_) => format!("in progress for {}", age(*age_hours)),
+                None => "in progress (age unknown)".to_string(),
+            };
+            if *stale {
+                text.push_str(&format!(" (stale after {stale_hours})"));
+            }
+            text
+        }
+        StateVerdict::Clean { age_hours: None } => "clean (age unknown)".to_string(),
+        StateVerdict::Clean { age_hours } => format!("clean, written {} ago", age(*age_hours)),
+    }
+}
+
+fn plural_hours(hours: f64) -> String {
+    match hours as u64 {
+        1 => "1 hour".to_string(),
+        n => format!("{n} hours"),
+    }
+}
+
 /// `config-invalid` for a gk.json the hooks cannot use.
 pub fn config_finding(error: &ConfigError) -> Finding {
     let path = &error.path;
@@ -140,6 +175,44 @@ mod tests {
         let f = finding(&stale, p, 24).unwrap();
         assert_eq!(f.code, "state-stale");
         assert!(f.message.contains("30h") && f.message.contains("24h"));
+    }
+
+    #[test]
+    fn verdicts_in_words() {
+        let words = |v: StateVerdict| describe(&v, 24);
+        assert_eq!(words(StateVerdict::Missing), "does not exist");
+        assert_eq!(
+            words(StateVerdict::InProgress {
+                stale: true,
+                age_hours: Some(30.7)
+            }),
+            "in progress for 30 hours (stale after 24)"
+        );
+        assert_eq!(
+            words(StateVerdict::InProgress {
+                stale: false,
+                age_hours: None
+            }),
+            "in progress (age unknown)"
+        );
+        assert_eq!(
+            words(StateVerdict::Clean {
+                age_hours: Some(0.2)
+            }),
+            "clean, written less than an hour ago"
+        );
+        assert_eq!(
+            words(StateVerdict::Clean {
+                age_hours: Some(1.5)
+            }),
+            "clean, written 1 hour ago"
+        );
+        assert_eq!(
+            words(StateVerdict::BadStatus {
+                value: "done".into()
+            }),
+            "has status 'done'"
+        );
     }
 
     #[test]

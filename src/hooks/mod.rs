@@ -140,8 +140,38 @@ pub fn print_rules() -> crate::error::Result<u8> {
     let config = effective_config();
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
+    if let Some(paths) = ClaudePaths::from_env() {
+        if stdout_is(&paths.config_file()) {
+            eprintln!(
+                "gk: note: writing into gk.json itself: the shell empties it before gk reads it, \
+                 so this is the built-in config, without rules of yours or a hook switched off \
+                 with `gk disable`; to keep those, write to another file and move it over gk.json"
+            );
+        }
+    }
     print_out(&format!("{}\n", jsonout::ascii_only(&text)))?;
     Ok(0)
+}
+
+/// Whether stdout is the file at `path` (`gk rules > gk.json`). Unix only:
+/// on Windows the shells that truncate (cmd, PowerShell) are not told
+/// apart here, and docs/hooks.md gives the safe recipe.
+#[cfg(unix)]
+fn stdout_is(path: &std::path::Path) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let (Ok(out), Ok(file)) = (std::fs::File::from(fd).metadata(), std::fs::metadata(path)) else {
+        return false;
+    };
+    out.is_file() && (out.dev(), out.ino()) == (file.dev(), file.ino())
+}
+
+#[cfg(not(unix))]
+fn stdout_is(_path: &std::path::Path) -> bool {
+    false
 }
 
 /// Print to stdout; a closed pipe (`gk rules | head`) is not an error, but

@@ -19,11 +19,18 @@ request, do NOT call any tools, do NOT start the task, and do NOT write \
 task_state.json. Instead reply with a short assessment, under 120 words: \
 (1) one line restating what the request would involve; \
 (2) size and depth: trivial / medium / complex / long-horizon; \
-(3) recommended model (Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1) and effort \
+(3) recommended model (";
+
+/// Follows the list of models in the check-mode instruction.
+const CHECK_MODE_AFTER_MODELS: &str = ") and effort \
 (low / medium / high), with a one-sentence reason; \
 (4) whether the current task state allows switching. \
 End with exactly: 'Switch with /model if needed, then type go.' \
 The keyword heuristic guessed ";
+
+/// The v5 rules' labels, and how the v5 text lists them (cheapest first).
+const V5_LABELS: [&str; 4] = ["Haiku 4.5", "Sonnet 5", "Opus 5.5", "Fable 5.1"];
+const V5_MODEL_LIST: &str = "Haiku 4.5, Sonnet 5, Opus 5.5 or Fable 5.1";
 
 const CHECK_MODE_TAIL: &str = "; override it if your reading differs.";
 
@@ -259,6 +266,8 @@ pub fn respond(
     if a.check_mode {
         ctx.push(' ');
         ctx.push_str(CHECK_MODE_INSTRUCTION);
+        ctx.push_str(&model_list(config));
+        ctx.push_str(CHECK_MODE_AFTER_MODELS);
         ctx.push_str(c.label);
         ctx.push_str(CHECK_MODE_TAIL);
     } else if is_clean {
@@ -267,6 +276,27 @@ pub fn respond(
         ctx.push_str(OPTION_D_DIRTY);
     }
     (msg, ctx)
+}
+
+/// The models `[check]` mode asks Claude to choose from: every rule's
+/// label, then the default model's, each once ("A, B or C"). With the v5
+/// labels, in whatever order, the v5 text exactly.
+fn model_list(config: &Config) -> String {
+    let mut labels: Vec<&str> = Vec::new();
+    let all = config.models.iter().map(|r| r.label.as_str());
+    for label in all.chain([config.default_model.label.as_str()]) {
+        if !labels.contains(&label) {
+            labels.push(label);
+        }
+    }
+    if labels.len() == V5_LABELS.len() && V5_LABELS.iter().all(|l| labels.contains(l)) {
+        return V5_MODEL_LIST.to_string();
+    }
+    match labels.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]

@@ -4,11 +4,11 @@
 //!
 //! Writing a file means: re-read it and refuse if it differs from what the
 //! plan was made from (Claude Code rewrites settings.json on its own), keep
-//! a backup beside it (`<name>.gk-backup-<stamp>`, same permissions, one
-//! stamp per run), then write atomically — a temp file in the same folder,
-//! written, synced, given the old file's mode, renamed over the target; the
-//! temp file is removed if anything fails. A symlink is written through to
-//! its target, so the link stays a link.
+//! a backup of it in gk's backup folder (see [`super::backup`]; one stamp
+//! per run, the last few per file), then write atomically — a temp file in
+//! the same folder, written, synced, given the old file's mode, renamed
+//! over the target; the temp file is removed if anything fails. A symlink
+//! is written through to its target, so the link stays a link.
 
 use std::fs;
 use std::io::{IsTerminal, Write as _};
@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{ChangeArgs, ColorChoice};
 use crate::error::{Error, Result};
+use crate::install::backup::{self, Backups};
 use crate::install::plan::{render, ChangeKind, FileChange, Plan, ReplaceStrategy, Style};
 
 /// How the user asked the change to be made (`--yes`, `--dry-run`, `--check`).
@@ -115,14 +116,43 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
         }
     }
     let stamp = run_stamp();
-    let kept = write_plan(plan, &stamp, &|_| {})?;
+    let backups = if plan.keep_backups && plan.changes.iter().any(needs_backup) {
+        Some(Backups::from_env()?)
+    } else {
+        None
+    };
+    let kept = write_plan(plan, &stamp, backups.as_ref(), &|_| {})?;
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
         println!("{:<9} {}", done_label(change.kind()), change.path.display());
     }
-    for path in &kept {
-        println!("kept      {}", path.display());
+    let mut backed_up = false;
+    for (original, copy) in &kept {
+        if backups.as_ref().is_some_and(|b| copy.starts_with(b.dir())) {
+            backed_up = true;
+            println!("backed up {} to {}", original.display(), copy.display());
+        } else {
+            println!("kept      {}", copy.display());
+        }
     }
-    Ok(Outcome::Written { kept })
+    if let (true, Some(b)) = (backed_up, &backups) {
+        println!(
+            "(gk keeps the last {} backups of each file in {}; `gk uninstall --purge` removes them)",
+            backup::KEEP,
+            b.dir().display()
+        );
+    }
+    Ok(Outcome::Written {
+        kept: kept.into_iter().map(|(_, copy)| copy).collect(),
+    })
+}
+
+/// A change whose old content is kept as a backup: a text file that
+/// existed, and is not itself one of gk's backups.
+fn needs_backup(change: &FileChange) -> bool {
+    change.changes_something()
+        && change.old.is_some()
+        && !change.binary
+        && !backup::is_backup(&change.path)
 }
 
 fn done_label(kind: ChangeKind) -> &'static str {
@@ -176,14 +206,17 @@ pub fn verify_unchanged(change: &FileChange) -> Result<()> {
 /// file, a folder that cannot be written): every new content is written to
 /// a temp file beside its target before any target is touched, so such a
 /// failure leaves every file as it was. Then each file is checked again
-/// just before its own backup and rename. `before_write` runs right before
-/// each file's last check (a seam for tests). Returns the backups and
-/// moved-aside files made.
+/// just before its own backup and rename. Backups go to `backups` (none
+/// when `None`; the folder is made before any file is touched).
+/// `before_write` runs right before each file's last check (a seam for
+/// tests). Returns each backup and moved-aside file made, with the file it
+/// was made of.
 pub(crate) fn write_plan(
     plan: &Plan,
     stamp: &str,
+    backups: Option<&Backups>,
     before_write: &dyn Fn(&Path),
-) -> Result<Vec<PathBuf>> {
+) -> Result<Vec<(PathBuf, PathBuf)>> {
     let pending: Vec<&FileChange> = plan
         .changes
         .iter()
@@ -195,6 +228,9 @@ pub(crate) fn write_plan(
         let target = write_target(&change.path)?;
         refuse_read_only(change, &target)?;
         targets.push(target);
+    }
+    if let Some(b) = backups.filter(|_| pending.iter().any(|c| needs_backup(c))) {
+        b.prepare()?;
     }
     let mut staged: Vec<Option<PathBuf>> = Vec::new();
     for (change, target) in pending.iter().zip(&targets) {
@@ -210,7 +246,7 @@ pub(crate) fn write_plan(
     for (i, change) in pending.iter().enumerate() {
         before_write(&change.path);
         let done = verify_unchanged(change)
-            .and_then(|()| commit(change, &targets[i], staged[i].as_deref(), stamp));
+            .and_then(|()| commit(change, &targets[i], staged[i].as_deref(), stamp, backups));
         match done {
             Ok(k) => kept.extend(k),
             Err(e) => {
@@ -269,15 +305,16 @@ fn commit(
     target: &Path,
     tmp: Option<&Path>,
     stamp: &str,
-) -> Result<Vec<PathBuf>> {
+    backups: Option<&Backups>,
+) -> Result<Vec<(PathBuf, PathBuf)>> {
     let mut kept = Vec::new();
-    if change.old.is_some() && !change.binary {
-        kept.push(backup(target, stamp)?);
+    if let (true, Some(b)) = (needs_backup(change), backups) {
+        kept.push((change.path.clone(), b.keep(target, stamp)?));
     }
     let Some(tmp) = tmp else {
         if change.old.is_some() {
             if change.strategy == ReplaceStrategy::MoveAsideFirst {
-                kept.push(move_aside(target, stamp)?);
+                kept.push((change.path.clone(), move_aside(target, stamp)?));
             } else {
                 fs::remove_file(target).map_err(|e| Error::io("remove", target, &e))?;
             }
@@ -296,7 +333,7 @@ fn commit(
         }
         return Err(Error::io("write", target, &e));
     }
-    kept.extend(aside);
+    kept.extend(aside.map(|a| (change.path.clone(), a)));
     Ok(kept)
 }
 
@@ -340,17 +377,6 @@ fn free_sibling(path: &Path, suffix: &str) -> PathBuf {
         .map(|n| sibling(path, &format!("{suffix}-{n}")))
         .find(|p| fs::symlink_metadata(p).is_err())
         .unwrap_or(first)
-}
-
-/// Copy `path` to `<path>.gk-backup-<stamp>` with the same permissions.
-fn backup(path: &Path, stamp: &str) -> Result<PathBuf> {
-    let dest = free_sibling(path, &format!(".gk-backup-{stamp}"));
-    fs::copy(path, &dest).map_err(|e| Error::io("back up", path, &e))?;
-    // fs::copy carries the permission bits over; say so explicitly anyway.
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = fs::set_permissions(&dest, meta.permissions());
-    }
-    Ok(dest)
 }
 
 fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf> {
@@ -423,6 +449,13 @@ mod tests {
         FileChange::text(path, Some(old.into()), Some(new.into()), "test")
     }
 
+    /// A backup folder in its own temp folder, apart from the files.
+    fn backups() -> (tempfile::TempDir, Backups) {
+        let tmp = tempfile::tempdir().unwrap();
+        let b = Backups::at(tmp.path().join("gk/backups"));
+        (tmp, b)
+    }
+
     #[test]
     fn a_file_changed_underneath_is_refused_and_left_alone() {
         let dir = tempfile::tempdir().unwrap();
@@ -434,7 +467,8 @@ mod tests {
         plan.push(edit(&a, "{}", "{\"x\":1}"));
         plan.push(edit(&b, "{}", "{\"y\":1}"));
         // Another program rewrites b.json between the plan and its write.
-        let err = write_plan(&plan, "s", &|p: &Path| {
+        let (_keep, store) = backups();
+        let err = write_plan(&plan, "s", Some(&store), &|p: &Path| {
             if p == b {
                 fs::write(&b, "{\"other\":true}").unwrap();
             }
@@ -442,7 +476,11 @@ mod tests {
         .unwrap_err();
         assert!(err.message().contains("changed since the plan"), "{err}");
         assert_eq!(fs::read_to_string(&b).unwrap(), "{\"other\":true}");
-        assert!(!dir.path().join("b.json.gk-backup-s").exists());
+        // a.json was written (and backed up); b.json was not backed up.
+        assert_eq!(store.list().len(), 1);
+        assert!(store.list()[0]
+            .to_string_lossy()
+            .contains("a.json.gk-backup-s"));
     }
 
     #[test]
@@ -456,7 +494,12 @@ mod tests {
         plan.push(edit(&a, "{}", "{\"x\":1}"));
         plan.push(edit(&b, "{}", "{\"y\":1}"));
         let calls = Cell::new(0);
-        assert!(write_plan(&plan, "s", &|_| calls.set(calls.get() + 1)).is_err());
+        let (_keep, store) = backups();
+        assert!(write_plan(&plan, "s", Some(&store), &|_| calls.set(calls.get() + 1)).is_err());
+        assert!(
+            !store.dir().exists(),
+            "no backup folder for a run that wrote nothing"
+        );
         assert_eq!(calls.get(), 0);
         assert_eq!(fs::read_to_string(&a).unwrap(), "{}");
     }
@@ -473,7 +516,10 @@ mod tests {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let mut plan = Plan::new("test");
         plan.push(edit(&link, "{}", "{\"a\":1}"));
-        let kept = write_plan(&plan, "s1", &|_| {}).unwrap();
+        let (_keep, store) = backups();
+        let kept = write_plan(&plan, "s1", Some(&store), &|_| {}).unwrap();
+        let kept: Vec<PathBuf> = kept.into_iter().map(|(_, k)| k).collect();
+        assert!(kept[0].starts_with(store.dir()), "{kept:?}");
         assert!(fs::symlink_metadata(&link)
             .unwrap()
             .file_type()
@@ -484,29 +530,55 @@ mod tests {
         assert_eq!(kept.len(), 1);
         assert_eq!(fs::read_to_string(&kept[0]).unwrap(), "{}");
         assert_eq!(mode(&kept[0]), 0o600);
-        let leftovers: Vec<_> = fs::read_dir(dir.path())
+        // Nothing beside the file: no temp file, no backup.
+        let mut names: Vec<String> = fs::read_dir(dir.path())
             .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().contains("gk-tmp"))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert!(leftovers.is_empty());
+        names.sort();
+        assert_eq!(names, ["real.json", "settings.json"]);
     }
 
     #[test]
     fn a_second_run_in_the_same_second_does_not_overwrite_a_backup() {
         let dir = tempfile::tempdir().unwrap();
+        let (_keep, store) = backups();
         let a = dir.path().join("a.json");
         fs::write(&a, "1").unwrap();
         let mut plan = Plan::new("test");
         plan.push(edit(&a, "1", "2"));
-        write_plan(&plan, "same", &|_| {}).unwrap();
+        write_plan(&plan, "same", Some(&store), &|_| {}).unwrap();
         let mut plan = Plan::new("test");
         plan.push(edit(&a, "2", "3"));
-        let kept = write_plan(&plan, "same", &|_| {}).unwrap();
-        assert_eq!(kept, vec![dir.path().join("a.json.gk-backup-same-2")]);
-        let first = dir.path().join("a.json.gk-backup-same");
-        assert_eq!(fs::read_to_string(first).unwrap(), "1");
-        assert_eq!(fs::read_to_string(&kept[0]).unwrap(), "2");
+        let kept = write_plan(&plan, "same", Some(&store), &|_| {}).unwrap();
+        let name = format!("{}.gk-backup-same", backup::file_key(&a));
+        assert_eq!(
+            kept,
+            vec![(a.clone(), store.dir().join(format!("{name}-2")))]
+        );
+        assert_eq!(fs::read_to_string(store.dir().join(name)).unwrap(), "1");
+        assert_eq!(fs::read_to_string(&kept[0].1).unwrap(), "2");
+    }
+
+    #[test]
+    fn a_backup_folder_that_cannot_be_made_stops_the_run_before_any_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "{}").unwrap();
+        // A file where the backup folder's parent should be.
+        let blocked = dir.path().join("data");
+        fs::write(&blocked, "not a folder").unwrap();
+        let store = Backups::at(blocked.join("gk/backups"));
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "{}", "{\"x\":1}"));
+        let err = write_plan(&plan, "s", Some(&store), &|_| {}).unwrap_err();
+        assert!(err.message().contains("backup folder"), "{err}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "{}");
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 
     #[test]
@@ -540,10 +612,15 @@ mod tests {
             strategy: ReplaceStrategy::MoveAsideFirst,
             reason: String::new(),
         });
-        let kept = write_plan(&plan, "s", &|_| {}).unwrap();
+        let (_keep, store) = backups();
+        let kept = write_plan(&plan, "s", Some(&store), &|_| {}).unwrap();
         assert_eq!(fs::read(&exe).unwrap(), b"new");
-        assert_eq!(kept, vec![dir.path().join("gk.exe.gk-old-s")]);
-        assert_eq!(fs::read(&kept[0]).unwrap(), b"old");
+        assert_eq!(
+            kept,
+            vec![(exe.clone(), dir.path().join("gk.exe.gk-old-s"))]
+        );
+        assert_eq!(fs::read(&kept[0].1).unwrap(), b"old");
+        assert!(store.list().is_empty(), "a program is not backed up");
     }
 
     #[test]
@@ -560,7 +637,9 @@ mod tests {
         let mut plan = Plan::new("test");
         plan.push(edit(&a, "{}", "{\"x\":1}"));
         plan.push(edit(&b, "{}", "{\"y\":1}"));
-        assert!(write_plan(&plan, "s", &|_| {}).is_err());
+        let (_keep, store) = backups();
+        assert!(write_plan(&plan, "s", Some(&store), &|_| {}).is_err());
+        assert!(store.list().is_empty());
         let mut names: Vec<String> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

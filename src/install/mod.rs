@@ -31,6 +31,7 @@
 //! ```
 
 pub mod apply;
+pub mod backup;
 pub mod binary;
 pub mod claude_md;
 pub mod plan;
@@ -244,7 +245,12 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
 /// binary (only when it carries gk's version marker), and with `purge`
 /// task_state.json and gk.json.
 pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
-    let mut plan = Plan::new("gk uninstall");
+    let mut plan = Plan::new("gk uninstall").when_idle(format!(
+        "gk is not installed in {}; nothing to remove",
+        m.paths.dir().display()
+    ));
+    // --purge leaves nothing of gk's behind, backups included.
+    plan.keep_backups = !purge;
     let mut notes = Vec::new();
     let settings = m.paths.settings();
     if let Some(old) = read_text(&settings)? {
@@ -306,6 +312,33 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
         }
     }
     Ok((plan, notes))
+}
+
+/// `--purge`: add the removal of every backup gk keeps in `backups`, and
+/// of those an older gk left beside the files in `<claude dir>` and its
+/// `hooks/` folder (`settings.json.gk-backup-<stamp>`).
+pub fn plan_purge_backups(
+    plan: &mut Plan,
+    backups: &backup::Backups,
+    paths: &ClaudePaths,
+) -> Result<()> {
+    let mut found = backups.list();
+    found.extend(backup::left_beside(paths.dir()));
+    found.extend(backup::left_beside(&paths.hooks_dir()));
+    for path in found {
+        if let Some(bytes) = read_current(&path)? {
+            plan.push(FileChange {
+                path,
+                old: Some(bytes),
+                new: None,
+                binary: false,
+                create_mode: 0o600,
+                strategy: plan::ReplaceStrategy::InPlace,
+                reason: "a backup gk made (--purge)".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
@@ -375,8 +408,21 @@ fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
 
 pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let m = Machine::from_env()?;
-    let (plan, notes) = plan_uninstall(&m, args.purge)?;
+    let (mut plan, notes) = plan_uninstall(&m, args.purge)?;
+    let backups = backup::Backups::from_env();
+    if args.purge {
+        if let Ok(b) = &backups {
+            plan_purge_backups(&mut plan, b, &m.paths)?;
+        }
+    }
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
+    if let (true, Outcome::Written { .. }, Ok(b)) = (args.purge, &outcome, &backups) {
+        // Emptied by the plan: the folders go too (only when empty).
+        let _ = std::fs::remove_dir(b.dir());
+        if let Some(parent) = b.dir().parent().filter(|p| p.ends_with("gk")) {
+            let _ = std::fs::remove_dir(parent);
+        }
+    }
     for note in notes {
         println!("{note}");
     }
@@ -404,7 +450,11 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
     let old = read_text(&path)?;
     let new = switch::set_enabled(&path, old.as_deref(), kind, enable)?;
     let verb = if enable { "enable" } else { "disable" };
-    let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg()));
+    let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg())).when_idle(format!(
+        "the {} hook is already switched {}; nothing to do",
+        kind.arg(),
+        if enable { "on" } else { "off" }
+    ));
     plan.push(FileChange::text(
         &path,
         old,

@@ -104,6 +104,12 @@ pub struct Plan {
     /// Shown as the first line ("gk install", "gk doctor --fix").
     pub title: String,
     pub changes: Vec<FileChange>,
+    /// What to say after the title when nothing changes; `None`: "nothing
+    /// to do, every file is up to date".
+    pub idle: Option<String>,
+    /// Keep a backup of every text file changed (see `install::backup`);
+    /// only `gk uninstall --purge`, which removes gk's backups, says no.
+    pub keep_backups: bool,
 }
 
 impl Plan {
@@ -111,7 +117,16 @@ impl Plan {
         Plan {
             title: title.to_string(),
             changes: Vec::new(),
+            idle: None,
+            keep_backups: true,
         }
+    }
+
+    /// Say `message` instead of "nothing to do, every file is up to date"
+    /// when nothing changes ("gk is not installed in …; nothing to remove").
+    pub fn when_idle(mut self, message: impl Into<String>) -> Plan {
+        self.idle = Some(message.into());
+        self
     }
 
     pub fn push(&mut self, change: FileChange) {
@@ -149,27 +164,26 @@ pub fn render(plan: &Plan, style: Style) -> String {
         .filter(|c| c.changes_something())
         .count();
     if pending == 0 {
-        let _ = writeln!(
-            out,
-            "{}: nothing to do, every file is up to date.",
-            plan.title
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "{} will change {} file{}:",
-            plan.title,
-            pending,
-            if pending == 1 { "" } else { "s" }
-        );
+        let idle = plan
+            .idle
+            .as_deref()
+            .unwrap_or("nothing to do, every file is up to date");
+        let _ = writeln!(out, "{}: {idle}.", plan.title);
+        return out;
     }
-    for change in &plan.changes {
+    let _ = writeln!(
+        out,
+        "{} will change {} file{}:",
+        plan.title,
+        pending,
+        if pending == 1 { "" } else { "s" }
+    );
+    for change in plan.changes.iter().filter(|c| c.changes_something()) {
         let kind = change.kind();
         let label = format!("{:<9}", kind.label());
         let label = match kind {
             ChangeKind::Create => style.paint("32", &label),
             ChangeKind::Remove => style.paint("31", &label),
-            ChangeKind::NothingToDo => style.paint("2", &label),
             _ => style.paint("33", &label),
         };
         let _ = write!(out, "  {label} {}", change.path.display());
@@ -178,7 +192,26 @@ pub fn render(plan: &Plan, style: Style) -> String {
         }
         out.push('\n');
     }
-    for change in plan.changes.iter().filter(|c| c.changes_something()) {
+    let same: Vec<&FileChange> = plan
+        .changes
+        .iter()
+        .filter(|c| !c.changes_something() && c.old.is_some())
+        .collect();
+    if !same.is_empty() {
+        out.push_str(&style.paint("2", "already up to date:"));
+        out.push('\n');
+        for change in same {
+            let _ = writeln!(out, "  {}", change.path.display());
+        }
+    }
+    if !plan.keep_backups {
+        out.push_str("no backups are kept of these files\n");
+    }
+    // A backup is removed, never shown: its name does not end in .json, so
+    // its secrets would not be masked, and its text is no news.
+    let shown =
+        |c: &&FileChange| c.changes_something() && !crate::install::backup::is_backup(&c.path);
+    for change in plan.changes.iter().filter(shown) {
         out.push('\n');
         if change.binary {
             out.push_str(&describe_binary_change(change));

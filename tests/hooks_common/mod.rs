@@ -1,6 +1,7 @@
 //! Shared helpers for the hook tests: a temporary HOME with a `.claude/hooks`
-//! folder, and a runner that isolates HOME, USERPROFILE and
-//! CLAUDE_CONFIG_DIR so no test ever sees the real ~/.claude.
+//! folder, and a runner that isolates HOME, USERPROFILE, CLAUDE_CONFIG_DIR
+//! and the folders gk keeps its own files in (XDG_DATA_HOME, LOCALAPPDATA,
+//! XDG_STATE_HOME) so no test ever sees the real ~/.claude or profile.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -109,10 +110,14 @@ impl Home {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::cargo_bin("gk").unwrap();
+        let data = self.path().join(".gk-test-data");
         cmd.args(args)
             .env("HOME", self.path())
             .env("USERPROFILE", self.path())
-            .env_remove("CLAUDE_CONFIG_DIR");
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("XDG_DATA_HOME", &data)
+            .env("LOCALAPPDATA", &data)
+            .env_remove("XDG_STATE_HOME");
         cmd
     }
 

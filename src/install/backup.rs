@@ -1,0 +1,332 @@
+//! gk's backups: before a command changes a file, a copy of the file as it
+//! was goes into one per-user folder ([`crate::paths::backup_dir`]), never
+//! beside the file. Beside it, a backup of a project's settings would sit
+//! in a committable `.claude/` folder, and one of `<claude dir>/settings.json`
+//! in the folder Claude reads; both hold the credentials of `env`.
+//!
+//! A backup is named after the whole path of the file and the time of the
+//! run, so a person can tell which file it was and when:
+//! `home%ann%.claude%settings.json.gk-backup-20261101-093000` is
+//! `/home/ann/.claude/settings.json` as it was at 09:30:00 on 1 November
+//! 2026 (`/` and `\` become `%`, a `%` in a name becomes `%%`, a drive's
+//! `:` is dropped). The newest [`KEEP`] backups of each file are kept, the
+//! older ones removed. A backup has the file's own permissions (never more
+//! readable than the file); on Unix the folder is private (0700).
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// How many backups of one file are kept.
+pub const KEEP: usize = 3;
+
+/// What separates a file's name from the time in a backup's name (also the
+/// mark of the backups older gk versions left beside the file).
+pub const MARK: &str = ".gk-backup-";
+
+/// Longest file-name part taken from the path (file systems allow 255
+/// bytes per name); a longer one keeps its end and a fingerprint of the whole.
+const MAX_KEY_BYTES: usize = 180;
+
+/// The backup folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backups {
+    dir: PathBuf,
+}
+
+/// Whether `path` names a backup gk made (in the folder, or beside a file
+/// by an older gk). Backups are never themselves backed up or diffed.
+pub fn is_backup(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().contains(MARK))
+}
+
+/// The part of a backup's name that says which file it is.
+pub fn file_key(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let mut parts = Vec::new();
+    for part in text.split(['/', '\\']).filter(|p| !p.is_empty()) {
+        let mut escaped = String::with_capacity(part.len());
+        for c in part.chars() {
+            match c {
+                '%' => escaped.push_str("%%"),
+                ':' => {}
+                // Not allowed in a Windows file name (`\\?\C:\…` has a `?`).
+                '<' | '>' | '"' | '|' | '?' | '*' => escaped.push('_'),
+                c if c.is_control() => escaped.push('_'),
+                c => escaped.push(c),
+            }
+        }
+        parts.push(escaped);
+    }
+    let key = parts.join("%");
+    if key.len() <= MAX_KEY_BYTES {
+        return key;
+    }
+    let mut start = key.len() - (MAX_KEY_BYTES - 20);
+    while !key.is_char_boundary(start) {
+        start += 1;
+    }
+    let hash = crate::install::plan::fingerprint(text.as_bytes());
+    format!("{hash:016x}…{}", &key[start..])
+}
+
+/// `(stamp, n)` of a backup name (`…-20261101-093000` or `…-20261101-093000-2`),
+/// for ordering a file's backups oldest first.
+fn age_key(suffix: &str) -> (String, u64) {
+    let mut parts = suffix.rsplitn(2, '-');
+    let last = parts.next().unwrap_or_default();
+    match (parts.next(), last.parse::<u64>()) {
+        // A stamp's own time part has six digits; a counter fewer.
+        (Some(stamp), Ok(n)) if last.len() < 6 => (stamp.to_string(), n),
+        _ => (suffix.to_string(), 1),
+    }
+}
+
+impl Backups {
+    pub fn at(dir: impl Into<PathBuf>) -> Backups {
+        Backups { dir: dir.into() }
+    }
+
+    /// The folder for this process (see [`crate::paths::backup_dir`]).
+    pub fn from_env() -> Result<Backups> {
+        crate::paths::backup_dir_from_env()
+            .map(Backups::at)
+            .ok_or_else(|| {
+                Error::new(
+                    "found no folder for gk's backups (set HOME, or XDG_DATA_HOME / LOCALAPPDATA); nothing written",
+                )
+            })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Create the folder (private on Unix). Called before any file of a
+    /// plan is written, so a folder that cannot be made stops the run first.
+    pub fn prepare(&self) -> Result<()> {
+        let dir = &self.dir;
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+            builder.mode(0o700);
+            builder
+                .create(dir)
+                .map_err(|e| Error::io("create the backup folder", dir, &e))?;
+            // It may have been there already with other permissions.
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| Error::io("make private the backup folder", dir, &e))?;
+        }
+        #[cfg(not(unix))]
+        builder
+            .create(dir)
+            .map_err(|e| Error::io("create the backup folder", dir, &e))?;
+        Ok(())
+    }
+
+    /// Copy `file` as it is now into the folder, with its permissions, and
+    /// drop all but the newest [`KEEP`] backups of it. Returns the copy.
+    pub fn keep(&self, file: &Path, stamp: &str) -> Result<PathBuf> {
+        let key = file_key(file);
+        let dest = self.free_name(&format!("{key}{MARK}{stamp}"));
+        copy_private(file, &dest).map_err(|e| Error::io("back up", file, &e))?;
+        self.prune(&key);
+        Ok(dest)
+    }
+
+    /// `name` in the folder, or with `-2`, `-3`, … when taken (two runs in
+    /// one second must not overwrite a backup).
+    fn free_name(&self, name: &str) -> PathBuf {
+        let first = self.dir.join(name);
+        if fs::symlink_metadata(&first).is_err() {
+            return first;
+        }
+        (2..)
+            .map(|n| self.dir.join(format!("{name}-{n}")))
+            .find(|p| fs::symlink_metadata(p).is_err())
+            .unwrap_or(first)
+    }
+
+    /// The backups of the file whose key is `key`, oldest first.
+    fn of(&self, key: &str) -> Vec<PathBuf> {
+        let prefix = format!("{key}{MARK}");
+        let mut found: Vec<((String, u64), PathBuf)> = self
+            .list()
+            .into_iter()
+            .filter_map(|p| {
+                let name = p.file_name()?.to_string_lossy().into_owned();
+                let suffix = name.strip_prefix(&prefix)?.to_string();
+                Some((age_key(&suffix), p))
+            })
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// Remove all but the newest [`KEEP`] backups of one file. A backup
+    /// that cannot be removed stays; the next run tries again.
+    fn prune(&self, key: &str) {
+        let all = self.of(key);
+        let extra = all.len().saturating_sub(KEEP);
+        for old in &all[..extra] {
+            let _ = fs::remove_file(old);
+        }
+    }
+
+    /// Every backup in the folder, in name order (each file's together,
+    /// oldest first within a second's counter aside).
+    pub fn list(&self) -> Vec<PathBuf> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .filter(|p| is_backup(p))
+            .collect();
+        found.sort();
+        found
+    }
+}
+
+/// The backups an older gk left beside the files it changed in `dir`
+/// (`settings.json.gk-backup-<stamp>`).
+pub fn left_beside(dir: &Path) -> Vec<PathBuf> {
+    Backups::at(dir).list()
+}
+
+/// Copy `from` to the new file `to` with `from`'s permissions; on Unix the
+/// copy is created with them, so it is never readable by more people than
+/// the original, not even for a moment. Nothing is left behind on failure.
+fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
+    let meta = fs::metadata(from)?;
+    let bytes = fs::read(from)?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(meta.permissions().mode() & 0o777);
+    }
+    let result = (|| {
+        let mut file = options.open(to)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::set_permissions(to, meta.permissions())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(to);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_names_the_whole_path() {
+        assert_eq!(
+            file_key(Path::new("/home/ann/.claude/settings.json")),
+            "home%ann%.claude%settings.json"
+        );
+        assert_eq!(
+            file_key(Path::new(r"C:\Users\Ann\.claude\settings.json")),
+            "C%Users%Ann%.claude%settings.json"
+        );
+        // A verbatim path (a link's target on Windows): a usable name still.
+        assert_eq!(
+            file_key(Path::new(r"\\?\C:\Users\Ann\settings.json")),
+            "_%C%Users%Ann%settings.json"
+        );
+        // `%` itself is doubled, so a `%` in a name is told from a folder
+        // (only a name that starts or ends with `%` can still meet another
+        // path's key; the worst that does is prune the two files together).
+        assert_ne!(file_key(Path::new("/a%b/c")), file_key(Path::new("/a/b%c")));
+        let deep = format!("/{}/settings.json", "sub/".repeat(100));
+        let key = file_key(Path::new(&deep));
+        assert!(key.len() <= MAX_KEY_BYTES + 4, "{}", key.len());
+        assert!(key.ends_with("%sub%sub%settings.json"), "{key}");
+        // An empty part (`//`) is no `%` of a name.
+        assert_ne!(file_key(Path::new("/a//b")), file_key(Path::new("/a%b")));
+        assert_ne!(key, file_key(Path::new(&format!("/x{}", &deep[1..]))));
+    }
+
+    #[test]
+    fn ages_order_stamps_then_counters() {
+        let mut names = vec![
+            "20261101-093000-10",
+            "20261101-093000",
+            "20261102-080000",
+            "20261101-093000-2",
+        ];
+        names.sort_by_key(|n| age_key(n));
+        assert_eq!(
+            names,
+            [
+                "20261101-093000",
+                "20261101-093000-2",
+                "20261101-093000-10",
+                "20261102-080000"
+            ]
+        );
+    }
+
+    #[test]
+    fn only_the_newest_three_of_each_file_are_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let b = Backups::at(tmp.path().join("data/gk/backups"));
+        b.prepare().unwrap();
+        let file = tmp.path().join("settings.json");
+        let other = tmp.path().join("CLAUDE.md");
+        fs::write(&other, "mine").unwrap();
+        b.keep(&other, "20261101-000000").unwrap();
+        for (i, stamp) in ["20261101-000001", "20261101-000002", "20261101-000003"]
+            .iter()
+            .enumerate()
+        {
+            fs::write(&file, format!("v{i}")).unwrap();
+            b.keep(&file, stamp).unwrap();
+        }
+        fs::write(&file, "v3").unwrap();
+        let last = b.keep(&file, "20261101-000003").unwrap();
+        assert!(last.to_string_lossy().ends_with("-000003-2"), "{last:?}");
+        let kept = b.of(&file_key(&file));
+        let texts: Vec<String> = kept
+            .iter()
+            .map(|p| fs::read_to_string(p).unwrap())
+            .collect();
+        assert_eq!(texts, ["v1", "v2", "v3"]);
+        // The other file's backup is not touched by this file's pruning.
+        assert_eq!(b.of(&file_key(&other)).len(), 1);
+        assert_eq!(b.list().len(), 4);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_backup_is_never_more_readable_than_the_file_and_the_folder_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("backups");
+        fs::create_dir(&dir).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        let b = Backups::at(&dir);
+        b.prepare().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        let file = tmp.path().join("settings.json");
+        for m in [0o600, 0o640, 0o644] {
+            fs::write(&file, "{}").unwrap();
+            fs::set_permissions(&file, fs::Permissions::from_mode(m)).unwrap();
+            let copy = b.keep(&file, &format!("20261101-00000{}", m % 10)).unwrap();
+            assert_eq!(mode(&copy), m);
+        }
+    }
+}
