@@ -55,6 +55,8 @@ pub enum Command {
         /// The prompt text, as it would be typed.
         prompt: String,
     },
+    /// Print this session's task state as one line, for Claude Code's statusLine.
+    Statusline,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -62,6 +62,9 @@ impl Home {
         cmd.env("HOME", &self.home)
             .env("USERPROFILE", &self.home)
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GK_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("LOCALAPPDATA")
             .env("GK_MANAGED_SETTINGS", &self.managed)
             .env("NO_COLOR", "1")
             .current_dir(&self.project);

@@ -46,6 +46,9 @@ impl Home {
         cmd.env("HOME", self.path())
             .env("USERPROFILE", self.path())
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GK_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("LOCALAPPDATA")
             .env_remove("NO_COLOR")
             .current_dir(self.path())
             .write_stdin("");

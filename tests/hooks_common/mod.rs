@@ -112,7 +112,10 @@ impl Home {
         cmd.args(args)
             .env("HOME", self.path())
             .env("USERPROFILE", self.path())
-            .env_remove("CLAUDE_CONFIG_DIR");
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GK_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("LOCALAPPDATA");
         cmd
     }
 
