@@ -55,8 +55,71 @@ pub enum Command {
         /// The prompt text, as it would be typed.
         prompt: String,
     },
+    /// List, clean, prune or set the task records (one per session).
+    State(StateArgs),
     /// Print this session's task state as one line, for Claude Code's statusLine.
     Statusline,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct StateArgs {
+    /// Print the records as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub action: Option<StateAction>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TaskStatus {
+    #[value(name = "in_progress")]
+    InProgress,
+    Clean,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum StateAction {
+    /// Set records clean: one session's, or every record (with the shared one).
+    Clean {
+        /// The session id (or the record's name as `gk state` lists it).
+        #[arg(required_unless_present_any = ["all", "shared"], conflicts_with_all = ["all", "shared"])]
+        session: Option<String>,
+        /// Every record, and the shared one.
+        #[arg(long)]
+        all: bool,
+        /// Only the shared record (`<claude dir>/hooks/task_state.json`).
+        #[arg(long, conflicts_with = "all")]
+        shared: bool,
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
+    /// Delete clean records, and any record not written for longer than --days.
+    Prune {
+        /// Also delete records older than this many days, whatever they say.
+        #[arg(long, default_value_t = 7)]
+        days: u32,
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
+    /// Write a record: `gk state set in_progress "<task>"`, or `gk state set clean`.
+    Set {
+        #[arg(value_enum)]
+        status: TaskStatus,
+        /// The task (required for in_progress).
+        #[arg(required_if_eq("status", "in_progress"))]
+        task: Option<String>,
+        #[arg(long)]
+        detail: Option<String>,
+        #[arg(long)]
+        project: Option<String>,
+        /// Whose record: a session id. Without it, the shared record, which
+        /// every session without a record of its own shows.
+        #[arg(long)]
+        session: Option<String>,
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

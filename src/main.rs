@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Command::Disable(a) => install::run_switch(&a, false, cli.color),
         Command::Doctor(a) => doctor::run(&a, cli.color),
         Command::Rules => hooks::print_rules(),
+        Command::State(a) => gk::records::run(&a, cli.color),
         // Reached only with arguments, which clap has already refused.
         Command::Statusline => Ok(hooks::run_statusline()),
         Command::Explain { prompt } => hooks::explain(&prompt),
