@@ -38,7 +38,7 @@ pub enum Command {
         #[arg(value_enum)]
         which: HookName,
     },
-    /// Put gk in place: binary, settings.json hooks, CLAUDE.md section, task_state.json.
+    /// Put gk in place: binary, settings.json hooks and permission rules, CLAUDE.md section, task_state.json.
     Install(InstallArgs),
     /// Take back what install added.
     Uninstall(UninstallArgs),
@@ -162,6 +162,14 @@ pub struct InstallArgs {
     /// Skip running the installed hooks once after writing.
     #[arg(long)]
     pub no_smoke: bool,
+    /// Do not add the permission rules that let Claude write its task
+    /// records without asking.
+    #[arg(long)]
+    pub no_permissions: bool,
+    /// Also register `gk statusline` as Claude Code's status line (only
+    /// where none is set).
+    #[arg(long)]
+    pub statusline: bool,
 }
 
 #[derive(Debug, Clone, Args)]
