@@ -145,11 +145,17 @@ pub fn state_dir(
 
 /// [`state_dir`] from the process environment.
 pub fn state_dir_from_env() -> Option<PathBuf> {
+    state_dir_for(Os::current(), home_dir().as_deref())
+}
+
+/// [`state_dir`] for a known platform and home folder, the variables read
+/// from the process environment.
+pub fn state_dir_for(os: Os, home: Option<&Path>) -> Option<PathBuf> {
     state_dir(
-        Os::current(),
+        os,
         std::env::var_os(STATE_DIR_VAR),
         std::env::var_os("XDG_STATE_HOME"),
-        home_dir().as_deref(),
+        home,
     )
 }
 

@@ -109,12 +109,7 @@ fn state_for(
     let shared = paths.map(ClaudePaths::state_file);
     let dir = match config.state.scope {
         StateScope::Global => None,
-        StateScope::Session => crate::paths::state_dir(
-            crate::platform::Os::current(),
-            std::env::var_os(crate::paths::STATE_DIR_VAR),
-            std::env::var_os("XDG_STATE_HOME"),
-            home,
-        ),
+        StateScope::Session => crate::paths::state_dir_for(crate::platform::Os::current(), home),
     };
     locate(
         config.state.scope,

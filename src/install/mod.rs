@@ -188,12 +188,7 @@ impl Extras {
     pub fn for_machine(m: &Machine, permissions: bool, statusline: bool) -> (Extras, Vec<String>) {
         let mut notes = Vec::new();
         let rules = if permissions {
-            let dir = crate::paths::state_dir(
-                m.os,
-                std::env::var_os(crate::paths::STATE_DIR_VAR),
-                std::env::var_os("XDG_STATE_HOME"),
-                Some(&m.ctx.home),
-            );
+            let dir = crate::paths::state_dir_for(m.os, Some(&m.ctx.home));
             let rules = dir
                 .as_deref()
                 .and_then(|d| crate::paths::state_rules(m.os, d, Some(&m.ctx.home)));
