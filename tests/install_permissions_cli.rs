@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+mod hooks_common;
 use serde_json::Value;
 
 const SECRET: &str = "sk-ant-SECRET-VALUE-987";
@@ -35,17 +37,8 @@ impl Home {
         std::fs::read_to_string(self.settings_path()).unwrap()
     }
     fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("gk").unwrap();
-        cmd.args(args)
-            .env("HOME", self.dir.path())
-            .env("USERPROFILE", self.dir.path())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("GK_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("LOCALAPPDATA")
-            .env("NO_COLOR", "1")
-            .current_dir(self.dir.path())
-            .write_stdin("");
+        let mut cmd = hooks_common::isolated_gk(self.dir.path());
+        cmd.args(args).current_dir(self.dir.path()).write_stdin("");
         cmd
     }
     fn ok(&self, args: &[&str]) -> String {

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use assert_cmd::Command;
+
+mod hooks_common;
 use serde_json::{json, Value};
 
 struct Env {
@@ -76,15 +78,9 @@ impl Env {
         json!({"status": "in_progress", "task": task, "detail": "", "project": "P", "cwd": "/w", "updated": ""}).to_string()
     }
     fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("gk").unwrap();
+        let mut cmd = hooks_common::isolated_gk(&self.home());
         cmd.args(args)
-            .env("HOME", self.home())
-            .env("USERPROFILE", self.home())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("LOCALAPPDATA")
             .env("GK_STATE_DIR", self.state_dir())
-            .env("NO_COLOR", "1")
             .current_dir(self.dir.path());
         cmd
     }
