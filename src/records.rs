@@ -73,10 +73,57 @@ pub struct Record {
 
 pub const SHARED_LABEL: &str = "(shared)";
 
+/// The fields of the convention; only these are kept of a listed record.
+const FIELDS: [&str; 6] = ["status", "task", "detail", "project", "cwd", "updated"];
+
+/// The most of one field kept per listed record (a record may be 4 MiB;
+/// thousands of them must not all be held whole).
+const MAX_FIELD: usize = 1024;
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_FIELD) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The record as listed: its verdict taken from all of it, then only the
+/// convention's fields kept, each at most [`MAX_FIELD`] characters.
 fn record(path: PathBuf, session: String, shared: bool, file: StateFile, p: &Places) -> Record {
     let now = SystemTime::now();
+    let verdict = match file.verdict(now, p.stale_hours) {
+        StateVerdict::BadStatus { value } => StateVerdict::BadStatus { value: cut(&value) },
+        other => other,
+    };
+    let read = match file.read {
+        StateRead::Object(map) => StateRead::Object(
+            map.into_iter()
+                .filter(|(k, _)| FIELDS.contains(&k.as_str()))
+                .map(|(k, v)| {
+                    let v = match v {
+                        Value::String(s) => Value::String(cut(&s)),
+                        v @ (Value::Array(_) | Value::Object(_)) => {
+                            let text = v.to_string();
+                            if text.len() > MAX_FIELD {
+                                Value::String(cut(&text))
+                            } else {
+                                v
+                            }
+                        }
+                        v => v,
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        other => other,
+    };
+    let file = StateFile {
+        read,
+        mtime: file.mtime,
+    };
     Record {
-        verdict: file.verdict(now, p.stale_hours),
+        verdict,
         age_secs: file.age_seconds(now),
         path,
         session,

@@ -659,3 +659,35 @@ fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
         assert_eq!(env.files(), before, "{args:?}");
     }
 }
+
+#[test]
+fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
+    let env = Env::new();
+    let big = "x".repeat(3 << 19); // two of them: 3 MiB, under the 4 MiB cap
+    env.write(
+        &env.record(UUID_A),
+        &json!({"status": "in_progress", "task": big, "project": "P", "junk": big}).to_string(),
+        60,
+    );
+    // Named like a record but not one: a link and a named pipe.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(env.record(UUID_A), env.record("linked")).unwrap();
+        let fifo = env.record("a-pipe");
+        let made = Command::new("mkfifo").arg(&fifo).output().unwrap();
+        assert!(made.status.success());
+    }
+    let out = env.run(&["state", "--json"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let v = out.json();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{v}");
+    let task = records[0]["task"].as_str().unwrap();
+    assert!(
+        task.len() <= 1027 && task.ends_with("..."),
+        "{}",
+        task.len()
+    );
+    assert!(out.stdout.len() < 10_000, "{} bytes", out.stdout.len());
+    assert_eq!(records[0]["status"], "in_progress");
+}

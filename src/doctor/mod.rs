@@ -250,6 +250,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
             dir,
             &ctx.home,
             ctx.os,
+            inputs.paths.dir(),
             &inputs.paths.settings(),
             user_editable,
         ));

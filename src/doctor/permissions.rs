@@ -80,10 +80,32 @@ pub fn check_rules(
     dir: &Path,
     home: &Path,
     os: Os,
+    claude_dir: &Path,
     user_settings: &Path,
     user_editable: std::result::Result<(), String>,
 ) -> Vec<Finding> {
     let shown = dir.display();
+    let inside = |outer: &Path| {
+        let outer = normalize_path(&outer.to_string_lossy(), os);
+        let inner = normalize_path(&dir.to_string_lossy(), os);
+        inner == outer || inner.starts_with(&format!("{}/", outer.trim_end_matches('/')))
+    };
+    if inside(claude_dir) {
+        return vec![Finding::new(
+            "state-permission-missing",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "the state folder {shown} is inside {}: Claude Code refuses Claude's writes of every file there, whatever the rules (measured)",
+                claude_dir.display()
+            ),
+        )
+        .fix(format!(
+            "point {} (or XDG_STATE_HOME) at a folder outside {}",
+            crate::paths::STATE_DIR_VAR,
+            claude_dir.display()
+        ))];
+    }
     let Some(rules) = crate::paths::state_rules(os, dir, Some(home)) else {
         return vec![Finding::new(
             "state-permission-missing",
@@ -264,6 +286,38 @@ mod tests {
             win_home,
             Os::Windows
         ));
+    }
+
+    #[test]
+    fn a_state_folder_inside_the_claude_dir_cannot_be_allowed() {
+        let home = Path::new("/home/u");
+        let f = check_rules(
+            &[],
+            Path::new("/home/u/.claude/state"),
+            home,
+            Os::Linux,
+            Path::new("/home/u/.claude"),
+            Path::new("/home/u/.claude/settings.json"),
+            Ok(()),
+        );
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message.contains("whatever the rules"),
+            "{}",
+            f[0].message
+        );
+        assert_eq!(f[0].remedy, Remedy::Manual);
+        // A sibling that only shares the prefix is not inside.
+        let f = check_rules(
+            &[],
+            Path::new("/home/u/.claude-state/gk"),
+            home,
+            Os::Linux,
+            Path::new("/home/u/.claude"),
+            Path::new("/home/u/.claude/settings.json"),
+            Ok(()),
+        );
+        assert_eq!(f[0].remedy, Remedy::PermissionRules, "{}", f[0].message);
     }
 
     #[test]
