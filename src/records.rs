@@ -320,6 +320,19 @@ pub fn record_text(status: &str, task: &str, detail: &str, project: &str, cwd: &
     out
 }
 
+/// The current bytes of a record in the state folder, refusing a link: the
+/// folder is Claude's to write, and a link planted there must not make gk
+/// write (or delete) a file somewhere else.
+fn current_record(path: &Path) -> Result<Option<Vec<u8>>> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::new(format!(
+            "{} is a link, not a task record; gk leaves it alone (nothing written)",
+            path.display()
+        )));
+    }
+    read_current(path)
+}
+
 fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) -> FileChange {
     FileChange {
         path: path.to_path_buf(),
@@ -388,9 +401,15 @@ pub fn plan_clean(
         }
     };
     for r in chosen {
-        let old = read_current(&r.path)?;
-        let new = cleaned(r).or_else(|| old.clone().and_then(|b| String::from_utf8(b).ok()));
-        plan.push(change(&r.path, old, new, "set clean"));
+        // A record that is clean already is left out (nothing to do).
+        if let Some(new) = cleaned(r) {
+            let old = if r.shared {
+                read_current(&r.path)?
+            } else {
+                current_record(&r.path)?
+            };
+            plan.push(change(&r.path, old, Some(new), "set clean"));
+        }
     }
     Ok(plan)
 }
@@ -409,7 +428,7 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
             } else {
                 format!("not written for more than {days} days")
             };
-            plan.push(change(&r.path, read_current(&r.path)?, None, &why));
+            plan.push(change(&r.path, current_record(&r.path)?, None, &why));
         }
     }
     Ok(plan)
@@ -437,7 +456,10 @@ pub fn plan_set(
         TaskStatus::Clean => "clean",
     };
     let mut plan = Plan::new("gk state set");
-    let old = read_current(&path)?;
+    let old = match session {
+        None => read_current(&path)?,
+        Some(_) => current_record(&path)?,
+    };
     plan.push(change(
         &path,
         old,

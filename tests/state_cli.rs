@@ -691,3 +691,39 @@ fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
     assert!(out.stdout.len() < 10_000, "{} bytes", out.stdout.len());
     assert_eq!(records[0]["status"], "in_progress");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_planted_in_the_state_folder_is_never_written_through() {
+    let env = Env::new();
+    let victim = env.dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    std::fs::create_dir_all(env.state_dir()).unwrap();
+    std::os::unix::fs::symlink(&victim, env.record(UUID_A)).unwrap();
+    let out = env.run(
+        &[
+            "state",
+            "set",
+            "in_progress",
+            "x",
+            "--session",
+            UUID_A,
+            "--yes",
+        ],
+        "",
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(out.stderr.contains("is a link"), "{}", out.stderr);
+    for args in [
+        vec!["state", "clean", "--all", "--yes"],
+        vec!["state", "prune", "--days", "0", "--yes"],
+    ] {
+        let out = env.run(&args, "");
+        assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(std::fs::symlink_metadata(env.record(UUID_A))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
