@@ -12,6 +12,9 @@
 # The Python reference is looked for in $GK_REFERENCE_DIR, else
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
 # same interleaved run as gk) rather than RUNS.
+# GK_BASE=<another gk binary> adds that build's hooks to the same
+# interleaved run (e.g. a static build of the commit before a change), so a
+# change is measured side by side with what it replaces.
 # Timing uses scripts/bench-spawn.rs (spawn + wait, stdin from a file, no
 # shell in between): hyperfine 1.15, as Debian packages it, cannot give a
 # command a stdin file without a shell, whose own start-up would swamp a
@@ -40,8 +43,18 @@ trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" USERPROFILE="$tmp/home"
 unset CLAUDE_CONFIG_DIR
 mkdir -p "$HOME/.claude/hooks"
-# A realistic state: a task in progress, written a few minutes ago.
-cat > "$HOME/.claude/hooks/task_state.json" <<'JSON'
+# A realistic state, per session (the default scope): this session's record
+# says a task is in progress, written a few minutes ago, in a state folder
+# holding 1,000 other sessions' records (the hooks read one file by name, so
+# the others must cost nothing).
+export GK_STATE_DIR="$tmp/state"
+unset XDG_STATE_HOME
+mkdir -p "$GK_STATE_DIR"
+for i in $(seq 1 1000); do
+  printf '{"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}\n' \
+    > "$GK_STATE_DIR/$(printf '%08x' "$i")-0000-4000-8000-000000000000.json"
+done
+cat > "$GK_STATE_DIR/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json" <<'JSON'
 {
   "status": "in_progress",
   "task": "Writing bfsi-case.ttl",
@@ -51,24 +64,37 @@ cat > "$HOME/.claude/hooks/task_state.json" <<'JSON'
   "updated": "2026-09-26T14:32:00"
 }
 JSON
+touch -d '-7 minutes' "$GK_STATE_DIR/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json"
+# The shared record says the same (what a v5 build, e.g. GK_BASE, reads).
+cp "$GK_STATE_DIR/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json" "$HOME/.claude/hooks/task_state.json"
 touch -d '-7 minutes' "$HOME/.claude/hooks/task_state.json"
 # The payloads Claude Code sends (shape measured on the real client).
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","prompt_id":"p-0001","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Please review all the SPARQL queries in the ontology folder and explain what each one does"}' > "$tmp/prompt.json"
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done.","background_tasks":[],"session_crons":[]}' > "$tmp/stop.json"
+# The status line's input (shape from the client's docs).
+printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"/home/u/work","project_dir":"/home/u/work"},"version":"2.1.332"}' > "$tmp/statusline.json"
 
 # Sanity: the hooks answer before they are timed.
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
 "$GK" hook stop < "$tmp/stop.json" | grep -q 'STATE \[DIRTY\]'
+"$GK" hook prompt < "$tmp/prompt.json" | grep -q "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json"
+"$GK" statusline < "$tmp/statusline.json" | grep -q 'gk DIRTY'
 
 TAB=$'\t'
 P="$tmp/prompt.json"
 S="$tmp/stop.json"
+L="$tmp/statusline.json"
 {
   echo "no-op(/bin/true)${TAB}$P${TAB}/bin/true"
   echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
+  echo "gk-statusline(static)${TAB}$L${TAB}$GK${TAB}statusline"
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
+  if [ -n "${GK_BASE:-}" ]; then
+    echo "base-prompt${TAB}$P${TAB}$GK_BASE${TAB}hook${TAB}prompt"
+    echo "base-stop${TAB}$S${TAB}$GK_BASE${TAB}hook${TAB}stop"
+  fi
 } > "$tmp/spec1.tsv"
 
 echo "gk $("$GK" --version | cut -d' ' -f2); $(nproc) CPUs; $(uname -sr)"
@@ -101,8 +127,13 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     t = med["no-op(/bin/true)"]
     printf "gk hook prompt, static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-prompt(static)"] / t
     printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-stop(static)"] / t
+    printf "gk statusline,  static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-statusline(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
+    if ("base-prompt" in med) {
+      printf "GK_BASE prompt          / no-op   %5.2fx\n", med["base-prompt"] / t
+      printf "GK_BASE stop            / no-op   %5.2fx\n", med["base-stop"] / t
+    }
     if (have_ref == "yes") {
       printf "python gatekeeper.py    / gk      %5.0fx  (target >= 25x)\n", med["python-gatekeeper.py"] / med2["gk-prompt(static)"]
       printf "python state_monitor.py / gk      %5.0fx  (target >= 25x)\n", med["python-state_monitor.py"] / med2["gk-stop(static)"]

@@ -39,7 +39,7 @@ pub enum Command {
         #[arg(value_enum)]
         which: HookName,
     },
-    /// Put gk in place: binary, settings.json hooks, CLAUDE.md section, task_state.json.
+    /// Put gk in place: binary, settings.json hooks and permission rules, CLAUDE.md section, task_state.json.
     Install(InstallArgs),
     /// Take back what install added.
     Uninstall(UninstallArgs),
@@ -60,6 +60,71 @@ pub enum Command {
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+    },
+    /// List, clean, prune or set the task records (one per session).
+    State(StateArgs),
+    /// Print this session's task state as one line, for Claude Code's statusLine.
+    Statusline,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct StateArgs {
+    /// Print the records as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub action: Option<StateAction>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TaskStatus {
+    #[value(name = "in_progress")]
+    InProgress,
+    Clean,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum StateAction {
+    /// Set records clean: one session's, or every record (with the shared one).
+    Clean {
+        /// The session id (or the record's name as `gk state` lists it).
+        #[arg(required_unless_present_any = ["all", "shared"], conflicts_with_all = ["all", "shared"])]
+        session: Option<String>,
+        /// Every record, and the shared one.
+        #[arg(long)]
+        all: bool,
+        /// Only the shared record (`<claude dir>/hooks/task_state.json`).
+        #[arg(long, conflicts_with = "all")]
+        shared: bool,
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
+    /// Delete clean records, and any record not written for longer than --days.
+    Prune {
+        /// Also delete records older than this many days, whatever they say.
+        #[arg(long, default_value_t = 7)]
+        days: u32,
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
+    /// Write a record: `gk state set in_progress "<task>"`, or `gk state set clean`.
+    Set {
+        #[arg(value_enum)]
+        status: TaskStatus,
+        /// The task (required for in_progress).
+        #[arg(required_if_eq("status", "in_progress"))]
+        task: Option<String>,
+        #[arg(long)]
+        detail: Option<String>,
+        #[arg(long)]
+        project: Option<String>,
+        /// Whose record: a session id. Without it, the shared record, which
+        /// every session without a record of its own shows.
+        #[arg(long)]
+        session: Option<String>,
+        #[command(flatten)]
+        change: ChangeArgs,
     },
 }
 
@@ -103,6 +168,14 @@ pub struct InstallArgs {
     /// Skip running the installed hooks once after writing.
     #[arg(long)]
     pub no_smoke: bool,
+    /// Do not add the permission rules that let Claude write its task
+    /// records without asking.
+    #[arg(long)]
+    pub no_permissions: bool,
+    /// Also register `gk statusline` as Claude Code's status line (only
+    /// where none is set).
+    #[arg(long)]
+    pub statusline: bool,
 }
 
 #[derive(Debug, Clone, Args)]

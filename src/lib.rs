@@ -11,4 +11,5 @@ pub mod hooks;
 pub mod install;
 pub mod paths;
 pub mod platform;
+pub mod records;
 pub mod settings;

@@ -22,6 +22,12 @@ fn main() -> ExitCode {
         let rest: Vec<OsString> = args.collect();
         return ExitCode::from(run_hook_args(&rest));
     }
+    // Claude Code runs the status line as often as every 300 ms: the same
+    // fast, silent path as the hooks (with arguments, clap explains).
+    if first.as_deref() == Some(std::ffi::OsStr::new("statusline")) && args.len() == 0 {
+        std::panic::set_hook(Box::new(|_| std::process::exit(0)));
+        return ExitCode::from(hooks::run_statusline());
+    }
 
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -36,6 +42,9 @@ fn main() -> ExitCode {
         Command::Disable(a) => install::run_switch(&a, false, cli.color),
         Command::Doctor(a) => doctor::run(&a, cli.color),
         Command::Rules => hooks::print_rules(),
+        Command::State(a) => gk::records::run(&a, cli.color),
+        // Reached only with arguments, which clap has already refused.
+        Command::Statusline => Ok(hooks::run_statusline()),
         Command::Explain { prompt } => hooks::explain(&prompt),
         Command::Completions { shell } => gk::cli::print_completions(shell),
     };

@@ -10,6 +10,15 @@
 //! outside every project ([`backup_dir`]): a project's `.claude/` is
 //! committed, `<claude dir>` is read by Claude, and a backup of
 //! settings.json holds the credentials in its `env`.
+//!
+//! The state folder holds one task record per session (see
+//! [`state_dir`] and [`record_file_name`]). It lies outside `<claude dir>`
+//! because Claude Code treats every file under `<claude dir>` as sensitive
+//! and asks (or, in `-p` mode, refuses) before each write there, whatever
+//! the allow rules say; outside it, the narrow rules of [`state_rules`] let
+//! Claude write its record without a prompt (measured on 2.1.332, see
+//! docs/claude-code-facts.md). Claude may read and write that folder, so
+//! nothing but task records may ever be put there.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -21,21 +30,14 @@ pub const CONFIG_FILE_NAME: &str = "gk.json";
 /// The task state file name, inside `<claude dir>/hooks/`.
 pub const STATE_FILE_NAME: &str = "task_state.json";
 
-/// The user's home folder (the one place gk asks for it).
+/// The environment variable that replaces the state folder (an absolute
+/// path; tests use it).
+pub const STATE_DIR_VAR: &str = "GK_STATE_DIR";
+
+/// The home folder, resolved the way Claude Code resolves it (its `~`).
+/// Everything in gk that needs the home folder asks here.
 pub fn home_dir() -> Option<PathBuf> {
     dirs::home_dir()
-}
-
-/// Whether `value` is an absolute path on `os` (`C:\…`, `C:/…` or `\\server\…`
-/// on Windows, `/…` elsewhere), whatever platform this runs on.
-fn is_absolute_on(os: Os, value: &str) -> bool {
-    if os.is_windows() {
-        let b = value.as_bytes();
-        (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
-            || value.starts_with("\\\\")
-    } else {
-        value.starts_with('/')
-    }
 }
 
 /// `base` joined with `parts`, with the platform's separator.
@@ -161,6 +163,202 @@ impl ClaudePaths {
     }
 }
 
+/// Whether `path` is absolute on `os` (`/x` on Unix; `C:\x`, `C:/x` or a
+/// `\\server\share` path on Windows), whatever platform gk runs on.
+pub fn is_absolute_on(os: Os, path: &str) -> bool {
+    if os.is_windows() {
+        let b = path.as_bytes();
+        (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
+            || path.starts_with("\\\\")
+            || path.starts_with("//")
+    } else {
+        path.starts_with('/')
+    }
+}
+
+/// gk's state folder, where the task records live (pure; see
+/// [`state_dir_from_env`]):
+///
+/// 1. `GK_STATE_DIR`, when set to an absolute path (a relative or empty
+///    value is ignored: a hook's working folder is whatever Claude Code's is);
+/// 2. Linux and macOS: `$XDG_STATE_HOME/gk` when `XDG_STATE_HOME` is an
+///    absolute path (the XDG rule: relative values are ignored);
+/// 3. `<home>/.local/state/gk`, on Windows too (`%USERPROFILE%\.local\state\gk`):
+///    a folder under the home folder is named by a `~/` permission rule,
+///    which the client resolves from the same home folder gk uses, on every
+///    machine and drive (measured: docs/configuration.md).
+///
+/// `None` when none of these can be found.
+pub fn state_dir(
+    os: Os,
+    gk_state_dir: Option<OsString>,
+    xdg_state_home: Option<OsString>,
+    home: Option<&Path>,
+) -> Option<PathBuf> {
+    let usable = |v: Option<OsString>| {
+        v.filter(|v| !v.is_empty() && is_absolute_on(os, &v.to_string_lossy()))
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = usable(gk_state_dir) {
+        return Some(dir);
+    }
+    if !os.is_windows() {
+        if let Some(xdg) = usable(xdg_state_home) {
+            return Some(xdg.join("gk"));
+        }
+    }
+    home.map(|h| h.join(".local").join("state").join("gk"))
+}
+
+/// [`state_dir`] from the process environment.
+pub fn state_dir_from_env() -> Option<PathBuf> {
+    state_dir_for(Os::current(), home_dir().as_deref())
+}
+
+/// [`state_dir`] for a known platform and home folder, the variables read
+/// from the process environment.
+pub fn state_dir_for(os: Os, home: Option<&Path>) -> Option<PathBuf> {
+    state_dir(
+        os,
+        std::env::var_os(STATE_DIR_VAR),
+        std::env::var_os("XDG_STATE_HOME"),
+        home,
+    )
+}
+
+/// The longest session id used as a file name as it is.
+pub const MAX_PLAIN_SESSION_NAME: usize = 128;
+
+/// The record file name (`<name>.json`) for a session id, which is
+/// untrusted input. An id of 1 to 128 characters from `a-z`, `0-9`, `-`
+/// and `_`, starting with a letter or digit and not a Windows device name
+/// (`con`, `nul`, `com1`, …), is used as it is (Claude Code's ids are
+/// lower-case UUIDs); any other non-empty id becomes `_` and 32 hex digits
+/// of a 128-bit FNV-1a hash of its bytes. So a name never holds a
+/// separator, `..`, a NUL, a capital (two ids differing in case cannot
+/// share a file on Windows) or anything a file system could treat
+/// specially, and the two kinds of name cannot collide (only hashed names
+/// start with `_`). `None` for the empty id.
+pub fn record_file_name(session_id: &str) -> Option<String> {
+    if session_id.is_empty() {
+        return None;
+    }
+    let plain = session_id.len() <= MAX_PLAIN_SESSION_NAME
+        && session_id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        && session_id
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && !is_windows_device_name(session_id);
+    if plain {
+        return Some(format!("{session_id}.json"));
+    }
+    Some(format!("_{:032x}.json", fnv1a_128(session_id.as_bytes())))
+}
+
+/// `con`, `prn`, `aux`, `nul`, `com0`–`com9`, `lpt0`–`lpt9`: Windows opens
+/// a device for these names, whatever the extension.
+fn is_windows_device_name(name: &str) -> bool {
+    matches!(name, "con" | "prn" | "aux" | "nul")
+        || (name.len() == 4
+            && (name.starts_with("com") || name.starts_with("lpt"))
+            && name.as_bytes()[3].is_ascii_digit())
+}
+
+fn fnv1a_128(bytes: &[u8]) -> u128 {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    bytes
+        .iter()
+        .fold(OFFSET, |h, b| (h ^ u128::from(*b)).wrapping_mul(PRIME))
+}
+
+/// Whether `name` is a file name [`record_file_name`] can give (used to
+/// tell task records from anything else in the state folder).
+pub fn is_record_file_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".json") else {
+        return false;
+    };
+    match stem.strip_prefix('_') {
+        Some(hex) => {
+            hex.len() == 32
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        }
+        None => record_file_name(stem).as_deref() == Some(name),
+    }
+}
+
+/// The `permissions.allow` rules that let Claude read and write the task
+/// records in `state_dir` and nothing else: `Read(<dir>/*.json)` and
+/// `Edit(<dir>/*.json)` (the client's Write tool obeys `Edit` rules;
+/// `Write(...)` rules do not let it write — measured). The folder is
+/// spelled `~/…` when it is under `home` (the client expands `~` from the
+/// same home folder), else as an absolute rule path: `//abs/dir` on Unix,
+/// `//c/Users/…` on Windows (the client matches Windows paths in that
+/// POSIX form; `C:/…` matched too, `//C:/…` and `%LOCALAPPDATA%` did not).
+/// `None` when the folder cannot be named safely: a path holding a glob or
+/// rule character (`* ? [ ] { } ( )`), a quote, or (Windows) a network path.
+pub fn state_rules(os: Os, state_dir: &Path, home: Option<&Path>) -> Option<[String; 2]> {
+    let dir = state_dir.to_string_lossy();
+    let parts = |p: &str| -> Vec<String> {
+        let split: Vec<&str> = if os.is_windows() {
+            p.split(['\\', '/']).collect()
+        } else {
+            p.split('/').collect()
+        };
+        split
+            .into_iter()
+            .filter(|c| !c.is_empty() && *c != ".")
+            .map(str::to_string)
+            .collect()
+    };
+    let same = |a: &str, b: &str| {
+        if os.is_windows() {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    };
+    let dir_parts = parts(&dir);
+    let bad = |c: &String| {
+        c == ".."
+            || c.contains(['*', '?', '[', ']', '{', '}', '(', ')', '"', '\0'])
+            || (!os.is_windows() && c.contains('\\'))
+    };
+    if !is_absolute_on(os, &dir) || dir_parts.iter().any(bad) {
+        return None;
+    }
+    let under_home = home.and_then(|h| {
+        let h = h.to_string_lossy();
+        let home_parts = parts(&h);
+        (!home_parts.is_empty()
+            && is_absolute_on(os, &h)
+            && dir_parts.len() > home_parts.len()
+            && home_parts.iter().zip(&dir_parts).all(|(a, b)| same(a, b)))
+        .then(|| dir_parts[home_parts.len()..].join("/"))
+    });
+    let spelled = match under_home {
+        Some(rel) => format!("~/{rel}"),
+        None if os.is_windows() => {
+            if dir.starts_with("\\\\") || dir.starts_with("//") {
+                return None;
+            }
+            let drive = dir_parts[0].trim_end_matches(':').to_ascii_lowercase();
+            format!("//{drive}/{}", dir_parts[1..].join("/"))
+        }
+        None => format!("//{}", dir_parts.join("/")),
+    };
+    let spelled = spelled.trim_end_matches('/');
+    Some([
+        format!("Read({spelled}/*.json)"),
+        format!("Edit({spelled}/*.json)"),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,5 +464,167 @@ mod tests {
         let p = ClaudePaths::at("/c");
         assert_eq!(p.binary(Os::Windows), Path::new("/c/hooks/gk.exe"));
         assert_eq!(p.binary(Os::Linux), Path::new("/c/hooks/gk"));
+    }
+
+    #[test]
+    fn state_dir_override_then_xdg_then_home() {
+        let home = Path::new("/home/u");
+        let dir = |os, gk: Option<&str>, xdg: Option<&str>| {
+            state_dir(os, gk.map(Into::into), xdg.map(Into::into), Some(home))
+        };
+        assert_eq!(
+            dir(Os::Linux, None, None).unwrap(),
+            Path::new("/home/u/.local/state/gk")
+        );
+        assert_eq!(
+            dir(Os::Linux, None, Some("/var/st")).unwrap(),
+            Path::new("/var/st/gk")
+        );
+        assert_eq!(
+            dir(Os::MacOs, None, Some("/var/st")).unwrap(),
+            Path::new("/var/st/gk")
+        );
+        // Relative or empty values are ignored, as the XDG rules say.
+        assert_eq!(
+            dir(Os::Linux, Some("rel"), Some("st")).unwrap(),
+            Path::new("/home/u/.local/state/gk")
+        );
+        assert_eq!(
+            dir(Os::Linux, Some(""), Some("")).unwrap(),
+            Path::new("/home/u/.local/state/gk")
+        );
+        assert_eq!(
+            dir(Os::Linux, Some("/t/state"), Some("/var/st")).unwrap(),
+            Path::new("/t/state")
+        );
+        // Windows: XDG_STATE_HOME is not a Windows convention.
+        let win = state_dir(
+            Os::Windows,
+            None,
+            Some("C:\\xdg".into()),
+            Some(Path::new(r"C:\Users\Ann")),
+        )
+        .unwrap();
+        assert_eq!(win, Path::new(r"C:\Users\Ann").join(".local/state/gk"));
+        assert_eq!(
+            state_dir(Os::Windows, Some(r"D:\st".into()), None, None).unwrap(),
+            Path::new(r"D:\st")
+        );
+        assert_eq!(state_dir(Os::Linux, None, None, None), None);
+    }
+
+    #[test]
+    fn plain_session_ids_are_file_names_as_they_are() {
+        let uuid = "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f";
+        assert_eq!(record_file_name(uuid).unwrap(), format!("{uuid}.json"));
+        assert_eq!(record_file_name("a_b-1").unwrap(), "a_b-1.json");
+        let long = "a".repeat(128);
+        assert_eq!(record_file_name(&long).unwrap(), format!("{long}.json"));
+        assert_eq!(record_file_name(""), None);
+    }
+
+    #[test]
+    fn hostile_session_ids_become_hashed_names_inside_the_folder() {
+        let hostile = [
+            "../outside",
+            "..",
+            ".",
+            "a/b",
+            "a\\b",
+            "/etc/passwd",
+            "C:\\Windows\\x",
+            "a\0b",
+            "ABC",
+            "con",
+            "nul",
+            "com1",
+            "lpt9",
+            "-starts-with-dash",
+            "_0123456789abcdef0123456789abcdef",
+            "caf\u{e9}",
+            " ",
+            "x.json",
+        ];
+        let long = "a".repeat(129);
+        let mut seen = std::collections::HashSet::new();
+        for id in hostile.iter().copied().chain([long.as_str()]) {
+            let name = record_file_name(id).unwrap();
+            assert!(
+                name.starts_with('_') && name.len() == 1 + 32 + 5,
+                "{id:?}: {name}"
+            );
+            assert!(is_record_file_name(&name), "{name}");
+            assert!(
+                !name.contains(['/', '\\', '\0']) && !name.contains(".."),
+                "{name}"
+            );
+            assert!(seen.insert(name), "two ids share a name");
+        }
+        // Stable: the same id always gives the same record.
+        assert_eq!(record_file_name("../x"), record_file_name("../x"));
+        assert_ne!(record_file_name("ABC"), record_file_name("abc"));
+    }
+
+    #[test]
+    fn record_names_are_recognised() {
+        assert!(is_record_file_name("3f2a9c1e-5b7d.json"));
+        assert!(!is_record_file_name("3f2a9c1e-5b7d.json.gk-tmp-12"));
+        assert!(!is_record_file_name("notes.txt"));
+        assert!(!is_record_file_name("Upper.json"));
+        assert!(!is_record_file_name("_short.json"));
+        assert!(!is_record_file_name(".json"));
+    }
+
+    #[test]
+    fn rules_name_the_folder_from_home_or_absolutely() {
+        let rules = |os, dir: &str, home: Option<&str>| {
+            state_rules(os, Path::new(dir), home.map(Path::new))
+        };
+        assert_eq!(
+            rules(Os::Linux, "/home/u/.local/state/gk", Some("/home/u")).unwrap(),
+            [
+                "Read(~/.local/state/gk/*.json)".to_string(),
+                "Edit(~/.local/state/gk/*.json)".to_string()
+            ]
+        );
+        assert_eq!(
+            rules(Os::Linux, "/home/u/.local/state/gk", Some("/home/u/")).unwrap()[1],
+            "Edit(~/.local/state/gk/*.json)"
+        );
+        assert_eq!(
+            rules(Os::Linux, "/var/st/gk/", Some("/home/u")).unwrap()[1],
+            "Edit(//var/st/gk/*.json)"
+        );
+        // A sibling of home that shares its prefix is not under it.
+        assert_eq!(
+            rules(Os::Linux, "/home/u2/gk", Some("/home/u")).unwrap()[0],
+            "Read(//home/u2/gk/*.json)"
+        );
+        assert_eq!(
+            rules(
+                Os::Windows,
+                r"C:\Users\Ann\.local\state\gk",
+                Some(r"c:\users\ann")
+            )
+            .unwrap()[1],
+            "Edit(~/.local/state/gk/*.json)"
+        );
+        assert_eq!(
+            rules(Os::Windows, r"D:\State\gk", Some(r"C:\Users\Ann")).unwrap()[1],
+            "Edit(//d/State/gk/*.json)"
+        );
+        for bad in [
+            "/home/u/st*te",
+            "/home/u/(x)",
+            "/home/u/a/../b",
+            "/home/u/a\\b",
+            "rel/gk",
+        ] {
+            assert_eq!(rules(Os::Linux, bad, Some("/home/u")), None, "{bad}");
+        }
+        assert_eq!(
+            rules(Os::Windows, r"\\srv\share\gk", Some(r"C:\Users\Ann")),
+            None
+        );
     }
 }

@@ -69,6 +69,7 @@ impl Home {
             .env("XDG_DATA_HOME", &self.data)
             .env("LOCALAPPDATA", &self.data)
             .env_remove("XDG_STATE_HOME")
+            .env_remove("GK_STATE_DIR")
             .env("GK_MANAGED_SETTINGS", &self.managed)
             .env("NO_COLOR", "1")
             .current_dir(&self.project);
@@ -1148,6 +1149,9 @@ fn switches_that_leave_managed_gk_running_are_not_an_error() {
     let canonical = |k: &str| format!("\"$HOME/.claude/hooks/gk\" hook {k}");
     managed_hooks(&h, Some(&canonical("prompt")), Some(&canonical("stop")));
     h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    // The task records' rule comes from policy too (user settings are gone).
+    let rule = serde_json::json!({"allow": ["Edit(~/.local/state/gk/*.json)"]});
+    h.set_key(&h.managed, "permissions", rule);
     let (code, codes, doc) = h.codes(&["--smoke"]);
     assert_eq!((code, codes), (0, vec![]), "{doc}");
     h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));

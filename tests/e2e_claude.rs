@@ -538,3 +538,150 @@ fn scenario_6_speed_in_situ() {
     }
     eprint!("{report}");
 }
+
+/// The model's part in the per-session scenarios: write the record the
+/// gatekeeper context names (the mock fills in `{{RECORD}}`), as the
+/// CLAUDE.md block tells Claude to when substantial work starts.
+fn write_the_named_record(task: &str) -> Value {
+    let record = json!({
+        "status": "in_progress",
+        "task": task,
+        "detail": "written by the model",
+        "project": "E2E",
+        "cwd": "",
+        "updated": "",
+    });
+    json!([{"tool": "Write", "input": {"file_path": "{{RECORD}}", "content": format!("{record:#}\n")}}])
+}
+
+/// This session's record, as the context named it (the one `.json` path).
+fn record_named_in(context: &str) -> std::path::PathBuf {
+    let re = regex::Regex::new(r"/[^\s'`]*?\.json").expect("valid regex");
+    let paths: Vec<&str> = re.find_iter(context).map(|m| m.as_str()).collect();
+    assert_eq!(
+        paths.len(),
+        1,
+        "the context must name exactly one .json path: {context}"
+    );
+    std::path::PathBuf::from(paths[0])
+}
+
+/// Scenario 7 (issue 8): after `gk install`, Claude writes its session's
+/// task record without a permission prompt or denial: the context names
+/// `<home>/.local/state/gk/<session id>.json`, the scripted Write of that
+/// path goes through (`permission_denials: []`), the file holds the task,
+/// and the same turn's Stop line says DIRTY with it. A second session, in
+/// another project, shows CLEAN: the records do not mix.
+#[test]
+#[cfg_attr(
+    gk_e2e_missing,
+    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+fn scenario_7_claude_writes_its_session_record_without_asking() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_7_claude_writes_its_session_record_without_asking");
+    install(&sb);
+    let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
+    let allow = settings["permissions"]["allow"].clone();
+    assert_eq!(
+        allow,
+        json!([
+            "Read(~/.local/state/gk/*.json)",
+            "Edit(~/.local/state/gk/*.json)",
+            "Bash(ls:*)"
+        ])
+    );
+    assert_env_unchanged(&sb);
+
+    let project = sb.project();
+    let turn = sb.turn_with(
+        "implement the ontology",
+        &project,
+        Some(&write_the_named_record("e2e ontology work")),
+    );
+    turn.assert_completed();
+    let context = turn.first_request_context();
+    let record = record_named_in(&context);
+    assert_eq!(
+        record,
+        sb.home()
+            .join(".local/state/gk")
+            .join(format!("{}.json", turn.session_id())),
+        "context: {context}"
+    );
+    assert_eq!(
+        turn.permission_denials(),
+        Vec::<(String, String)>::new(),
+        "tool results: {:?}",
+        turn.tool_results()
+    );
+    let written = parse(&sb.read(&record), "the session record");
+    assert_eq!(written["status"], "in_progress");
+    assert_eq!(written["task"], "e2e ontology work");
+    let line = stop_line(&turn);
+    assert!(
+        line.starts_with("STATE [DIRTY] task in progress: 'e2e ontology work' [E2E]"),
+        "STATE line: {line}"
+    );
+    assert!(!line.contains("shared record"), "STATE line: {line}");
+
+    // A second session in another project: its own (absent) record, so the
+    // shared clean state install created; not the first session's task.
+    let other = sb.home().join("other-project");
+    let turn = sb.turn_with("explain the build", &other, None);
+    turn.assert_completed();
+    let context = turn.single_context();
+    assert!(
+        context.starts_with("[Gatekeeper] State: clean -- safe to switch model or effort."),
+        "context: {context}"
+    );
+    assert_ne!(record_named_in(&context), record);
+    let line = stop_line(&turn);
+    assert!(
+        line.starts_with("STATE [CLEAN] safe to switch model or effort"),
+        "STATE line: {line}"
+    );
+    // And the first session's record is as it left it.
+    assert_eq!(
+        parse(&sb.read(&record), "the record")["task"],
+        "e2e ontology work"
+    );
+}
+
+/// Scenario 8 (issue 8), the canary for a future client: without gk's
+/// allow rules (`--no-permissions`) the same scripted write of the record
+/// is refused in `-p` mode — the reason install adds them. If a client
+/// version ever lets this through, the rules may no longer be needed; if
+/// scenario 7 fails while this passes, the rule form stopped matching.
+#[test]
+#[cfg_attr(
+    gk_e2e_missing,
+    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+fn scenario_8_without_the_rules_the_same_write_is_denied() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_8_without_the_rules_the_same_write_is_denied");
+    sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
+    let out = sb.gk_ok(&["install", "--yes", "--no-permissions"]);
+    assert_no_secret(&out);
+    let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
+    assert_eq!(settings["permissions"]["allow"], json!(["Bash(ls:*)"]));
+
+    let project = sb.project();
+    let turn = sb.turn_with(
+        "implement the ontology",
+        &project,
+        Some(&write_the_named_record("should not land")),
+    );
+    turn.assert_completed();
+    let record = record_named_in(&turn.first_request_context());
+    assert_eq!(
+        turn.permission_denials(),
+        vec![("Write".to_string(), record.display().to_string())],
+        "tool results: {:?}",
+        turn.tool_results()
+    );
+    assert!(!record.exists(), "the record was written without the rules");
+    let line = stop_line(&turn);
+    assert!(line.starts_with("STATE [CLEAN]"), "STATE line: {line}");
+}

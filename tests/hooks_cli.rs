@@ -305,6 +305,9 @@ sys.exit(p.returncode)
         .args(args)
         .env("HOME", home.path())
         .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("GK_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("LOCALAPPDATA")
         .timeout(std::time::Duration::from_secs(20))
         .output();
     match out {
@@ -406,6 +409,9 @@ fn saving_the_rules_with_a_shell_redirect_works_and_an_empty_file_is_no_config()
         .arg(home.config_path())
         .env("HOME", home.path())
         .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("GK_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("LOCALAPPDATA")
         .output();
     let Ok(saved) = saved else {
         eprintln!("skipped: no sh");
@@ -549,6 +555,9 @@ fn rules_and_explain_report_a_failed_write() {
             .args(args)
             .env("HOME", home.path())
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GK_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("LOCALAPPDATA")
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");

@@ -84,3 +84,23 @@ fn nothing_under_src_hooks_spawns_connects_or_writes() {
         all.join("\n")
     );
 }
+
+/// The hooks read one task record by name, never a listing of the state
+/// folder: thousands of records must cost a hook nothing.
+#[test]
+fn nothing_under_src_hooks_lists_a_folder() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src/hooks"), &mut files);
+    let listing: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains("read_dir") || l.contains("glob("))
+                .map(|(n, _)| format!("{}:{}", f.display(), n + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(listing.is_empty(), "src/hooks lists a folder: {listing:?}");
+}

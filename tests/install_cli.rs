@@ -57,6 +57,7 @@ impl Home {
             .env("XDG_DATA_HOME", self.data.path())
             .env("LOCALAPPDATA", self.data.path())
             .env_remove("XDG_STATE_HOME")
+            .env_remove("GK_STATE_DIR")
             .env_remove("NO_COLOR")
             .current_dir(self.path())
             .write_stdin("");

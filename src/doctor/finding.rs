@@ -86,6 +86,8 @@ pub enum Remedy {
     ClaudeMd,
     /// Create the clean task_state.json (only when it does not exist).
     StateFile,
+    /// Add the permission rules for the task records to user settings.
+    PermissionRules,
 }
 
 /// One thing doctor found. `message` names the file (and line where it helps).

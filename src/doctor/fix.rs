@@ -45,6 +45,8 @@ pub struct FixNeeds {
     pub binary: bool,
     pub claude_md: bool,
     pub state_file: bool,
+    /// Add the task records' permission rules to user settings.
+    pub permission_rules: bool,
     /// Findings that need a person, each with why doctor leaves it alone.
     pub manual: Vec<String>,
 }
@@ -56,6 +58,7 @@ impl FixNeeds {
             && !self.binary
             && !self.claude_md
             && !self.state_file
+            && !self.permission_rules
     }
 }
 
@@ -121,6 +124,14 @@ pub fn needs(
             Remedy::Binary => n.binary = true,
             Remedy::ClaudeMd => n.claude_md = true,
             Remedy::StateFile => n.state_file = true,
+            Remedy::PermissionRules => n.permission_rules = true,
+        }
+    }
+    if n.permission_rules {
+        if let Some(Err(why)) = user.map(editable) {
+            n.manual
+                .push(format!("cannot add the permission rules: {why}"));
+            n.permission_rules = false;
         }
     }
     if n.user_registrations {
@@ -219,21 +230,39 @@ pub fn plan(
             "the Task State Convention block",
         ));
     }
-    if needs.user_registrations {
-        let path = inputs.paths.settings();
-        let old = crate::install::read_text(&path)?;
-        let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
-        let wanted = install::wanted_hooks(&inputs.ctx, shell, inputs.bash_home.as_deref());
-        let new =
-            settings_edit::add_hooks(&path, old.as_deref().unwrap_or(""), &wanted, &inputs.ctx)?;
+    // Everything --fix does to user settings is one change (one diff, one write).
+    let user = inputs.paths.settings();
+    let removes_user = needs.remove_from.contains(&user);
+    if needs.user_registrations || needs.permission_rules || removes_user {
+        let old = crate::install::read_text(&user)?;
+        let mut text = old.clone().unwrap_or_default();
+        let mut reasons = Vec::new();
+        if needs.user_registrations {
+            let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
+            let wanted = install::wanted_hooks(&inputs.ctx, shell, inputs.bash_home.as_deref());
+            text = settings_edit::add_hooks(&user, &text, &wanted, &inputs.ctx)?;
+            reasons.push("one canonical entry per gk hook; variants and Python hooks removed");
+        }
+        if removes_user {
+            text = settings_edit::remove_hooks(&user, &text, &inputs.ctx)?;
+            reasons.push("managed settings register gk's hooks; these would run a second time");
+        }
+        let rules = inputs
+            .state_dir
+            .as_deref()
+            .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)));
+        if let (true, Some(rules)) = (needs.permission_rules, rules) {
+            text = install::settings_keys::add_rules(&user, &text, &rules)?;
+            reasons.push("let Claude write its task records without asking");
+        }
         plan.push(FileChange::text(
-            &path,
+            &user,
             old,
-            Some(new),
-            "one canonical entry per gk hook; variants and Python hooks removed",
+            Some(text),
+            &reasons.join("; "),
         ));
     }
-    for path in &needs.remove_from {
+    for path in needs.remove_from.iter().filter(|p| **p != user) {
         let Some(old) = crate::install::read_text(path)? else {
             continue;
         };

@@ -11,6 +11,7 @@ pub mod binary;
 pub mod claude_md;
 pub mod finding;
 pub mod fix;
+pub mod permissions;
 pub mod registrations;
 pub mod render;
 pub mod scopes;
@@ -48,6 +49,8 @@ pub struct Inputs {
     pub bash_home: Option<PathBuf>,
     pub smoke: bool,
     pub now: SystemTime,
+    /// The task records' folder (`None` when no home folder is known).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Inputs {
@@ -65,6 +68,7 @@ impl Inputs {
             .managed_settings
             .clone()
             .unwrap_or_else(|| scopes::default_managed_path(machine.os));
+        let state_dir = crate::paths::state_dir_for(machine.os, Some(&machine.ctx.home));
         Ok(Inputs {
             scope_paths: ScopePaths {
                 user: machine.paths.settings(),
@@ -78,6 +82,7 @@ impl Inputs {
             bash_home: machine.bash_home,
             smoke: !args.no_smoke,
             now: SystemTime::now(),
+            state_dir,
         })
     }
 }
@@ -189,6 +194,10 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
 
     let config_path = inputs.paths.config_file();
     let mut switched_off: Vec<HookKind> = Vec::new();
+    let scope = crate::hooks::load_for_hooks(&config_path)
+        .config
+        .state
+        .scope;
     let stale_hours = match crate::hooks::load_config(&config_path) {
         Ok(config) => {
             report.notes.push((
@@ -249,6 +258,26 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     report
         .findings
         .extend(state::finding(&verdict, &state_path, stale_hours));
+    if let (crate::hooks::StateScope::Session, Some(dir)) = (scope, &inputs.state_dir) {
+        report.notes.push((
+            Group::State,
+            format!("per-session task records in {}", dir.display()),
+        ));
+        let user_editable = files
+            .iter()
+            .find(|f| f.scope == scopes::Scope::User)
+            .map_or(Ok(()), fix::editable);
+        report.findings.extend(permissions::check_rules(
+            &files,
+            dir,
+            &ctx.home,
+            ctx.os,
+            inputs.paths.dir(),
+            &inputs.paths.settings(),
+            user_editable,
+        ));
+        report.findings.extend(permissions::check_folder(dir));
+    }
 
     let md_path = inputs.paths.claude_md();
     let md_text = std::fs::read_to_string(&md_path).ok();

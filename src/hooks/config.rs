@@ -18,7 +18,8 @@
 //!                      "purpose": "edits" },
 //!   "effort": { "high": ["audit"], "low": ["quick"] },
 //!   "haiku_max_words": 8,
-//!   "stale_hours": 24
+//!   "stale_hours": 24,
+//!   "state": { "scope": "session" }
 //! }
 //! ```
 
@@ -49,6 +50,51 @@ pub struct Config {
     /// An `in_progress` state older than this many hours is flagged stale.
     #[serde(default = "default_stale_hours")]
     pub stale_hours: u32,
+    /// Where the task state lives: one record per session (the default) or
+    /// v5's single shared file.
+    #[serde(default)]
+    pub state: StateConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateConfig {
+    #[serde(default)]
+    pub scope: StateScope,
+}
+
+/// `"session"`: each session keeps its own record in the state folder and
+/// the prompt hook names it; a session without one shows the shared
+/// record. `"global"`: v5 exactly — the one `<claude dir>/hooks/task_state.json`,
+/// hook output byte for byte the Python scripts'.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum StateScope {
+    #[default]
+    Session,
+    Global,
+}
+
+impl TryFrom<String> for StateScope {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "session" => Ok(StateScope::Session),
+            "global" => Ok(StateScope::Global),
+            _ => Err(format!(
+                "unknown state scope {s:?}, expected \"session\" or \"global\""
+            )),
+        }
+    }
+}
+
+impl From<StateScope> for String {
+    fn from(s: StateScope) -> String {
+        match s {
+            StateScope::Session => "session".into(),
+            StateScope::Global => "global".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,6 +200,7 @@ impl Default for Config {
             effort: EffortKeywords::default(),
             haiku_max_words: default_haiku_max_words(),
             stale_hours: default_stale_hours(),
+            state: StateConfig::default(),
         }
     }
 }
@@ -355,7 +402,9 @@ pub fn load_config(path: &Path) -> Result<Config, ConfigError> {
 
 /// What the hooks use: the config, or the defaults plus the reason the file
 /// was ignored. A file that is valid JSON but otherwise wrong still switches
-/// a hook off when it says `"enabled": false` for it.
+/// a hook off when it says `"enabled": false` for it, and still keeps the
+/// v5 state when it says `"state": {"scope": "global"}`: a choice the user
+/// made is not undone by a typo elsewhere.
 pub fn load_for_hooks(path: &Path) -> LoadedConfig {
     let text = match read_config_text(path) {
         Ok(None) => {
@@ -386,6 +435,13 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
                     {
                         switch.enabled = false;
                     }
+                }
+                if v.get("state")
+                    .and_then(|s| s.get("scope"))
+                    .and_then(|s| s.as_str())
+                    == Some("global")
+                {
+                    config.state.scope = StateScope::Global;
                 }
             }
             LoadedConfig {
@@ -559,6 +615,15 @@ mod tests {
             .unwrap_err()
             .reason
             .contains("capitals"));
+    }
+
+    #[test]
+    fn state_scope_is_session_unless_global() {
+        assert_eq!(parse("{}").unwrap().state.scope, StateScope::Session);
+        let c = parse(r#"{"state": {"scope": "global"}}"#).unwrap();
+        assert_eq!(c.state.scope, StateScope::Global);
+        assert!(parse(r#"{"state": {"scope": "shared"}}"#).is_err());
+        assert!(parse(r#"{"state": {"scop": "global"}}"#).is_err());
     }
 
     #[test]

@@ -50,6 +50,17 @@ pub fn read_bounded(path: &Path, max: u64) -> FileRead {
     }
 }
 
+/// As [`read_bounded`], but a symbolic link is not followed: it reads as
+/// `NotRegular`. For the task records, whose folder Claude can write: a
+/// link planted there must not make a hook read a file outside it.
+pub fn read_bounded_no_link(path: &Path, max: u64) -> FileRead {
+    // `read_link` succeeds only on a link (one system call, read-only).
+    if std::fs::read_link(path).is_ok() {
+        return FileRead::NotRegular { mtime: None };
+    }
+    read_bounded(path, max)
+}
+
 /// Parse `text` as JSON, tolerating unpaired surrogate escapes.
 pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
     match serde_json::from_str(text) {

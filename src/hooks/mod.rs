@@ -1,10 +1,13 @@
 //! The hot path: `gk hook prompt` (UserPromptSubmit) and `gk hook stop`
-//! (Stop), ports of the Python v5 gatekeeper and state monitor. Each run
-//! reads stdin and at most two files (`<claude dir>/hooks/gk.json` and
-//! `<claude dir>/hooks/task_state.json`), prints at most one JSON line and
-//! exits 0. Nothing in this folder may spawn a process, open a connection or
-//! write a file (see docs/hooks.md, "How the prime directive is kept"; a
-//! test scans this folder's source).
+//! (Stop), ports of the Python v5 gatekeeper and state monitor, and
+//! `gk statusline`. Each run reads stdin and at most three small files
+//! (`<claude dir>/hooks/gk.json`; this session's record in the state
+//! folder; the shared `<claude dir>/hooks/task_state.json` when the session
+//! has no record or the scope is global — see [`state::locate`]), prints at
+//! most one line and exits 0. It never lists the state folder, so the
+//! number of records in it costs nothing. Nothing in this folder may spawn
+//! a process, open a connection or write a file (see docs/hooks.md, "How
+//! the prime directive is kept"; a test scans this folder's source).
 //!
 //! For `gk doctor`, two read-only, side-effect-free entry points report
 //! things exactly as the hooks would:
@@ -24,13 +27,16 @@ mod jsonout;
 mod prompt;
 mod pytext;
 mod state;
+mod statusline;
 mod stop;
 
 use std::io::{IsTerminal, Read, Write};
 use std::time::SystemTime;
 
-pub use config::{load_config, Config, ConfigError};
-pub use state::{read_state, StateFile, StateRead, StateVerdict};
+pub use config::{load_config, load_for_hooks, Config, ConfigError, LoadedConfig, StateScope};
+pub use state::{locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict};
+pub use statusline::run as run_statusline;
+pub use stop::age_text;
 
 use crate::paths::ClaudePaths;
 
@@ -54,20 +60,24 @@ pub fn run(hook: Hook) -> u8 {
     0
 }
 
-/// The hook's stdout, or `None` for no output.
-fn answer(hook: Hook) -> Option<String> {
+/// stdin, unless it is a terminal. Always drain a piped stdin so Claude
+/// Code's write never meets a closed pipe. A terminal is not Claude Code
+/// but a person trying the hook by hand: waiting for them to type an event
+/// and Ctrl-D would look like a hang, so a terminal is not read (no event:
+/// the prompt hook prints nothing, the Stop hook, which needs no event,
+/// shows the shared state).
+fn read_stdin() -> Vec<u8> {
     let mut input = Vec::new();
-    // Always drain a piped stdin so Claude Code's write never meets a closed
-    // pipe. A terminal is not Claude Code but a person trying the hook by
-    // hand: waiting for them to type an event and Ctrl-D would look like a
-    // hang, so a terminal is not read (no event: the prompt hook prints
-    // nothing, the Stop hook, which ignores stdin, shows the state).
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         let _ = stdin.lock().read_to_end(&mut input);
     }
-    let paths = ClaudePaths::from_env();
-    let loaded = match &paths {
+    input
+}
+
+/// The config the hooks run on, and the one-line note when gk.json was ignored.
+fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
+    let loaded = match paths {
         Some(p) => config::load_for_hooks(&p.config_file()),
         None => config::LoadedConfig {
             config: Config::default(),
@@ -78,14 +88,44 @@ fn answer(hook: Hook) -> Option<String> {
         .error
         .as_ref()
         .map(|e| format!("gk config ignored, using the built-in defaults: {e}"));
-    let config = &loaded.config;
-    let state_of = |p: &Option<ClaudePaths>| match p {
-        Some(p) => read_state(&p.state_file()),
-        None => StateFile {
-            read: StateRead::Missing,
-            mtime: None,
-        },
+    (loaded.config, note)
+}
+
+/// The event's `session_id` when it is a non-empty string.
+fn session_id_of(event: &serde_json::Value) -> Option<&str> {
+    event
+        .get("session_id")
+        .and_then(serde_json::Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// The state for this event under the configured scope (see [`state::locate`]).
+fn state_for(
+    config: &Config,
+    paths: Option<&ClaudePaths>,
+    home: Option<&std::path::Path>,
+    session_id: Option<&str>,
+) -> Located {
+    let shared = paths.map(ClaudePaths::state_file);
+    let dir = match config.state.scope {
+        StateScope::Global => None,
+        StateScope::Session => crate::paths::state_dir_for(crate::platform::Os::current(), home),
     };
+    locate(
+        config.state.scope,
+        session_id,
+        dir.as_deref(),
+        shared.as_deref(),
+    )
+}
+
+/// The hook's stdout, or `None` for no output.
+fn answer(hook: Hook) -> Option<String> {
+    let input = read_stdin();
+    let home = crate::paths::home_dir();
+    let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
+    let (config, note) = hook_config(paths.as_ref());
+    let config = &config;
     match hook {
         Hook::Prompt => {
             if !config.prompt.enabled {
@@ -94,13 +134,19 @@ fn answer(hook: Hook) -> Option<String> {
             let text = String::from_utf8_lossy(&input);
             // Not JSON at all: the reference prints nothing, and so does gk.
             let event = input::parse_lenient(&text).ok()?;
-            let state = state_of(&paths);
+            let located = state_for(
+                config,
+                paths.as_ref(),
+                home.as_deref(),
+                session_id_of(&event),
+            );
             let (msg, ctx) = prompt::respond(
                 prompt::prompt_of(&event),
                 config,
-                &state,
+                &located.file,
                 SystemTime::now(),
                 note.as_deref(),
+                located.record.as_deref(),
             );
             Some(jsonout::prompt_output(&msg, &ctx))
         }
@@ -108,12 +154,23 @@ fn answer(hook: Hook) -> Option<String> {
             if !config.stop.enabled {
                 return None;
             }
-            let state = state_of(&paths);
+            // v5 ignores the Stop event; per session, its id picks the record.
+            let event = match config.state.scope {
+                StateScope::Global => None,
+                StateScope::Session => input::parse_lenient(&String::from_utf8_lossy(&input)).ok(),
+            };
+            let located = state_for(
+                config,
+                paths.as_ref(),
+                home.as_deref(),
+                event.as_ref().and_then(session_id_of),
+            );
             let msg = stop::message(
-                &state,
+                &located.file,
                 SystemTime::now(),
                 config.stale_hours,
                 note.as_deref(),
+                located.from_shared,
             );
             Some(jsonout::stop_output(&msg))
         }

@@ -207,13 +207,25 @@ fn assess_state(
     }
 }
 
-/// `(systemMessage, additionalContext)` for a prompt.
+/// The one sentence per-session scope adds to the context: where this
+/// session's task_state.json is (the only `.json` path in the context).
+pub fn record_sentence(record: &std::path::Path) -> String {
+    format!(
+        " [Task state] This session's task_state.json is {}.",
+        record.display()
+    )
+}
+
+/// `(systemMessage, additionalContext)` for a prompt. `record`: this
+/// session's record in per-session scope, named in one added sentence at
+/// the end of the context (`None` leaves the v5 text exactly as it is).
 pub fn respond(
     prompt: &str,
     config: &Config,
     state: &StateFile,
     now: SystemTime,
     config_note: Option<&str>,
+    record: Option<&std::path::Path>,
 ) -> (String, String) {
     let a = analyse(prompt, config);
     let (is_clean, reason, stale) = assess_state(state, now, config.stale_hours);
@@ -274,6 +286,9 @@ pub fn respond(
         ctx.push_str(OPTION_D_CLEAN);
     } else {
         ctx.push_str(OPTION_D_DIRTY);
+    }
+    if let Some(record) = record {
+        ctx.push_str(&record_sentence(record));
     }
     (msg, ctx)
 }

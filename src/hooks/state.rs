@@ -4,8 +4,9 @@
 //! would: `read_state` does the one read (and the mtime), `StateFile::verdict`
 //! is a pure function of what was read and the current time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::config::StateScope;
 use super::input::FileRead;
 use std::time::SystemTime;
 
@@ -69,11 +70,25 @@ pub const MAX_STATE_BYTES: u64 = 4 << 20;
 /// named pipe would block the hook until something writes to it, and a
 /// device such as /dev/zero never ends.
 pub fn read_state(path: &Path) -> StateFile {
+    judge_read(super::input::read_bounded(path, MAX_STATE_BYTES), false)
+}
+
+/// Read one session's record: as [`read_state`], except that a symbolic
+/// link is not followed (it reads as `not a regular file`) and a state
+/// folder that is missing or is a file counts as "no record".
+pub fn read_record(path: &Path) -> StateFile {
+    judge_read(
+        super::input::read_bounded_no_link(path, MAX_STATE_BYTES),
+        true,
+    )
+}
+
+fn judge_read(read: FileRead, no_folder_is_missing: bool) -> StateFile {
     let unreadable = |why: String, mtime| StateFile {
         read: StateRead::Unreadable(why),
         mtime,
     };
-    match super::input::read_bounded(path, MAX_STATE_BYTES) {
+    match read {
         FileRead::Bytes { bytes, mtime } => StateFile {
             read: parse_state_bytes(&bytes),
             mtime,
@@ -82,13 +97,76 @@ pub fn read_state(path: &Path) -> StateFile {
         FileRead::TooLarge { mtime } => {
             unreadable(format!("larger than {} MiB", MAX_STATE_BYTES >> 20), mtime)
         }
-        FileRead::Failed { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
+        FileRead::Failed { error, .. }
+            if error.kind() == std::io::ErrorKind::NotFound
+                || (no_folder_is_missing && error.kind() == std::io::ErrorKind::NotADirectory) =>
+        {
             StateFile {
                 read: StateRead::Missing,
                 mtime: None,
             }
         }
         FileRead::Failed { error, mtime } => unreadable(io_error_name(&error).into(), mtime),
+    }
+}
+
+/// The state the hooks report for one event, and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    pub file: StateFile,
+    /// Per-session scope: this session's record, which the prompt hook names
+    /// to Claude (whether or not it exists yet). `None` in global scope or
+    /// when the event carries no usable session id.
+    pub record: Option<PathBuf>,
+    /// Per-session scope: this session (it has an id) has no record yet, so
+    /// `file` is the shared one.
+    pub from_shared: bool,
+}
+
+/// Decide which file speaks for this session, and read it (one read, two
+/// when the session has no record yet).
+///
+/// - Global scope: the shared file (`<claude dir>/hooks/task_state.json`),
+///   nothing else, as v5.
+/// - Per-session scope: this session's record
+///   (`<state folder>/<record_file_name(session_id)>`) whenever it exists,
+///   whatever it holds: a corrupt record reads as unreadable, it is not
+///   passed over. Only when there is no record (or no session id) is the
+///   shared file read, as v5 reads it, so a state written by hand or by
+///   the Python hooks is never silently dropped.
+pub fn locate(
+    scope: StateScope,
+    session_id: Option<&str>,
+    state_dir: Option<&Path>,
+    shared: Option<&Path>,
+) -> Located {
+    let shared_file = || match shared {
+        Some(p) => read_state(p),
+        None => StateFile {
+            read: StateRead::Missing,
+            mtime: None,
+        },
+    };
+    let record = match scope {
+        StateScope::Global => None,
+        StateScope::Session => state_dir
+            .zip(session_id.and_then(crate::paths::record_file_name))
+            .map(|(dir, name)| dir.join(name)),
+    };
+    if let Some(path) = &record {
+        let own = read_record(path);
+        if own.read != StateRead::Missing {
+            return Located {
+                file: own,
+                record,
+                from_shared: false,
+            };
+        }
+    }
+    Located {
+        file: shared_file(),
+        from_shared: record.is_some(),
+        record,
     }
 }
 

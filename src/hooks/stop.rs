@@ -26,12 +26,20 @@ pub fn age_text(age_seconds: Option<f64>) -> String {
     }
 }
 
-/// The `systemMessage` for the state as read.
+/// The line added, in per-session scope, when a task in progress comes
+/// from the shared record because this session has none of its own.
+pub const SHARED_NOTE: &str =
+    " ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
+
+/// The `systemMessage` for the state as read. `from_shared`: per-session
+/// scope, and the state is the shared record's (then a task in progress
+/// gets [`SHARED_NOTE`]).
 pub fn message(
     state: &StateFile,
     now: SystemTime,
     stale_hours: u32,
     config_note: Option<&str>,
+    from_shared: bool,
 ) -> String {
     let mut lines: Vec<String> = Vec::with_capacity(4);
     match state.verdict(now, stale_hours) {
@@ -62,6 +70,9 @@ pub fn message(
                 ));
             }
             lines.push(" ! Hold off switching model/effort until this task is complete".into());
+            if from_shared {
+                lines.push(SHARED_NOTE.into());
+            }
         }
         StateVerdict::Clean { age_hours } => lines.push(format!(
             "STATE [CLEAN] safe to switch model or effort (updated {})",

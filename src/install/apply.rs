@@ -152,6 +152,7 @@ fn needs_backup(change: &FileChange) -> bool {
     change.changes_something()
         && change.old.is_some()
         && !change.binary
+        && change.strategy != ReplaceStrategy::NoBackup
         && !backup::is_backup(&change.path)
 }
 
@@ -278,6 +279,17 @@ fn refuse_read_only(change: &FileChange, target: &Path) -> Result<()> {
 /// the mode the target will have. `None` when the change removes the file.
 fn stage(change: &FileChange, target: &Path) -> Result<Option<PathBuf>> {
     let Some(bytes) = &change.new else {
+        // Removing a file needs a folder that can be written, as writing
+        // does: find out now, before any file of the plan has changed.
+        if change.old.is_some() {
+            let probe = write_temp(target, b"", 0o600).map_err(|_| {
+                Error::new(format!(
+                    "could not remove {}: its folder cannot be written; nothing changed",
+                    change.path.display()
+                ))
+            })?;
+            let _ = fs::remove_file(probe);
+        }
         return Ok(None);
     };
     if let Some(parent) = target.parent() {
@@ -595,6 +607,51 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec!["settings.json".to_string()]);
+    }
+
+    #[test]
+    fn a_task_record_is_written_without_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = dir.path().join("abc.json");
+        fs::write(&rec, "{\"status\": \"in_progress\"}").unwrap();
+        let mut plan = Plan::new("test");
+        let mut change = edit(
+            &rec,
+            "{\"status\": \"in_progress\"}",
+            "{\"status\": \"clean\"}",
+        );
+        change.strategy = ReplaceStrategy::NoBackup;
+        plan.push(change);
+        let store = Backups::at(dir.path().join("backups"));
+        assert_eq!(
+            write_plan(&plan, "s", Some(&store), &|_| {}).unwrap(),
+            Vec::<(PathBuf, PathBuf)>::new()
+        );
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["abc.json".to_string()]);
+        assert_eq!(fs::read_to_string(&rec).unwrap(), "{\"status\": \"clean\"}");
+    }
+
+    #[test]
+    fn a_removal_that_cannot_be_made_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        fs::write(&a, "{}").unwrap();
+        fs::write(&b, "{}").unwrap();
+        // Something in the way of b's probe: as when its folder cannot be
+        // written (which root, running these tests, would not notice).
+        let blocker = sibling(&b, &format!(".gk-tmp-{}", std::process::id()));
+        fs::create_dir(&blocker).unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(FileChange::text(&a, Some("{}".into()), None, "test"));
+        plan.push(FileChange::text(&b, Some("{}".into()), None, "test"));
+        let err = write_plan(&plan, "s", None, &|_| {}).unwrap_err();
+        assert!(err.message().contains("cannot be written"), "{err}");
+        assert!(a.exists() && b.exists());
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod binary;
 pub mod claude_md;
 pub mod plan;
 pub mod settings_edit;
+pub mod settings_keys;
 pub mod switch;
 
 use std::path::{Path, PathBuf};
@@ -76,7 +77,7 @@ impl Machine {
         // A relative CLAUDE_CONFIG_DIR would give a hook command that only
         // works from this folder: pin it here, as Claude Code started here would.
         let paths = ClaudePaths::at(absolute(paths.dir()));
-        let home = dirs::home_dir().unwrap_or_else(|| paths.dir().to_path_buf());
+        let home = crate::paths::home_dir().unwrap_or_else(|| paths.dir().to_path_buf());
         let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|v| !v.is_empty())
             .map(|v| absolute(Path::new(&v)));
@@ -171,10 +172,67 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
+/// What install adds to settings.json besides the hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extras {
+    /// The `permissions.allow` rules for the state folder
+    /// ([`crate::paths::state_rules`]); `None`: none added (`--no-permissions`,
+    /// or a folder no rule can name).
+    pub rules: Option<[String; 2]>,
+    /// Register `gk statusline` as the status line where none is set.
+    pub statusline: bool,
+}
+
+impl Extras {
+    /// The rules for this machine's state folder, and what to say when
+    /// there is none that can be written.
+    pub fn for_machine(m: &Machine, permissions: bool, statusline: bool) -> (Extras, Vec<String>) {
+        let mut notes = Vec::new();
+        let rules = if permissions {
+            let dir = crate::paths::state_dir_for(m.os, Some(&m.ctx.home));
+            let rules = dir
+                .as_deref()
+                .and_then(|d| crate::paths::state_rules(m.os, d, Some(&m.ctx.home)));
+            if rules.is_none() {
+                notes.push(format!(
+                    "note: no permission rule can name the state folder {} (it holds a character rules treat specially); Claude Code will ask before each task record write",
+                    dir.map(|d| d.display().to_string()).unwrap_or_else(|| "(none found)".into())
+                ));
+            }
+            rules
+        } else {
+            None
+        };
+        (Extras { rules, statusline }, notes)
+    }
+}
+
+/// The status line command: the prompt hook's program, run as `gk statusline`.
+pub fn statusline_command(wanted: &WantedHooks) -> String {
+    let prompt = &wanted.prompt.command;
+    match prompt.strip_suffix(" hook prompt") {
+        Some(program) => format!("{program} statusline"),
+        None => format!("{prompt} statusline"),
+    }
+}
+
 /// Build install's plan: the binary, task_state.json, CLAUDE.md,
-/// settings.json; and notes on anything that will keep the hooks from
-/// running even so.
+/// settings.json (hooks, and the permission rules for the task records);
+/// and notes on anything that will keep the hooks from running even so.
 pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Plan, Vec<String>)> {
+    let (extras, mut notes) = Extras::for_machine(m, true, false);
+    let (plan, more) = plan_install_with(m, shell, program, &extras)?;
+    notes.extend(more);
+    Ok((plan, notes))
+}
+
+/// [`plan_install`] with the settings extras chosen by the caller.
+pub fn plan_install_with(
+    m: &Machine,
+    shell: ShellForm,
+    program: &[u8],
+    extras: &Extras,
+) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
     let mut notes = Vec::new();
     let bin = m.paths.binary(m.os);
@@ -218,12 +276,29 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
     let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
-    let new_settings = settings_edit::add_hooks(
+    let mut new_settings = settings_edit::add_hooks(
         &settings,
         old_settings.as_deref().unwrap_or(""),
         &wanted,
         &m.ctx,
     )?;
+    if let Some(rules) = &extras.rules {
+        new_settings = settings_keys::add_rules(&settings, &new_settings, rules)?;
+    }
+    if extras.statusline {
+        match settings_keys::add_statusline(
+            &settings,
+            &new_settings,
+            &statusline_command(&wanted),
+            &m.ctx,
+        )? {
+            settings_keys::StatusLine::Registered(text) => new_settings = text,
+            settings_keys::StatusLine::Taken(_) => notes.push(format!(
+                "note: {} already sets a statusLine; it is left as it is (docs/usage.md shows how to add gk's segment to it)",
+                settings.display()
+            )),
+        }
+    }
     if let Ok(parsed) = crate::settings::parse(&settings, &new_settings) {
         if parsed.value.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)) {
             notes.push(format!(
@@ -236,7 +311,11 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
         &settings,
         old_settings,
         Some(new_settings),
-        "register the prompt and Stop hooks",
+        if extras.rules.is_some() {
+            "register the prompt and Stop hooks; let Claude write its task records"
+        } else {
+            "register the prompt and Stop hooks"
+        },
     ));
     Ok((plan, notes))
 }
@@ -245,6 +324,17 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
 /// binary (only when it carries gk's version marker), and with `purge`
 /// task_state.json and gk.json.
 pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
+    let (extras, _) = Extras::for_machine(m, true, true);
+    plan_uninstall_with(m, purge, &extras)
+}
+
+/// [`plan_uninstall`], taking out `extras.rules` (when set) and a
+/// `statusLine` that runs gk.
+pub fn plan_uninstall_with(
+    m: &Machine,
+    purge: bool,
+    extras: &Extras,
+) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk uninstall").when_idle(format!(
         "gk is not installed in {}; nothing to remove",
         m.paths.dir().display()
@@ -254,12 +344,16 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
     let mut notes = Vec::new();
     let settings = m.paths.settings();
     if let Some(old) = read_text(&settings)? {
-        let new = settings_edit::remove_hooks(&settings, &old, &m.ctx)?;
+        let mut new = settings_edit::remove_hooks(&settings, &old, &m.ctx)?;
+        if let Some(rules) = &extras.rules {
+            new = settings_keys::remove_rules(&settings, &new, rules)?;
+        }
+        new = settings_keys::remove_statusline(&settings, &new, &m.ctx)?;
         plan.push(FileChange::text(
             &settings,
             Some(old),
             Some(new),
-            "remove gk's hook entries",
+            "remove gk's hook entries, permission rules and status line",
         ));
     }
     let md = m.paths.claude_md();
@@ -347,7 +441,9 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
     let program = std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))?;
-    let (plan, notes) = plan_install(&m, shell, &program)?;
+    let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
+    let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
+    notes.extend(more);
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
     for note in notes {
         println!("{note}");
@@ -596,6 +692,22 @@ mod tests {
         let bin = plan.changes.iter().find(|c| c.binary).unwrap();
         assert_eq!(bin.new, None);
         assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
+    }
+
+    #[test]
+    fn the_status_line_runs_the_hooks_program() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = windows_machine(dir.path(), None);
+        let ps = wanted_hooks(&m.ctx, ShellForm::PowerShell, None);
+        assert_eq!(
+            statusline_command(&ps),
+            r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#
+        );
+        let bash = wanted_hooks(&m.ctx, ShellForm::Bash, None);
+        assert_eq!(
+            statusline_command(&bash),
+            r#""$HOME/.claude/hooks/gk.exe" statusline"#
+        );
     }
 
     #[test]

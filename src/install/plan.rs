@@ -22,6 +22,10 @@ pub enum ReplaceStrategy {
     /// Move the old file aside first (`<name>.gk-old-<stamp>`): Windows cannot
     /// overwrite or delete an executable that is running, but can rename it.
     MoveAsideFirst,
+    /// As `InPlace`, and no backup is kept: a task record. Its old content
+    /// is worth nothing once replaced, and the state folder, which Claude
+    /// may read and write, must hold task records and nothing else.
+    NoBackup,
 }
 
 /// One file a plan touches.

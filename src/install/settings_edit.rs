@@ -268,7 +268,12 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     Ok(issues.into_iter().map(|i| i.reason).collect())
 }
 
-fn refuse_duplicate_keys(path: &Path, body: &str, obj: &Object, prefix: &str) -> Result<()> {
+pub(crate) fn refuse_duplicate_keys(
+    path: &Path,
+    body: &str,
+    obj: &Object,
+    prefix: &str,
+) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for prop in &obj.properties {
         let name = prop.name.as_str();
@@ -351,11 +356,11 @@ fn check_result(
     Ok(())
 }
 
-fn value_start(v: &Value) -> usize {
+pub(crate) fn value_start(v: &Value) -> usize {
     value_range(v).0
 }
 
-fn value_range(v: &Value) -> (usize, usize) {
+pub(crate) fn value_range(v: &Value) -> (usize, usize) {
     let r = match v {
         Value::StringLit(x) => x.range,
         Value::NumberLit(x) => x.range,
@@ -450,13 +455,13 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
 
 /// A replacement of `body[start..end]` by `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Edit {
+pub(crate) struct Edit {
     start: usize,
     end: usize,
     text: String,
 }
 
-fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
+pub(crate) fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
     edits.sort_by_key(|e| std::cmp::Reverse(e.start));
     let mut out = body.to_string();
     let mut limit = usize::MAX;
@@ -477,7 +482,11 @@ fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
 /// [`insert_edit`]: a removed last item takes the separator before it with
 /// it, any other removed item the separator after it; removing every item
 /// leaves `{}` / `[]`.
-fn cut_items(container: (usize, usize), items: &[(usize, usize)], remove: &[bool]) -> Vec<Edit> {
+pub(crate) fn cut_items(
+    container: (usize, usize),
+    items: &[(usize, usize)],
+    remove: &[bool],
+) -> Vec<Edit> {
     let n = items.len();
     if n == 0 || !remove.iter().any(|r| *r) {
         return Vec::new();
@@ -514,15 +523,15 @@ fn cut_items(container: (usize, usize), items: &[(usize, usize)], remove: &[bool
     edits
 }
 
-fn prop_range(p: &jsonc_parser::ast::ObjectProp) -> (usize, usize) {
+pub(crate) fn prop_range(p: &jsonc_parser::ast::ObjectProp) -> (usize, usize) {
     (p.range.start, p.range.end)
 }
 
-fn range_of_obj(o: &Object) -> (usize, usize) {
+pub(crate) fn range_of_obj(o: &Object) -> (usize, usize) {
     (o.range.start, o.range.end)
 }
 
-fn range_of_arr(a: &Array) -> (usize, usize) {
+pub(crate) fn range_of_arr(a: &Array) -> (usize, usize) {
     (a.range.start, a.range.end)
 }
 
@@ -638,7 +647,7 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
 
 /// How the file is written, so inserted text looks like the rest of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Style {
+pub(crate) struct Style {
     newline: &'static str,
     unit: String,
     /// One-line file: insert without newlines, with these separators.
@@ -648,7 +657,7 @@ struct Style {
 }
 
 impl Style {
-    fn fresh() -> Style {
+    pub(crate) fn fresh() -> Style {
         Style {
             newline: "\n",
             unit: "  ".into(),
@@ -658,7 +667,7 @@ impl Style {
         }
     }
 
-    fn detect(body: &str, root: &Object) -> Style {
+    pub(crate) fn detect(body: &str, root: &Object) -> Style {
         let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
         let root_text = &body[root.range.start..root.range.end];
         // A one-line file with content stays one line; `{}` is given the usual layout.
@@ -710,7 +719,7 @@ fn line_indent(body: &str, offset: usize) -> String {
         .collect()
 }
 
-fn render(v: &J, indent: &str, style: &Style) -> String {
+pub(crate) fn render(v: &J, indent: &str, style: &Style) -> String {
     match v {
         J::Str(s) => serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()),
         J::Int(n) => n.to_string(),
@@ -783,7 +792,7 @@ fn render_item(name: Option<&str>, v: &J, indent: &str, style: &Style) -> String
 /// items span `items`) before item `index` (`items.len()`: at the end).
 /// Inserting before an existing item adds whole lines and touches none, so
 /// the diff is pure insertion. The inverse of [`cut_items`].
-fn insert_edit(
+pub(crate) fn insert_edit(
     body: &str,
     container: (usize, usize),
     items: &[(usize, usize)],
@@ -949,13 +958,13 @@ fn insertion_edits(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::hookcmd::{canonical, ShellForm};
     use crate::platform::Os;
     use std::path::PathBuf;
 
-    fn ctx() -> CommandContext {
+    pub(crate) fn ctx() -> CommandContext {
         CommandContext {
             os: Os::Linux,
             home: PathBuf::from("/home/u"),
@@ -972,8 +981,17 @@ mod tests {
         }
     }
 
-    fn p() -> &'static Path {
+    pub(crate) fn p() -> &'static Path {
         Path::new("/home/u/.claude/settings.json")
+    }
+
+    /// A refusal that names the file and the place.
+    pub(crate) fn assert_refused(err: &Error, text: &str, needle: &str) {
+        assert!(err.message().contains(needle), "{text}: {err}");
+        assert!(
+            err.message().starts_with("/home/u/.claude/settings.json:"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1066,11 +1084,7 @@ mod tests {
             ),
         ] {
             let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
-            assert!(err.message().contains(needle), "{text}: {err}");
-            assert!(
-                err.message().starts_with("/home/u/.claude/settings.json:"),
-                "{err}"
-            );
+            assert_refused(&err, text, needle);
         }
     }
 

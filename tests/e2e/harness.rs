@@ -106,11 +106,14 @@ struct Mock {
 }
 
 impl Mock {
-    fn start(log: &Path) -> Mock {
+    /// `tools`: a file of scripted tool calls for the mock to play (see
+    /// mock_messages.py), or none for a plain "Done." reply.
+    fn start(log: &Path, tools: Option<&Path>) -> Mock {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_messages.py");
         let mut child = match Command::new("python3")
             .arg(&script)
             .arg(log)
+            .args(tools)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -263,6 +266,13 @@ impl Sandbox {
 
     /// One `claude -p` turn in the project folder, against a fresh mock.
     pub fn turn(&mut self, prompt: &str) -> Turn {
+        let project = self.project();
+        self.turn_with(prompt, &project, None)
+    }
+
+    /// One `claude -p` turn started in `project`, whose model plays the
+    /// tool calls in `tools` (a JSON list, see mock_messages.py) when given.
+    pub fn turn_with(&mut self, prompt: &str, project: &Path, tools: Option<&Value>) -> Turn {
         self.turns += 1;
         let dir = self.root.path().join(format!("turn-{}", self.turns));
         fs::create_dir_all(&dir).expect("turn dir");
@@ -271,8 +281,13 @@ impl Sandbox {
         let stdout_path = dir.join("stdout.jsonl");
         let stderr_path = dir.join("stderr.txt");
         fs::write(&requests_log, "").expect("create request log");
+        let tools_file = tools.map(|t| {
+            let path = dir.join("tools.json");
+            fs::write(&path, t.to_string()).expect("write the mock's tool script");
+            path
+        });
 
-        let mock = Mock::start(&requests_log);
+        let mock = Mock::start(&requests_log, tools_file.as_deref());
         let mut cmd = Command::new(&self.client.bin);
         cmd.args(["-p", prompt])
             .args(["--output-format", "stream-json", "--verbose"])
@@ -280,6 +295,8 @@ impl Sandbox {
             .arg("--debug-file")
             .arg(&debug_log);
         self.isolate(&mut cmd);
+        fs::create_dir_all(project).expect("create the project folder");
+        cmd.current_dir(project);
         cmd.env(
             "ANTHROPIC_BASE_URL",
             format!("http://127.0.0.1:{}", mock.port),
@@ -393,6 +410,25 @@ impl Turn {
         found
     }
 
+    /// The gatekeeper context of a turn in which the model called tools:
+    /// every later request repeats the conversation, so only the first
+    /// request is looked at; fails unless it holds exactly one.
+    pub fn first_request_context(&self) -> String {
+        let first = Turn {
+            prompt: self.prompt.clone(),
+            events: Vec::new(),
+            requests: self.requests.iter().take(1).cloned().collect(),
+            debug: String::new(),
+            wall: self.wall,
+        };
+        assert!(
+            self.requests.len() > 1,
+            "turn {:?}: the model called no tool (one request)",
+            self.prompt
+        );
+        first.single_context()
+    }
+
     /// The one gatekeeper context of this turn; fails unless there is exactly one.
     pub fn single_context(&self) -> String {
         let contexts = self.contexts();
@@ -452,6 +488,56 @@ impl Turn {
         assert_eq!(result["subtype"], "success", "result: {result}");
         assert_eq!(result["is_error"], false, "result: {result}");
         assert_eq!(result["result"], "Done.", "result: {result}");
+    }
+
+    /// The session id the client gave this turn (its `init` event).
+    pub fn session_id(&self) -> String {
+        self.events
+            .iter()
+            .find(|e| e["type"] == "system" && e["subtype"] == "init")
+            .and_then(|e| e["session_id"].as_str())
+            .unwrap_or_else(|| panic!("turn {:?} has no init event with a session id", self.prompt))
+            .to_string()
+    }
+
+    /// `(tool, file_path)` of every tool call the client refused (the
+    /// result event's `permission_denials`).
+    pub fn permission_denials(&self) -> Vec<(String, String)> {
+        let result = self.result();
+        let denials = result["permission_denials"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no permission_denials in the result: {result}"));
+        denials
+            .iter()
+            .map(|d| {
+                (
+                    d["tool_name"].as_str().unwrap_or("").to_string(),
+                    d["tool_input"]["file_path"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// What each tool call's result said, in order (from the `user` events).
+    pub fn tool_results(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == "user")
+            .flat_map(|e| {
+                e["message"]["content"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter(|c| c["type"] == "tool_result")
+            .map(|c| match &c["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect()
     }
 
     /// Milliseconds from start to the first API request, as the client reports it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Loopback stand-in for the Messages API, used by tests/e2e_claude.rs.
 
-Usage: mock_messages.py LOG_FILE
+Usage: mock_messages.py LOG_FILE [SCRIPT_FILE]
 
 Binds 127.0.0.1 on a port the kernel picks, prints "PORT <n>" on stdout so
 the test knows where to point ANTHROPIC_BASE_URL, then answers every
@@ -10,14 +10,82 @@ events when the request asks to stream. Each POST is appended to LOG_FILE
 as one JSON line: {"path": ..., "body": <the request body, parsed>}.
 Any other request gets an empty JSON object. Stops when stdin closes, so a
 test that dies never leaves it behind.
+
+SCRIPT_FILE, when given, makes the model call tools: a JSON list of tool
+calls, each {"tool": "<name>", "input": {...}}, played one per request. A
+request is answered with the call whose index is the number of tool calls
+already in its conversation (the client may merge consecutive assistant
+messages, so calls are counted, not messages): the first request gets call
+0, the request carrying its result call 1, and so on; once every call has
+been played, the reply is "Done.". In every string of a step's input, "{{RECORD}}"
+becomes the first absolute path ending in ".json" that the request's
+gatekeeper context ("[Gatekeeper] State: ..." paragraph) names: the model
+writes the record the hook told it about, and nothing else.
 """
 import json
+import re
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPLY_TEXT = "Done."
 LOG_LOCK = threading.Lock()
+SCRIPT = []
+CONTEXT_MARKER = "[Gatekeeper] State:"
+# An absolute path: /..., C:\..., C:/... ; up to ".json".
+RECORD_PATH = re.compile(r"(?:[A-Za-z]:[\\/]|/)[^\s'\"`]*?\.json")
+
+
+def strings_of(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_of(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings_of(item)
+
+
+def record_named(body):
+    """The first .json path in the request's gatekeeper context, or None."""
+    for text in strings_of(body.get("messages", [])):
+        at = text.find(CONTEXT_MARKER)
+        while at >= 0:
+            paragraph = text[at:].split("\n\n", 1)[0]
+            found = RECORD_PATH.search(paragraph)
+            if found:
+                return found.group(0)
+            at = text.find(CONTEXT_MARKER, at + 1)
+    return None
+
+
+def fill(value, record):
+    if isinstance(value, str):
+        return value.replace("{{RECORD}}", record) if record else value
+    if isinstance(value, list):
+        return [fill(v, record) for v in value]
+    if isinstance(value, dict):
+        return {k: fill(v, record) for k, v in value.items()}
+    return value
+
+
+def tool_calls_played(body):
+    count = 0
+    for message in body.get("messages", []):
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list):
+            count += sum(1 for b in message["content"]
+                         if isinstance(b, dict) and b.get("type") == "tool_use")
+    return count
+
+
+def step_for(body):
+    """The scripted reply for this request: ("text", str) or ("tool", name, input)."""
+    done = tool_calls_played(body)
+    if done >= len(SCRIPT):
+        return ("text", REPLY_TEXT)
+    step = SCRIPT[done]
+    return ("tool", step["tool"], fill(step.get("input", {}), record_named(body)))
 
 
 def sse(event, data):
@@ -53,6 +121,7 @@ class Handler(BaseHTTPRequestHandler):
         if "count_tokens" in self.path:
             self.send_json({"input_tokens": 1})
             return
+        step = step_for(body)
         message = {
             "id": "msg_e2e",
             "type": "message",
@@ -63,20 +132,33 @@ class Handler(BaseHTTPRequestHandler):
             "stop_sequence": None,
             "usage": {"input_tokens": 1, "output_tokens": 1},
         }
+        if step[0] == "tool":
+            block = {"type": "tool_use", "id": "toolu_e2e_%d" % tool_calls_played(body),
+                     "name": step[1], "input": step[2]}
+            stop_reason = "tool_use"
+        else:
+            block = {"type": "text", "text": step[1]}
+            stop_reason = "end_turn"
         if not body.get("stream"):
-            message["content"] = [{"type": "text", "text": REPLY_TEXT}]
-            message["stop_reason"] = "end_turn"
+            message["content"] = [block]
+            message["stop_reason"] = stop_reason
             self.send_json(message)
             return
+        if block["type"] == "tool_use":
+            start = dict(block, input={})
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            start = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
         events = [
             sse("message_start", {"type": "message_start", "message": message}),
             sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                        "content_block": {"type": "text", "text": ""}}),
+                                        "content_block": start}),
             sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                        "delta": {"type": "text_delta", "text": REPLY_TEXT}}),
+                                        "delta": delta}),
             sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
             sse("message_delta", {"type": "message_delta",
-                                  "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                  "delta": {"stop_reason": stop_reason, "stop_sequence": None},
                                   "usage": {"output_tokens": 1}}),
             sse("message_stop", {"type": "message_stop"}),
         ]
@@ -90,6 +172,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    if len(sys.argv) > 2:
+        with open(sys.argv[2], encoding="utf-8") as f:
+            SCRIPT.extend(json.load(f))
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()

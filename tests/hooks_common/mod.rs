@@ -14,6 +14,21 @@ pub struct Home {
     pub dir: tempfile::TempDir,
 }
 
+/// The gk binary with `home` as HOME and USERPROFILE, and every variable
+/// that could point it at a real folder removed (CLAUDE_CONFIG_DIR,
+/// GK_STATE_DIR, XDG_STATE_HOME, LOCALAPPDATA); no colour.
+pub fn isolated_gk(home: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("gk").unwrap();
+    cmd.env("HOME", home)
+        .env("USERPROFILE", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("GK_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("LOCALAPPDATA")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
 pub struct Run {
     pub code: Option<i32>,
     pub stdout: Vec<u8>,
@@ -117,7 +132,8 @@ impl Home {
             .env_remove("CLAUDE_CONFIG_DIR")
             .env("XDG_DATA_HOME", &data)
             .env("LOCALAPPDATA", &data)
-            .env_remove("XDG_STATE_HOME");
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("GK_STATE_DIR");
         cmd
     }
 

@@ -1,0 +1,342 @@
+//! Can Claude keep its task record? Two checks for the per-session scope:
+//!
+//! - `state-permission-missing`: no `permissions.allow` rule in a settings
+//!   file Claude Code uses lets Claude write records in the state folder
+//!   (or a `permissions.deny` rule refuses it). Claude Code then asks before
+//!   every update, and `claude -p` refuses it (measured on 2.1.332).
+//! - `state-folder-unwritable`: the state folder cannot be written (or
+//!   created), so every record write fails.
+//!
+//! Which rules count is decided by [`covers`], from what was measured on the
+//! client: `Edit(...)` rules govern the Write and Edit tools (and let the
+//! file be read too); `Write(...)` rules do not; `~/` is the home folder,
+//! `//` an absolute path (`//c/...` on Windows); a folder, `folder/`,
+//! `folder/*`, `folder/*.json` and `folder/**` all cover the records.
+
+use std::path::Path;
+
+use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::scopes::ScopeFile;
+use crate::hookcmd::normalize_path;
+use crate::platform::Os;
+
+/// Whether permission rule `rule` covers using `tool` on a record
+/// (`<dir>/<name>.json`). Undecidable forms (paths relative to a settings
+/// file or to the working folder, globs inside the path) do not count.
+pub fn covers(rule: &str, tool: &str, dir: &Path, home: &Path, os: Os) -> bool {
+    let rule = rule.trim();
+    if rule == tool {
+        return true;
+    }
+    let Some(spec) = rule
+        .strip_prefix(tool)
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.strip_suffix(')'))
+    else {
+        return false;
+    };
+    let expanded = if let Some(rest) = spec.strip_prefix("~/") {
+        format!("{}/{rest}", home.to_string_lossy())
+    } else if let Some(rest) = spec.strip_prefix("//") {
+        format!("/{rest}")
+    } else {
+        return false;
+    };
+    let (folder, any_depth) = if let Some(f) = expanded.strip_suffix("/**") {
+        (f, true)
+    } else if let Some(f) = expanded
+        .strip_suffix("/*.json")
+        .or_else(|| expanded.strip_suffix("/*"))
+    {
+        (f, false)
+    } else {
+        (expanded.trim_end_matches('/'), false)
+    };
+    if folder.contains(['*', '?', '[', '{']) {
+        return false;
+    }
+    let want = normalize_path(&dir.to_string_lossy(), os);
+    let have = normalize_path(folder, os);
+    want == have || (any_depth && want.starts_with(&format!("{}/", have.trim_end_matches('/'))))
+}
+
+fn string_list(v: &serde_json::Value, key: &str) -> Vec<String> {
+    v.get("permissions")
+        .and_then(|p| p.get(key))
+        .and_then(|a| a.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `state-permission-missing` findings for the state folder `dir`, from the
+/// settings files Claude Code uses.
+/// `user_editable`: whether `--fix` can edit user settings (else why not).
+pub fn check_rules(
+    files: &[ScopeFile],
+    dir: &Path,
+    home: &Path,
+    os: Os,
+    claude_dir: &Path,
+    user_settings: &Path,
+    user_editable: std::result::Result<(), String>,
+) -> Vec<Finding> {
+    let shown = dir.display();
+    let inside = |outer: &Path| {
+        let outer = normalize_path(&outer.to_string_lossy(), os);
+        let inner = normalize_path(&dir.to_string_lossy(), os);
+        inner == outer || inner.starts_with(&format!("{}/", outer.trim_end_matches('/')))
+    };
+    if inside(claude_dir) {
+        return vec![Finding::new(
+            "state-permission-missing",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "the state folder {shown} is inside {}: Claude Code refuses Claude's writes of every file there, whatever the rules (measured)",
+                claude_dir.display()
+            ),
+        )
+        .fix(format!(
+            "point {} (or XDG_STATE_HOME) at a folder outside {}",
+            crate::paths::STATE_DIR_VAR,
+            claude_dir.display()
+        ))];
+    }
+    let Some(rules) = crate::paths::state_rules(os, dir, Some(home)) else {
+        return vec![Finding::new(
+            "state-permission-missing",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "no permission rule can name the state folder {shown} (its path holds a character rules treat specially); Claude Code asks before every task record write"
+            ),
+        )
+        .fix(format!(
+            "point {} (or XDG_STATE_HOME) at a folder whose path has none of * ? [ ] {{ }} ( )",
+            crate::paths::STATE_DIR_VAR
+        ))];
+    };
+    let mut out = Vec::new();
+    let mut allowed = false;
+    for f in files.iter().filter(|f| f.effective()) {
+        let Some(settings) = f.settings() else {
+            continue;
+        };
+        for rule in string_list(&settings.value, "deny") {
+            if covers(&rule, "Edit", dir, home, os) {
+                out.push(
+                    Finding::new(
+                        "state-permission-missing",
+                        Severity::Warning,
+                        Group::State,
+                        format!(
+                            "the deny rule `{rule}` in {} refuses Claude's writes of its task records in {shown}",
+                            f.label()
+                        ),
+                    )
+                    .at(&f.path, None)
+                    .fix(format!("remove `{rule}` from {} if the task records should be kept", f.path.display())),
+                );
+            }
+        }
+        allowed |= string_list(&settings.value, "allow")
+            .iter()
+            .any(|r| covers(r, "Edit", dir, home, os));
+    }
+    if !allowed {
+        let f = Finding::new(
+            "state-permission-missing",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "no permissions.allow rule lets Claude write its task records in {shown}; Claude Code asks before every update, and `claude -p` refuses it"
+            ),
+        )
+        .at(user_settings, None);
+        let fix = format!(
+            "{FIX_COMMAND} (adds `{}` and `{}` to {})",
+            rules[0],
+            rules[1],
+            user_settings.display()
+        );
+        out.push(match user_editable {
+            Ok(()) => f.fix(fix).remedy(Remedy::PermissionRules),
+            Err(why) => f.fix(format!("{why}; then {fix}")),
+        });
+    }
+    out
+}
+
+/// `state-folder-unwritable` when records cannot be written in `dir`. An
+/// existing folder is tried with a probe file, created and deleted at once
+/// (only that shows ACLs, read-only mounts and the like); a folder not made
+/// yet is fine when nothing in its path is a file (the first write creates
+/// it).
+pub fn check_folder(dir: &Path) -> Option<Finding> {
+    let unwritable = |why: String| {
+        Finding::new(
+            "state-folder-unwritable",
+            Severity::Error,
+            Group::State,
+            format!(
+                "the state folder {} {why}; Claude cannot keep its task records there (the hooks show the shared record instead)",
+                dir.display()
+            ),
+        )
+        .at(dir, None)
+        .fix(format!(
+            "make {} a folder you can write, or point {} at one",
+            dir.display(),
+            crate::paths::STATE_DIR_VAR
+        ))
+    };
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {
+            let probe = dir.join(format!(".gk-probe-{}", std::process::id()));
+            match std::fs::File::options()
+                .write(true)
+                .create_new(true)
+                .open(&probe)
+            {
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&probe);
+                    None
+                }
+                Err(e) => Some(unwritable(format!("cannot be written ({e})"))),
+            }
+        }
+        Ok(_) => Some(unwritable("is not a folder".into())),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            let mut up = dir.parent();
+            while let Some(p) = up {
+                match std::fs::metadata(p) {
+                    Ok(meta) if meta.is_dir() => return None,
+                    Ok(_) => {
+                        return Some(unwritable(format!(
+                            "cannot be created: {} is not a folder",
+                            p.display()
+                        )))
+                    }
+                    Err(_) => up = p.parent(),
+                }
+            }
+            None
+        }
+        Err(e) => Some(unwritable(format!("cannot be read ({e})"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn rule_forms_that_cover_the_records() {
+        let home = Path::new("/home/u");
+        let dir = Path::new("/home/u/.local/state/gk");
+        let yes = [
+            "Edit(~/.local/state/gk/*.json)",
+            "Edit(~/.local/state/gk/**)",
+            "Edit(~/.local/state/gk/*)",
+            "Edit(~/.local/state/gk/)",
+            "Edit(~/.local/state/gk)",
+            "Edit(~/.local/**)",
+            "Edit(//home/u/.local/state/gk/*.json)",
+            "Edit",
+        ];
+        for rule in yes {
+            assert!(covers(rule, "Edit", dir, home, Os::Linux), "{rule}");
+        }
+        let no = [
+            "Write(~/.local/state/gk/**)",
+            "Read(~/.local/state/gk/**)",
+            "Edit(~/.local/state/gk2/**)",
+            "Edit(~/.local/*)",
+            "Edit(/home/u/.local/state/gk/**)",
+            "Edit(.local/state/gk/**)",
+            "Edit(~/.local/st*te/gk/**)",
+            "Bash(ls:*)",
+        ];
+        for rule in no {
+            assert!(!covers(rule, "Edit", dir, home, Os::Linux), "{rule}");
+        }
+        let win_home = Path::new(r"C:\Users\Ann");
+        let win_dir = PathBuf::from(r"C:\Users\Ann\.local\state\gk");
+        assert!(covers(
+            "Edit(~/.local/state/gk/*.json)",
+            "Edit",
+            &win_dir,
+            win_home,
+            Os::Windows
+        ));
+        assert!(covers(
+            "Edit(//c/users/ann/.local/state/GK/**)",
+            "Edit",
+            &win_dir,
+            win_home,
+            Os::Windows
+        ));
+    }
+
+    #[test]
+    fn a_state_folder_inside_the_claude_dir_cannot_be_allowed() {
+        let home = Path::new("/home/u");
+        let f = check_rules(
+            &[],
+            Path::new("/home/u/.claude/state"),
+            home,
+            Os::Linux,
+            Path::new("/home/u/.claude"),
+            Path::new("/home/u/.claude/settings.json"),
+            Ok(()),
+        );
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message.contains("whatever the rules"),
+            "{}",
+            f[0].message
+        );
+        assert_eq!(f[0].remedy, Remedy::Manual);
+        // A sibling that only shares the prefix is not inside.
+        let f = check_rules(
+            &[],
+            Path::new("/home/u/.claude-state/gk"),
+            home,
+            Os::Linux,
+            Path::new("/home/u/.claude"),
+            Path::new("/home/u/.claude/settings.json"),
+            Ok(()),
+        );
+        assert_eq!(f[0].remedy, Remedy::PermissionRules, "{}", f[0].message);
+    }
+
+    #[test]
+    fn a_folder_below_a_file_cannot_be_created_and_a_missing_one_is_fine() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let f = check_folder(&file.join("gk")).unwrap();
+        assert_eq!(f.code, "state-folder-unwritable");
+        assert!(f.message.contains("is not a folder"), "{}", f.message);
+        assert_eq!(check_folder(&file).unwrap().code, "state-folder-unwritable");
+        assert!(check_folder(&tmp.path().join("not/yet/made")).is_none());
+        assert!(check_folder(tmp.path()).is_none());
+        // The probe leaves nothing behind.
+        let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+        // A folder where the probe cannot be made is reported with the reason.
+        std::fs::create_dir(tmp.path().join(format!(".gk-probe-{}", std::process::id()))).unwrap();
+        let f = check_folder(tmp.path()).unwrap();
+        assert!(f.message.contains("cannot be written"), "{}", f.message);
+    }
+}

@@ -1,0 +1,221 @@
+//! `gk doctor` on the per-session task records: a missing allow rule
+//! (`state-permission-missing`, fixable) and a state folder that cannot be
+//! written (`state-folder-unwritable`). Temporary HOME, its own state
+//! folder, no managed settings; the real profile is never read.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+mod hooks_common;
+use serde_json::Value;
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+}
+
+const SETTINGS: &str =
+    "{\n  \"env\": {\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-DOCTOR-SECRET-55\"\n  }\n}\n";
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home/.claude")).unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        std::fs::write(dir.path().join("home/.claude/settings.json"), SETTINGS).unwrap();
+        Home { dir }
+    }
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+    fn settings(&self) -> PathBuf {
+        self.home().join(".claude/settings.json")
+    }
+    fn gk(&self, args: &[&str]) -> Command {
+        let mut cmd = hooks_common::isolated_gk(&self.home());
+        cmd.args(args)
+            .env(
+                "GK_MANAGED_SETTINGS",
+                self.dir.path().join("no-managed.json"),
+            )
+            .current_dir(self.dir.path().join("project"))
+            .write_stdin("");
+        cmd
+    }
+    fn run(&self, args: &[&str]) -> Out {
+        let out = self.gk(args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            !stdout.contains("DOCTOR-SECRET"),
+            "a secret was printed:\n{stdout}"
+        );
+        Out {
+            code: out.status.code(),
+            stdout,
+        }
+    }
+    fn install(&self, extra: &[&str]) {
+        let mut args = vec!["install", "--yes", "--no-smoke"];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        assert_eq!(out.code, Some(0), "{}", out.stdout);
+    }
+    /// The finding codes of `gk doctor --json --no-smoke`, and the report.
+    fn codes(&self, extra_env: &[(&str, &Path)]) -> (Option<i32>, Vec<String>, Value) {
+        let mut cmd = self.gk(&["doctor", "--json", "--no-smoke"]);
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let codes = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect();
+        (out.status.code(), codes, doc)
+    }
+}
+
+fn finding<'a>(doc: &'a Value, code: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code}: {doc}"))
+}
+
+#[test]
+fn a_healthy_install_has_the_rules_and_a_writable_folder() {
+    let h = Home::new();
+    h.install(&[]);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (Some(0), vec![]), "{doc}");
+}
+
+#[test]
+fn a_missing_rule_is_reported_and_fix_adds_it_keeping_env() {
+    let h = Home::new();
+    h.install(&["--no-permissions"]);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, Some(1), "{doc}");
+    assert_eq!(codes, ["state-permission-missing"], "{doc}");
+    let f = finding(&doc, "state-permission-missing");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["fixable"], true);
+    assert!(
+        f["fix"]
+            .as_str()
+            .unwrap()
+            .contains("Edit(~/.local/state/gk/*.json)"),
+        "{f}"
+    );
+
+    let fixed = h.run(&["doctor", "--fix", "--yes", "--no-smoke"]);
+    assert!(
+        fixed
+            .stdout
+            .contains("+      \"Edit(~/.local/state/gk/*.json)\""),
+        "{}",
+        fixed.stdout
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (Some(0), vec![]), "{doc}");
+    let text = std::fs::read_to_string(h.settings()).unwrap();
+    assert!(
+        text.contains(
+            "  \"env\": {\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-DOCTOR-SECRET-55\"\n  }"
+        ),
+        "{text}"
+    );
+    // And uninstall takes everything gk added back out.
+    assert_eq!(h.run(&["uninstall", "--yes"]).code, Some(0));
+    assert_eq!(std::fs::read_to_string(h.settings()).unwrap(), SETTINGS);
+}
+
+#[test]
+fn a_wider_rule_of_the_users_counts_and_a_write_rule_does_not() {
+    let h = Home::new();
+    h.install(&["--no-permissions"]);
+    let with = |rule: &str| {
+        let mut v: Value =
+            serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
+        v["permissions"] = serde_json::json!({"allow": [rule]});
+        std::fs::write(h.settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        h.codes(&[]).1
+    };
+    assert_eq!(with("Edit(~/.local/state/gk/**)"), Vec::<String>::new());
+    let abs = format!("Edit(/{}/.local/state/gk)", h.home().display());
+    assert_eq!(with(&abs), Vec::<String>::new());
+    // Measured: Write(...) rules do not let the Write tool write.
+    assert_eq!(
+        with("Write(~/.local/state/gk/**)"),
+        ["state-permission-missing"]
+    );
+}
+
+#[test]
+fn a_deny_rule_that_refuses_the_records_is_reported() {
+    let h = Home::new();
+    h.install(&[]);
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
+    v["permissions"]["deny"] = serde_json::json!(["Edit(~/.local/**)"]);
+    std::fs::write(h.settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["state-permission-missing"], "{doc}");
+    assert!(finding(&doc, "state-permission-missing")["message"]
+        .as_str()
+        .unwrap()
+        .contains("deny rule `Edit(~/.local/**)`"));
+}
+
+#[test]
+fn global_scope_needs_no_rule() {
+    let h = Home::new();
+    h.install(&["--no-permissions"]);
+    std::fs::write(
+        h.home().join(".claude/hooks/gk.json"),
+        r#"{"state": {"scope": "global"}}"#,
+    )
+    .unwrap();
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (Some(0), vec![]), "{doc}");
+}
+
+#[test]
+fn a_state_folder_that_cannot_be_written_is_an_error() {
+    let h = Home::new();
+    h.install(&[]);
+    let file = h.dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let state = file.join("gk");
+    let (code, codes, doc) = h.codes(&[("GK_STATE_DIR", &state)]);
+    assert_eq!(code, Some(2), "{doc}");
+    assert!(
+        codes.contains(&"state-folder-unwritable".to_string()),
+        "{doc}"
+    );
+    let f = finding(&doc, "state-folder-unwritable");
+    assert_eq!(f["severity"], "error");
+    assert!(
+        f["message"].as_str().unwrap().contains("is not a folder"),
+        "{f}"
+    );
+    // A folder that is there and writable: no finding, and no probe left.
+    let ok = h.dir.path().join("state");
+    std::fs::create_dir_all(&ok).unwrap();
+    let (_, codes, doc) = h.codes(&[("GK_STATE_DIR", &ok)]);
+    assert!(
+        !codes.contains(&"state-folder-unwritable".to_string()),
+        "{doc}"
+    );
+    assert_eq!(std::fs::read_dir(&ok).unwrap().count(), 0);
+}

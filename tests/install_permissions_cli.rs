@@ -1,0 +1,196 @@
+//! What `gk install` adds for the per-session task records, end to end in a
+//! temporary HOME: the two `permissions.allow` rules for the state folder
+//! (shown in the diff, `env` untouched and masked, taken out byte for byte
+//! by uninstall, skipped with `--no-permissions`), the status line with
+//! `--statusline` (only where none is set), and the CLAUDE.md block that
+//! explains the convention.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+mod hooks_common;
+use serde_json::Value;
+
+const SECRET: &str = "sk-ant-SECRET-VALUE-987";
+const SETTINGS: &str = "{\n  \"env\": {\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-SECRET-VALUE-987\"\n  },\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls:*)\"\n    ],\n    \"deny\": []\n  },\n  \"model\": \"opus\"\n}\n";
+const READ_RULE: &str = "Read(~/.local/state/gk/*.json)";
+const EDIT_RULE: &str = "Edit(~/.local/state/gk/*.json)";
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new(settings: Option<&str>) -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        if let Some(s) = settings {
+            std::fs::write(dir.path().join(".claude/settings.json"), s).unwrap();
+        }
+        Home { dir }
+    }
+    fn settings_path(&self) -> PathBuf {
+        self.dir.path().join(".claude/settings.json")
+    }
+    fn settings(&self) -> String {
+        std::fs::read_to_string(self.settings_path()).unwrap()
+    }
+    fn gk(&self, args: &[&str]) -> Command {
+        let mut cmd = hooks_common::isolated_gk(self.dir.path());
+        cmd.args(args).current_dir(self.dir.path()).write_stdin("");
+        cmd
+    }
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.gk(args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "gk {args:?}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!stdout.contains(SECRET), "a secret was printed:\n{stdout}");
+        stdout
+    }
+}
+
+fn allow_of(text: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(text).unwrap();
+    v["permissions"]["allow"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn install_adds_the_two_rules_in_the_diff_and_uninstall_takes_them_out_byte_for_byte() {
+    let home = Home::new(Some(SETTINGS));
+    let shown = home.ok(&["install", "--dry-run"]);
+    assert!(
+        shown.contains(&format!("+      \"{READ_RULE}\",")),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("+      \"{EDIT_RULE}\",")),
+        "{shown}"
+    );
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    let after = home.settings();
+    assert_eq!(allow_of(&after), [READ_RULE, EDIT_RULE, "Bash(ls:*)"]);
+    assert!(
+        after.contains(
+            "  \"env\": {\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-SECRET-VALUE-987\"\n  },"
+        ),
+        "env changed:\n{after}"
+    );
+    // A second install has nothing to add.
+    assert!(home
+        .ok(&["install", "--yes", "--no-smoke"])
+        .contains("nothing to do, every file is up to date"));
+    assert_eq!(home.settings(), after);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), SETTINGS);
+}
+
+#[test]
+fn a_fresh_home_gets_permissions_created_and_uninstall_leaves_an_empty_object() {
+    let home = Home::new(None);
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    assert_eq!(allow_of(&home.settings()), [READ_RULE, EDIT_RULE]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), "{}\n");
+}
+
+#[test]
+fn no_permissions_skips_the_rules() {
+    let home = Home::new(Some(SETTINGS));
+    home.ok(&["install", "--yes", "--no-smoke", "--no-permissions"]);
+    assert_eq!(allow_of(&home.settings()), ["Bash(ls:*)"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), SETTINGS);
+}
+
+#[test]
+fn a_state_folder_outside_home_gets_an_absolute_rule() {
+    let home = Home::new(Some("{}"));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let xdg = elsewhere.path().join("xdg");
+    let out = home
+        .gk(&["install", "--yes", "--no-smoke"])
+        .env("XDG_STATE_HOME", &xdg)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dir = xdg.join("gk").display().to_string();
+    assert_eq!(
+        allow_of(&home.settings()),
+        [
+            format!("Read(/{dir}/*.json)"),
+            format!("Edit(/{dir}/*.json)")
+        ]
+    );
+    let out = home
+        .gk(&["uninstall", "--yes"])
+        .env("XDG_STATE_HOME", &xdg)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(home.settings(), "{}");
+}
+
+#[test]
+fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
+    let home = Home::new(Some("{\n  \"model\": \"opus\"\n}\n"));
+    home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
+    let v: Value = serde_json::from_str(&home.settings()).unwrap();
+    assert_eq!(v["statusLine"]["type"], "command");
+    assert_eq!(
+        v["statusLine"]["command"],
+        "\"$HOME/.claude/hooks/gk\" statusline"
+    );
+    // The registered command works: run it as Claude Code would, through sh.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(v["statusLine"]["command"].as_str().unwrap())
+        .env("HOME", home.dir.path())
+        .env_remove("GK_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .write_stdin("{\"session_id\": \"abc\"}")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("gk "));
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), "{\n  \"model\": \"opus\"\n}\n");
+
+    let theirs = "{\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"~/bin/my-line.sh\"\n  }\n}\n";
+    let home = Home::new(Some(theirs));
+    let said = home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
+    assert!(said.contains("already sets a statusLine"), "{said}");
+    let v: Value = serde_json::from_str(&home.settings()).unwrap();
+    assert_eq!(v["statusLine"]["command"], "~/bin/my-line.sh");
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), theirs);
+}
+
+#[test]
+fn the_claude_md_block_explains_the_per_session_record_once() {
+    let home = Home::new(None);
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    let md = std::fs::read_to_string(home.dir.path().join(".claude/CLAUDE.md")).unwrap();
+    assert_eq!(
+        md.matches("Each session has its own file").count(),
+        1,
+        "{md}"
+    );
+    assert!(
+        md.contains("\"[Gatekeeper]\"") || md.contains("`[Gatekeeper]`"),
+        "{md}"
+    );
+    let shared = Path::new(home.dir.path()).join(".claude/hooks/task_state.json");
+    assert!(md.contains(&shared.display().to_string()), "{md}");
+}

@@ -1,0 +1,729 @@
+//! One task record per session, through the gk binary: the hooks and the
+//! status line read this session's record (and only inside the state
+//! folder, whatever the session id says), fall back to the shared record,
+//! and `gk state` lists, cleans, prunes and sets records through the usual
+//! plan → diff → confirm → write path. Every run has a temporary HOME and
+//! its own state folder (`GK_STATE_DIR`); nothing reads the real profile.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use assert_cmd::Command;
+
+mod hooks_common;
+use serde_json::{json, Value};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?} / {:?}", self.stdout, self.stderr))
+    }
+    fn context(&self) -> String {
+        self.json()["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+    fn message(&self) -> String {
+        self.json()["systemMessage"].as_str().unwrap().to_string()
+    }
+    /// The hook contract: exit 0, nothing on stderr.
+    fn quiet(&self) -> &Self {
+        assert_eq!(self.code, Some(0), "exit code; stderr {:?}", self.stderr);
+        assert!(self.stderr.is_empty(), "stderr: {:?}", self.stderr);
+        self
+    }
+}
+
+const UUID_A: &str = "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f";
+const UUID_B: &str = "9b1c2d3e-4f50-4a6b-8c7d-0e1f2a3b4c5d";
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home/.claude/hooks")).unwrap();
+        Env { dir }
+    }
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+    fn state_dir(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+    fn shared(&self) -> PathBuf {
+        self.home().join(".claude/hooks/task_state.json")
+    }
+    fn record(&self, session: &str) -> PathBuf {
+        self.state_dir()
+            .join(gk::paths::record_file_name(session).unwrap())
+    }
+    fn write(&self, path: &Path, text: &str, age_secs: u64) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        let f = std::fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(age_secs))
+            .unwrap();
+    }
+    fn dirty(task: &str) -> String {
+        json!({"status": "in_progress", "task": task, "detail": "", "project": "P", "cwd": "/w", "updated": ""}).to_string()
+    }
+    fn gk(&self, args: &[&str]) -> Command {
+        let mut cmd = hooks_common::isolated_gk(&self.home());
+        cmd.args(args)
+            .env("GK_STATE_DIR", self.state_dir())
+            .current_dir(self.dir.path());
+        cmd
+    }
+    fn run(&self, args: &[&str], stdin: &str) -> Out {
+        let out = self.gk(args).write_stdin(stdin).output().unwrap();
+        Out {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+    fn prompt(&self, session: Value) -> Out {
+        let event = json!({"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": "update the readme"});
+        self.run(&["hook", "prompt"], &event.to_string())
+    }
+    fn stop(&self, session: Value) -> Out {
+        let event = json!({"session_id": session, "hook_event_name": "Stop"});
+        self.run(&["hook", "stop"], &event.to_string())
+    }
+    fn statusline(&self, session: Value) -> Out {
+        let event = json!({"session_id": session, "cwd": "/w", "model": {"display_name": "Opus"}});
+        self.run(&["statusline"], &event.to_string())
+    }
+    /// Every file under the temp root, with its bytes.
+    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else {
+                    out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.dir.path(), &mut out);
+        out.sort();
+        out
+    }
+}
+
+/// The `.json` paths an additionalContext names.
+fn json_paths(context: &str) -> Vec<String> {
+    let re = regex::Regex::new(r"(/|[A-Za-z]:\\)[^\s'`]*?\.json").unwrap();
+    re.find_iter(context)
+        .map(|m| m.as_str().to_string())
+        .collect()
+}
+
+#[test]
+fn the_context_names_this_sessions_record_once_in_one_added_sentence() {
+    let env = Env::new();
+    let context = env.prompt(json!(UUID_A)).quiet().context();
+    let record = env.record(UUID_A);
+    assert_eq!(
+        json_paths(&context),
+        [record.display().to_string()],
+        "{context}"
+    );
+    let sentence = format!(
+        " [Task state] This session's task_state.json is {}.",
+        record.display()
+    );
+    assert!(context.ends_with(&sentence), "{context}");
+    // Everything before it is the v5 text (the shared file is missing here).
+    assert!(context.starts_with(
+        "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean) -- safe to switch model or effort. Suggested model: Sonnet 5"
+    ));
+}
+
+#[test]
+fn two_sessions_records_never_mix() {
+    let env = Env::new();
+    env.write(&env.record(UUID_A), &Env::dirty("task of A"), 60);
+    env.write(
+        &env.record(UUID_B),
+        &json!({"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}).to_string(),
+        60,
+    );
+    let a = env.stop(json!(UUID_A)).quiet().message();
+    assert!(
+        a.starts_with("STATE [DIRTY] task in progress: 'task of A' [P]"),
+        "{a}"
+    );
+    let b = env.stop(json!(UUID_B)).quiet().message();
+    assert!(b.starts_with("STATE [CLEAN]"), "{b}");
+    let ctx_b = env.prompt(json!(UUID_B)).quiet().context();
+    assert!(!ctx_b.contains("task of A"), "{ctx_b}");
+    assert!(
+        ctx_b.starts_with("[Gatekeeper] State: clean -- safe"),
+        "{ctx_b}"
+    );
+    let ctx_a = env.prompt(json!(UUID_A)).quiet().context();
+    assert!(
+        ctx_a.contains("DIRTY (task in progress: 'task of A' [P])"),
+        "{ctx_a}"
+    );
+    assert!(env
+        .statusline(json!(UUID_A))
+        .quiet()
+        .stdout
+        .starts_with("gk DIRTY 'task of A' [P]"));
+    assert_eq!(env.statusline(json!(UUID_B)).quiet().stdout, "gk CLEAN\n");
+    // A third session has no record: the shared one (missing here) speaks.
+    let c = env
+        .stop(json!("c0ffee00-0000-4000-8000-000000000000"))
+        .quiet()
+        .message();
+    assert_eq!(
+        c,
+        "STATE [UNKNOWN] task_state.json missing -- assuming clean"
+    );
+}
+
+#[test]
+fn a_session_without_a_record_shows_the_shared_one_and_its_own_record_wins() {
+    let env = Env::new();
+    env.write(&env.shared(), &Env::dirty("from the Python days"), 120);
+    let stop = env.stop(json!(UUID_A)).quiet().message();
+    assert!(
+        stop.starts_with("STATE [DIRTY] task in progress: 'from the Python days'"),
+        "{stop}"
+    );
+    assert!(stop.ends_with("\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it"), "{stop}");
+    let ctx = env.prompt(json!(UUID_A)).quiet().context();
+    assert!(ctx.contains("'from the Python days'"), "{ctx}");
+    assert!(env
+        .statusline(json!(UUID_A))
+        .quiet()
+        .stdout
+        .contains("(shared record)"));
+    // Once the session writes its own record, that is what it sees.
+    env.write(
+        &env.record(UUID_A),
+        &json!({"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}).to_string(),
+        5,
+    );
+    assert!(env
+        .stop(json!(UUID_A))
+        .quiet()
+        .message()
+        .starts_with("STATE [CLEAN]"));
+    // A corrupt record of its own still wins: UNKNOWN, as v5 reads a bad file.
+    env.write(&env.record(UUID_A), "{not json", 5);
+    assert_eq!(
+        env.stop(json!(UUID_A)).quiet().message(),
+        "STATE [UNKNOWN] task_state.json unreadable (JSONDecodeError) -- assuming clean"
+    );
+    assert!(env.prompt(json!(UUID_A)).quiet().context().starts_with(
+        "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean)"
+    ));
+}
+
+#[test]
+fn hostile_session_ids_never_read_or_name_a_file_outside_the_folder() {
+    let env = Env::new();
+    // Planted where a careless join would land.
+    let outside = env.dir.path().join("outside.json");
+    env.write(&outside, &Env::dirty("PLANTED"), 60);
+    env.write(&env.home().join("outside.json"), &Env::dirty("PLANTED"), 60);
+    let stem = outside.with_extension("");
+    let ids = [
+        json!("../outside"),
+        json!("..\\outside"),
+        json!("../../outside"),
+        json!("a/../../outside"),
+        json!(stem.display().to_string()),
+        json!(format!("{}\u{0}", stem.display())),
+        json!(".."),
+        json!("."),
+        json!("/"),
+        json!("con"),
+        json!("x".repeat(5000)),
+        json!("UPPER-case"),
+    ];
+    for id in &ids {
+        let ctx = env.prompt(id.clone()).quiet().context();
+        assert!(!ctx.contains("PLANTED"), "{id}: {ctx}");
+        let named = json_paths(&ctx);
+        assert_eq!(named.len(), 1, "{id}: {ctx}");
+        let named = PathBuf::from(&named[0]);
+        assert_eq!(named.parent().unwrap(), env.state_dir(), "{id}: {ctx}");
+        let name = named.file_name().unwrap().to_str().unwrap();
+        assert!(gk::paths::is_record_file_name(name), "{id}: {name}");
+        let stop = env.stop(id.clone()).quiet().message();
+        assert!(!stop.contains("PLANTED"), "{id}: {stop}");
+        assert!(!env
+            .statusline(id.clone())
+            .quiet()
+            .stdout
+            .contains("PLANTED"));
+    }
+    // A link in the folder that points outside is not followed.
+    std::fs::create_dir_all(env.state_dir()).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, env.record(UUID_A)).unwrap();
+        let stop = env.stop(json!(UUID_A)).quiet().message();
+        assert_eq!(
+            stop,
+            "STATE [UNKNOWN] task_state.json unreadable (not a regular file) -- assuming clean"
+        );
+    }
+}
+
+#[test]
+fn an_event_without_a_usable_session_id_reads_the_shared_record_and_names_none() {
+    let env = Env::new();
+    env.write(&env.shared(), &Env::dirty("shared task"), 60);
+    for id in [
+        json!(42),
+        json!(null),
+        json!({"a": 1}),
+        json!(["x"]),
+        json!(true),
+        json!(""),
+    ] {
+        let ctx = env.prompt(id.clone()).quiet().context();
+        assert!(ctx.contains("'shared task'"), "{id}: {ctx}");
+        assert!(!ctx.contains("[Task state]"), "{id}: {ctx}");
+        let stop = env.stop(id.clone()).quiet().message();
+        assert!(
+            stop.starts_with("STATE [DIRTY] task in progress: 'shared task'"),
+            "{id}"
+        );
+        assert!(!stop.contains("from the shared record"), "{id}: {stop}");
+    }
+    // Not JSON at all on Stop: the shared record, as v5.
+    let out = env.run(&["hook", "stop"], "not json");
+    assert!(out.quiet().message().starts_with("STATE [DIRTY]"));
+}
+
+#[test]
+fn global_scope_is_v5_and_survives_a_broken_gk_json() {
+    let env = Env::new();
+    env.write(&env.shared(), &Env::dirty("shared task"), 60);
+    env.write(&env.record(UUID_A), &Env::dirty("session task"), 60);
+    let config = env.home().join(".claude/hooks/gk.json");
+    for text in [
+        r#"{"state": {"scope": "global"}}"#,
+        // A typo elsewhere does not undo the choice.
+        r#"{"state": {"scope": "global"}, "modles": []}"#,
+    ] {
+        env.write(&config, text, 0);
+        let ctx = env.prompt(json!(UUID_A)).quiet().context();
+        assert!(
+            ctx.contains("'shared task'") && !ctx.contains("[Task state]"),
+            "{ctx}"
+        );
+        let stop = env.stop(json!(UUID_A)).quiet().message();
+        assert!(
+            stop.starts_with("STATE [DIRTY] task in progress: 'shared task'"),
+            "{stop}"
+        );
+        assert!(!stop.contains("from the shared record"), "{stop}");
+        assert!(env
+            .statusline(json!(UUID_A))
+            .quiet()
+            .stdout
+            .contains("'shared task'"));
+    }
+    env.write(&config, r#"{"modles": []}"#, 0);
+    assert!(env
+        .prompt(json!(UUID_A))
+        .quiet()
+        .context()
+        .contains("'session task'"));
+}
+
+#[test]
+fn thousands_of_records_change_nothing_about_what_a_session_sees() {
+    let env = Env::new();
+    for i in 0..2000 {
+        env.write(
+            &env.state_dir()
+                .join(format!("{i:08x}-0000-4000-8000-000000000000.json")),
+            &Env::dirty(&format!("other {i}")),
+            60,
+        );
+    }
+    env.write(&env.record(UUID_A), &Env::dirty("mine"), 60);
+    assert!(env.stop(json!(UUID_A)).quiet().message().contains("'mine'"));
+    let listed = env.run(&["state", "--json"], "");
+    assert_eq!(listed.json()["records"].as_array().unwrap().len(), 2001);
+}
+
+#[test]
+fn the_default_state_folder_is_under_home_and_a_relative_override_is_ignored() {
+    let env = Env::new();
+    let out = env
+        .gk(&["hook", "prompt"])
+        .env_remove("GK_STATE_DIR")
+        .write_stdin(json!({"session_id": UUID_A, "prompt": "hi"}).to_string())
+        .output()
+        .unwrap();
+    let ctx: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ctx = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let want = env
+        .home()
+        .join(".local/state/gk")
+        .join(format!("{UUID_A}.json"));
+    assert_eq!(json_paths(ctx), [want.display().to_string()]);
+    let out = env
+        .gk(&["hook", "prompt"])
+        .env("GK_STATE_DIR", "relative/dir")
+        .env("XDG_STATE_HOME", env.dir.path().join("xdg"))
+        .write_stdin(json!({"session_id": UUID_A, "prompt": "hi"}).to_string())
+        .output()
+        .unwrap();
+    let ctx: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ctx = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let want = env.dir.path().join("xdg/gk").join(format!("{UUID_A}.json"));
+    assert_eq!(json_paths(ctx), [want.display().to_string()]);
+}
+
+#[test]
+fn gk_state_lists_records_newest_first_with_the_shared_one_last() {
+    let env = Env::new();
+    env.write(&env.record(UUID_A), &Env::dirty("older task"), 3 * 3600);
+    env.write(&env.record(UUID_B), &Env::dirty("newer task"), 60);
+    env.write(&env.record("c0ffee"), &Env::dirty("stale task"), 30 * 3600);
+    env.write(&env.shared(), &json!({"status": "clean"}).to_string(), 60);
+    // Not records: another file, and a folder.
+    env.write(&env.state_dir().join("notes.txt"), "x", 0);
+    std::fs::create_dir_all(env.state_dir().join("sub.json")).unwrap();
+    let out = env.run(&["state"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let rows: Vec<&str> = out.stdout.lines().skip(2).collect();
+    assert!(
+        rows[0].starts_with(UUID_B) && rows[0].contains("newer task"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        rows[1].starts_with(UUID_A) && rows[1].contains("3h ago"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        rows[2].starts_with("c0ffee") && rows[2].contains("in_progress (stale)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        rows[3].starts_with("(shared)") && rows[3].contains("clean"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(rows.len(), 4, "{}", out.stdout);
+    let v = env.run(&["state", "--json"], "").json();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records[0]["session"], UUID_B);
+    assert_eq!(records[0]["status"], "in_progress");
+    assert_eq!(records[0]["project"], "P");
+    assert_eq!(records[2]["stale"], true);
+    assert_eq!(records[3]["shared"], true);
+    assert_eq!(v["scope"], "session");
+    assert_eq!(v["state_dir"], env.state_dir().display().to_string());
+}
+
+#[test]
+fn gk_state_clean_sets_one_or_all_records_clean_through_the_engine() {
+    let env = Env::new();
+    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
+    env.write(&env.record(UUID_B), &Env::dirty("b"), 60);
+    env.write(&env.shared(), &Env::dirty("s"), 60);
+    let before = env.files();
+    // No --yes and no terminal: refused, nothing written.
+    let out = env.run(&["state", "clean", UUID_A], "");
+    assert_eq!(out.code, Some(1));
+    assert!(out.stderr.contains("--yes"), "{}", out.stderr);
+    let out = env.run(&["state", "clean", UUID_A, "--dry-run"], "");
+    assert_eq!(out.code, Some(0));
+    assert!(
+        out.stdout.contains("+  \"status\": \"clean\","),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(env.files(), before);
+
+    let out = env.run(&["state", "clean", UUID_A, "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.record(UUID_A)).unwrap()).unwrap();
+    assert_eq!(a["status"], "clean");
+    assert_eq!(a["task"], "");
+    assert_eq!(a["project"], "P", "where the session was is kept");
+    assert!(env
+        .stop(json!(UUID_A))
+        .quiet()
+        .message()
+        .starts_with("STATE [CLEAN]"));
+    assert!(env
+        .stop(json!(UUID_B))
+        .quiet()
+        .message()
+        .starts_with("STATE [DIRTY]"));
+    // No backup beside a record: the folder holds records only.
+    let names: Vec<String> = std::fs::read_dir(env.state_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    let out = env.run(&["state", "clean", "--shared", "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(std::fs::read_to_string(env.shared())
+        .unwrap()
+        .contains("\"clean\""));
+    assert!(env
+        .stop(json!(UUID_B))
+        .quiet()
+        .message()
+        .starts_with("STATE [DIRTY]"));
+
+    env.write(&env.shared(), &Env::dirty("s"), 60);
+    let out = env.run(&["state", "clean", "--all", "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for p in [env.record(UUID_B), env.shared()] {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        assert_eq!(v["status"], "clean");
+    }
+    // Nothing left to clean: nothing to do.
+    let out = env.run(&["state", "clean", "--all", "--yes"], "");
+    assert!(out.stdout.contains("nothing to do"), "{}", out.stdout);
+
+    let out = env.run(&["state", "clean", "no-such-session", "--yes"], "");
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stderr.contains("no task record for session"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn gk_state_prune_deletes_clean_and_old_records_only() {
+    let env = Env::new();
+    let clean = json!({"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}).to_string();
+    env.write(&env.record("clean-one"), &clean, 60);
+    env.write(&env.record("fresh-dirty"), &Env::dirty("x"), 60);
+    env.write(&env.record("old-dirty"), &Env::dirty("x"), 8 * 24 * 3600);
+    env.write(&env.record("old-corrupt"), "{", 8 * 24 * 3600);
+    env.write(&env.shared(), &clean, 30 * 24 * 3600);
+    env.write(
+        &env.state_dir().join("keep.txt"),
+        "not a record",
+        30 * 24 * 3600,
+    );
+    let out = env.run(&["state", "prune", "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!env.record("clean-one").exists());
+    assert!(!env.record("old-dirty").exists());
+    assert!(!env.record("old-corrupt").exists());
+    assert!(env.record("fresh-dirty").exists());
+    assert!(env.shared().exists(), "the shared record is never pruned");
+    assert!(env.state_dir().join("keep.txt").exists());
+    env.write(&env.record("week-old"), &Env::dirty("x"), 3 * 24 * 3600);
+    let out = env.run(&["state", "prune", "--days", "2", "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!env.record("week-old").exists());
+    assert!(env.record("fresh-dirty").exists());
+}
+
+#[test]
+fn gk_state_set_writes_the_shared_record_or_one_sessions() {
+    let env = Env::new();
+    let out = env.run(
+        &[
+            "state",
+            "set",
+            "in_progress",
+            "Deploying",
+            "--detail",
+            "step 2",
+            "--project",
+            "Ops",
+            "--yes",
+        ],
+        "",
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(env.shared()).unwrap()).unwrap();
+    assert_eq!(
+        (
+            v["status"].as_str(),
+            v["task"].as_str(),
+            v["detail"].as_str(),
+            v["project"].as_str()
+        ),
+        (
+            Some("in_progress"),
+            Some("Deploying"),
+            Some("step 2"),
+            Some("Ops")
+        )
+    );
+    assert_eq!(v["cwd"], env.dir.path().display().to_string());
+    let stop = env.stop(json!(UUID_A)).quiet().message();
+    assert!(
+        stop.starts_with(
+            "STATE [DIRTY] task in progress: 'Deploying' [Ops] (updated just now)\n step 2"
+        ),
+        "{stop}"
+    );
+
+    let out = env.run(
+        &[
+            "state",
+            "set",
+            "in_progress",
+            "Mine",
+            "--session",
+            UUID_B,
+            "--yes",
+        ],
+        "",
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(env.stop(json!(UUID_B)).quiet().message().contains("'Mine'"));
+    let out = env.run(&["state", "set", "clean", "--session", UUID_B, "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(env
+        .stop(json!(UUID_B))
+        .quiet()
+        .message()
+        .starts_with("STATE [CLEAN]"));
+    // in_progress needs a task.
+    assert_eq!(
+        env.run(&["state", "set", "in_progress", "--yes"], "").code,
+        Some(2)
+    );
+}
+
+#[test]
+fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
+    let env = Env::new();
+    env.write(&env.shared(), &Env::dirty("s"), 60);
+    // A file where the state folder's parent should be: nothing can be
+    // created below it, not even by root.
+    let blocked = env.dir.path().join("a-file");
+    std::fs::write(&blocked, "x").unwrap();
+    let state = blocked.join("gk");
+    let before = env.files();
+    for args in [
+        vec![
+            "state",
+            "set",
+            "in_progress",
+            "x",
+            "--session",
+            UUID_A,
+            "--yes",
+        ],
+        vec!["state", "clean", "--all", "--yes"],
+    ] {
+        let out = env
+            .gk(&args)
+            .env("GK_STATE_DIR", &state)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("gk: could not "), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&blocked.display().to_string()),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(env.files(), before, "{args:?}");
+    }
+}
+
+#[test]
+fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
+    let env = Env::new();
+    let big = "x".repeat(3 << 19); // two of them: 3 MiB, under the 4 MiB cap
+    env.write(
+        &env.record(UUID_A),
+        &json!({"status": "in_progress", "task": big, "project": "P", "junk": big}).to_string(),
+        60,
+    );
+    // Named like a record but not one: a link and a named pipe.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(env.record(UUID_A), env.record("linked")).unwrap();
+        let fifo = env.record("a-pipe");
+        let made = Command::new("mkfifo").arg(&fifo).output().unwrap();
+        assert!(made.status.success());
+    }
+    let out = env.run(&["state", "--json"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let v = out.json();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{v}");
+    let task = records[0]["task"].as_str().unwrap();
+    assert!(
+        task.len() <= 1027 && task.ends_with("..."),
+        "{}",
+        task.len()
+    );
+    assert!(out.stdout.len() < 10_000, "{} bytes", out.stdout.len());
+    assert_eq!(records[0]["status"], "in_progress");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_planted_in_the_state_folder_is_never_written_through() {
+    let env = Env::new();
+    let victim = env.dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    std::fs::create_dir_all(env.state_dir()).unwrap();
+    std::os::unix::fs::symlink(&victim, env.record(UUID_A)).unwrap();
+    let out = env.run(
+        &[
+            "state",
+            "set",
+            "in_progress",
+            "x",
+            "--session",
+            UUID_A,
+            "--yes",
+        ],
+        "",
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(out.stderr.contains("is a link"), "{}", out.stderr);
+    for args in [
+        vec!["state", "clean", "--all", "--yes"],
+        vec!["state", "prune", "--days", "0", "--yes"],
+    ] {
+        let out = env.run(&args, "");
+        assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(std::fs::symlink_metadata(env.record(UUID_A))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
