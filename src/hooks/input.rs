@@ -1,54 +1,12 @@
-//! Reading what the hooks did not write: the event on stdin, and the two
-//! small files (task_state.json, gk.json) through one bounded reader. Python's `json` module accepts unpaired UTF-16 surrogate
+//! Reading what the hooks did not write: the event on stdin (below), and
+//! the two small files (task_state.json, gk.json) through the crate's one
+//! bounded reader, [`crate::bounded`] (opened without blocking, checked on
+//! the open handle, read up to a cap). Python's `json` module accepts unpaired UTF-16 surrogate
 //! escapes (`"\ud800"`), which `serde_json` refuses; so that such a document
 //! is not lost, a failed parse is retried once with each unpaired surrogate
 //! escape replaced by `\ufffd`.
 
-use std::path::Path;
-use std::time::SystemTime;
-
 use serde_json::Value;
-
-/// What reading one of the hooks' small input files gave. `mtime` is from
-/// the one `stat` made before opening (the file's age needs nothing more).
-#[derive(Debug)]
-pub enum FileRead {
-    Bytes {
-        bytes: Vec<u8>,
-        mtime: Option<SystemTime>,
-    },
-    /// A named pipe, socket or device: never opened (a pipe would block the
-    /// hook until someone writes to it; /dev/zero never ends).
-    NotRegular { mtime: Option<SystemTime> },
-    /// Longer than the cap: not read on every prompt.
-    TooLarge { mtime: Option<SystemTime> },
-    Failed {
-        error: std::io::Error,
-        mtime: Option<SystemTime>,
-    },
-}
-
-/// Read at most `max` bytes of `path`, a regular file (a folder is opened
-/// too, so that reading it fails as Python's `open` does).
-pub fn read_bounded(path: &Path, max: u64) -> FileRead {
-    use std::io::Read;
-    let mtime = match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            return FileRead::NotRegular {
-                mtime: meta.modified().ok(),
-            }
-        }
-        Ok(meta) => meta.modified().ok(),
-        Err(error) => return FileRead::Failed { error, mtime: None },
-    };
-    let mut bytes = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| f.take(max + 1).read_to_end(&mut bytes));
-    match read {
-        Err(error) => FileRead::Failed { error, mtime },
-        Ok(_) if bytes.len() as u64 > max => FileRead::TooLarge { mtime },
-        Ok(_) => FileRead::Bytes { bytes, mtime },
-    }
-}
 
 /// Parse `text` as JSON, tolerating unpaired surrogate escapes.
 pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {

@@ -29,8 +29,8 @@ mod stop;
 use std::io::{IsTerminal, Read, Write};
 use std::time::SystemTime;
 
-pub use config::{load_config, Config, ConfigError};
-pub use state::{read_state, StateFile, StateRead, StateVerdict};
+pub use config::{load_config, Config, ConfigError, MAX_CONFIG_BYTES};
+pub use state::{read_state, StateFile, StateRead, StateVerdict, MAX_STATE_BYTES};
 
 use crate::paths::ClaudePaths;
 

@@ -5,8 +5,6 @@
 //! is a pure function of what was read and the current time.
 
 use std::path::Path;
-
-use super::input::FileRead;
 use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
@@ -65,30 +63,29 @@ pub enum StateVerdict {
 pub const MAX_STATE_BYTES: u64 = 4 << 20;
 
 /// Read `path` (never writes). A UTF-8 BOM is accepted. Only a regular file
-/// (or a folder, which reads as the Python hook reports it) is opened: a
-/// named pipe would block the hook until something writes to it, and a
-/// device such as /dev/zero never ends.
+/// is read (a folder reads as the Python hook reports it): the file is
+/// opened without blocking and checked on the open handle, so a named pipe
+/// put there (even between a check and the open) cannot block the hook,
+/// and a device such as /dev/zero is never read.
 pub fn read_state(path: &Path) -> StateFile {
-    let unreadable = |why: String, mtime| StateFile {
+    use crate::bounded::{read, ReadError};
+    let unreadable = |why: String| StateFile {
         read: StateRead::Unreadable(why),
-        mtime,
+        mtime: None,
     };
-    match super::input::read_bounded(path, MAX_STATE_BYTES) {
-        FileRead::Bytes { bytes, mtime } => StateFile {
-            read: parse_state_bytes(&bytes),
-            mtime,
+    match read(path, MAX_STATE_BYTES) {
+        Ok(c) => StateFile {
+            read: parse_state_bytes(&c.bytes),
+            mtime: c.mtime,
         },
-        FileRead::NotRegular { mtime } => unreadable("not a regular file".into(), mtime),
-        FileRead::TooLarge { mtime } => {
-            unreadable(format!("larger than {} MiB", MAX_STATE_BYTES >> 20), mtime)
-        }
-        FileRead::Failed { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
-            StateFile {
-                read: StateRead::Missing,
-                mtime: None,
-            }
-        }
-        FileRead::Failed { error, mtime } => unreadable(io_error_name(&error).into(), mtime),
+        Err(ReadError::NotFound) => StateFile {
+            read: StateRead::Missing,
+            mtime: None,
+        },
+        Err(ReadError::Folder) => unreadable("IsADirectoryError".into()),
+        Err(ReadError::NotRegular(_)) => unreadable("not a regular file".into()),
+        Err(e @ ReadError::TooLarge { .. }) => unreadable(e.reason()),
+        Err(ReadError::Io(error)) => unreadable(io_error_name(&error).into()),
     }
 }
 
