@@ -72,6 +72,14 @@ impl ReadError {
         }
     }
 
+    /// As an `std::io::Error` carrying [`ReadError::reason`].
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            ReadError::Io(e) => e,
+            other => std::io::Error::new(other.kind(), other.reason()),
+        }
+    }
+
     /// `std::io::ErrorKind` of the failure, for callers that map kinds.
     pub fn kind(&self) -> std::io::ErrorKind {
         match self {
