@@ -26,7 +26,7 @@ mod pytext;
 mod state;
 mod stop;
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
 
 pub use config::{load_config, Config, ConfigError, MAX_CONFIG_BYTES};
@@ -56,16 +56,23 @@ pub fn run(hook: Hook) -> u8 {
 
 /// The hook's stdout, or `None` for no output.
 fn answer(hook: Hook) -> Option<String> {
-    let mut input = Vec::new();
     // Always drain a piped stdin so Claude Code's write never meets a closed
-    // pipe. A terminal is not Claude Code but a person trying the hook by
+    // pipe, but keep only a bounded prefix (the Stop hook keeps none): no
+    // event, however long, makes an allocation that a memory limit could
+    // refuse. A terminal is not Claude Code but a person trying the hook by
     // hand: waiting for them to type an event and Ctrl-D would look like a
     // hang, so a terminal is not read (no event: the prompt hook prints
     // nothing, the Stop hook, which ignores stdin, shows the state).
     let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
-        let _ = stdin.lock().read_to_end(&mut input);
-    }
+    let keep = match hook {
+        Hook::Prompt => input::MAX_EVENT_BYTES,
+        Hook::Stop => 0,
+    };
+    let input = if stdin.is_terminal() {
+        input::Input::default()
+    } else {
+        input::read_input(stdin.lock(), keep)
+    };
     let paths = ClaudePaths::from_env();
     let loaded = match &paths {
         Some(p) => config::load_for_hooks(&p.config_file()),
@@ -74,7 +81,7 @@ fn answer(hook: Hook) -> Option<String> {
             error: None,
         },
     };
-    let note = loaded
+    let mut note = loaded
         .error
         .as_ref()
         .map(|e| format!("gk config ignored, using the built-in defaults: {e}"));
@@ -91,9 +98,13 @@ fn answer(hook: Hook) -> Option<String> {
             if !config.prompt.enabled {
                 return None;
             }
-            let text = String::from_utf8_lossy(&input);
-            // Not JSON at all: the reference prints nothing, and so does gk.
-            let event = input::parse_lenient(&text).ok()?;
+            let (event, cut) = event_of(input)?;
+            if let Some(cut) = cut {
+                note = Some(match note {
+                    Some(n) => format!("{n}\n ! {cut}"),
+                    None => cut,
+                });
+            }
             let state = state_of(&paths);
             let (msg, ctx) = prompt::respond(
                 prompt::prompt_of(&event),
@@ -118,6 +129,45 @@ fn answer(hook: Hook) -> Option<String> {
             Some(jsonout::stop_output(&msg))
         }
     }
+}
+
+/// The event the prompt hook answers, and a note when stdin held more than
+/// the hook keeps ([`input::MAX_EVENT_BYTES`]). `None`: not JSON at all (the
+/// reference prints nothing, and so does gk).
+///
+/// A longer event is read from its first part, member by member: a prompt
+/// found whole there is answered exactly as ever (only fields after it
+/// were cut: no note); a prompt cut off is judged on its first part (a
+/// keyword further on is not seen; `[check]` at its start still is) and
+/// the user is told; no prompt in the first part gives the answer for an
+/// empty prompt, and says so. The state lines never depend on the prompt,
+/// so the DIRTY warning is never lost to a long paste.
+fn event_of(input: input::Input) -> Option<(serde_json::Value, Option<String>)> {
+    use serde_json::Value;
+    let text = String::from_utf8_lossy(&input.bytes);
+    if input.complete {
+        return input::parse_lenient(&text).ok().map(|v| (v, None));
+    }
+    let size = crate::bounded::size_text(input::MAX_EVENT_BYTES as u64);
+    let (members, cut) = input::members_of_prefix(&text)?;
+    let event = Value::Object(members);
+    // The field `prompt::prompt_of` takes.
+    let field = match event.get("user_prompt") {
+        Some(Value::String(s)) if !s.is_empty() => "user_prompt",
+        _ => "prompt",
+    };
+    let note = if cut.as_deref() == Some(field) {
+        Some(format!(
+            "prompt longer than {size}: only its first {size} were read for keywords"
+        ))
+    } else if event.get(field).is_none() {
+        Some(format!(
+            "event longer than {size}, with no prompt in its first {size}: no keywords read"
+        ))
+    } else {
+        None
+    };
+    Some((event, note))
 }
 
 /// The config `gk rules` and `gk explain` work with: the hooks' view, with
