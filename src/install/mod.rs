@@ -368,7 +368,10 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
 /// hook. Returns whether every hook that is switched on passed.
 fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
     let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
-    let config = read_text(&m.paths.config_file()).ok().flatten();
+    // As the hooks read it: a gk.json over their limit is no config at all.
+    let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
+        .ok()
+        .flatten();
     let cwd = std::env::current_dir().unwrap_or_else(|_| m.ctx.home.clone());
     println!();
     let mut ok = true;
