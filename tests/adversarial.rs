@@ -332,6 +332,9 @@ enum Hostile {
     LinkLoop,
     /// A link to nothing.
     Dangling,
+    /// A link to a regular file (what was there, moved to `<name>.real`):
+    /// read and edited through the link; never deleted through it.
+    LinkToFile,
     /// A sparse file larger than every limit.
     Huge,
     /// 100,000 nested arrays.
@@ -342,7 +345,7 @@ enum Hostile {
     InvalidUtf8,
 }
 
-const ALL_HOSTILE: [Hostile; 11] = [
+const ALL_HOSTILE: [Hostile; 12] = [
     Hostile::Fifo,
     Hostile::DevZero,
     Hostile::DevNull,
@@ -350,6 +353,7 @@ const ALL_HOSTILE: [Hostile; 11] = [
     Hostile::Folder,
     Hostile::LinkLoop,
     Hostile::Dangling,
+    Hostile::LinkToFile,
     Hostile::Huge,
     Hostile::DeepArrays,
     Hostile::DeepObjects,
@@ -361,7 +365,11 @@ impl Hostile {
     fn unreadable(self) -> bool {
         !matches!(
             self,
-            Hostile::Dangling | Hostile::DeepArrays | Hostile::DeepObjects | Hostile::InvalidUtf8
+            Hostile::Dangling
+                | Hostile::LinkToFile
+                | Hostile::DeepArrays
+                | Hostile::DeepObjects
+                | Hostile::InvalidUtf8
         )
     }
 
@@ -389,7 +397,10 @@ impl Hostile {
             Hostile::Folder => "is a folder",
             Hostile::LinkLoop => "links",
             Hostile::Huge => "larger than",
-            Hostile::Dangling | Hostile::DeepArrays | Hostile::DeepObjects => "",
+            Hostile::Dangling
+            | Hostile::LinkToFile
+            | Hostile::DeepArrays
+            | Hostile::DeepObjects => "",
             Hostile::InvalidUtf8 => "UTF-8",
         }
     }
@@ -398,6 +409,14 @@ impl Hostile {
 /// Put `hostile` at `path` (replacing what is there). `false`, with the
 /// reason printed, where this platform cannot make it.
 fn make(path: &Path, hostile: Hostile) -> bool {
+    if hostile == Hostile::LinkToFile {
+        let real = real_of(path);
+        if std::fs::rename(path, &real).is_err() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&real, "{}\n").unwrap();
+        }
+        return make_special(path, hostile);
+    }
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if meta.is_dir() {
             std::fs::remove_dir_all(path).unwrap();
@@ -446,6 +465,7 @@ fn make_special(path: &Path, hostile: Hostile) -> bool {
             symlink(path, &other).unwrap();
         }
         Hostile::Dangling => symlink(path.with_extension("nowhere"), path).unwrap(),
+        Hostile::LinkToFile => symlink(real_of(path), path).unwrap(),
         _ => unreachable!(),
     }
     true
@@ -458,6 +478,13 @@ fn make_special(path: &Path, hostile: Hostile) -> bool {
         path.display()
     );
     false
+}
+
+/// Where [`Hostile::LinkToFile`] keeps the file its link points to.
+fn real_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap().to_os_string();
+    name.push(".real");
+    path.with_file_name(name)
 }
 
 fn assert_no_crash(out: &Out, what: &str) {
@@ -565,9 +592,14 @@ fn install_and_uninstall_refuse_hostile_files_and_write_nothing() {
                 let out = m.run(command, b"", &what);
                 cases += 1;
                 assert_no_crash(&out, &what);
+                if hostile == Hostile::LinkToFile {
+                    assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
+                    assert!(real_of(&path).is_file(), "{what}: deleted through the link");
+                }
                 let refused = match (place, hostile) {
-                    // Nothing there: a file to create (through the link).
-                    (_, Hostile::Dangling) => false,
+                    // Nothing there: a file to create (through the link);
+                    // or a file, reached through a link.
+                    (_, Hostile::Dangling | Hostile::LinkToFile) => false,
                     // Read whole and replaced, like any other program.
                     (Place::Binary, Hostile::Huge) => false,
                     // Not JSON: only settings.json and the state are parsed
@@ -612,7 +644,8 @@ fn enable_and_disable_refuse_a_hostile_gk_json_and_write_nothing() {
             let before = m.tree();
             let out = m.run(command, b"", &what);
             assert_no_crash(&out, &what);
-            if hostile == Hostile::Dangling {
+            if hostile == Hostile::Dangling || hostile == Hostile::LinkToFile {
+                assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
                 continue;
             }
             assert_eq!(out.code, Some(1), "{what}: not refused\n{}", out.all());
