@@ -3,6 +3,7 @@
 //! (settings edits, command identity, hook logic) directly as well as
 //! through the CLI.
 
+pub mod bounded;
 pub mod cli;
 pub mod doctor;
 pub mod error;

@@ -324,13 +324,19 @@ pub fn record_text(status: &str, task: &str, detail: &str, project: &str, cwd: &
 /// folder is Claude's to write, and a link planted there must not make gk
 /// write (or delete) a file somewhere else.
 fn current_record(path: &Path) -> Result<Option<Vec<u8>>> {
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(Error::new(format!(
+    use crate::bounded::ReadError;
+    match crate::bounded::read_no_link(path, crate::hooks::MAX_STATE_BYTES) {
+        Ok(c) => Ok(Some(c.bytes)),
+        Err(ReadError::NotFound) => Ok(None),
+        // A state folder that is a file (or lies below one) holds no
+        // record; writing one is what fails, and says why.
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(None),
+        Err(ReadError::NotRegular("a symbolic link")) => Err(Error::new(format!(
             "{} is a link, not a task record; gk leaves it alone (nothing written)",
             path.display()
-        )));
+        ))),
+        Err(e) => Err(crate::install::apply::refusal(path, &e)),
     }
-    read_current(path)
 }
 
 fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) -> FileChange {
@@ -404,7 +410,7 @@ pub fn plan_clean(
         // A record that is clean already is left out (nothing to do).
         if let Some(new) = cleaned(r) {
             let old = if r.shared {
-                read_current(&r.path)?
+                read_current(&r.path, crate::hooks::MAX_STATE_BYTES)?
             } else {
                 current_record(&r.path)?
             };
@@ -457,7 +463,7 @@ pub fn plan_set(
     };
     let mut plan = Plan::new("gk state set");
     let old = match session {
-        None => read_current(&path)?,
+        None => read_current(&path, crate::hooks::MAX_STATE_BYTES)?,
         Some(_) => current_record(&path)?,
     };
     plan.push(change(

@@ -53,6 +53,46 @@ fn violations(file: &str, text: &str) -> Vec<String> {
     found
 }
 
+/// The crate's bounded reader (`src/bounded.rs`) is on the hook path too.
+/// It may build `OpenOptions` (to open without blocking), but read only:
+/// none of the flags that write or create.
+const READER_FORBIDDEN: &[&str] = &[
+    ".write(",
+    ".create(",
+    ".create_new(",
+    ".append(",
+    ".truncate(",
+];
+
+#[test]
+fn the_shared_reader_spawns_connects_and_writes_nothing() {
+    let file = "src/bounded.rs";
+    let whole = std::fs::read_to_string(file).unwrap();
+    // Its unit tests (which make files to read) are not on the hook path.
+    let text = whole.split("#[cfg(test)]\nmod tests").next().unwrap();
+    assert!(text.len() < whole.len(), "{file}: tests module not found");
+    let mut found: Vec<String> = violations(file, text)
+        .into_iter()
+        .filter(|v| !v.ends_with(": OpenOptions"))
+        .collect();
+    for (n, line) in text.lines().enumerate() {
+        for name in READER_FORBIDDEN {
+            if line.contains(name) {
+                found.push(format!("{file}:{}: {name}", n + 1));
+            }
+        }
+    }
+    assert!(
+        text.contains(".read(true)"),
+        "{file} no longer opens read-only?"
+    );
+    assert!(
+        found.is_empty(),
+        "{file} must not name these:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn the_scan_catches_what_it_should() {
     let sample = "use std::process::Command;\nlet _ = std::fs::write(p, b);\nlet s = std::net::TcpStream::connect(a);\nfs::rename(a, b);";

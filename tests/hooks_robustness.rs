@@ -288,10 +288,13 @@ fn config_file_that_is_a_pipe_or_a_device_does_not_hang() {
     if !make_fifo(&home.config_path()) {
         return;
     }
-    let want = format!(
-        " ! gk config ignored, using the built-in defaults: {}: not a regular file",
-        home.config_path().display()
-    );
+    let want_for = |what: &str| {
+        format!(
+            " ! gk config ignored, using the built-in defaults: {}: not a regular file ({what})",
+            home.config_path().display()
+        )
+    };
+    let want = want_for("a named pipe");
     let prompt = run_within(&home, PROMPT, r#"{"prompt":"ttl"}"#);
     prompt.assert_hook_contract("fifo config");
     assert_eq!(prompt.system_message().lines().last().unwrap(), want);
@@ -303,7 +306,10 @@ fn config_file_that_is_a_pipe_or_a_device_does_not_hang() {
     std::os::unix::fs::symlink("/dev/zero", home.config_path()).unwrap();
     let stop = run_within(&home, STOP, "{}");
     stop.assert_hook_contract("/dev/zero config");
-    assert_eq!(stop.system_message().lines().last().unwrap(), want);
+    assert_eq!(
+        stop.system_message().lines().last().unwrap(),
+        want_for("a character device")
+    );
 }
 
 #[test]

@@ -585,7 +585,7 @@ fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
             .timeout(std::time::Duration::from_secs(10)),
     );
     assert_eq!(code, 1, "{out}{err}");
-    assert!(err.contains("is not a regular file"), "{err}");
+    assert!(err.contains("not a regular file (a named pipe)"), "{err}");
 }
 
 #[test]

@@ -21,14 +21,17 @@ pub fn embedded_version(bytes: &[u8]) -> Option<String> {
 
 /// The gk version in the file at `path`, read in chunks and stopping at
 /// the marker (it sits in the first tenth of a release build), so a check
-/// does not read the whole program.
+/// does not read the whole program. Opened and checked by the bounded
+/// reader (a named pipe or a device is an error, not a wait) and read no
+/// further than [`crate::bounded::PROGRAM_LIMIT`].
 pub fn version_of_file(path: &Path) -> std::io::Result<Option<String>> {
     use std::io::Read;
     const CHUNK: usize = 256 * 1024;
     // Longer than the marker plus any plausible version: a marker cut by a
     // chunk boundary is whole in the next window.
     const OVERLAP: usize = 128;
-    let mut file = std::fs::File::open(path)?;
+    let (file, _) = crate::bounded::open(path).map_err(crate::bounded::ReadError::into_io)?;
+    let mut file = file.take(crate::bounded::PROGRAM_LIMIT);
     let mut buf = vec![0u8; CHUNK + OVERLAP];
     let mut kept = 0;
     loop {

@@ -35,6 +35,9 @@ pub enum SectionState {
     /// Markers that do not pair up: where the block ends is a guess, so
     /// nothing is edited automatically.
     Damaged(String),
+    /// The file exists but cannot be read as text (a named pipe, a device,
+    /// too large, not UTF-8): why.
+    Unreadable(String),
 }
 
 /// Markers alternate begin, end, begin, end … (every block closed, none nested).
@@ -146,6 +149,13 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
             format!("the Task State Convention block in {shown} is damaged: {why}"),
         )
         .fix(format!("put the <!-- gk:begin … --> / <!-- gk:end --> lines of {shown} right by hand (or delete both and the text between), then {FIX_COMMAND}")),
+        SectionState::Unreadable(why) => Finding::new(
+            "claude-md-unreadable",
+            Severity::Warning,
+            Group::ClaudeMd,
+            format!("{shown} cannot be read ({why}); gk can neither check nor edit its Task State Convention block"),
+        )
+        .fix(format!("make {shown} a UTF-8 text file (or move it away), then {FIX_COMMAND}")),
     };
     Some(f.at(path, None))
 }

@@ -189,7 +189,7 @@ pub fn plan(
     let mut plan = Plan::new("gk doctor --fix");
     if needs.binary {
         let bin = inputs.paths.binary(os);
-        let old = read_current(&bin)?;
+        let old = read_current(&bin, crate::bounded::PROGRAM_LIMIT)?;
         // Never downgrade: a gk in place that is newer than this one stays
         // (its own hook-binary-outdated finding says so).
         let newer_in_place = old
@@ -210,7 +210,7 @@ pub fn plan(
     }
     if needs.state_file {
         let state = inputs.paths.state_file();
-        if read_current(&state)?.is_none() {
+        if read_current(&state, crate::hooks::MAX_STATE_BYTES)?.is_none() {
             plan.push(FileChange::text(
                 &state,
                 None,
@@ -222,7 +222,10 @@ pub fn plan(
     if needs.claude_md {
         let md = inputs.paths.claude_md();
         let old = crate::install::read_text(&md)?;
-        let new = fresh_section(&md, old.as_deref().unwrap_or(""), &section_text(inputs))?;
+        let new = match &old {
+            Some(text) => fresh_section(&md, text, &section_text(inputs))?,
+            None => claude_md::new_file(&section_text(inputs)),
+        };
         plan.push(FileChange::text(
             &md,
             old,
@@ -345,7 +348,9 @@ pub fn withhold_secret_diffs(
 fn running_program() -> Result<Vec<u8>> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk: {e}")))?;
-    std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))
+    crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
+        .map(|c| c.bytes)
+        .map_err(|e| Error::io("read", &exe, &e.into_io()))
 }
 
 pub fn run(

@@ -280,8 +280,10 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     }
 
     let md_path = inputs.paths.claude_md();
-    let md_text = std::fs::read_to_string(&md_path).ok();
-    let section = claude_md::assess(md_text.as_deref(), &fix::section_spec(inputs));
+    let section = match read_claude_md(&md_path) {
+        Ok(text) => claude_md::assess(text.as_deref(), &fix::section_spec(inputs)),
+        Err(why) => claude_md::SectionState::Unreadable(why),
+    };
     report
         .findings
         .extend(claude_md::finding(&section, &md_path));
@@ -292,6 +294,17 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         files,
         registrations: regs,
         redactor,
+    }
+}
+
+/// CLAUDE.md's text (`None` when there is none), or why it cannot be read.
+fn read_claude_md(path: &Path) -> std::result::Result<Option<String>, String> {
+    match crate::bounded::read(path, crate::bounded::TEXT_LIMIT) {
+        Ok(c) => String::from_utf8(c.bytes)
+            .map(Some)
+            .map_err(|_| "not UTF-8 text".to_string()),
+        Err(crate::bounded::ReadError::NotFound) => Ok(None),
+        Err(e) => Err(e.reason()),
     }
 }
 
@@ -341,8 +354,8 @@ fn redactor_for(files: &[ScopeFile]) -> Redactor {
         match &f.load {
             Load::Parsed { settings, .. } => render::secrets_in(&settings.value, &mut secrets),
             Load::Unparseable(_) => {
-                if let Ok(text) = std::fs::read_to_string(&f.path) {
-                    render::secrets_in_lenient(&text, &mut secrets);
+                if let Ok(c) = crate::bounded::read(&f.path, crate::bounded::TEXT_LIMIT) {
+                    render::secrets_in_lenient(&String::from_utf8_lossy(&c.bytes), &mut secrets);
                 }
             }
             _ => {}

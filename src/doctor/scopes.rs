@@ -153,6 +153,9 @@ pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
     files
 }
 
+/// Every `*.json` in the drop-in folder that is not a folder: a named pipe
+/// or a device there is listed too, so that it is reported (as unreadable)
+/// rather than passed over in silence.
 fn dropins(dir: &Path) -> Vec<PathBuf> {
     let Ok(read) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -160,7 +163,7 @@ fn dropins(dir: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = read
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.is_dir())
         .collect();
     found.sort();
     found
@@ -178,12 +181,14 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// is about the encoding, not the JSON).
 pub const NOT_UTF8: &str = "not valid UTF-8";
 
-/// Read and classify one settings file.
+/// Read and classify one settings file, through the bounded reader: a named
+/// pipe, a device or a file over [`crate::bounded::TEXT_LIMIT`] is
+/// unreadable, never waited on or read to the end.
 pub fn load_file(path: &Path) -> Load {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Load::Absent,
-        Err(e) => return Load::Unreadable(e.to_string()),
+    let bytes = match crate::bounded::read(path, crate::bounded::TEXT_LIMIT) {
+        Ok(c) => c.bytes,
+        Err(crate::bounded::ReadError::NotFound) => return Load::Absent,
+        Err(e) => return Load::Unreadable(e.reason()),
     };
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,

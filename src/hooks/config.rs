@@ -453,36 +453,26 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
 }
 
 /// The largest gk.json the hooks read (a full rule set is a few KiB).
-const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// `gk enable` / `gk disable` read with the same limit, so they never edit
+/// a file the hooks would ignore.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    use super::input::{read_bounded, FileRead};
+    use crate::bounded::{read, ReadError};
     let refuse = |reason: String| ConfigError {
         path: path.to_path_buf(),
         position: None,
         reason,
     };
-    let bytes = match read_bounded(path, MAX_CONFIG_BYTES) {
-        FileRead::Bytes { bytes, .. } => bytes,
-        FileRead::NotRegular { .. } => return Err(refuse("not a regular file".into())),
-        FileRead::TooLarge { .. } => {
-            return Err(refuse(format!(
-                "larger than {} MiB",
-                MAX_CONFIG_BYTES >> 20
-            )))
-        }
+    let bytes = match read(path, MAX_CONFIG_BYTES) {
+        Ok(c) => c.bytes,
         // No file, or no hooks folder: nothing configured.
-        FileRead::Failed { error, .. }
-            if matches!(
-                error.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None)
+        Err(ReadError::NotFound) => return Ok(None),
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => return Ok(None),
+        Err(e @ ReadError::Io(_)) => {
+            return Err(refuse(format!("could not read it: {}", e.reason())))
         }
-        FileRead::Failed { error, .. } => {
-            return Err(refuse(format!("could not read it: {error}")))
-        }
+        Err(e) => return Err(refuse(e.reason())),
     };
     // Windows PowerShell 5.1's `gk rules > gk.json` writes UTF-16 with a BOM.
     let utf16 = match bytes.get(..2) {

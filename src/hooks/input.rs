@@ -1,64 +1,196 @@
-//! Reading what the hooks did not write: the event on stdin, and the two
-//! small files (task_state.json, gk.json) through one bounded reader. Python's `json` module accepts unpaired UTF-16 surrogate
+//! Reading what the hooks did not write: the event on stdin (below), and
+//! the two small files (task_state.json, gk.json) through the crate's one
+//! bounded reader, [`crate::bounded`] (opened without blocking, checked on
+//! the open handle, read up to a cap). Python's `json` module accepts unpaired UTF-16 surrogate
 //! escapes (`"\ud800"`), which `serde_json` refuses; so that such a document
 //! is not lost, a failed parse is retried once with each unpaired surrogate
 //! escape replaced by `\ufffd`.
 
-use std::path::Path;
-use std::time::SystemTime;
+use std::io::Read;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-/// What reading one of the hooks' small input files gave. `mtime` is from
-/// the one `stat` made before opening (the file's age needs nothing more).
-#[derive(Debug)]
-pub enum FileRead {
-    Bytes {
-        bytes: Vec<u8>,
-        mtime: Option<SystemTime>,
-    },
-    /// A named pipe, socket or device: never opened (a pipe would block the
-    /// hook until someone writes to it; /dev/zero never ends).
-    NotRegular { mtime: Option<SystemTime> },
-    /// Longer than the cap: not read on every prompt.
-    TooLarge { mtime: Option<SystemTime> },
-    Failed {
-        error: std::io::Error,
-        mtime: Option<SystemTime>,
-    },
+/// The most of stdin the prompt hook keeps: far more than any prompt a
+/// person sends (Claude Code's event is the prompt plus a few short
+/// fields), and small enough that parsing it, lower-casing the prompt and
+/// matching keywords stay well inside a tight memory limit.
+pub const MAX_EVENT_BYTES: usize = 16 << 20;
+
+/// How much of stdin is read at most, kept or not: past the kept part it is
+/// drained (so Claude Code's write never meets a closed pipe), but not for
+/// ever: an endless stream (`yes |`, a device) ends the hook here.
+pub const MAX_STDIN_BYTES: u64 = 1 << 30;
+
+/// What the hook read of stdin.
+#[derive(Debug, Default)]
+pub struct Input {
+    /// The first bytes, at most the `keep` asked for.
+    pub bytes: Vec<u8>,
+    /// Everything stdin held was kept (nothing was drained unkept).
+    pub complete: bool,
 }
 
-/// Read at most `max` bytes of `path`, a regular file (a folder is opened
-/// too, so that reading it fails as Python's `open` does).
-pub fn read_bounded(path: &Path, max: u64) -> FileRead {
-    use std::io::Read;
-    let mtime = match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            return FileRead::NotRegular {
-                mtime: meta.modified().ok(),
-            }
-        }
-        Ok(meta) => meta.modified().ok(),
-        Err(error) => return FileRead::Failed { error, mtime: None },
-    };
+/// Read `r` to its end (at most [`MAX_STDIN_BYTES`]), keeping the first
+/// `keep` bytes; the rest is read in small chunks and dropped, so memory
+/// stays at `keep` however long the input is. A read error ends the input.
+pub fn read_input(mut r: impl Read, keep: usize) -> Input {
     let mut bytes = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| f.take(max + 1).read_to_end(&mut bytes));
-    match read {
-        Err(error) => FileRead::Failed { error, mtime },
-        Ok(_) if bytes.len() as u64 > max => FileRead::TooLarge { mtime },
-        Ok(_) => FileRead::Bytes { bytes, mtime },
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut total: u64 = 0;
+    let mut complete = true;
+    while total < MAX_STDIN_BYTES {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        total += n as u64;
+        let room = keep - bytes.len();
+        bytes.extend_from_slice(&chunk[..n.min(room)]);
+        if n > room {
+            complete = false;
+        }
+    }
+    if total >= MAX_STDIN_BYTES {
+        complete = false;
+    }
+    Input { bytes, complete }
+}
+
+/// The top-level members of a JSON object whose text was cut off: each
+/// member read whole, and a string member cut by the end read up to the
+/// cut (its name returned too). `None` when the text does not start as an
+/// object. Linear, and no recursion however deep the values nest (a value
+/// nested deeper than the JSON reader allows is left out).
+pub fn members_of_prefix(text: &str) -> Option<(Map<String, Value>, Option<String>)> {
+    let b = text.as_bytes();
+    let skip_ws = |mut i: usize| {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    };
+    let mut map = Map::new();
+    let mut i = skip_ws(0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(i);
+        match b.get(i) {
+            None | Some(b'}') => return Some((map, None)),
+            Some(b',') => {
+                i += 1;
+                continue;
+            }
+            Some(b'"') => {}
+            Some(_) => return Some((map, None)),
+        }
+        let Some(key_end) = string_end(b, i) else {
+            return Some((map, None));
+        };
+        let Ok(key) = serde_json::from_str::<String>(&text[i..key_end]) else {
+            return Some((map, None));
+        };
+        i = skip_ws(key_end);
+        if b.get(i) != Some(&b':') {
+            return Some((map, None));
+        }
+        i = skip_ws(i + 1);
+        let Some(&first) = b.get(i) else {
+            return Some((map, None));
+        };
+        let end = if first == b'"' {
+            string_end(b, i)
+        } else {
+            value_end(b, i)
+        };
+        match end {
+            Some(end) => {
+                if let Ok(v) = parse_lenient(&text[i..end]) {
+                    map.insert(key, v);
+                }
+                i = end;
+            }
+            None if first == b'"' => {
+                let cut = cut_string(&text[i + 1..]);
+                if let Ok(v) = parse_lenient(&format!("\"{cut}\"")) {
+                    map.insert(key.clone(), v);
+                }
+                return Some((map, Some(key)));
+            }
+            None => return Some((map, None)),
+        }
     }
 }
 
-/// As [`read_bounded`], but a symbolic link is not followed: it reads as
-/// `NotRegular`. For the task records, whose folder Claude can write: a
-/// link planted there must not make a hook read a file outside it.
-pub fn read_bounded_no_link(path: &Path, max: u64) -> FileRead {
-    // `read_link` succeeds only on a link (one system call, read-only).
-    if std::fs::read_link(path).is_ok() {
-        return FileRead::NotRegular { mtime: None };
+/// The index after the closing quote of the JSON string starting at `i`.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
     }
-    read_bounded(path, max)
+    None
+}
+
+/// The index after the JSON value (not a string) starting at `i`: a
+/// number or literal up to its delimiter, or an array or object up to its
+/// matching bracket (strings inside skipped). `None` when the text ends first.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = i;
+    while j < b.len() {
+        match b[j] {
+            b'"' => {
+                j = string_end(b, j)?;
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => return Some(j),
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// The body of a JSON string that was cut off, without a trailing escape
+/// that the cut left incomplete (`\`, `\u00`).
+fn cut_string(body: &str) -> &str {
+    let b = body.as_bytes();
+    let mut j = 0;
+    let mut safe = 0;
+    while j < b.len() {
+        if b[j] == b'\\' {
+            let len = if b.get(j + 1) == Some(&b'u') { 6 } else { 2 };
+            if j + len > b.len() {
+                break;
+            }
+            j += len;
+        } else {
+            j += 1;
+        }
+        safe = j;
+    }
+    // Escapes are ASCII; a cut inside a multi-byte character moves back to
+    // the character's start.
+    let mut cut = safe;
+    while !body.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &body[..cut]
 }
 
 /// Parse `text` as JSON, tolerating unpaired surrogate escapes.
@@ -140,6 +272,54 @@ mod tests {
     fn escaped_backslash_is_not_an_escape() {
         let v = parse_lenient(r#"{"p": "\\ud800"}"#).unwrap();
         assert_eq!(v["p"], "\\ud800");
+    }
+
+    #[test]
+    fn input_past_the_kept_part_is_drained_not_kept() {
+        let data = vec![b'x'; 300_000];
+        let got = read_input(&data[..], 100_000);
+        assert_eq!(got.bytes.len(), 100_000);
+        assert!(!got.complete);
+        let got = read_input(&data[..], 300_000);
+        assert!(got.complete && got.bytes.len() == 300_000);
+        // An endless reader stops at the overall limit.
+        let got = read_input(std::io::repeat(b'a'), 10);
+        assert_eq!(got.bytes, b"aaaaaaaaaa");
+        assert!(!got.complete);
+    }
+
+    #[test]
+    fn members_of_a_cut_event() {
+        let (m, cut) = members_of_prefix(
+            r#"{"session_id": "s", "n": [1, {"a": "]"}], "prompt": "write the spa"#,
+        )
+        .unwrap();
+        assert_eq!(m["session_id"], "s");
+        assert_eq!(m["n"], serde_json::json!([1, {"a": "]"}]));
+        assert_eq!(m["prompt"], "write the spa");
+        assert_eq!(cut.as_deref(), Some("prompt"));
+        // The prompt whole, the event cut later.
+        let (m, cut) = members_of_prefix(r#"{"prompt": "ttl \"q\"", "cwd": "/ho"#).unwrap();
+        assert_eq!(m["prompt"], "ttl \"q\"");
+        assert_eq!(m["cwd"], "/ho");
+        assert_eq!(cut.as_deref(), Some("cwd"));
+        // Cut inside an escape or a character: that part is dropped.
+        for text in [
+            r#"{"prompt": "ab\"#,
+            r#"{"prompt": "ab\u00"#,
+            r#"{"prompt": "ab\ud83d"#,
+            "{\"prompt\": \"ab\u{e9}",
+        ] {
+            let (m, _) = members_of_prefix(text).unwrap();
+            assert!(m["prompt"].as_str().unwrap().starts_with("ab"), "{text}");
+        }
+        // A backslash before a multi-byte character (not JSON) is no panic.
+        assert!(members_of_prefix("{\"prompt\": \"ab\\\u{e9}").is_some());
+        // Deep nesting is skipped without recursion.
+        let deep = format!("{{\"x\": {}", "[".repeat(1_000_000));
+        let (m, cut) = members_of_prefix(&deep).unwrap();
+        assert!(m.is_empty() && cut.is_none());
+        assert!(members_of_prefix("[1, 2").is_none());
     }
 
     #[test]

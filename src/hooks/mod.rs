@@ -30,11 +30,15 @@ mod state;
 mod statusline;
 mod stop;
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
 
-pub use config::{load_config, load_for_hooks, Config, ConfigError, LoadedConfig, StateScope};
-pub use state::{locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict};
+pub use config::{
+    load_config, load_for_hooks, Config, ConfigError, LoadedConfig, StateScope, MAX_CONFIG_BYTES,
+};
+pub use state::{
+    locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict, MAX_STATE_BYTES,
+};
 pub use statusline::run as run_statusline;
 pub use stop::age_text;
 
@@ -60,19 +64,21 @@ pub fn run(hook: Hook) -> u8 {
     0
 }
 
-/// stdin, unless it is a terminal. Always drain a piped stdin so Claude
-/// Code's write never meets a closed pipe. A terminal is not Claude Code
-/// but a person trying the hook by hand: waiting for them to type an event
-/// and Ctrl-D would look like a hang, so a terminal is not read (no event:
-/// the prompt hook prints nothing, the Stop hook, which needs no event,
-/// shows the shared state).
-fn read_stdin() -> Vec<u8> {
-    let mut input = Vec::new();
+/// stdin, unless it is a terminal, keeping at most its first `keep` bytes.
+/// Always drain a piped stdin so Claude Code's write never meets a closed
+/// pipe, but keep only a bounded prefix: no event, however long, makes an
+/// allocation that a memory limit could refuse. A terminal is not Claude
+/// Code but a person trying the hook by hand: waiting for them to type an
+/// event and Ctrl-D would look like a hang, so a terminal is not read (no
+/// event: the prompt hook prints nothing, the Stop hook, which needs no
+/// event, shows the shared state).
+fn read_stdin(keep: usize) -> input::Input {
     let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
-        let _ = stdin.lock().read_to_end(&mut input);
+    if stdin.is_terminal() {
+        input::Input::default()
+    } else {
+        input::read_input(stdin.lock(), keep)
     }
-    input
 }
 
 /// The config the hooks run on, and the one-line note when gk.json was ignored.
@@ -121,19 +127,28 @@ fn state_for(
 
 /// The hook's stdout, or `None` for no output.
 fn answer(hook: Hook) -> Option<String> {
-    let input = read_stdin();
     let home = crate::paths::home_dir();
     let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
-    let (config, note) = hook_config(paths.as_ref());
+    let (config, mut note) = hook_config(paths.as_ref());
     let config = &config;
+    // The v5 Stop hook ignores its event; per session it needs the id.
+    let keep = match (hook, config.state.scope) {
+        (Hook::Stop, StateScope::Global) => 0,
+        _ => input::MAX_EVENT_BYTES,
+    };
+    let input = read_stdin(keep);
     match hook {
         Hook::Prompt => {
             if !config.prompt.enabled {
                 return None;
             }
-            let text = String::from_utf8_lossy(&input);
-            // Not JSON at all: the reference prints nothing, and so does gk.
-            let event = input::parse_lenient(&text).ok()?;
+            let (event, cut) = event_of(input)?;
+            if let Some(cut) = cut {
+                note = Some(match note {
+                    Some(n) => format!("{n}\n ! {cut}"),
+                    None => cut,
+                });
+            }
             let located = state_for(
                 config,
                 paths.as_ref(),
@@ -157,7 +172,7 @@ fn answer(hook: Hook) -> Option<String> {
             // v5 ignores the Stop event; per session, its id picks the record.
             let event = match config.state.scope {
                 StateScope::Global => None,
-                StateScope::Session => input::parse_lenient(&String::from_utf8_lossy(&input)).ok(),
+                StateScope::Session => event_of(input).map(|(event, _)| event),
             };
             let located = state_for(
                 config,
@@ -175,6 +190,45 @@ fn answer(hook: Hook) -> Option<String> {
             Some(jsonout::stop_output(&msg))
         }
     }
+}
+
+/// The event the prompt hook answers, and a note when stdin held more than
+/// the hook keeps ([`input::MAX_EVENT_BYTES`]). `None`: not JSON at all (the
+/// reference prints nothing, and so does gk).
+///
+/// A longer event is read from its first part, member by member: a prompt
+/// found whole there is answered exactly as ever (only fields after it
+/// were cut: no note); a prompt cut off is judged on its first part (a
+/// keyword further on is not seen; `[check]` at its start still is) and
+/// the user is told; no prompt in the first part gives the answer for an
+/// empty prompt, and says so. The state lines never depend on the prompt,
+/// so the DIRTY warning is never lost to a long paste.
+fn event_of(input: input::Input) -> Option<(serde_json::Value, Option<String>)> {
+    use serde_json::Value;
+    let text = String::from_utf8_lossy(&input.bytes);
+    if input.complete {
+        return input::parse_lenient(&text).ok().map(|v| (v, None));
+    }
+    let size = crate::bounded::size_text(input::MAX_EVENT_BYTES as u64);
+    let (members, cut) = input::members_of_prefix(&text)?;
+    let event = Value::Object(members);
+    // The field `prompt::prompt_of` takes.
+    let field = match event.get("user_prompt") {
+        Some(Value::String(s)) if !s.is_empty() => "user_prompt",
+        _ => "prompt",
+    };
+    let note = if cut.as_deref() == Some(field) {
+        Some(format!(
+            "prompt longer than {size}: only its first {size} were read for keywords"
+        ))
+    } else if event.get(field).is_none() {
+        Some(format!(
+            "event longer than {size}, with no prompt in its first {size}: no keywords read"
+        ))
+    } else {
+        None
+    };
+    Some((event, note))
 }
 
 /// The config `gk rules` and `gk explain` work with: the hooks' view, with

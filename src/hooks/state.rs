@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 
 use super::config::StateScope;
-use super::input::FileRead;
 use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
@@ -66,47 +65,49 @@ pub enum StateVerdict {
 pub const MAX_STATE_BYTES: u64 = 4 << 20;
 
 /// Read `path` (never writes). A UTF-8 BOM is accepted. Only a regular file
-/// (or a folder, which reads as the Python hook reports it) is opened: a
-/// named pipe would block the hook until something writes to it, and a
-/// device such as /dev/zero never ends.
+/// is read (a folder reads as the Python hook reports it): the file is
+/// opened without blocking and checked on the open handle, so a named pipe
+/// put there (even between a check and the open) cannot block the hook,
+/// and a device such as /dev/zero is never read.
 pub fn read_state(path: &Path) -> StateFile {
-    judge_read(super::input::read_bounded(path, MAX_STATE_BYTES), false)
+    judge_read(crate::bounded::read(path, MAX_STATE_BYTES), false)
 }
 
 /// Read one session's record: as [`read_state`], except that a symbolic
 /// link is not followed (it reads as `not a regular file`) and a state
 /// folder that is missing or is a file counts as "no record".
 pub fn read_record(path: &Path) -> StateFile {
-    judge_read(
-        super::input::read_bounded_no_link(path, MAX_STATE_BYTES),
-        true,
-    )
+    judge_read(crate::bounded::read_no_link(path, MAX_STATE_BYTES), true)
 }
 
-fn judge_read(read: FileRead, no_folder_is_missing: bool) -> StateFile {
-    let unreadable = |why: String, mtime| StateFile {
+fn judge_read(
+    read: Result<crate::bounded::Contents, crate::bounded::ReadError>,
+    no_folder_is_missing: bool,
+) -> StateFile {
+    use crate::bounded::ReadError;
+    let unreadable = |why: String| StateFile {
         read: StateRead::Unreadable(why),
-        mtime,
+        mtime: None,
+    };
+    let missing = StateFile {
+        read: StateRead::Missing,
+        mtime: None,
     };
     match read {
-        FileRead::Bytes { bytes, mtime } => StateFile {
-            read: parse_state_bytes(&bytes),
-            mtime,
+        Ok(c) => StateFile {
+            read: parse_state_bytes(&c.bytes),
+            mtime: c.mtime,
         },
-        FileRead::NotRegular { mtime } => unreadable("not a regular file".into(), mtime),
-        FileRead::TooLarge { mtime } => {
-            unreadable(format!("larger than {} MiB", MAX_STATE_BYTES >> 20), mtime)
-        }
-        FileRead::Failed { error, .. }
-            if error.kind() == std::io::ErrorKind::NotFound
-                || (no_folder_is_missing && error.kind() == std::io::ErrorKind::NotADirectory) =>
+        Err(ReadError::NotFound) => missing,
+        Err(ReadError::Io(error))
+            if no_folder_is_missing && error.kind() == std::io::ErrorKind::NotADirectory =>
         {
-            StateFile {
-                read: StateRead::Missing,
-                mtime: None,
-            }
+            missing
         }
-        FileRead::Failed { error, mtime } => unreadable(io_error_name(&error).into(), mtime),
+        Err(ReadError::Folder) => unreadable("IsADirectoryError".into()),
+        Err(ReadError::NotRegular(_)) => unreadable("not a regular file".into()),
+        Err(e @ ReadError::TooLarge { .. }) => unreadable(e.reason()),
+        Err(ReadError::Io(error)) => unreadable(io_error_name(&error).into()),
     }
 }
 

@@ -32,13 +32,17 @@ pub fn run() -> u8 {
 }
 
 fn answer() -> String {
-    let input = super::read_stdin();
     let home = crate::paths::home_dir();
     let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
     let (config, note) = super::hook_config(paths.as_ref());
     let event = match config.state.scope {
-        StateScope::Global => None,
-        StateScope::Session => super::input::parse_lenient(&String::from_utf8_lossy(&input)).ok(),
+        StateScope::Global => {
+            super::read_stdin(0);
+            None
+        }
+        StateScope::Session => {
+            super::event_of(super::read_stdin(super::input::MAX_EVENT_BYTES)).map(|(e, _)| e)
+        }
     };
     let located = super::state_for(
         &config,

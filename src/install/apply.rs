@@ -5,10 +5,19 @@
 //! Writing a file means: re-read it and refuse if it differs from what the
 //! plan was made from (Claude Code rewrites settings.json on its own), keep
 //! a backup of it in gk's backup folder (see [`super::backup`]; one stamp
-//! per run, the last few per file), then write atomically — a temp file in
-//! the same folder, written, synced, given the old file's mode, renamed
-//! over the target; the temp file is removed if anything fails. A symlink
-//! is written through to its target, so the link stays a link.
+//! per run, the last few per file), re-read it once more right before the
+//! rename, then write
+//! atomically — a temp file in the same folder, written, synced, given the
+//! old file's mode, renamed over the target; the temp file is removed if
+//! anything fails. A file already as planned (another gk run got there
+//! first) is left alone. A symlink is written through to its target, so the
+//! link stays a link; removing never follows a link: the link goes, what it
+//! points to stays.
+//!
+//! A temp file is `<name>.gk-tmp-<pid>`, locked by the run that writes it
+//! until its rename. A run killed on the way leaves it behind; the next run
+//! that writes the same file removes it once it can tell that run is over
+//! (see [`remove_leftovers`]).
 
 use std::fs;
 use std::io::{IsTerminal, Write as _};
@@ -85,11 +94,13 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
     let _ = std::io::stdout().flush();
 
     if plan.is_empty_of_changes() {
-        return Ok(if opts.check {
-            Outcome::Check { pending: false }
-        } else {
-            Outcome::NothingToDo
-        });
+        if opts.check {
+            return Ok(Outcome::Check { pending: false });
+        }
+        if !opts.dry_run {
+            print_leftovers(&remove_leftovers(plan));
+        }
+        return Ok(Outcome::NothingToDo);
     }
     if opts.check {
         return Ok(Outcome::Check { pending: true });
@@ -115,18 +126,28 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
             return Ok(Outcome::Declined);
         }
     }
+    print_leftovers(&remove_leftovers(plan));
     let stamp = run_stamp();
     let backups = if plan.keep_backups && plan.changes.iter().any(needs_backup) {
         Some(Backups::from_env()?)
     } else {
         None
     };
-    let kept = write_plan(plan, &stamp, backups.as_ref(), &|_| {})?;
+    let written = write_plan_with(plan, &stamp, backups.as_ref(), &Seams::none())?;
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
-        println!("{:<9} {}", done_label(change.kind()), change.path.display());
+        let note = if written.already.contains(&change.path) {
+            " (already so: another gk run got there first)"
+        } else {
+            ""
+        };
+        println!(
+            "{:<9} {}{note}",
+            done_label(change.kind()),
+            change.path.display()
+        );
     }
     let mut backed_up = false;
-    for (original, copy) in &kept {
+    for (original, copy) in &written.kept {
         if backups.as_ref().is_some_and(|b| copy.starts_with(b.dir())) {
             backed_up = true;
             println!("backed up {} to {}", original.display(), copy.display());
@@ -142,18 +163,28 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
         );
     }
     Ok(Outcome::Written {
-        kept: kept.into_iter().map(|(_, copy)| copy).collect(),
+        kept: written.kept.into_iter().map(|(_, copy)| copy).collect(),
     })
 }
 
 /// A change whose old content is kept as a backup: a text file that
-/// existed, and is not itself one of gk's backups.
+/// existed, is not a task record (whose folder holds records only) and is
+/// not itself one of gk's backups.
 fn needs_backup(change: &FileChange) -> bool {
     change.changes_something()
         && change.old.is_some()
         && !change.binary
         && change.strategy != ReplaceStrategy::NoBackup
         && !backup::is_backup(&change.path)
+}
+
+fn print_leftovers(removed: &[PathBuf]) {
+    for path in removed {
+        println!(
+            "removed   {} (left by a gk run that did not finish)",
+            path.display()
+        );
+    }
 }
 
 fn done_label(kind: ChangeKind) -> &'static str {
@@ -171,35 +202,105 @@ pub fn run_stamp() -> String {
     chrono::Local::now().format("%Y%m%d-%H%M%S").to_string()
 }
 
-/// Current bytes of `path` (through symlinks); `None` when it does not exist.
-pub fn read_current(path: &Path) -> Result<Option<Vec<u8>>> {
-    // A named pipe or a device in a file's place would block or never end.
-    if let Ok(meta) = fs::metadata(path) {
-        if !meta.is_file() {
-            return Err(Error::new(format!(
-                "{} is not a regular file; nothing written",
-                path.display()
-            )));
-        }
-    }
-    match fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("read", path, &e)),
+/// Current bytes of `path` (through symlinks); `None` when it does not
+/// exist. Read by the bounded reader: a named pipe, a device or a file over
+/// `limit` bytes is refused with one line naming it (nothing is written).
+pub fn read_current(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
+    match crate::bounded::read(path, limit) {
+        Ok(c) => Ok(Some(c.bytes)),
+        Err(crate::bounded::ReadError::NotFound) => Ok(None),
+        Err(e) => Err(refusal(path, &e)),
     }
 }
 
-/// Refuse when a file is no longer what the plan was made from.
-pub fn verify_unchanged(change: &FileChange) -> Result<()> {
-    let now = read_current(&change.path)?;
-    if now != change.old {
-        return Err(Error::new(format!(
-            "{} changed since the plan was made (another program wrote it); \
-             nothing more written, run the command again",
-            change.path.display()
-        )));
+/// The one line that refuses a plan over a file that cannot be read.
+pub fn refusal(path: &Path, e: &crate::bounded::ReadError) -> Error {
+    Error::new(format!(
+        "{}: {}; nothing written",
+        path.display(),
+        e.reason()
+    ))
+}
+
+/// How a file compares with its planned change, read again now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Now {
+    /// As the plan found it: go ahead.
+    AsPlanned,
+    /// Already what the plan would make it (another gk run did the same
+    /// change, or removed the file): nothing to do.
+    AlreadyDone,
+}
+
+/// Read `change.path` again: [`Now::AsPlanned`], [`Now::AlreadyDone`], or an
+/// error when another program wrote something else in the meantime.
+fn now(change: &FileChange) -> Result<Now> {
+    let longest = change.old.iter().chain(&change.new).map(Vec::len).max();
+    // One byte more than either side: a file that grew is "something else".
+    let limit = longest.unwrap_or(0) as u64 + 1;
+    let current = match crate::bounded::read(&change.path, limit) {
+        Ok(c) => Some(c.bytes),
+        Err(crate::bounded::ReadError::NotFound) => None,
+        // A path through a file names no file either (creating it is what
+        // fails, and says why).
+        Err(crate::bounded::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            None
+        }
+        Err(crate::bounded::ReadError::TooLarge { .. }) => return Err(changed(change)),
+        Err(e) => {
+            return Err(Error::new(format!(
+                "{}: {}; nothing more written",
+                change.path.display(),
+                e.reason()
+            )))
+        }
+    };
+    if current == change.old {
+        Ok(Now::AsPlanned)
+    } else if current == change.new {
+        Ok(Now::AlreadyDone)
+    } else {
+        Err(changed(change))
     }
-    Ok(())
+}
+
+fn changed(change: &FileChange) -> Error {
+    Error::new(format!(
+        "{} changed since the plan was made (another program wrote it); \
+         nothing more written, run the command again",
+        change.path.display()
+    ))
+}
+
+/// Refuse when a file is no longer what the plan was made from (a file
+/// already as planned passes).
+pub fn verify_unchanged(change: &FileChange) -> Result<()> {
+    now(change).map(|_| ())
+}
+
+/// Test seams: run right before a file's last check, and right before its
+/// rename (after the backup). Both do nothing outside tests.
+pub(crate) struct Seams<'a> {
+    pub before_check: &'a dyn Fn(&Path),
+    pub before_rename: &'a dyn Fn(&Path),
+}
+
+impl Seams<'_> {
+    pub(crate) fn none() -> Seams<'static> {
+        Seams {
+            before_check: &|_| {},
+            before_rename: &|_| {},
+        }
+    }
+}
+
+/// What [`write_plan_with`] did.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// Backups and moved-aside files made, each with the file it was made of.
+    pub kept: Vec<(PathBuf, PathBuf)>,
+    /// Files another run had already made as planned (left alone).
+    pub already: Vec<PathBuf>,
 }
 
 /// Write every change of `plan`. All files are checked against the plan
@@ -207,25 +308,42 @@ pub fn verify_unchanged(change: &FileChange) -> Result<()> {
 /// file, a folder that cannot be written): every new content is written to
 /// a temp file beside its target before any target is touched, so such a
 /// failure leaves every file as it was. Then each file is checked again
-/// just before its own backup and rename. Backups go to `backups` (none
-/// when `None`; the folder is made before any file is touched).
-/// `before_write` runs right before each file's last check (a seam for
-/// tests). Returns each backup and moved-aside file made, with the file it
-/// was made of.
+/// just before its own backup, and once more right before its rename.
+/// Backups go to `backups` (none when `None`; the folder is made before any
+/// file is touched). `before_write` runs right before each file's last
+/// check but one (a seam for tests). Returns each backup and moved-aside
+/// file made, with the file it was made of.
+#[cfg(test)]
 pub(crate) fn write_plan(
     plan: &Plan,
     stamp: &str,
     backups: Option<&Backups>,
     before_write: &dyn Fn(&Path),
 ) -> Result<Vec<(PathBuf, PathBuf)>> {
-    let pending: Vec<&FileChange> = plan
-        .changes
-        .iter()
-        .filter(|c| c.changes_something())
-        .collect();
+    let seams = Seams {
+        before_check: before_write,
+        before_rename: &|_| {},
+    };
+    write_plan_with(plan, stamp, backups, &seams).map(|w| w.kept)
+}
+
+/// [`write_plan`] with both test seams.
+pub(crate) fn write_plan_with(
+    plan: &Plan,
+    stamp: &str,
+    backups: Option<&Backups>,
+    seams: &Seams,
+) -> Result<Written> {
+    let mut pending: Vec<&FileChange> = Vec::new();
+    let mut written = Written::default();
+    for change in plan.changes.iter().filter(|c| c.changes_something()) {
+        match now(change)? {
+            Now::AsPlanned => pending.push(change),
+            Now::AlreadyDone => written.already.push(change.path.clone()),
+        }
+    }
     let mut targets = Vec::new();
     for change in &pending {
-        verify_unchanged(change)?;
         let target = write_target(&change.path)?;
         refuse_read_only(change, &target)?;
         targets.push(target);
@@ -233,30 +351,40 @@ pub(crate) fn write_plan(
     if let Some(b) = backups.filter(|_| pending.iter().any(|c| needs_backup(c))) {
         b.prepare()?;
     }
-    let mut staged: Vec<Option<PathBuf>> = Vec::new();
+    let mut staged: Vec<Option<Staged>> = Vec::new();
     for (change, target) in pending.iter().zip(&targets) {
         match stage(change, target) {
             Ok(tmp) => staged.push(tmp),
             Err(e) => {
-                discard(&staged);
+                discard(&mut staged);
                 return Err(e);
             }
         }
     }
-    let mut kept = Vec::new();
     for (i, change) in pending.iter().enumerate() {
-        before_write(&change.path);
-        let done = verify_unchanged(change)
-            .and_then(|()| commit(change, &targets[i], staged[i].as_deref(), stamp, backups));
-        match done {
-            Ok(k) => kept.extend(k),
+        (seams.before_check)(&change.path);
+        let tmp = staged[i].take();
+        let done = match now(change) {
+            Ok(Now::AsPlanned) => commit(change, &targets[i], tmp, stamp, backups, seams),
+            Ok(Now::AlreadyDone) => {
+                discard(&mut [tmp]);
+                Ok(None)
+            }
             Err(e) => {
-                discard(&staged[i..]);
+                discard(&mut [tmp]);
+                Err(e)
+            }
+        };
+        match done {
+            Ok(Some(k)) => written.kept.extend(k),
+            Ok(None) => written.already.push(change.path.clone()),
+            Err(e) => {
+                discard(&mut staged[i..]);
                 return Err(e);
             }
         }
     }
-    Ok(kept)
+    Ok(written)
 }
 
 /// A text file without write permission is the user saying "leave this
@@ -275,19 +403,27 @@ fn refuse_read_only(change: &FileChange, target: &Path) -> Result<()> {
     }
 }
 
+/// A temp file holding a file's new content, and the open (locked) handle
+/// that tells other runs its writer is alive.
+struct Staged {
+    path: PathBuf,
+    _lock: fs::File,
+}
+
 /// Write the new content of `change` to a temp file beside `target`, with
 /// the mode the target will have. `None` when the change removes the file.
-fn stage(change: &FileChange, target: &Path) -> Result<Option<PathBuf>> {
+fn stage(change: &FileChange, target: &Path) -> Result<Option<Staged>> {
     let Some(bytes) = &change.new else {
         // Removing a file needs a folder that can be written, as writing
         // does: find out now, before any file of the plan has changed.
-        if change.old.is_some() {
-            let probe = write_temp(target, b"", 0o600).map_err(|_| {
+        if change.old.is_some() && !is_link(&change.path) {
+            let (probe, lock) = write_temp(target, b"", 0o600).map_err(|_| {
                 Error::new(format!(
                     "could not remove {}: its folder cannot be written; nothing changed",
                     change.path.display()
                 ))
             })?;
+            drop(lock);
             let _ = fs::remove_file(probe);
         }
         return Ok(None);
@@ -300,45 +436,73 @@ fn stage(change: &FileChange, target: &Path) -> Result<Option<PathBuf>> {
         // A copy put there by hand may lack the x bits; the hooks must run.
         mode |= 0o111;
     }
-    write_temp(target, bytes, mode).map(Some)
+    write_temp(target, bytes, mode).map(|(path, file)| Some(Staged { path, _lock: file }))
 }
 
 /// Remove temp files that will not be renamed into place.
-fn discard(staged: &[Option<PathBuf>]) {
-    for tmp in staged.iter().flatten() {
-        let _ = fs::remove_file(tmp);
+fn discard(staged: &mut [Option<Staged>]) {
+    for tmp in staged.iter_mut().filter_map(Option::take) {
+        let _ = fs::remove_file(&tmp.path);
     }
 }
 
-/// Back up `target`, then put the staged temp file in its place (or remove
-/// the file).
+fn is_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Back up `target`, check the file a last time, then put the staged temp
+/// file in its place (or remove the file). Removing a symlink removes the
+/// link, never what it points to (and needs no backup: nothing is lost).
+/// Returns the backups and moved-aside files, or `None` when the last check
+/// found the file already as planned (and nothing was done).
 fn commit(
     change: &FileChange,
     target: &Path,
-    tmp: Option<&Path>,
+    tmp: Option<Staged>,
     stamp: &str,
     backups: Option<&Backups>,
-) -> Result<Vec<(PathBuf, PathBuf)>> {
+    seams: &Seams,
+) -> Result<Option<Vec<(PathBuf, PathBuf)>>> {
+    if tmp.is_none() && is_link(&change.path) {
+        return remove_if_there(&change.path).map(|()| Some(Vec::new()));
+    }
     let mut kept = Vec::new();
     if let (true, Some(b)) = (needs_backup(change), backups) {
         kept.push((change.path.clone(), b.keep(target, stamp)?));
+    }
+    // The last look before the rename: a write that landed since the check
+    // before the backup stops the run here, and the backup (of a file that
+    // is not changed after all) goes again.
+    (seams.before_rename)(&change.path);
+    match now(change) {
+        Ok(Now::AsPlanned) => {}
+        other => {
+            for (_, copy) in kept.drain(..) {
+                let _ = fs::remove_file(copy);
+            }
+            discard(&mut [tmp]);
+            return other.map(|_| None);
+        }
     }
     let Some(tmp) = tmp else {
         if change.old.is_some() {
             if change.strategy == ReplaceStrategy::MoveAsideFirst {
                 kept.push((change.path.clone(), move_aside(target, stamp)?));
             } else {
-                fs::remove_file(target).map_err(|e| Error::io("remove", target, &e))?;
+                remove_if_there(target)?;
             }
         }
-        return Ok(kept);
+        return Ok(Some(kept));
     };
     let aside = if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
         Some(move_aside(target, stamp)?)
     } else {
         None
     };
-    if let Err(e) = fs::rename(tmp, target) {
+    // The temp file stays open (and locked) through its rename, so no other
+    // run takes it for a dead run's leftover.
+    if let Err(e) = fs::rename(&tmp.path, target) {
+        let _ = fs::remove_file(&tmp.path);
         // Put the old copy back rather than leave no program at all.
         if let Some(aside) = &aside {
             let _ = fs::rename(aside, target);
@@ -346,7 +510,16 @@ fn commit(
         return Err(Error::io("write", target, &e));
     }
     kept.extend(aside.map(|a| (change.path.clone(), a)));
-    Ok(kept)
+    Ok(Some(kept))
+}
+
+/// Remove `path`; one that is already gone (another run removed it) is
+/// removed.
+fn remove_if_there(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("remove", path, &e)),
+        _ => Ok(()),
+    }
 }
 
 /// The file to actually write: the final target when `path` is a symlink,
@@ -423,33 +596,161 @@ fn set_mode(_file: &fs::File, _mode: u32) -> std::io::Result<()> {
 
 /// Temp file in the same folder, write, sync, set mode, rename over `path`.
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    let tmp = write_temp(path, bytes, mode)?;
+    let (tmp, _lock) = write_temp(path, bytes, mode)?;
     fs::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
         Error::io("write", path, &e)
     })
 }
 
-/// `bytes` in a new temp file beside `path` (written, synced, given `mode`);
+/// The suffix of a temp file before the writer's process id.
+const TEMP_SUFFIX: &str = ".gk-tmp-";
+
+/// `bytes` in a new temp file beside `path` (written, synced, given `mode`),
+/// and its handle, holding an exclusive lock for as long as it is open;
 /// nothing is left behind when that fails.
-fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<PathBuf> {
-    let tmp = sibling(path, &format!(".gk-tmp-{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
+fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBuf, fs::File)> {
+    let tmp = sibling(path, &format!("{TEMP_SUFFIX}{}", std::process::id()));
+    let result = (|| -> std::io::Result<fs::File> {
         let mut file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
+        // Where locks are not supported the process id still tells.
+        let _ = file.try_lock();
         set_mode(&file, mode)?;
         file.write_all(bytes)?;
-        file.sync_all()
+        file.sync_all()?;
+        Ok(file)
     })();
     match result {
-        Ok(()) => Ok(tmp),
+        Ok(file) => Ok((tmp, file)),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
             Err(Error::io("write", path, &e))
         }
     }
+}
+
+/// Remove the temp files that runs killed on their way left beside the
+/// files of `plan` (and beside their links' targets), and return them. A
+/// leftover is `<name>.gk-tmp-<pid>`, a regular file; it goes only when
+/// there is no sign its run is alive and at least one that it is over:
+///
+/// - its lock (every run of this gk locks its temp files until the
+///   rename; the system drops the lock when the process dies, however it
+///   died) can be taken: the writer is gone; held: alive.
+/// - Unix: no process has its id (`kill(pid, 0)`, no process started):
+///   over; a process has it: alive (or the id was reused, and the file
+///   waits for a later run).
+///
+/// On Windows only the lock is asked (no process API is called); on a
+/// file system without locks only the process id. Nothing is removed
+/// when neither can tell.
+pub fn remove_leftovers(plan: &Plan) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    for change in &plan.changes {
+        let mut places = vec![change.path.clone()];
+        if let Ok(target) = write_target(&change.path) {
+            if target != change.path {
+                places.push(target);
+            }
+        }
+        for place in places {
+            for tmp in leftovers_of(&place) {
+                if !removed.contains(&tmp) && fs::remove_file(&tmp).is_ok() {
+                    removed.push(tmp);
+                }
+            }
+        }
+    }
+    removed
+}
+
+/// The dead runs' temp files beside `path`.
+fn leftovers_of(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut prefix = name.to_os_string();
+    prefix.push(TEMP_SUFFIX);
+    let prefix = prefix.to_string_lossy().into_owned();
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let file_name = e.file_name();
+            let pid: u32 = file_name.to_str()?.strip_prefix(&prefix)?.parse().ok()?;
+            let regular = e.file_type().is_ok_and(|t| t.is_file());
+            (regular && run_is_over(&e.path(), pid)).then(|| e.path())
+        })
+        .collect()
+}
+
+/// What one sign says about the run that wrote a temp file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sign {
+    Alive,
+    Over,
+    Unknown,
+}
+
+/// The decision, a pure function of the two signs: remove only when no sign
+/// says alive and one says over.
+fn over_by(lock: Sign, pid: Sign) -> bool {
+    !matches!((lock, pid), (Sign::Alive, _) | (_, Sign::Alive))
+        && (lock == Sign::Over || pid == Sign::Over)
+}
+
+fn run_is_over(tmp: &Path, pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    over_by(lock_sign(tmp), pid_sign(pid))
+}
+
+fn lock_sign(tmp: &Path) -> Sign {
+    let Ok((file, _)) = crate::bounded::open(tmp) else {
+        return Sign::Unknown;
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Sign::Over,
+        Err(fs::TryLockError::WouldBlock) => Sign::Alive,
+        Err(fs::TryLockError::Error(_)) => Sign::Unknown,
+    }
+}
+
+/// Is a process with this id alive? `kill` with signal 0 only asks.
+#[cfg(unix)]
+fn pid_sign(pid: u32) -> Sign {
+    // 0 and ids beyond pid_t would name process groups or wrap: ask nothing.
+    let Ok(id) = libc::pid_t::try_from(pid) else {
+        return Sign::Unknown;
+    };
+    if id <= 0 {
+        return Sign::Unknown;
+    }
+    // SAFETY: signal 0 sends nothing; it only checks the id.
+    if unsafe { libc::kill(id, 0) } == 0 {
+        return Sign::Alive;
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::ESRCH) => Sign::Over,
+        // EPERM: it exists, owned by someone else.
+        _ => Sign::Alive,
+    }
+}
+
+#[cfg(not(unix))]
+fn pid_sign(_pid: u32) -> Sign {
+    Sign::Unknown
 }
 
 #[cfg(test)]
@@ -680,6 +981,175 @@ mod tests {
         assert!(store.list().is_empty(), "a program is not backed up");
     }
 
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_write_that_lands_right_before_the_rename_is_not_lost() {
+        // Another program writes the file after gk's check and backup, just
+        // before gk's rename (the window the attack widened with a delay).
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "{}").unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "{}", "{\"gk\":1}"));
+        let seams = Seams {
+            before_check: &|_| {},
+            before_rename: &|p: &Path| fs::write(p, "{\"theirs\":1}").unwrap(),
+        };
+        let err = write_plan_with(&plan, "s", None, &seams).unwrap_err();
+        assert!(err.message().contains("changed since the plan"), "{err}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "{\"theirs\":1}");
+        // No backup of a file gk did not change, no temp file.
+        assert_eq!(names_in(dir.path()), vec!["a.json".to_string()]);
+    }
+
+    #[test]
+    fn what_another_run_already_did_is_done() {
+        // Two uninstalls at once: one removes the file (or writes the same
+        // edit) while the other is on its way; the second run is not an error.
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        for seam_at_rename in [false, true] {
+            fs::write(&a, "{}").unwrap();
+            fs::write(&b, "old").unwrap();
+            let mut plan = Plan::new("test");
+            plan.push(edit(&a, "{}", "{\"x\":1}"));
+            plan.push(FileChange::text(&b, Some("old".into()), None, "remove"));
+            let other_run = |p: &Path| {
+                if p == a {
+                    fs::write(&a, "{\"x\":1}").unwrap();
+                } else {
+                    fs::remove_file(&b).unwrap();
+                }
+            };
+            let nothing = |_: &Path| {};
+            let seams = if seam_at_rename {
+                Seams {
+                    before_check: &nothing,
+                    before_rename: &other_run,
+                }
+            } else {
+                Seams {
+                    before_check: &other_run,
+                    before_rename: &nothing,
+                }
+            };
+            let written = write_plan_with(&plan, "s", None, &seams).unwrap();
+            assert_eq!(written.already, vec![a.clone(), b.clone()]);
+            assert_eq!(
+                written.kept,
+                Vec::<(PathBuf, PathBuf)>::new(),
+                "no backup of a file gk did not change"
+            );
+            assert_eq!(fs::read_to_string(&a).unwrap(), "{\"x\":1}");
+            assert!(!b.exists());
+            assert_eq!(names_in(dir.path()), vec!["a.json".to_string()]);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn removing_a_link_removes_the_link_and_keeps_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("mine");
+        let link = dir.path().join("gk");
+        fs::write(&target, "program").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut plan = Plan::new("test");
+        plan.push(FileChange {
+            path: link.clone(),
+            old: Some(b"program".to_vec()),
+            new: None,
+            binary: true,
+            create_mode: 0o755,
+            strategy: ReplaceStrategy::InPlace,
+            reason: String::new(),
+        });
+        assert_eq!(
+            write_plan(&plan, "s", None, &|_| {}).unwrap(),
+            Vec::<(PathBuf, PathBuf)>::new()
+        );
+        assert!(
+            fs::symlink_metadata(&link).is_err(),
+            "the link is still there"
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "program");
+    }
+
+    #[test]
+    fn a_leftover_goes_only_when_nothing_says_its_run_is_alive() {
+        use Sign::*;
+        assert!(over_by(Over, Over));
+        assert!(over_by(Over, Unknown), "Windows: the free lock tells");
+        assert!(
+            over_by(Unknown, Over),
+            "no locks: the dead process id tells"
+        );
+        assert!(!over_by(Unknown, Unknown));
+        assert!(!over_by(Alive, Over), "a held lock wins over a reused id");
+        assert!(!over_by(Over, Alive));
+        assert!(!over_by(Alive, Unknown));
+    }
+
+    #[test]
+    fn leftovers_of_dead_runs_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "{}").unwrap();
+        // No process has this id (above every pid_max, within pid_t).
+        let dead = dir.path().join("a.json.gk-tmp-2000000000");
+        fs::write(&dead, "half").unwrap();
+        // This process is alive.
+        let own = sibling(&a, &format!(".gk-tmp-{}", std::process::id()));
+        fs::write(&own, "mine").unwrap();
+        // A run whose id looks dead but that holds its lock.
+        let locked = dir.path().join("a.json.gk-tmp-2000000001");
+        let holder = fs::File::create(&locked).unwrap();
+        let lock_works = holder.try_lock().is_ok();
+        // Names that are not gk's temp files.
+        for other in [
+            "a.json.gk-tmp-",
+            "a.json.gk-tmp-12x",
+            "b.json.gk-tmp-2000000000",
+        ] {
+            fs::write(dir.path().join(other), "x").unwrap();
+        }
+        let mut plan = Plan::new("test");
+        plan.push(edit(&a, "{}", "{}"));
+        let removed = remove_leftovers(&plan);
+        let mut want = vec![dead.clone()];
+        if !lock_works {
+            eprintln!("no file locks here: the held lock cannot be told from none");
+            want.push(locked.clone());
+        }
+        assert_eq!(removed, want);
+        assert!(own.exists());
+        assert_eq!(locked.exists(), lock_works);
+        assert!(dir.path().join("a.json.gk-tmp-12x").exists());
+        assert!(dir.path().join("b.json.gk-tmp-2000000000").exists());
+        drop(holder);
+    }
+
+    #[test]
+    fn a_temp_file_is_locked_while_it_waits_for_its_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let (tmp, file) = write_temp(&a, b"new", 0o644).unwrap();
+        assert!(matches!(
+            fs::File::open(&tmp).unwrap().try_lock_shared(),
+            Err(fs::TryLockError::WouldBlock)
+        ));
+        drop(file);
+        assert!(fs::File::open(&tmp).unwrap().try_lock_shared().is_ok());
+    }
+
     #[test]
     fn a_file_that_cannot_be_written_stops_the_run_before_any_file_changes() {
         let dir = tempfile::tempdir().unwrap();
@@ -694,9 +1164,7 @@ mod tests {
         let mut plan = Plan::new("test");
         plan.push(edit(&a, "{}", "{\"x\":1}"));
         plan.push(edit(&b, "{}", "{\"y\":1}"));
-        let (_keep, store) = backups();
-        assert!(write_plan(&plan, "s", Some(&store), &|_| {}).is_err());
-        assert!(store.list().is_empty());
+        assert!(write_plan(&plan, "s", None, &|_| {}).is_err());
         let mut names: Vec<String> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

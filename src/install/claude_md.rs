@@ -20,6 +20,12 @@ pub const SECTION_TEMPLATE: &str = include_str!("../../assets/CLAUDE-section.md"
 
 pub const BEGIN_MARKER: &str =
     "<!-- gk:begin (added by gk install; gk uninstall removes everything up to gk:end) -->";
+
+/// The begin marker of a CLAUDE.md that install created: the only kind of
+/// CLAUDE.md that uninstall deletes (when nothing but the block is in it).
+/// A file that was there before install, even an empty one, is only ever
+/// edited. Kept as it is when the block is replaced by a newer one.
+pub const CREATED_BEGIN_MARKER: &str = "<!-- gk:begin (gk install created this file; gk uninstall removes everything up to gk:end, and the file if nothing else is left) -->";
 pub const END_MARKER: &str = "<!-- gk:end -->";
 
 /// The heading of the section the Python hooks' instructions used.
@@ -30,8 +36,15 @@ pub fn section_for(state_file: &str) -> String {
     SECTION_TEMPLATE.replace("{{STATE_FILE}}", state_file)
 }
 
+/// The file's line ending: CRLF when more of its lines end in CRLF than in
+/// a bare LF, else LF. A majority, not "any CRLF": gk's own joins can put a
+/// `\n` after a lone `\r` the user left at the end, and that one CRLF must
+/// not turn a file's block from LF to CRLF between two runs. The block
+/// itself only adds endings of the kind chosen, so the choice is stable.
 fn newline_of(text: &str) -> &'static str {
-    if text.contains("\r\n") {
+    let lf = text.matches('\n').count();
+    let crlf = text.matches("\r\n").count();
+    if crlf > lf - crlf {
         "\r\n"
     } else {
         "\n"
@@ -40,8 +53,12 @@ fn newline_of(text: &str) -> &'static str {
 
 /// The marked block in the file's own line endings, without a final newline.
 fn block(section: &str, nl: &str) -> String {
+    block_with(BEGIN_MARKER, section, nl)
+}
+
+fn block_with(begin: &str, section: &str, nl: &str) -> String {
     let body: Vec<&str> = section.trim_end_matches(['\n', '\r']).lines().collect();
-    let mut out = String::from(BEGIN_MARKER);
+    let mut out = String::from(begin);
     for line in body {
         out.push_str(nl);
         out.push_str(line.trim_end_matches('\r'));
@@ -69,9 +86,21 @@ fn marked_range(text: &str) -> Option<(usize, usize)> {
 /// Every line outside fenced code blocks, as (offset of its start, content
 /// without the line ending). A marker or heading shown inside a ``` or ~~~
 /// block is the user's example, not something gk put there.
+///
+/// A fence that is never closed hides nothing: otherwise a file ending in an
+/// open ``` would hide the block gk appends after it, and every install
+/// would append another (and uninstall remove none). Linear: whether a
+/// fence closes is read from the longest closing run after each line.
 pub fn prose_lines(text: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
+    struct Line<'a> {
+        start: usize,
+        content: &'a str,
+        /// Fence character and run length when the line could open a fence.
+        opens: Option<(char, usize)>,
+        /// Fence character and run length when the line could close one.
+        closes: Option<(char, usize)>,
+    }
+    let mut lines = Vec::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let mut start = offset;
@@ -85,14 +114,45 @@ pub fn prose_lines(text: &str) -> Vec<(usize, &str)> {
         let indent = content.len() - content.trim_start_matches(' ').len();
         let rest = &content[indent..];
         let run = |c: char| rest.chars().take_while(|x| *x == c).count();
+        let fence_char = ['`', '~'].into_iter().find(|&c| run(c) >= 3);
+        let opens = fence_char.filter(|_| indent <= 3).map(|c| (c, run(c)));
+        let closes = opens.filter(|&(c, n)| rest[n * c.len_utf8()..].trim().is_empty());
+        lines.push(Line {
+            start,
+            content,
+            opens,
+            closes,
+        });
+    }
+    // The longest closing run of each fence character after line i.
+    let mut longest_after = vec![(0usize, 0usize); lines.len() + 1];
+    for i in (0..lines.len()).rev() {
+        let (mut backticks, mut tildes) = longest_after[i + 1];
+        match lines[i].closes {
+            Some(('`', n)) => backticks = backticks.max(n),
+            Some((_, n)) => tildes = tildes.max(n),
+            None => {}
+        }
+        longest_after[i] = (backticks, tildes);
+    }
+    let mut out = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    for (i, line) in lines.iter().enumerate() {
         match fence {
-            None if indent <= 3 && (run('`') >= 3 || run('~') >= 3) => {
-                let c = if run('`') >= 3 { '`' } else { '~' };
-                fence = Some((c, run(c)));
-            }
-            None => out.push((start, content)),
+            None => match line.opens {
+                Some((c, n)) => {
+                    let (backticks, tildes) = longest_after[i + 1];
+                    let closed_later = if c == '`' { backticks } else { tildes } >= n;
+                    if closed_later {
+                        fence = Some((c, n));
+                    } else {
+                        out.push((line.start, line.content));
+                    }
+                }
+                None => out.push((line.start, line.content)),
+            },
             Some((c, n)) => {
-                if indent <= 3 && run(c) >= n && rest[run(c)..].trim().is_empty() {
+                if line.closes.is_some_and(|(cc, m)| cc == c && m >= n) {
                     fence = None;
                 }
             }
@@ -184,6 +244,12 @@ fn insert_checked(text: &str, section: &str) -> String {
     let nl = newline_of(text);
     let new_block = block(section, nl);
     if let Some((a, b)) = marked_range(text) {
+        let begin = if created_by_install(text) {
+            CREATED_BEGIN_MARKER
+        } else {
+            BEGIN_MARKER
+        };
+        let new_block = block_with(begin, section, nl);
         return format!("{}{new_block}{}", &text[..a], &text[b..]);
     }
     if let Some((a, b)) = legacy_range(text) {
@@ -199,6 +265,24 @@ fn insert_checked(text: &str, section: &str) -> String {
         // removing it gives the original bytes back.
         format!("{text}{nl}{nl}{new_block}")
     }
+}
+
+/// The whole text of a CLAUDE.md that install creates (there was none):
+/// the block, opened with [`CREATED_BEGIN_MARKER`], and a final newline.
+pub fn new_file(section: &str) -> String {
+    format!("{}\n", block_with(CREATED_BEGIN_MARKER, section, "\n"))
+}
+
+/// Was this CLAUDE.md created by install (its block opens with
+/// [`CREATED_BEGIN_MARKER`])? Only such a file may be deleted by uninstall,
+/// and only when removing the block leaves it empty.
+pub fn created_by_install(text: &str) -> bool {
+    marked_range(text).is_some_and(|(a, _)| {
+        text[a..]
+            .lines()
+            .next()
+            .is_some_and(|l| l.trim_end() == CREATED_BEGIN_MARKER)
+    })
 }
 
 /// Take the marked block out again (the inverse of an append by
@@ -453,6 +537,60 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("CLAUDE.md:2:"));
+    }
+
+    #[test]
+    fn an_unclosed_fence_does_not_hide_the_block_gk_appended() {
+        for text in [
+            "My notes\n\n```sh\necho x\n",
+            "My notes\n\n~~~\nopen",
+            "```\n",
+            "a\n```a\n```a\n````\n",
+        ] {
+            let with = ins(text, S);
+            assert!(with.starts_with(text), "{text:?} -> {with:?}");
+            assert_eq!(ins(&with, S), with, "not idempotent for {text:?}");
+            assert_eq!(rem(&with), text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_lone_carriage_return_at_the_end_round_trips() {
+        for text in ["My notes\r", "a\r\nb\r", "\r", "a\n\r"] {
+            let with = ins(text, S);
+            assert_eq!(ins(&with, S), with, "not idempotent for {text:?}");
+            assert_eq!(rem(&with), text, "{text:?}");
+        }
+    }
+
+    /// Texts stitched from the pieces that have broken the editor before
+    /// (line endings, fences, headings, a BOM), from a fixed-seed generator:
+    /// insert then remove gives the bytes back, and a second insert
+    /// changes nothing.
+    #[test]
+    fn generated_texts_round_trip() {
+        const PIECES: &[&str] = &[
+            "a", " ", "\n", "\r", "\r\n", "```", "~~~", "````", "   ```", "# h", "## h",
+            "\u{feff}", "x y", "\t",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..5000 {
+            let len = (next() % 12) as usize;
+            let text: String = (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            let Ok(with) = insert_section(Path::new("CLAUDE.md"), &text, S) else {
+                continue;
+            };
+            assert_eq!(rem(&with), text, "case {case}: {text:?} -> {with:?}");
+            assert_eq!(ins(&with, S), with, "case {case}: {text:?}");
+        }
     }
 
     #[test]

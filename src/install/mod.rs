@@ -104,6 +104,10 @@ impl Machine {
     }
 }
 
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// `path` made absolute against the current folder (unchanged if that fails).
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
@@ -159,17 +163,26 @@ pub fn spelling_context(
 }
 
 /// The file's text as it is now; `None` when it does not exist; an error
-/// (plan refused, nothing written) when it is not UTF-8.
+/// (plan refused, nothing written) when it is not UTF-8, not a regular file
+/// or over [`crate::bounded::TEXT_LIMIT`].
 pub fn read_text(path: &Path) -> Result<Option<String>> {
-    match read_current(path)? {
-        None => Ok(None),
-        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
-            Error::new(format!(
-                "{} is not UTF-8 text; nothing written",
-                path.display()
-            ))
-        }),
-    }
+    read_text_within(path, crate::bounded::TEXT_LIMIT)
+}
+
+/// [`read_text`] with another size limit.
+pub fn read_text_within(path: &Path, limit: u64) -> Result<Option<String>> {
+    read_current(path, limit)?
+        .map(|bytes| text_of(path, bytes))
+        .transpose()
+}
+
+fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|_| {
+        Error::new(format!(
+            "{} is not UTF-8 text; nothing written",
+            path.display()
+        ))
+    })
 }
 
 /// What install adds to settings.json besides the hooks.
@@ -238,7 +251,7 @@ pub fn plan_install_with(
     let bin = m.paths.binary(m.os);
     plan.push(FileChange {
         path: bin.clone(),
-        old: read_current(&bin)?,
+        old: read_current(&bin, crate::bounded::PROGRAM_LIMIT)?,
         new: Some(program.to_vec()),
         binary: true,
         create_mode: 0o755,
@@ -247,7 +260,7 @@ pub fn plan_install_with(
     });
 
     let state = m.paths.state_file();
-    let old_state = read_current(&state)?;
+    let old_state = read_current(&state, crate::hooks::MAX_STATE_BYTES)?;
     plan.push(FileChange {
         path: state.clone(),
         new: Some(
@@ -265,7 +278,10 @@ pub fn plan_install_with(
     let md = m.paths.claude_md();
     let old_md = read_text(&md)?;
     let section = claude_md::section_for(&state.display().to_string());
-    let new_md = claude_md::insert_section(&md, old_md.as_deref().unwrap_or(""), &section)?;
+    let new_md = match &old_md {
+        Some(text) => claude_md::insert_section(&md, text, &section)?,
+        None => claude_md::new_file(&section),
+    };
     plan.push(FileChange::text(
         &md,
         old_md,
@@ -359,12 +375,15 @@ pub fn plan_uninstall_with(
     let md = m.paths.claude_md();
     if let Some(old) = read_text(&md)? {
         let new = claude_md::remove_section(&md, &old)?;
-        // A file that held nothing but gk's block (install created it) goes.
-        let new = (!new.is_empty() || old.is_empty()).then_some(new);
+        // Only a CLAUDE.md that install created, with nothing else left in
+        // it, goes; one that was there before (even empty, or a link into a
+        // dotfiles folder) is only edited.
+        let created = claude_md::created_by_install(&old) && !is_link(&md);
+        let new = (!(created && new.is_empty())).then_some(new);
         plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
     }
     let bin = m.paths.binary(m.os);
-    if let Some(bytes) = read_current(&bin)? {
+    if let Some(bytes) = read_current(&bin, crate::bounded::PROGRAM_LIMIT)? {
         if binary::embedded_version(&bytes).is_some() {
             plan.push(FileChange {
                 path: bin.clone(),
@@ -382,27 +401,38 @@ pub fn plan_uninstall_with(
             ));
         }
     }
-    for (path, what) in [
-        (m.paths.state_file(), "task state"),
-        (m.paths.config_file(), "gk's config"),
+    for (path, what, limit) in [
+        (
+            m.paths.state_file(),
+            "task state",
+            crate::hooks::MAX_STATE_BYTES,
+        ),
+        (
+            m.paths.config_file(),
+            "gk's config",
+            crate::hooks::MAX_CONFIG_BYTES,
+        ),
     ] {
-        if let Some(bytes) = read_current(&path)? {
-            if purge {
-                plan.push(FileChange {
-                    path,
-                    old: Some(bytes),
-                    new: None,
-                    binary: false,
-                    create_mode: 0o644,
-                    strategy: plan::ReplaceStrategy::InPlace,
-                    reason: format!("{what} (--purge)"),
-                });
-            } else {
+        // Without --purge the file is only named, so it is not read.
+        if !purge {
+            if std::fs::symlink_metadata(&path).is_ok() {
                 notes.push(format!(
                     "kept      {} ({what}; --purge removes it)",
                     path.display()
                 ));
             }
+            continue;
+        }
+        if let Some(bytes) = read_current(&path, limit)? {
+            plan.push(FileChange {
+                path,
+                old: Some(bytes),
+                new: None,
+                binary: false,
+                create_mode: 0o644,
+                strategy: plan::ReplaceStrategy::InPlace,
+                reason: format!("{what} (--purge)"),
+            });
         }
     }
     Ok((plan, notes))
@@ -420,7 +450,7 @@ pub fn plan_purge_backups(
     found.extend(backup::left_beside(paths.dir()));
     found.extend(backup::left_beside(&paths.hooks_dir()));
     for path in found {
-        if let Some(bytes) = read_current(&path)? {
+        if let Some(bytes) = read_current(&path, crate::bounded::TEXT_LIMIT)? {
             plan.push(FileChange {
                 path,
                 old: Some(bytes),
@@ -440,7 +470,9 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let shell = shell_form(args.shell, m.os, m.git_bash.as_deref());
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
-    let program = std::fs::read(&exe).map_err(|e| Error::io("read", &exe, &e))?;
+    let program = crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
+        .map_err(|e| Error::io("read", &exe, &e.into_io()))?
+        .bytes;
     let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
     let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
@@ -465,7 +497,10 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
 /// hook. Returns whether every hook that is switched on passed.
 fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
     let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
-    let config = read_text(&m.paths.config_file()).ok().flatten();
+    // As the hooks read it: a gk.json over their limit is no config at all.
+    let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
+        .ok()
+        .flatten();
     let cwd = std::env::current_dir().unwrap_or_else(|_| m.ctx.home.clone());
     println!();
     let mut ok = true;
@@ -543,8 +578,26 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
         HookName::Stop => HookKind::Stop,
     };
     let path = m.paths.config_file();
-    let old = read_text(&path)?;
+    // The hooks' own limit: never edit a gk.json the hooks would not read,
+    // nor make one they would not read.
+    let limit = crate::hooks::MAX_CONFIG_BYTES;
+    let too_large = |what: &str| {
+        Error::new(format!(
+            "{}: {what} larger than {}, the most of gk.json the hooks read (they would ignore it and keep the hook on); nothing written",
+            path.display(),
+            crate::bounded::size_text(limit)
+        ))
+    };
+    let old = match crate::bounded::read(&path, limit) {
+        Ok(c) => Some(text_of(&path, c.bytes)?),
+        Err(crate::bounded::ReadError::NotFound) => None,
+        Err(crate::bounded::ReadError::TooLarge { .. }) => return Err(too_large("it is")),
+        Err(e) => return Err(apply::refusal(&path, &e)),
+    };
     let new = switch::set_enabled(&path, old.as_deref(), kind, enable)?;
+    if new.as_ref().is_some_and(|t| t.len() as u64 > limit) {
+        return Err(too_large("the edit would make it"));
+    }
     let verb = if enable { "enable" } else { "disable" };
     let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg())).when_idle(format!(
         "the {} hook is already switched {}; nothing to do",

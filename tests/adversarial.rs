@@ -1,0 +1,921 @@
+//! gk against hostile files and a hostile machine: a named pipe, a device,
+//! a socket, a folder, links (to a device, dangling, looping), huge and
+//! deeply nested files and invalid UTF-8 in the place of every file the
+//! hooks, doctor, install, uninstall and enable/disable read; stdin that
+//! never ends; a memory limit; and a state file swapped for a pipe while
+//! the hooks read it.
+//!
+//! Every gk run here has a time limit ([`LIMIT`]): a hang fails its case
+//! (the process is killed) instead of stalling the suite. On Unix every run
+//! also has an address-space limit ([`MEMORY`], through `ulimit -v` in
+//! `sh`), so a reader that runs away on /dev/zero fails its case instead of
+//! taking the machine's memory. Each case is named in the failure message.
+//!
+//! These tests start gk (and `sh`, `mkfifo`) themselves so that they can
+//! put the limits around it; that is what the lint below is about.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most one gk run may take here. Most runs are milliseconds on an
+/// idle machine, the longest (a 20 MiB prompt, a 64 MiB program copied,
+/// in a debug build) a few seconds; the margin is for a CI box shared with
+/// other builds (load 14 on 2 cores has been seen). A hang never ends, so
+/// any limit catches it.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Address space for every gk run (KiB, for `ulimit -v`): far more than any
+/// run needs, far less than a runaway read would take.
+const MEMORY: u64 = 1 << 20;
+
+/// The limit the issue measured the prompt hook against (160 MiB, in KiB).
+const SMALL_MEMORY: u64 = 160 << 10;
+
+/// Files larger than every limit gk reads with (created sparse: no disk).
+const HUGE: u64 = 64 << 20;
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn all(&self) -> String {
+        format!("--- stdout\n{}--- stderr\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// Does `sh -c 'ulimit -v N'` work here? (Checked once per call; cheap.)
+#[cfg(unix)]
+fn ulimit_works() -> bool {
+    Command::new("sh")
+        .args(["-c", "ulimit -v 1048576"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Run `cmd` with `stdin`, killing it after [`LIMIT`]; a run that had to be
+/// killed fails the case `what`. On Unix the run is wrapped in
+/// `sh -c 'ulimit -v <memory>; exec "$0" "$@"'`.
+fn run_limited(cmd: Command, stdin: Stdin, memory_kib: u64, what: &str) -> Out {
+    let mut cmd = wrap_memory(cmd, memory_kib);
+    match &stdin {
+        Stdin::Bytes(_) => cmd.stdin(Stdio::piped()),
+        Stdin::File(f) => cmd.stdin(Stdio::from(std::fs::File::open(f).unwrap())),
+    };
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{what}: start: {e}"));
+    let feeder = match stdin {
+        Stdin::Bytes(bytes) => {
+            let mut pipe = child.stdin.take().unwrap();
+            // A hook may stop reading early; a closed pipe is not an error here.
+            Some(std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+            }))
+        }
+        Stdin::File(_) => None,
+    };
+    let reader = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = reader(Box::new(child.stdout.take().unwrap()));
+    let err = reader(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {LIMIT:?}: it hangs (killed)");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let o = Out {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&out.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
+    };
+    assert!(
+        o.code.is_some(),
+        "{what}: killed by a signal ({status:?}), e.g. an allocation that failed\n{}",
+        o.all()
+    );
+    o
+}
+
+enum Stdin {
+    Bytes(Vec<u8>),
+    /// stdin opened from this file (a device such as /dev/zero).
+    File(PathBuf),
+}
+
+#[cfg(unix)]
+fn wrap_memory(cmd: Command, kib: u64) -> Command {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("ulimit -v {kib} || exit 97; exec \"$0\" \"$@\""))
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        sh.current_dir(dir);
+    }
+    sh
+}
+
+#[cfg(not(unix))]
+fn wrap_memory(cmd: Command, _kib: u64) -> Command {
+    cmd
+}
+
+/// One temporary machine: a HOME with `.claude`, a project folder (the
+/// current folder of every run) and a managed-settings path, all inside one
+/// temporary folder; no variable that names a folder leaks in from outside.
+struct Machine {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    project: PathBuf,
+    managed: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let home = root.join("home");
+        let project = root.join("project");
+        let managed = root.join("etc/managed-settings.json");
+        std::fs::create_dir_all(home.join(".claude/hooks")).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::create_dir_all(managed.parent().unwrap().join("managed-settings.d")).unwrap();
+        Machine {
+            _tmp: tmp,
+            root,
+            home,
+            project,
+            managed,
+        }
+    }
+
+    fn claude(&self) -> PathBuf {
+        self.home.join(".claude")
+    }
+
+    fn path(&self, place: Place) -> PathBuf {
+        match place {
+            Place::UserSettings => self.claude().join("settings.json"),
+            Place::ProjectSettings => self.project.join(".claude/settings.json"),
+            Place::LocalSettings => self.project.join(".claude/settings.local.json"),
+            Place::Managed => self.managed.clone(),
+            Place::ManagedDropIn => self
+                .managed
+                .parent()
+                .unwrap()
+                .join("managed-settings.d/50-extra.json"),
+            Place::ClaudeMd => self.claude().join("CLAUDE.md"),
+            Place::Config => self.claude().join("hooks/gk.json"),
+            Place::State => self.claude().join("hooks/task_state.json"),
+            Place::Binary => self.claude().join(if cfg!(windows) {
+                "hooks/gk.exe"
+            } else {
+                "hooks/gk"
+            }),
+        }
+    }
+
+    fn gk(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gk"));
+        cmd.args(args)
+            .env("HOME", &self.home)
+            .env("USERPROFILE", &self.home)
+            .env("XDG_STATE_HOME", self.root.join("xdg-state"))
+            .env("XDG_DATA_HOME", self.root.join("xdg-data"))
+            .env("LOCALAPPDATA", self.root.join("localappdata"))
+            .env("GK_MANAGED_SETTINGS", &self.managed)
+            .env("NO_COLOR", "1")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .current_dir(&self.project);
+        cmd
+    }
+
+    fn run(&self, args: &[&str], stdin: &[u8], what: &str) -> Out {
+        run_limited(self.gk(args), Stdin::Bytes(stdin.to_vec()), MEMORY, what)
+    }
+
+    /// A normal install, as a user makes it.
+    fn install(&self) {
+        let out = self.run(&["install", "--yes", "--no-smoke"], b"", "setup install");
+        assert_eq!(out.code, Some(0), "setup install failed\n{}", out.all());
+    }
+
+    /// A new machine with the files of `template` (installed once per test,
+    /// as copying a debug build for every case costs more than the case):
+    /// texts copied with the template's home path replaced, the program
+    /// hard-linked (a write replaces it by rename, so the template's copy is
+    /// never changed).
+    fn like(template: &Machine) -> Machine {
+        fn copy(from: &Path, to: &Path, old_home: &str, new_home: &str) {
+            std::fs::create_dir_all(to).unwrap();
+            for e in std::fs::read_dir(from).unwrap() {
+                let e = e.unwrap();
+                let (src, dst) = (e.path(), to.join(e.file_name()));
+                if e.file_type().unwrap().is_dir() {
+                    copy(&src, &dst, old_home, new_home);
+                } else if let Ok(text) = std::fs::read_to_string(&src) {
+                    std::fs::write(&dst, text.replace(old_home, new_home)).unwrap();
+                } else {
+                    std::fs::hard_link(&src, &dst).unwrap();
+                }
+            }
+        }
+        let m = Machine::new();
+        copy(
+            &template.claude(),
+            &m.claude(),
+            &template.home.display().to_string(),
+            &m.home.display().to_string(),
+        );
+        m
+    }
+
+    /// Every entry under the temporary folder: path, kind, and for a
+    /// regular file its bytes (huge ones by size), for a link its target.
+    /// Never opens anything but a regular file.
+    fn tree(&self) -> Vec<(PathBuf, String)> {
+        fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            entries.sort();
+            for p in entries {
+                let meta = std::fs::symlink_metadata(&p).unwrap();
+                let t = meta.file_type();
+                let what = if t.is_symlink() {
+                    format!("link -> {}", std::fs::read_link(&p).unwrap().display())
+                } else if t.is_dir() {
+                    walk(&p, out);
+                    "folder".to_string()
+                } else if t.is_file() && meta.len() > 1 << 20 {
+                    format!("file of {} bytes", meta.len())
+                } else if t.is_file() {
+                    format!("file {:?}", std::fs::read(&p).unwrap())
+                } else {
+                    "special".to_string()
+                };
+                out.push((p, what));
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut out);
+        out
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    UserSettings,
+    ProjectSettings,
+    LocalSettings,
+    Managed,
+    ManagedDropIn,
+    ClaudeMd,
+    Config,
+    State,
+    Binary,
+}
+
+const ALL_PLACES: [Place; 9] = [
+    Place::UserSettings,
+    Place::ProjectSettings,
+    Place::LocalSettings,
+    Place::Managed,
+    Place::ManagedDropIn,
+    Place::ClaudeMd,
+    Place::Config,
+    Place::State,
+    Place::Binary,
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hostile {
+    /// A named pipe nobody writes to: a blocking open waits for ever.
+    Fifo,
+    /// A link to /dev/zero: never ends.
+    DevZero,
+    /// A link to /dev/null: a device that reads as empty.
+    DevNull,
+    /// A Unix socket.
+    Socket,
+    /// A folder.
+    Folder,
+    /// A link to a link to itself.
+    LinkLoop,
+    /// A link to nothing.
+    Dangling,
+    /// A link to a regular file (what was there, moved to `<name>.real`):
+    /// read and edited through the link; never deleted through it.
+    LinkToFile,
+    /// A sparse file larger than every limit.
+    Huge,
+    /// 100,000 nested arrays.
+    DeepArrays,
+    /// 100,000 nested objects.
+    DeepObjects,
+    /// JSON with a byte that is not UTF-8.
+    InvalidUtf8,
+}
+
+const ALL_HOSTILE: [Hostile; 12] = [
+    Hostile::Fifo,
+    Hostile::DevZero,
+    Hostile::DevNull,
+    Hostile::Socket,
+    Hostile::Folder,
+    Hostile::LinkLoop,
+    Hostile::Dangling,
+    Hostile::LinkToFile,
+    Hostile::Huge,
+    Hostile::DeepArrays,
+    Hostile::DeepObjects,
+    Hostile::InvalidUtf8,
+];
+
+impl Hostile {
+    /// Not something gk can read: it must say so, naming the file.
+    fn unreadable(self) -> bool {
+        !matches!(
+            self,
+            Hostile::Dangling
+                | Hostile::LinkToFile
+                | Hostile::DeepArrays
+                | Hostile::DeepObjects
+                | Hostile::InvalidUtf8
+        )
+    }
+
+    /// The words doctor uses for this kind of file at `place`. The state
+    /// file is reported in the Stop hook's own words, which keep the Python
+    /// hook's exception names.
+    fn reason_at(self, place: Place) -> &'static str {
+        match (place, self) {
+            (
+                Place::State,
+                Hostile::Fifo | Hostile::DevZero | Hostile::DevNull | Hostile::Socket,
+            ) => "not a regular file",
+            (Place::State, Hostile::Folder) => "IsADirectoryError",
+            (Place::State, Hostile::LinkLoop) => "OSError",
+            _ => self.reason(),
+        }
+    }
+
+    /// The words gk's one-line reason uses for this kind of file.
+    fn reason(self) -> &'static str {
+        match self {
+            Hostile::Fifo => "not a regular file (a named pipe)",
+            Hostile::DevZero | Hostile::DevNull => "not a regular file (a character device)",
+            Hostile::Socket => "not a regular file (a socket",
+            Hostile::Folder => "is a folder",
+            Hostile::LinkLoop => "links",
+            Hostile::Huge => "larger than",
+            Hostile::Dangling
+            | Hostile::LinkToFile
+            | Hostile::DeepArrays
+            | Hostile::DeepObjects => "",
+            Hostile::InvalidUtf8 => "UTF-8",
+        }
+    }
+}
+
+/// Put `hostile` at `path` (replacing what is there). `false`, with the
+/// reason printed, where this platform cannot make it.
+fn make(path: &Path, hostile: Hostile) -> bool {
+    if hostile == Hostile::LinkToFile {
+        let real = real_of(path);
+        if std::fs::rename(path, &real).is_err() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&real, "{}\n").unwrap();
+        }
+        return make_special(path, hostile);
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if meta.is_dir() {
+            std::fs::remove_dir_all(path).unwrap();
+        } else {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    match hostile {
+        Hostile::Folder => std::fs::create_dir(path).unwrap(),
+        Hostile::Huge => std::fs::File::create(path).unwrap().set_len(HUGE).unwrap(),
+        Hostile::DeepArrays => std::fs::write(path, "[".repeat(100_000)).unwrap(),
+        Hostile::DeepObjects => std::fs::write(path, "{\"a\":".repeat(100_000)).unwrap(),
+        Hostile::InvalidUtf8 => std::fs::write(path, b"{\"a\": \"\xff\xfe\"}").unwrap(),
+        _ => return make_special(path, hostile),
+    }
+    true
+}
+
+#[cfg(unix)]
+fn make_special(path: &Path, hostile: Hostile) -> bool {
+    use std::os::unix::fs::symlink;
+    match hostile {
+        Hostile::Fifo => {
+            let ok = Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                eprintln!("skipped {hostile:?} at {}: mkfifo failed", path.display());
+            }
+            return ok;
+        }
+        Hostile::DevZero => symlink("/dev/zero", path).unwrap(),
+        Hostile::DevNull => symlink("/dev/null", path).unwrap(),
+        Hostile::Socket => {
+            // The socket file stays after the listener is dropped.
+            if let Err(e) = std::os::unix::net::UnixListener::bind(path) {
+                eprintln!("skipped {hostile:?} at {}: {e}", path.display());
+                return false;
+            }
+        }
+        Hostile::LinkLoop => {
+            let other = path.with_extension("loop");
+            symlink(&other, path).unwrap();
+            symlink(path, &other).unwrap();
+        }
+        Hostile::Dangling => symlink(path.with_extension("nowhere"), path).unwrap(),
+        Hostile::LinkToFile => symlink(real_of(path), path).unwrap(),
+        _ => unreachable!(),
+    }
+    true
+}
+
+#[cfg(not(unix))]
+fn make_special(path: &Path, hostile: Hostile) -> bool {
+    eprintln!(
+        "skipped {hostile:?} at {}: not made on this platform",
+        path.display()
+    );
+    false
+}
+
+/// Where [`Hostile::LinkToFile`] keeps the file its link points to.
+fn real_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap().to_os_string();
+    name.push(".real");
+    path.with_file_name(name)
+}
+
+fn assert_no_crash(out: &Out, what: &str) {
+    for bad in [
+        "panicked",
+        "overflow",
+        "memory allocation",
+        "RUST_BACKTRACE",
+    ] {
+        assert!(!out.stderr.contains(bad), "{what}: {bad}\n{}", out.all());
+    }
+}
+
+// ------------------------------------------------------------------ doctor
+
+#[test]
+fn doctor_reads_every_hostile_file_without_hanging_and_names_it() {
+    let mut cases = 0;
+    let template = Machine::new();
+    template.install();
+    for place in ALL_PLACES {
+        for hostile in ALL_HOSTILE {
+            let m = Machine::like(&template);
+            let path = m.path(place);
+            if !make(&path, hostile) {
+                continue;
+            }
+            let what = format!("doctor, {hostile:?} at {place:?}");
+            let out = m.run(&["doctor", "--no-smoke"], b"", &what);
+            cases += 1;
+            assert_no_crash(&out, &what);
+            assert!(
+                matches!(out.code, Some(0..=2)),
+                "{what}: exit {:?}\n{}",
+                out.code,
+                out.all()
+            );
+            assert!(out.stderr.is_empty(), "{what}\n{}", out.all());
+            // A program that is not a file is reported missing, and a
+            // folder among the managed drop-ins is not a drop-in; every
+            // other file that cannot be read is named with the reason.
+            let named = match (place, hostile) {
+                (Place::Binary, _) => false,
+                (Place::ManagedDropIn, Hostile::Folder) => false,
+                (_, h) => h.unreadable(),
+            };
+            if named {
+                let shown = path.display().to_string();
+                let line = out
+                    .stdout
+                    .lines()
+                    .find(|l| l.contains(&shown) && l.contains(hostile.reason_at(place)))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{what}: no line names {shown} with {:?}\n{}",
+                            hostile.reason_at(place),
+                            out.all()
+                        )
+                    });
+                assert!(out.code >= Some(1), "{what}: exit 0 with {line}");
+            }
+        }
+    }
+    eprintln!("{cases} doctor cases");
+}
+
+// ---------------------------------------------------- commands that write
+
+/// The places a command reads before it writes, for each command.
+const INSTALL_READS: [Place; 4] = [
+    Place::UserSettings,
+    Place::ClaudeMd,
+    Place::State,
+    Place::Binary,
+];
+
+#[test]
+fn install_and_uninstall_refuse_hostile_files_and_write_nothing() {
+    let mut cases = 0;
+    let template = Machine::new();
+    template.install();
+    for command in [
+        &["install", "--yes", "--no-smoke"][..],
+        &["uninstall", "--yes"][..],
+        &["uninstall", "--yes", "--purge"][..],
+    ] {
+        let places: Vec<Place> = if command.contains(&"--purge") {
+            vec![Place::Config, Place::State]
+        } else if command[0] == "uninstall" {
+            // Without --purge the state and config are only named, not read.
+            vec![Place::UserSettings, Place::ClaudeMd, Place::Binary]
+        } else {
+            INSTALL_READS.to_vec()
+        };
+        for &place in &places {
+            for hostile in ALL_HOSTILE {
+                let m = Machine::like(&template);
+                std::fs::write(m.path(Place::Config), "{}\n").unwrap();
+                let path = m.path(place);
+                if !make(&path, hostile) {
+                    continue;
+                }
+                let what = format!("{}, {hostile:?} at {place:?}", command.join(" "));
+                let before = m.tree();
+                let out = m.run(command, b"", &what);
+                cases += 1;
+                assert_no_crash(&out, &what);
+                if hostile == Hostile::LinkToFile {
+                    assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
+                    assert!(real_of(&path).is_file(), "{what}: deleted through the link");
+                }
+                let refused = match (place, hostile) {
+                    // Nothing there: a file to create (through the link);
+                    // or a file, reached through a link.
+                    (_, Hostile::Dangling | Hostile::LinkToFile) => false,
+                    // Read whole and replaced, like any other program.
+                    (Place::Binary, Hostile::Huge) => false,
+                    // Not JSON: only settings.json and the state are parsed
+                    // by install, and the state is kept as it is.
+                    (Place::UserSettings, _) => true,
+                    (_, h) => h.unreadable(),
+                };
+                if !refused {
+                    continue;
+                }
+                assert_eq!(out.code, Some(1), "{what}: not refused\n{}", out.all());
+                let shown = path.display().to_string();
+                let line = out.stderr.trim_end();
+                assert!(
+                    !line.contains('\n') && line.contains(&shown),
+                    "{what}: not one line naming {shown}\n{}",
+                    out.all()
+                );
+                if hostile.unreadable() {
+                    assert!(line.contains(hostile.reason()), "{what}: {line}");
+                }
+                assert_eq!(m.tree(), before, "{what}: wrote something\n{}", out.all());
+            }
+        }
+    }
+    eprintln!("{cases} install/uninstall cases");
+}
+
+#[test]
+fn enable_and_disable_refuse_a_hostile_gk_json_and_write_nothing() {
+    for command in [
+        &["disable", "prompt", "--yes"],
+        &["enable", "stop", "--yes"],
+    ] {
+        for hostile in ALL_HOSTILE {
+            let m = Machine::new();
+            let path = m.path(Place::Config);
+            if !make(&path, hostile) {
+                continue;
+            }
+            let what = format!("{}, {hostile:?} as gk.json", command.join(" "));
+            let before = m.tree();
+            let out = m.run(command, b"", &what);
+            assert_no_crash(&out, &what);
+            if hostile == Hostile::Dangling || hostile == Hostile::LinkToFile {
+                assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
+                continue;
+            }
+            assert_eq!(out.code, Some(1), "{what}: not refused\n{}", out.all());
+            assert!(
+                out.stderr.trim_end().lines().count() == 1
+                    && out.stderr.contains(&path.display().to_string()),
+                "{what}\n{}",
+                out.all()
+            );
+            assert_eq!(m.tree(), before, "{what}: wrote something");
+        }
+    }
+}
+
+// ------------------------------------------------------------------- hooks
+
+/// The hook contract: exit 0, nothing on stderr, stdout empty or one JSON
+/// object on one line.
+fn assert_hook_contract(out: &Out, what: &str) {
+    assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
+    assert!(out.stderr.is_empty(), "{what}\n{}", out.all());
+    if out.stdout.is_empty() {
+        return;
+    }
+    assert!(
+        out.stdout.ends_with('\n') && out.stdout.matches('\n').count() == 1,
+        "{what}: not one line\n{}",
+        out.all()
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{what}: not JSON ({e})\n{}", out.all()));
+    assert!(v.is_object(), "{what}");
+}
+
+const EVENT: &[u8] = br#"{"hook_event_name":"UserPromptSubmit","prompt":"write the sparql"}"#;
+
+#[test]
+fn hooks_keep_their_contract_with_every_hostile_file() {
+    for place in [Place::Config, Place::State] {
+        for hostile in ALL_HOSTILE {
+            let m = Machine::new();
+            let path = m.path(place);
+            if !make(&path, hostile) {
+                continue;
+            }
+            for hook in ["prompt", "stop"] {
+                let what = format!("hook {hook}, {hostile:?} at {place:?}");
+                let out = m.run(&["hook", hook], EVENT, &what);
+                assert_hook_contract(&out, &what);
+                assert!(!out.stdout.is_empty(), "{what}: no answer");
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn hooks_finish_when_stdin_never_ends() {
+    let m = Machine::new();
+    for hook in ["prompt", "stop"] {
+        let what = format!("hook {hook}, stdin /dev/zero");
+        let out = run_limited(
+            m.gk(&["hook", hook]),
+            Stdin::File(PathBuf::from("/dev/zero")),
+            MEMORY,
+            &what,
+        );
+        assert_hook_contract(&out, &what);
+    }
+}
+
+#[test]
+fn hooks_keep_their_contract_on_hostile_stdin() {
+    let m = Machine::new();
+    let deep = |open: &str| open.repeat(1_000_000).into_bytes();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("a million nested arrays", deep("[")),
+        ("a million nested objects", deep("{\"a\":")),
+        (
+            "invalid UTF-8",
+            b"{\"prompt\": \"sparql \xff\xfe\"}".to_vec(),
+        ),
+        ("NUL bytes", vec![0u8; 1 << 20]),
+        ("an unterminated prompt string", {
+            let mut v = b"{\"prompt\": \"sparql ".to_vec();
+            v.extend(std::iter::repeat_n(b'a', 1 << 20));
+            v
+        }),
+    ];
+    for (name, stdin) in cases {
+        for hook in ["prompt", "stop"] {
+            let what = format!("hook {hook}, stdin {name}");
+            let out = m.run(&["hook", hook], &stdin, &what);
+            assert_hook_contract(&out, &what);
+        }
+    }
+}
+
+// ------------------------------------------------------------ memory limit
+
+/// A prompt event of about `mib` MiB: `head`, then filler words.
+fn big_event(head: &str, mib: usize) -> Vec<u8> {
+    let filler = "lorem ipsum dolor ".repeat(mib * (1 << 20) / 18);
+    serde_json::to_vec(&serde_json::json!({
+        "session_id": "s",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": format!("{head} {filler}"),
+        "cwd": "/tmp",
+    }))
+    .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
+    if !ulimit_works() {
+        eprintln!("skipped: `sh -c 'ulimit -v'` does not work here");
+        return;
+    }
+    let m = Machine::new();
+    let event = big_event("please write the sparql", 50);
+    let what = "hook prompt, 50 MB prompt, 160 MiB address space";
+    let out = run_limited(
+        m.gk(&["hook", "prompt"]),
+        Stdin::Bytes(event.clone()),
+        SMALL_MEMORY,
+        what,
+    );
+    assert_hook_contract(&out, what);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let msg = v["systemMessage"].as_str().unwrap();
+    // The keyword is near the start, well inside what the hook reads.
+    assert!(msg.contains("(trigger: 'sparql')"), "{msg}");
+
+    let what = "hook stop, 50 MB event, 160 MiB address space";
+    let out = run_limited(
+        m.gk(&["hook", "stop"]),
+        Stdin::Bytes(event),
+        SMALL_MEMORY,
+        what,
+    );
+    assert_hook_contract(&out, what);
+    assert!(out.stdout.contains("STATE ["), "{}", out.all());
+}
+
+/// An event longer than the part the prompt hook keeps (16 MiB): what a
+/// user sees. A prompt read whole is answered as ever; a prompt cut off is
+/// judged on its first part, and the answer says so; an event whose prompt
+/// comes after the part read gets the answer for an empty prompt, saying so.
+#[test]
+fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
+    let m = Machine::new();
+    let filler = |mib: usize| "lorem ipsum dolor ".repeat(mib * (1 << 20) / 18);
+    let answer = |event: serde_json::Value, what: &str| {
+        let out = m.run(
+            &["hook", "prompt"],
+            &serde_json::to_vec(&event).unwrap(),
+            what,
+        );
+        assert_hook_contract(&out, what);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["systemMessage"].as_str().unwrap().to_string()
+    };
+
+    // The prompt itself is longer: `[check]` at its start is seen, the
+    // keyword at its end is not, and the user is told.
+    let msg = answer(
+        serde_json::json!({"prompt": format!("[check] {} write the sparql", filler(20))}),
+        "20 MiB prompt",
+    );
+    assert!(msg.contains("CHECK MODE"), "{msg}");
+    assert!(msg.contains("(trigger: 'default')"), "{msg}");
+    assert!(
+        msg.ends_with(
+            "\n ! prompt longer than 16 MiB: only its first 16 MiB were read for keywords"
+        ),
+        "{msg}"
+    );
+
+    // The prompt whole, a long field after it: answered exactly, no note.
+    let msg = answer(
+        serde_json::json!({"prompt": "write the sparql", "zz_extra": filler(20)}),
+        "short prompt, long field after it",
+    );
+    assert!(
+        msg.contains("(trigger: 'sparql')") && !msg.contains(" ! "),
+        "{msg}"
+    );
+
+    // A long field before the prompt: no prompt read.
+    let msg = answer(
+        serde_json::json!({"a_extra": filler(20), "prompt": "write the sparql"}),
+        "long field before the prompt",
+    );
+    assert!(msg.contains("(trigger: 'default')"), "{msg}");
+    assert!(
+        msg.contains("no prompt in its first 16 MiB: no keywords read"),
+        "{msg}"
+    );
+}
+
+// -------------------------------------------------------------------- race
+
+/// task_state.json is a link that another thread keeps pointing at a
+/// regular file, then at a named pipe nobody writes to. The hooks' reader
+/// must never block on the pipe, however the swap falls between its steps.
+#[cfg(unix)]
+#[test]
+fn a_state_file_swapped_for_a_pipe_never_blocks_the_reader() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let regular = dir.path().join("regular.json");
+    let fifo = dir.path().join("fifo");
+    let state = dir.path().join("task_state.json");
+    std::fs::write(&regular, r#"{"status":"clean"}"#).unwrap();
+    if !make(&fifo, Hostile::Fifo) {
+        return;
+    }
+    std::os::unix::fs::symlink(&regular, &state).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, regular, fifo, state) =
+            (stop.clone(), regular.clone(), fifo.clone(), state.clone());
+        let tmp = dir.path().join("next");
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                for target in [&fifo, &regular] {
+                    let _ = std::fs::remove_file(&tmp);
+                    std::os::unix::fs::symlink(target, &tmp).unwrap();
+                    std::fs::rename(&tmp, &state).unwrap();
+                    swaps += 1;
+                }
+            }
+            swaps
+        })
+    };
+    const READS: u32 = 20_000;
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let reader = {
+        let state = state.clone();
+        std::thread::spawn(move || {
+            let mut regular_reads = 0u32;
+            for _ in 0..READS {
+                let read = gk::hooks::read_state(&state);
+                if matches!(read.read, gk::hooks::StateRead::Object(_)) {
+                    regular_reads += 1;
+                }
+            }
+            let _ = done_tx.send(regular_reads);
+        })
+    };
+    let result = done_rx.recv_timeout(LIMIT);
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    match result {
+        Ok(regular_reads) => {
+            reader.join().unwrap();
+            eprintln!("{READS} reads ({regular_reads} of the regular file) during {swaps} swaps");
+        }
+        Err(_) => {
+            // Let the blocked reader go: a writer's open completes its open.
+            // (In a thread of its own: were no reader waiting, this open
+            // would wait too, and the panic below ends the test anyway.)
+            std::thread::spawn(move || {
+                let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            panic!("the reader blocked on the pipe (no answer after {LIMIT:?}, {swaps} swaps)");
+        }
+    }
+}

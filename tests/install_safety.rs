@@ -1,0 +1,382 @@
+//! What install, uninstall and enable/disable must never do to a user's
+//! files, each shown on the CLI in a temporary HOME: delete what a link
+//! points to or a CLAUDE.md that was there before install, grow CLAUDE.md
+//! on every run, report a switch the hooks will not see, fail half way when
+//! another run got there first, or leave temp files behind after a kill.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let home = Home {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        fs::create_dir_all(home.claude().join("hooks")).unwrap();
+        home
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn claude(&self) -> PathBuf {
+        self.path().join(".claude")
+    }
+
+    fn gk(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::from(self.std_gk(args));
+        cmd.env("NO_COLOR", "1")
+            .timeout(Duration::from_secs(60))
+            .write_stdin("");
+        cmd
+    }
+
+    /// gk in this HOME (every variable that names a folder kept inside
+    /// it), as a plain child process: what a test that kills a run needs.
+    #[allow(clippy::disallowed_types, clippy::disallowed_methods)]
+    fn std_gk(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gk"));
+        cmd.args(args)
+            .env("HOME", self.path())
+            .env("USERPROFILE", self.path())
+            .env("XDG_STATE_HOME", self.path().join("xdg-state"))
+            .env("XDG_DATA_HOME", self.path().join("xdg-data"))
+            .env("LOCALAPPDATA", self.path().join("localappdata"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .current_dir(self.path());
+        cmd
+    }
+
+    /// Run and return (exit code, stdout, stderr).
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.gk(args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.run(args);
+        assert_eq!(code, 0, "{args:?} failed\n{out}\n{err}");
+        out
+    }
+
+    fn install(&self) {
+        self.ok(&["install", "--yes", "--no-smoke"]);
+    }
+
+    fn uninstall(&self) {
+        self.ok(&["uninstall", "--yes"]);
+    }
+
+    /// Every path under HOME whose name contains `needle`.
+    fn names_with(&self, needle: &str) -> Vec<PathBuf> {
+        fn walk(dir: &Path, needle: &str, out: &mut Vec<PathBuf>) {
+            for e in fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if e.file_name().to_string_lossy().contains(needle) {
+                    out.push(p.clone());
+                }
+                if fs::symlink_metadata(&p).unwrap().is_dir() {
+                    walk(&p, needle, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.path(), needle, &mut out);
+        out
+    }
+}
+
+fn is_link(p: &Path) -> bool {
+    fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+// ------------------------------------------------------------ item 1: links
+
+#[cfg(unix)]
+#[test]
+fn uninstall_removes_a_binary_link_and_keeps_what_it_points_to() {
+    let h = Home::new();
+    let mine = h.path().join("bin/gk-mine");
+    fs::create_dir_all(mine.parent().unwrap()).unwrap();
+    fs::copy(env!("CARGO_BIN_EXE_gk"), &mine).unwrap();
+    let link = h.claude().join("hooks/gk");
+    std::os::unix::fs::symlink(&mine, &link).unwrap();
+    fs::write(h.claude().join("settings.json"), "{}\n").unwrap();
+    h.install();
+    assert!(is_link(&link), "install kept the link");
+    h.uninstall();
+    assert!(mine.is_file(), "uninstall deleted the link's target");
+    assert!(
+        fs::symlink_metadata(&link).is_err(),
+        "the link is still there"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_claude_md_linked_into_dotfiles_gets_its_text_back_and_stays() {
+    for before in ["# My notes\n\nBe brief.\n", ""] {
+        let h = Home::new();
+        let dotfiles = h.path().join("dotfiles/CLAUDE.md");
+        fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+        fs::write(&dotfiles, before).unwrap();
+        let link = h.claude().join("CLAUDE.md");
+        std::os::unix::fs::symlink(&dotfiles, &link).unwrap();
+        h.install();
+        assert!(fs::read_to_string(&dotfiles).unwrap().contains("gk:begin"));
+        h.uninstall();
+        assert!(is_link(&link), "{before:?}: the link was removed");
+        assert_eq!(
+            fs::read_to_string(&dotfiles).ok().as_deref(),
+            Some(before),
+            "{before:?}: the dotfiles file"
+        );
+    }
+}
+
+#[test]
+fn an_empty_claude_md_that_was_there_before_install_is_kept() {
+    let h = Home::new();
+    let md = h.claude().join("CLAUDE.md");
+    fs::write(&md, "").unwrap();
+    h.install();
+    h.uninstall();
+    assert_eq!(
+        fs::read(&md).ok(),
+        Some(Vec::new()),
+        "CLAUDE.md was deleted"
+    );
+    // One install created: uninstall takes it away again.
+    fs::remove_file(&md).unwrap();
+    h.install();
+    assert!(md.is_file());
+    h.uninstall();
+    assert!(!md.exists(), "the CLAUDE.md install made is still there");
+}
+
+#[cfg(unix)]
+#[test]
+fn purge_removes_links_to_the_state_and_config_not_their_targets() {
+    let h = Home::new();
+    h.install();
+    let dot = h.path().join("dotfiles");
+    fs::create_dir_all(&dot).unwrap();
+    for name in ["gk.json", "task_state.json"] {
+        let target = dot.join(name);
+        fs::write(&target, "{}\n").unwrap();
+        let at = h.claude().join("hooks").join(name);
+        fs::remove_file(&at).ok();
+        std::os::unix::fs::symlink(&target, &at).unwrap();
+    }
+    h.ok(&["uninstall", "--yes", "--purge"]);
+    for name in ["gk.json", "task_state.json"] {
+        assert_eq!(
+            fs::read_to_string(dot.join(name)).unwrap(),
+            "{}\n",
+            "{name}"
+        );
+        assert!(!is_link(&h.claude().join("hooks").join(name)), "{name}");
+    }
+}
+
+// ------------------------------------------------------- item 5: CLAUDE.md
+
+#[test]
+fn an_unclosed_code_fence_gets_one_block_and_loses_it_again() {
+    let h = Home::new();
+    let md = h.claude().join("CLAUDE.md");
+    let before = "My notes\n\n```sh\necho x\n";
+    fs::write(&md, before).unwrap();
+    h.install();
+    let once = fs::read_to_string(&md).unwrap();
+    for _ in 0..3 {
+        h.install();
+    }
+    assert_eq!(
+        fs::read_to_string(&md).unwrap(),
+        once,
+        "install is not idempotent"
+    );
+    assert_eq!(once.matches("gk:begin").count(), 1);
+    let (code, out, err) = h.run(&["install", "--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    h.uninstall();
+    assert_eq!(fs::read_to_string(&md).unwrap(), before);
+}
+
+#[test]
+fn a_claude_md_ending_in_a_lone_carriage_return_round_trips() {
+    let h = Home::new();
+    let md = h.claude().join("CLAUDE.md");
+    let before = "My notes\r";
+    fs::write(&md, before).unwrap();
+    h.install();
+    let (code, out, err) = h.run(&["install", "--check"]);
+    assert_eq!(code, 0, "install --check right after install\n{out}{err}");
+    let (_, out, _) = h.run(&["doctor", "--no-smoke"]);
+    assert!(!out.contains("claude-md-section"), "{out}");
+    h.uninstall();
+    assert_eq!(fs::read(&md).unwrap(), before.as_bytes());
+}
+
+// ------------------------------------------------- item 9: gk.json limits
+
+#[test]
+fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
+    let h = Home::new();
+    let config = h.claude().join("hooks/gk.json");
+    // Valid JSON, over the 1 MiB the hooks read.
+    let big = format!("{{\"stale_hours\": 24{}}}\n", " ".repeat(1 << 20));
+    // Just under the limit, but the edit would take it over.
+    let edge = format!("{{\"stale_hours\": 24{}}}", " ".repeat((1 << 20) - 20));
+    assert!(edge.len() < 1 << 20);
+    for text in [big, edge] {
+        fs::write(&config, &text).unwrap();
+        let (code, out, err) = h.run(&["disable", "prompt", "--yes"]);
+        assert_eq!(code, 1, "{} bytes: not refused\n{out}{err}", text.len());
+        assert!(!out.contains("edited"), "{out}");
+        let line = err.trim_end();
+        assert!(
+            line.lines().count() == 1
+                && line.contains(&config.display().to_string())
+                && line.contains("1 MiB"),
+            "{line}"
+        );
+        assert_eq!(fs::read_to_string(&config).unwrap(), text);
+        // And the hook, which reads the same limit, is still on.
+        let out = h
+            .gk(&["hook", "prompt"])
+            .write_stdin(r#"{"prompt":"ok"}"#)
+            .output()
+            .unwrap();
+        assert!(!out.stdout.is_empty());
+    }
+}
+
+// ------------------------------------------- item 11: concurrent uninstall
+
+#[test]
+fn two_uninstalls_at_once_both_succeed() {
+    const ROUNDS: usize = 10;
+    let h = Home::new();
+    fs::write(h.claude().join("CLAUDE.md"), "# mine\n").unwrap();
+    fs::write(h.claude().join("settings.json"), "{\"model\": \"opus\"}\n").unwrap();
+    let mut failures = Vec::new();
+    for round in 0..ROUNDS {
+        h.install();
+        let a = h.gk(&["uninstall", "--yes"]);
+        let b = h.gk(&["uninstall", "--yes"]);
+        let runs: Vec<_> = [a, b]
+            .into_iter()
+            .map(|mut c| std::thread::spawn(move || c.output().unwrap()))
+            .collect();
+        for r in runs {
+            let out = r.join().unwrap();
+            if !out.status.success() {
+                failures.push(format!(
+                    "round {round}: {}",
+                    String::from_utf8_lossy(&out.stderr).trim_end()
+                ));
+            }
+        }
+        assert_eq!(
+            fs::read_to_string(h.claude().join("CLAUDE.md")).unwrap(),
+            "# mine\n",
+            "round {round}"
+        );
+        assert!(!h.claude().join("hooks/gk").exists(), "round {round}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {ROUNDS} rounds:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+// --------------------------------------------- item 12: killed runs' leftovers
+
+/// A process id no process can have (above every Linux `pid_max`, within `pid_t`).
+const DEAD_PID: u32 = 2_000_000_000;
+
+#[test]
+fn leftovers_of_a_dead_run_are_removed_by_the_next_run() {
+    let h = Home::new();
+    h.install();
+    let hooks = h.claude().join("hooks");
+    let binary = if cfg!(windows) { "gk.exe" } else { "gk" };
+    let leftovers = [
+        hooks.join(format!("{binary}.gk-tmp-{DEAD_PID}")),
+        h.claude().join(format!("settings.json.gk-tmp-{DEAD_PID}")),
+        h.claude().join(format!("CLAUDE.md.gk-tmp-{DEAD_PID}")),
+    ];
+    for p in &leftovers {
+        fs::write(p, b"half a copy").unwrap();
+    }
+    // Not a leftover of gk's: a name that only looks similar.
+    let other = h.claude().join("settings.json.gk-tmp-notes");
+    fs::write(&other, "mine").unwrap();
+    let out = h.ok(&["uninstall", "--yes"]);
+    for p in &leftovers {
+        assert!(!p.exists(), "{} is still there\n{out}", p.display());
+        assert!(
+            out.contains(&p.display().to_string()),
+            "not reported\n{out}"
+        );
+    }
+    assert_eq!(fs::read_to_string(&other).unwrap(), "mine");
+}
+
+#[cfg(unix)]
+#[test]
+#[allow(clippy::disallowed_methods)] // the test starts the run it kills
+fn installs_killed_mid_write_leave_nothing_after_the_next_run() {
+    const KILLS: u32 = 30;
+    let h = Home::new();
+    // Spread the kills over a whole run: time one first.
+    let start = std::time::Instant::now();
+    h.install();
+    let full = start.elapsed();
+    h.uninstall();
+    let mut left = 0;
+    for i in 0..KILLS {
+        // Alternate so that every run has files to write.
+        let args: &[&str] = if i % 2 == 0 {
+            &["install", "--yes", "--no-smoke"]
+        } else {
+            &["uninstall", "--yes"]
+        };
+        let mut child = h
+            .std_gk(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full * (2 * i + 1) / (2 * KILLS));
+        let _ = child.kill();
+        let _ = child.wait();
+        left += h.names_with(".gk-tmp-").len();
+        // Whatever a killed run left, the next one starts from.
+    }
+    h.install();
+    h.uninstall();
+    let after = h.names_with(".gk-tmp-");
+    eprintln!(
+        "{KILLS} kills spread over a {full:?} run; temp files seen after kills (summed): {left}; after the next runs: {}",
+        after.len()
+    );
+    assert!(after.is_empty(), "{after:?}");
+}
