@@ -304,6 +304,7 @@ sys.exit(p.returncode)
         .arg(&gk)
         .args(args)
         .env("HOME", home.path())
+        .env("USERPROFILE", home.path())
         .env_remove("CLAUDE_CONFIG_DIR")
         .timeout(std::time::Duration::from_secs(20))
         .output();
@@ -404,6 +405,7 @@ fn saving_the_rules_with_a_shell_redirect_is_quiet_and_an_empty_file_is_no_confi
         .arg(&gk)
         .arg(home.config_path())
         .env("HOME", home.path())
+        .env("USERPROFILE", home.path())
         .env_remove("CLAUDE_CONFIG_DIR")
         .output();
     let Ok(saved) = saved else {
@@ -542,6 +544,7 @@ fn rules_and_explain_report_a_failed_write() {
             .arg(&gk)
             .args(args)
             .env("HOME", home.path())
+            .env("USERPROFILE", home.path())
             .env_remove("CLAUDE_CONFIG_DIR")
             .output()
             .unwrap();

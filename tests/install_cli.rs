@@ -562,3 +562,87 @@ fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("is not a regular file"), "{err}");
 }
+
+/// The profile gk would reach if a test forgot to isolate it: the folder the
+/// system reports for this user (on Windows the profile folder, under Wine
+/// too; elsewhere the home in the user database or HOME).
+#[allow(clippy::disallowed_methods)]
+fn real_profile() -> PathBuf {
+    dirs::home_dir().expect("the system reports a home folder for this user")
+}
+
+/// Existence, size and modification time of each file gk writes in a profile.
+fn gk_files_of(profile: &Path) -> Vec<(PathBuf, Option<(u64, std::time::SystemTime)>)> {
+    [
+        "settings.json",
+        "CLAUDE.md",
+        "hooks/gk",
+        "hooks/gk.exe",
+        "hooks/task_state.json",
+        "hooks/gk.json",
+    ]
+    .iter()
+    .map(|rel| {
+        let p = profile.join(".claude").join(rel);
+        let meta = fs::metadata(&p)
+            .ok()
+            .map(|m| (m.len(), m.modified().unwrap()));
+        (p, meta)
+    })
+    .collect()
+}
+
+#[test]
+fn the_tests_never_touch_the_real_profile() {
+    // What every CLI test relies on: gk goes by the home variable the tests
+    // set (USERPROFILE on Windows, HOME elsewhere), so a test never reaches
+    // the profile of the user running `cargo test` — on a Windows developer's
+    // machine that would edit their real Claude Code setup.
+    let real = real_profile();
+    let home = user_setup();
+    let before = gk_files_of(&real);
+    let (code, plan, err) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0, "{plan}{err}");
+    let temp_settings = home.claude().join("settings.json").display().to_string();
+    let real_claude = real.join(".claude").display().to_string();
+    assert!(plan.contains(&temp_settings), "{plan}");
+    assert!(
+        !plan.contains(&real_claude),
+        "the plan names {real_claude}:\n{plan}"
+    );
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let hook = home
+        .gk()
+        .args(["hook", "prompt"])
+        .write_stdin(r#"{"prompt":"ok"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(hook.status.code(), Some(0));
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y", "--purge"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(gk_files_of(&real), before, "the real profile changed");
+}
+
+#[test]
+fn the_home_folder_is_the_variable_the_client_reads() {
+    // Claude Code takes the home folder from USERPROFILE on Windows and from
+    // HOME elsewhere; Git Bash sets HOME on Windows, often to another
+    // folder, and the client ignores it there. gk must agree with the client.
+    let home = user_setup();
+    let other = Home::new();
+    let (code, plan, err) = output(
+        home.gk()
+            .env("HOME", other.path())
+            .args(["install", "--dry-run"]),
+    );
+    assert_eq!(code, 0, "{plan}{err}");
+    let (used, ignored) = if cfg!(windows) {
+        (&home, &other)
+    } else {
+        (&other, &home)
+    };
+    let shows = |h: &Home| plan.contains(&h.claude().join("settings.json").display().to_string());
+    assert!(shows(used), "{plan}");
+    assert!(!shows(ignored), "{plan}");
+}

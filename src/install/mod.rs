@@ -75,7 +75,7 @@ impl Machine {
         // A relative CLAUDE_CONFIG_DIR would give a hook command that only
         // works from this folder: pin it here, as Claude Code started here would.
         let paths = ClaudePaths::at(absolute(paths.dir()));
-        let home = dirs::home_dir().unwrap_or_else(|| paths.dir().to_path_buf());
+        let home = crate::paths::home_dir().unwrap_or_else(|| paths.dir().to_path_buf());
         let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|v| !v.is_empty())
             .map(|v| absolute(Path::new(&v)));
