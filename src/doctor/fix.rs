@@ -222,7 +222,7 @@ pub fn plan(
     if needs.user_registrations {
         let path = inputs.paths.settings();
         let old = crate::install::read_text(&path)?;
-        let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
+        let shell = install::shell_form(ShellChoice::Auto, os);
         let wanted = install::wanted_hooks(&inputs.ctx, shell, inputs.bash_home.as_deref());
         let new =
             settings_edit::add_hooks(&path, old.as_deref().unwrap_or(""), &wanted, &inputs.ctx)?;

@@ -1,5 +1,6 @@
 //! Runs a registered hook command the way Claude Code would (through
-//! `sh -c`, Git Bash or PowerShell) with a realistic payload on stdin, and
+//! `sh -c`, Git Bash or PowerShell, or with no shell for the exec form)
+//! with a realistic payload on stdin, and
 //! judges the result. This is the only place in gk that starts a process;
 //! it carries the crate's single `#[allow]` of the disallowed
 //! `std::process::Command` (see clippy.toml). Install uses it for its
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::hookcmd::{HookKind, ShellForm};
+use crate::hookcmd::{HookCommand, HookKind, ShellForm};
 use crate::platform::Os;
 
 /// How a command string is handed to a shell: program and its arguments
@@ -68,6 +69,31 @@ pub fn shell_invocation(
             program: PathBuf::from("/bin/sh"),
             args: vec!["-c".into(), command.into()],
         },
+    }
+}
+
+/// Pure: how Claude Code starts a hook to register: the exec form with no
+/// shell (the program and its arguments, as they are), any other form
+/// through [`shell_invocation`].
+pub fn invocation(os: Os, git_bash: Option<&Path>, hook: &HookCommand) -> ShellInvocation {
+    match &hook.args {
+        Some(args) => exec_invocation(&hook.command, args),
+        None => {
+            let shell = match hook.shell {
+                Some(s) if s.eq_ignore_ascii_case("powershell") => ShellForm::PowerShell,
+                _ => ShellForm::Bash,
+            };
+            shell_invocation(os, shell, git_bash, &hook.command)
+        }
+    }
+}
+
+/// Pure: an exec-form handler as the client starts it: `command` is the
+/// program (nothing expands, no shell), `args` its arguments.
+pub fn exec_invocation(program: &str, args: &[String]) -> ShellInvocation {
+    ShellInvocation {
+        program: PathBuf::from(program),
+        args: args.to_vec(),
     }
 }
 
