@@ -69,6 +69,7 @@ impl Home {
         out
     }
 
+    #[cfg_attr(not(unix), allow(dead_code))]
     fn backups(&self) -> Vec<PathBuf> {
         self.snapshot()
             .into_keys()
@@ -645,4 +646,69 @@ fn the_home_folder_is_the_variable_the_client_reads() {
     let shows = |h: &Home| plan.contains(&h.claude().join("settings.json").display().to_string());
     assert!(shows(used), "{plan}");
     assert!(!shows(ignored), "{plan}");
+}
+
+fn moved_aside(home: &Home) -> Vec<String> {
+    fs::read_dir(home.claude().join("hooks"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".gk-old-"))
+        .collect()
+}
+
+#[test]
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // starts the installed hook
+fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
+    // Windows cannot delete a program while it runs (a hook of an open
+    // session), only rename it: uninstall moves it aside, says so, and the
+    // next run removes it. With nothing running, no copy is left and no
+    // such line is printed. Elsewhere a running file is simply replaced.
+    let home = user_setup();
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let bin = home
+        .claude()
+        .join("hooks")
+        .join(if cfg!(windows) { "gk.exe" } else { "gk" });
+    let mut running = std::process::Command::new(&bin)
+        .args(["hook", "prompt"])
+        .env("HOME", home.path())
+        .env("USERPROFILE", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The hook waits for its input: it is running now.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!bin.exists());
+    let left = moved_aside(&home);
+    if cfg!(windows) {
+        assert_eq!(left.len(), 1, "{left:?}\n{out}");
+        assert!(out.contains("is still running"), "{out}");
+    } else {
+        assert_eq!(left, Vec::<String>::new());
+        assert!(!out.contains("still running"), "{out}");
+    }
+    drop(running.stdin.take());
+    assert_eq!(running.wait().unwrap().code(), Some(0));
+
+    // Once it has ended, the next install takes the copy away (shown in its plan).
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
+    if cfg!(windows) {
+        assert!(
+            out.contains("a copy of gk an earlier run moved aside"),
+            "{out}"
+        );
+    }
+    // Upgrading and uninstalling with nothing running leave no copy, no note.
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
+    assert!(!out.contains("still running"), "{out}");
 }

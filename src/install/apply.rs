@@ -276,10 +276,18 @@ fn commit(
     }
     let Some(tmp) = tmp else {
         if change.old.is_some() {
-            if change.strategy == ReplaceStrategy::MoveAsideFirst {
-                kept.push(move_aside(target, stamp)?);
-            } else {
-                fs::remove_file(target).map_err(|e| Error::io("remove", target, &e))?;
+            match change.strategy {
+                ReplaceStrategy::MoveAsideFirst => {
+                    kept.extend(remove_unless_running(move_aside(target, stamp)?));
+                }
+                // Still running (Windows refuses to delete it): left for a
+                // later run, and reported.
+                ReplaceStrategy::RemoveUnlessRunning => {
+                    kept.extend(remove_unless_running(target.to_path_buf()));
+                }
+                ReplaceStrategy::InPlace => {
+                    fs::remove_file(target).map_err(|e| Error::io("remove", target, &e))?;
+                }
             }
         }
         return Ok(kept);
@@ -296,8 +304,18 @@ fn commit(
         }
         return Err(Error::io("write", target, &e));
     }
-    kept.extend(aside);
+    kept.extend(aside.and_then(remove_unless_running));
     Ok(kept)
+}
+
+/// Delete a copy that was moved aside; `Some(path)` when it cannot be
+/// deleted because it is still running (or otherwise held open).
+fn remove_unless_running(path: PathBuf) -> Option<PathBuf> {
+    match fs::remove_file(&path) {
+        Ok(()) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => Some(path),
+    }
 }
 
 /// The file to actually write: the final target when `path` is a symlink,
@@ -542,8 +560,9 @@ mod tests {
         });
         let kept = write_plan(&plan, "s", &|_| {}).unwrap();
         assert_eq!(fs::read(&exe).unwrap(), b"new");
-        assert_eq!(kept, vec![dir.path().join("gk.exe.gk-old-s")]);
-        assert_eq!(fs::read(&kept[0]).unwrap(), b"old");
+        // Nothing was running it: the moved copy is gone, nothing kept.
+        assert_eq!(kept, Vec::<PathBuf>::new());
+        assert!(!dir.path().join("gk.exe.gk-old-s").exists());
     }
 
     #[test]

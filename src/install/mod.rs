@@ -241,6 +241,9 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
         Some(new_settings),
         "register the prompt and Stop hooks",
     ));
+    for leftover in binary::leftover_copies(&bin)? {
+        plan.push(leftover);
+    }
     Ok((plan, notes))
 }
 
@@ -286,6 +289,9 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
             ));
         }
     }
+    for leftover in binary::leftover_copies(&bin)? {
+        plan.push(leftover);
+    }
     for (path, what) in [
         (m.paths.state_file(), "task state"),
         (m.paths.config_file(), "gk's config"),
@@ -323,6 +329,7 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     for note in notes {
         println!("{note}");
     }
+    report_running_copies(&outcome);
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());
@@ -379,18 +386,25 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     for note in notes {
         println!("{note}");
     }
-    if let Outcome::Written { kept } = &outcome {
+    report_running_copies(&outcome);
+    Ok(outcome.exit_code())
+}
+
+/// Name each copy of gk that was moved aside (or found from an earlier
+/// run) and could not be deleted because a hook is running it right now.
+fn report_running_copies(outcome: &Outcome) {
+    if let Outcome::Written { kept } = outcome {
         for path in kept
             .iter()
             .filter(|p| p.to_string_lossy().contains(".gk-old-"))
         {
             println!(
-                "the running copy was moved to {}; delete it once Claude Code is closed",
+                "{} is still running (a Claude Code session is using it); \
+                 the next gk install or uninstall removes it",
                 path.display()
             );
         }
     }
-    Ok(outcome.exit_code())
 }
 
 pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result<u8> {

@@ -21,7 +21,11 @@ pub enum ReplaceStrategy {
     InPlace,
     /// Move the old file aside first (`<name>.gk-old-<stamp>`): Windows cannot
     /// overwrite or delete an executable that is running, but can rename it.
+    /// The moved copy is deleted at once unless it is still running.
     MoveAsideFirst,
+    /// Remove a copy an earlier run moved aside, unless it is still running
+    /// (then it stays, is reported, and a later run tries again).
+    RemoveUnlessRunning,
 }
 
 /// One file a plan touches.
@@ -203,6 +207,9 @@ fn describe_binary_change(change: &FileChange) -> String {
     }
     if change.strategy == ReplaceStrategy::MoveAsideFirst && change.old.is_some() {
         out.push_str("  the current copy is moved aside first (it may be running)\n");
+    }
+    if change.strategy == ReplaceStrategy::RemoveUnlessRunning {
+        out.push_str("  a copy an earlier run moved aside; kept while it still runs\n");
     }
     out
 }
