@@ -373,25 +373,31 @@ mod tests {
             .starts_with("did not finish"));
     }
 
+    /// A small script for this platform's own command shell: cmd.exe on
+    /// Windows (started as an exec-form program), sh elsewhere.
+    fn script(windows: &str, unix: &str) -> ShellInvocation {
+        if cfg!(windows) {
+            exec_invocation("cmd.exe", &["/d".into(), "/c".into(), windows.into()])
+        } else {
+            shell_invocation(Os::Linux, ShellForm::Bash, None, unix)
+        }
+    }
+
     #[test]
     fn run_feeds_stdin_and_collects_output() {
-        let inv = shell_invocation(
-            Os::Linux,
-            ShellForm::Bash,
-            None,
-            "cat; echo err >&2; exit 3",
-        );
+        let inv = script("more & echo err>&2 & exit 3", "cat; echo err >&2; exit 3");
         let r = run(&inv, "payload", Duration::from_secs(10), &[]).unwrap();
+        let newline = if cfg!(windows) { "\r\n" } else { "\n" };
         assert_eq!(
-            (r.exit_code, r.stdout.as_str(), r.stderr.as_str()),
-            (Some(3), "payload", "err\n")
+            (r.exit_code, r.stdout.trim_end(), r.stderr.as_str()),
+            (Some(3), "payload", format!("err{newline}").as_str())
         );
         assert!(!r.timed_out);
     }
 
     #[test]
     fn run_kills_at_timeout() {
-        let inv = shell_invocation(Os::Linux, ShellForm::Bash, None, "exec sleep 5");
+        let inv = script("ping -n 6 127.0.0.1 >nul", "exec sleep 5");
         let r = run(&inv, "", Duration::from_millis(200), &[]).unwrap();
         assert!(r.timed_out);
         assert!(r.duration < Duration::from_secs(4));
@@ -399,12 +405,7 @@ mod tests {
 
     #[test]
     fn run_passes_extra_environment() {
-        let inv = shell_invocation(
-            Os::Linux,
-            ShellForm::Bash,
-            None,
-            "printf %s \"$GK_SMOKE_T\"",
-        );
+        let inv = script("echo %GK_SMOKE_T%", "printf %s \"$GK_SMOKE_T\"");
         let r = run(
             &inv,
             "",
@@ -412,6 +413,34 @@ mod tests {
             &[("GK_SMOKE_T".into(), "v1".into())],
         )
         .unwrap();
-        assert_eq!(r.stdout, "v1");
+        assert_eq!(r.stdout.trim_end(), "v1");
+    }
+
+    #[test]
+    fn exec_form_runs_the_program_with_its_words_and_no_shell() {
+        let hook = HookCommand {
+            command: r"C:\Users\Ann Lee\.claude\hooks\gk.exe".into(),
+            args: Some(vec!["hook".into(), "prompt".into()]),
+            shell: None,
+        };
+        let bash = Path::new(r"C:\Program Files\Git\bin\bash.exe");
+        for git_bash in [None, Some(bash)] {
+            assert_eq!(
+                invocation(Os::Windows, git_bash, &hook),
+                ShellInvocation {
+                    program: PathBuf::from(r"C:\Users\Ann Lee\.claude\hooks\gk.exe"),
+                    args: vec!["hook".into(), "prompt".into()],
+                }
+            );
+        }
+        let ps = HookCommand {
+            command: "& \"x\" hook prompt".into(),
+            args: None,
+            shell: Some("powershell"),
+        };
+        assert_eq!(
+            invocation(Os::Windows, Some(bash), &ps).program,
+            Path::new("powershell.exe")
+        );
     }
 }
