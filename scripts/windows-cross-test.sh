@@ -54,7 +54,7 @@ missing_packages() {
         command -v wine >/dev/null || want+=(wine)
         [ -x /usr/lib/wine/wine64 ] || want+=(wine64)
     fi
-    printf '%s\n' "${want[@]}"
+    [ "${#want[@]}" -eq 0 ] || printf '%s\n' "${want[@]}"
 }
 
 ensure_tools() {
@@ -120,13 +120,32 @@ run_tests() {
     # assert_cmd inside the Windows test programs would read that variable
     # and try to start gk.exe through "wine" as a Windows program.
     say "test suite under Wine (prefix $WINEPREFIX)"
-    local rc=0
+    # The Windows user profile of the prefix is the "real profile" of every
+    # Windows program the suite starts: no test may change it (the tests'
+    # temp folders live in its Temp folder, which is left out).
+    local before after rc=0
+    before="$(profile_snapshot)"
     (cd "$repo" && GK_WINE=1 "$cargo_bin" test --locked --target "$target" -Zbuild-std \
         --config "target.$target.runner=[\"wine\"]" "$@") || rc=$?
     # Leave no wineserver behind (it ends by itself a few seconds after the
     # last Wine program).
     timeout 60 wineserver -w 2>/dev/null || wineserver -k 2>/dev/null || true
+    after="$(profile_snapshot)"
+    if [ "$before" != "$after" ]; then
+        say "the test suite changed the Windows profile of the prefix:"
+        diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") >&2 || true
+        rc=1
+    else
+        say "the prefix's Windows profile is unchanged by the suite"
+    fi
     return "$rc"
+}
+
+# Every file of the prefix's user profiles (name, size, mtime), but the
+# temp folders.
+profile_snapshot() {
+    (cd "$WINEPREFIX/drive_c/users" && find . \( -path './*/Temp' -o -path './*/AppData/Local/Temp' \) -prune -o \
+        -type f -printf '%p %s %T@\n' | sort)
 }
 
 case "${1:-}" in
