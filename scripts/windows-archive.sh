@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Pack a gk.exe into the release archive dist would make for its target, and
+# Pack a gk.exe into the release archive dist makes for its target, and
 # print the archive's path on stdout (everything else goes to stderr).
 #
 #   scripts/windows-archive.sh <gk.exe> [<out dir>]   # default out dir: target/dist
 #
-# The layout is dist's for a Windows target (see the [workspace.metadata.dist]
-# notes in docs/install.md): a flat zip named gk-<target>.zip holding gk.exe
-# and the auto-included README*/LICENSE*/CHANGELOG* files, beside it
-# gk-<target>.zip.sha256 in sha256sum's "<hex> *<name>" form. The gk.exe from
-# scripts/windows-cross-test.sh is the x86_64-pc-windows-gnu build, so the
-# archive is named for that target; the release workflow builds the
-# x86_64-pc-windows-msvc one on a Windows runner.
+# dist's layout for a Windows target (docs/install.md, "Release archives"):
+# a flat zip named gk-<target>.zip holding gk.exe and the files dist adds
+# by itself from the repository's top folder (one README*, every LICENSE* and
+# UNLICENSE*, one CHANGELOG* or RELEASES*), and beside it
+# gk-<target>.zip.sha256: "<sha256> *<name>" and a blank line.
+#
+# The gk.exe from scripts/windows-cross-test.sh is the x86_64-pc-windows-gnu
+# build, which the release also ships (dist-workspace.toml), so the archive
+# the Wine test installs from has the name, entries and checksum file of a
+# release archive. scripts/dist-check.sh checks that against `dist plan`
+# (and, with --build, against the zip dist itself builds here).
+# GK_ARCHIVE_TARGET names the archive for another target: only for a gk.exe
+# really built for that target.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,10 +27,18 @@ name="gk-$target.zip"
 
 [ -f "$exe" ] || { echo "windows-archive: no $exe" >&2; exit 1; }
 mkdir -p "$out"
+# What dist adds unasked: the first README*, every LICENSE*/UNLICENSE*, the
+# first CHANGELOG*/RELEASES* (dist takes "first" in directory order; this
+# repository has one of each at most).
 includes=()
-for f in "$repo"/README* "$repo"/LICENSE* "$repo"/UNLICENSE* "$repo"/CHANGELOG* "$repo"/RELEASES*; do
+first() { for f in "$@"; do [ -f "$f" ] && { printf "%s\n" "$f"; return 0; }; done; return 0; }
+readme="$(first "$repo"/README*)"
+[ -n "$readme" ] && includes+=("$readme")
+for f in "$repo"/LICENSE* "$repo"/UNLICENSE*; do
     [ -f "$f" ] && includes+=("$f")
 done
+changelog="$(first "$repo"/CHANGELOG* "$repo"/RELEASES*)"
+[ -n "$changelog" ] && includes+=("$changelog")
 
 # Entries dated from the last commit, so the same sources give the same bytes.
 stamp="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || echo 315532800)"
