@@ -7,6 +7,13 @@
 # same machine reuse it: $GK_E2E_CACHE, else $XDG_CACHE_HOME/gk-e2e, else
 # ~/.cache/gk-e2e. When that exact version is already there and starts, this
 # is a no-op. The version is the one in tests/e2e/claude-version.
+#
+#   scripts/install-claude-client.sh --windows
+# installs the same version's Windows build instead (npm package
+# @anthropic-ai/claude-code-win32-x64: one claude.exe, ~400 MB) into
+# claude-code-win32-x64-<version>/ of the same cache, checks that it answers
+# --version under Wine (in the prefix scripts/windows-cross-test.sh sets up,
+# WINEPREFIX if set) and prints the path of claude.exe.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,6 +23,39 @@ dest="$cache/claude-code-$version"
 bin_rel="node_modules/.bin/claude"
 
 say() { printf 'install-claude-client: %s\n' "$*" >&2; }
+
+if [ "${1:-}" = --windows ]; then
+    dest="$cache/claude-code-win32-x64-$version"
+    prefix="$(bash "$repo/scripts/windows-cross-test.sh" prefix)"
+    export WINEPREFIX="$prefix" WINEDEBUG="${WINEDEBUG:--all}"
+    win_reports_version() {
+        local out
+        [ -f "$1" ] || return 1
+        out="$(cd "$(dirname "$1")" && timeout 300 wine "$1" --version 2>/dev/null | tr -d '\r' || true)"
+        [ "${out%% *}" = "$version" ]
+    }
+    if win_reports_version "$dest/claude.exe"; then
+        say "claude.exe $version already in $dest"
+        printf '%s\n' "$dest/claude.exe"
+        exit 0
+    fi
+    command -v npm >/dev/null || { say "npm not found: install Node.js and npm first"; exit 1; }
+    mkdir -p "$cache"
+    staging="$(mktemp -d "$cache/.staging-win-$version.XXXXXX")"
+    trap 'rm -rf "$staging"' EXIT
+    say "fetching @anthropic-ai/claude-code-win32-x64@$version into $dest"
+    # npm pack fetches the package without installing it (it is marked os:
+    # win32, so npm install would refuse it on Linux).
+    (cd "$staging" && npm pack --loglevel=error "@anthropic-ai/claude-code-win32-x64@$version" >&2)
+    tar -xzf "$staging"/*.tgz -C "$staging"
+    win_reports_version "$staging/package/claude.exe" \
+        || { say "claude.exe from the package does not report version $version under Wine"; exit 1; }
+    rm -rf "$dest"
+    mv "$staging/package" "$dest"
+    say "installed claude.exe $version in $dest"
+    printf '%s\n' "$dest/claude.exe"
+    exit 0
+fi
 
 # `claude --version` prints "<version> (Claude Code)". Run it with a
 # throw-away HOME so checking never touches the user's ~/.claude.

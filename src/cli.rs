@@ -150,19 +150,22 @@ pub struct ChangeArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ShellChoice {
-    /// Decide from the platform (Git Bash detection on Windows).
+    /// Decide from the platform: no shell on Windows, bash elsewhere.
     Auto,
     /// POSIX sh / bash command form (Linux, macOS, Git Bash).
     Bash,
     /// PowerShell command form (Windows without Git Bash).
     Powershell,
+    /// No shell: the program's absolute path and its arguments (Windows default; client 2.1.139+).
+    Exec,
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct InstallArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
-    /// Which shell the registered command is written for.
+    /// How the registered command is started: exec (no shell; the Windows
+    /// default), bash, or powershell.
     #[arg(long, value_enum, default_value_t = ShellChoice::Auto)]
     pub shell: ShellChoice,
     /// Skip running the installed hooks once after writing.

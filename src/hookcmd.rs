@@ -47,13 +47,17 @@ impl HookKind {
     }
 }
 
-/// Which shell Claude Code will run the command string through.
+/// How Claude Code starts the registered command: through which shell, or
+/// with none at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShellForm {
     /// sh/bash: Linux, macOS, and Windows with Git Bash.
     Bash,
     /// Windows without Git Bash (entry carries `"shell": "powershell"`).
     PowerShell,
+    /// No shell: `command` is the program's absolute path and `args` its
+    /// words (client 2.1.139+). The Windows default.
+    Exec,
 }
 
 /// Everything the command logic needs to know about the machine, as values.
@@ -68,12 +72,28 @@ pub struct CommandContext {
     pub claude_config_dir: Option<PathBuf>,
 }
 
-/// A command string to register, plus the `shell` field it needs (if any).
+/// A command to register: the `command` string, plus the `args` (exec form)
+/// or the `shell` field it needs, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookCommand {
     pub command: String,
+    /// `Some` for the exec form: `command` is the program, run with these
+    /// arguments and no shell.
+    pub args: Option<Vec<String>>,
     /// `Some("powershell")` for the PowerShell form; `None` means the default shell.
     pub shell: Option<&'static str>,
+}
+
+impl HookCommand {
+    /// What the entry runs as one command string, as
+    /// `settings::HookEntry::run_command` spells a registered entry: the
+    /// command itself, or for the exec form each word in single quotes.
+    pub fn run_command(&self) -> String {
+        match &self.args {
+            Some(args) => exec_spelling(&self.command, args),
+            None => self.command.clone(),
+        }
+    }
 }
 
 /// What a registered command string runs, once spelling is taken away.
@@ -105,11 +125,27 @@ pub enum Owner {
 /// backslashes do not survive it), else as an absolute path with forward
 /// slashes. PowerShell form: `& "…"` (a line that starts with a quoted
 /// string is an expression in PowerShell, not a call) spelled from
-/// `$env:USERPROFILE`, with `shell: powershell`.
+/// `$env:USERPROFILE`, with `shell: powershell`. Exec form: the binary's
+/// absolute native path (nothing expands without a shell) and
+/// `["hook", "<kind>"]`: no quoting, no shell start, spaces in the user
+/// name harmless.
 pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> HookCommand {
     let bin = ctx.os.binary_name();
     let rel = home_relative(ctx);
     match shell {
+        ShellForm::Exec => {
+            let sep = if ctx.os.is_windows() { '\\' } else { '/' };
+            let mut dir = ctx.claude_dir.to_string_lossy().into_owned();
+            if ctx.os.is_windows() {
+                dir = dir.replace('/', "\\");
+            }
+            let dir = dir.trim_end_matches(sep);
+            HookCommand {
+                command: format!("{dir}{sep}hooks{sep}{bin}"),
+                args: Some(vec!["hook".to_string(), kind.arg().to_string()]),
+                shell: None,
+            }
+        }
         ShellForm::Bash => {
             let path = match rel {
                 Some(rel) => format!("$HOME/{rel}/hooks/{bin}"),
@@ -123,6 +159,7 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
             };
             HookCommand {
                 command: format!("\"{path}\" hook {}", kind.arg()),
+                args: None,
                 shell: None,
             }
         }
@@ -139,6 +176,7 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
             };
             HookCommand {
                 command: format!("& \"{path}\" hook {}", kind.arg()),
+                args: None,
                 shell: Some("powershell"),
             }
         }
@@ -590,6 +628,29 @@ mod tests {
     }
 
     #[test]
+    fn canonical_exec_form_is_the_absolute_program_and_its_words() {
+        let c = canonical(HookKind::Prompt, &windows(), ShellForm::Exec);
+        assert_eq!(c.command, r"C:\Users\Ann\.claude\hooks\gk.exe");
+        assert_eq!(c.args, Some(vec!["hook".to_string(), "prompt".to_string()]));
+        assert_eq!(c.shell, None);
+        assert_eq!(
+            c.run_command(),
+            r"'C:\Users\Ann\.claude\hooks\gk.exe' 'hook' 'prompt'"
+        );
+        // A user name with a space needs no quoting: no shell splits it.
+        let mut spaced = windows();
+        spaced.home = PathBuf::from(r"C:\Users\Ann Lee");
+        spaced.claude_dir = PathBuf::from("C:/Users/Ann Lee/.claude/");
+        assert_eq!(
+            canonical(HookKind::Stop, &spaced, ShellForm::Exec).command,
+            r"C:\Users\Ann Lee\.claude\hooks\gk.exe"
+        );
+        let c = canonical(HookKind::Stop, &mac(), ShellForm::Exec);
+        assert_eq!(c.command, "/Users/Jo Smith/.claude/hooks/gk");
+        assert_eq!(c.args, Some(vec!["hook".to_string(), "stop".to_string()]));
+    }
+
+    #[test]
     fn canonical_with_config_dir_under_home_stays_home_relative() {
         let mut ctx = linux();
         ctx.claude_dir = PathBuf::from("/home/u/cfg/claude");
@@ -624,13 +685,14 @@ mod tests {
         for ctx in [linux(), mac(), windows()] {
             for kind in HookKind::ALL {
                 let shells: &[ShellForm] = if ctx.os.is_windows() {
-                    &[ShellForm::Bash, ShellForm::PowerShell]
+                    &[ShellForm::Bash, ShellForm::PowerShell, ShellForm::Exec]
                 } else {
-                    &[ShellForm::Bash]
+                    &[ShellForm::Bash, ShellForm::Exec]
                 };
                 for &shell in shells {
                     let c = canonical(kind, &ctx, shell);
-                    assert_eq!(classify(&c.command, &ctx), Owner::Gk(kind), "{}", c.command);
+                    let run = c.run_command();
+                    assert_eq!(classify(&run, &ctx), Owner::Gk(kind), "{run}");
                 }
             }
         }

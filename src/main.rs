@@ -28,6 +28,18 @@ fn main() -> ExitCode {
         std::panic::set_hook(Box::new(|_| std::process::exit(0)));
         return ExitCode::from(hooks::run_statusline());
     }
+    if first.is_none() {
+        // No arguments at all is what a client older than 2.1.139 runs for
+        // an exec-form entry: it drops `args` and starts `command` alone.
+        // clap would exit 2 here, and exit 2 on UserPromptSubmit blocks the
+        // prompt and erases it; exit 1 is a visible hook error instead.
+        let mut help = <Cli as clap::CommandFactory>::command();
+        let _ = help.write_help(&mut std::io::stderr());
+        eprintln!(
+            "\ngk: no command given (a hook registered as `gk.exe` with \"args\" needs Claude Code 2.1.139 or newer)"
+        );
+        return ExitCode::from(1);
+    }
 
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -19,6 +19,13 @@
 //! Claude write its record without a prompt (measured on 2.1.332, see
 //! docs/claude-code-facts.md). Claude may read and write that folder, so
 //! nothing but task records may ever be put there.
+//!
+//! The home folder is the one Claude Code itself uses (Node's home folder):
+//! `USERPROFILE` on Windows, `HOME` elsewhere, and only when that variable is
+//! missing or empty the folder the system reports for the user. Asking the
+//! system first would send gk to another profile than the client's whenever
+//! the variable is set — and would make every test that points the variable
+//! at a temp folder edit the real profile instead.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -30,15 +37,41 @@ pub const CONFIG_FILE_NAME: &str = "gk.json";
 /// The task state file name, inside `<claude dir>/hooks/`.
 pub const STATE_FILE_NAME: &str = "task_state.json";
 
+/// The home folder, as Claude Code resolves it on this machine (see the
+/// module notes); `None` when there is none at all.
+#[allow(clippy::disallowed_methods)] // the one use of dirs::home_dir (clippy.toml)
+pub fn home_dir() -> Option<PathBuf> {
+    resolve_home(
+        Os::current(),
+        &|name| std::env::var_os(name),
+        &dirs::home_dir,
+    )
+}
+
+/// Pure resolution of the home folder: the variable the client reads on
+/// `os` (`USERPROFILE` on Windows, `HOME` elsewhere) when it is set and not
+/// empty, else what `system` reports (the profile folder on Windows, the
+/// password database elsewhere). On Windows `HOME` is not read: Git Bash
+/// sets it, often to another spelling or folder, and the client ignores it.
+pub fn resolve_home(
+    os: Os,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    system: &dyn Fn() -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    let variable = if os.is_windows() {
+        "USERPROFILE"
+    } else {
+        "HOME"
+    };
+    match env(variable) {
+        Some(value) if !value.is_empty() => Some(PathBuf::from(value)),
+        _ => system().filter(|p| !p.as_os_str().is_empty()),
+    }
+}
+
 /// The environment variable that replaces the state folder (an absolute
 /// path; tests use it).
 pub const STATE_DIR_VAR: &str = "GK_STATE_DIR";
-
-/// The home folder, resolved the way Claude Code resolves it (its `~`).
-/// Everything in gk that needs the home folder asks here.
-pub fn home_dir() -> Option<PathBuf> {
-    dirs::home_dir()
-}
 
 /// `base` joined with `parts`, with the platform's separator.
 fn join_on(os: Os, base: &str, parts: &[&str]) -> PathBuf {
@@ -457,6 +490,74 @@ mod tests {
         assert!(!same.starts_with("/x/gk"));
         let implied = dir(&[("XDG_STATE_HOME", "/home/ann/.local/share")]);
         assert_eq!(implied, Path::new("/home/ann/.local/share/gk-backups"));
+    }
+
+    fn home_with(os: Os, vars: &[(&str, &str)], system: Option<&str>) -> Option<PathBuf> {
+        let vars: Vec<(String, OsString)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
+        let env = move |name: &str| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        resolve_home(os, &env, &|| system.map(PathBuf::from))
+    }
+
+    #[test]
+    fn windows_home_is_userprofile_not_the_system_profile_nor_home() {
+        let found = home_with(
+            Os::Windows,
+            &[
+                ("USERPROFILE", r"C:\gkhome"),
+                ("HOME", "/c/Users/git-bash-home"),
+            ],
+            Some(r"C:\Users\real"),
+        );
+        assert_eq!(found, Some(PathBuf::from(r"C:\gkhome")));
+    }
+
+    #[test]
+    fn windows_without_userprofile_asks_the_system_never_home() {
+        let system = Some(r"C:\Users\real");
+        for vars in [
+            &[("HOME", r"H:\")][..],
+            &[("USERPROFILE", ""), ("HOME", r"H:\")][..],
+        ] {
+            assert_eq!(
+                home_with(Os::Windows, vars, system),
+                Some(PathBuf::from(r"C:\Users\real")),
+                "{vars:?}"
+            );
+        }
+        assert_eq!(home_with(Os::Windows, &[("HOME", r"H:\")], None), None);
+    }
+
+    #[test]
+    fn unix_home_is_home_then_the_system() {
+        for os in [Os::Linux, Os::MacOs] {
+            let vars = [("HOME", "/home/u"), ("USERPROFILE", "/elsewhere")];
+            assert_eq!(
+                home_with(os, &vars, Some("/home/passwd")),
+                Some(PathBuf::from("/home/u"))
+            );
+            assert_eq!(
+                home_with(
+                    os,
+                    &[("HOME", ""), ("USERPROFILE", "/x")],
+                    Some("/home/passwd")
+                ),
+                Some(PathBuf::from("/home/passwd"))
+            );
+            assert_eq!(home_with(os, &[], Some("")), None);
+        }
+    }
+
+    #[test]
+    fn home_dir_reads_the_variable_of_this_platform() {
+        // The test binary's own environment: USERPROFILE on Windows (also
+        // under Wine), HOME elsewhere, when set.
+        let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            assert_eq!(home_dir(), Some(PathBuf::from(v)));
+        }
     }
 
     #[test]

@@ -48,8 +48,11 @@ impl Home {
         self.claude().join("settings.json")
     }
 
+    /// Where install puts gk: `hooks/gk`, `hooks\gk.exe` on Windows.
     fn binary(&self) -> PathBuf {
-        self.claude().join("hooks/gk")
+        self.claude()
+            .join("hooks")
+            .join(if cfg!(windows) { "gk.exe" } else { "gk" })
     }
 
     fn write(&self, path: &Path, text: &str) {
@@ -122,14 +125,25 @@ impl Home {
         let run = self.doctor(&args);
         let doc: Value = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
-        let codes = doc["findings"]
+        let mut codes: Vec<String> = doc["findings"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|f| f["severity"] != "info")
             .map(|f| f["code"].as_str().unwrap().to_string())
             .collect();
-        (run.code, codes, doc)
+        let mut code = run.code;
+        if cfg!(gk_wine) && codes.iter().any(|c| c == "hook-slow") {
+            // Wine gap: starting a Windows program under Wine takes 0.3–1 s
+            // on this machine, over the 500 ms hook-slow threshold. The
+            // finding is true of Wine, not of gk (a warning: exit 1 when it
+            // is the worst one).
+            codes.retain(|c| c != "hook-slow");
+            if code == 1 && codes.is_empty() {
+                code = 0;
+            }
+        }
+        (code, codes, doc)
     }
 
     /// Add a handler to a settings file (created if needed) with serde_json.
@@ -163,6 +177,17 @@ impl Home {
         };
         v.as_object_mut().unwrap().insert(key.to_string(), value);
         self.write(file, &serde_json::to_string_pretty(&v).unwrap());
+    }
+
+    /// Replace the prompt hook install registered by the same program
+    /// behind a redirect, as a shell-form string (`"<binary>" hook prompt
+    /// 2>/dev/null`): a command doctor cannot decide.
+    fn wrap_prompt_hook_in_a_redirect(&self) {
+        let mut v: Value = serde_json::from_str(&self.read(&self.settings())).unwrap();
+        let wrapped = format!("\"{}\" hook prompt 2>/dev/null", self.binary().display());
+        v["hooks"]["UserPromptSubmit"][0]["hooks"][0] =
+            serde_json::json!({"type": "command", "command": wrapped});
+        self.write(&self.settings(), &serde_json::to_string_pretty(&v).unwrap());
     }
 
     fn local(&self) -> PathBuf {
@@ -430,11 +455,11 @@ fn identical_string_twice_is_redundant_not_twice() {
     let h = Home::new();
     h.install();
     let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
-    let cmd = v["hooks"]["Stop"][0]["hooks"][0]["command"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    h.register(&h.local(), "Stop", &cmd);
+    // The handler as install wrote it (on Windows the exec form: command
+    // and args), copied as it is into the local settings.
+    let handler = v["hooks"]["Stop"][0]["hooks"][0].clone();
+    let local = serde_json::json!({"hooks": {"Stop": [{"hooks": [handler]}]}});
+    h.write(&h.local(), &serde_json::to_string_pretty(&local).unwrap());
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (1, vec!["hook-redundant".to_string()]));
     h.fix_then_clean();
@@ -1110,6 +1135,10 @@ fn python_hooks_in_managed_settings_are_policy_and_fix_adds_no_second_copy() {
 }
 
 #[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: Wine's powershell.exe runs nothing, and these shell-form registrations are smoke-tested through it"
+)]
 fn gk_in_managed_and_user_settings_fix_removes_the_user_entries() {
     let h = Home::new();
     h.install();
@@ -1140,6 +1169,10 @@ fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
 }
 
 #[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: Wine's powershell.exe runs nothing, and these shell-form registrations are smoke-tested through it"
+)]
 fn switches_that_leave_managed_gk_running_are_not_an_error() {
     // The setup the hooks-disabled fix recommends: gk registered in managed
     // settings, allowManagedHooksOnly (or a user disableAllHooks) on.
@@ -1173,17 +1206,7 @@ fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing()
     // gk a second time beside it.
     let h = Home::new();
     h.install();
-    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
-    let canonical = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let wrapped = format!("{canonical} 2>/dev/null");
-    let text = h.read(&h.settings()).replace(
-        &serde_json::to_string(&canonical).unwrap(),
-        &serde_json::to_string(&wrapped).unwrap(),
-    );
-    h.write(&h.settings(), &text);
+    h.wrap_prompt_hook_in_a_redirect();
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(
         (code, codes),
@@ -1204,16 +1227,7 @@ fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing()
 fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
     let h = Home::new();
     h.install();
-    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
-    let canonical = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let text = h.read(&h.settings()).replace(
-        &serde_json::to_string(&canonical).unwrap(),
-        &serde_json::to_string(&format!("{canonical} 2>/dev/null")).unwrap(),
-    );
-    h.write(&h.settings(), &text);
+    h.wrap_prompt_hook_in_a_redirect();
     // Something --fix would otherwise handle by rewriting user settings.
     h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
     let (_, codes, doc) = h.codes(&[]);

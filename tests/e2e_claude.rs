@@ -121,8 +121,12 @@ fn assert_env_unchanged(sb: &Sandbox) {
 /// systemMessage is shown; and the client reports each hook's duration.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn client_runs_each_command_spelling_once() {
     let _serial = harness::serial();
@@ -197,8 +201,12 @@ fn client_runs_each_command_spelling_once() {
 /// model exactly once, the Stop hook's STATE line is shown, `env` is intact.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_1_install_then_one_turn() {
     let _serial = harness::serial();
@@ -239,8 +247,12 @@ fn scenario_1_install_then_one_turn() {
 /// instead of Option D.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_2_dirty_state_and_check_mode() {
     let _serial = harness::serial();
@@ -302,8 +314,12 @@ fn scenario_2_dirty_state_and_check_mode() {
 /// the next turn gets the context once.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
     let _serial = harness::serial();
@@ -365,8 +381,12 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
 /// `hook-fires-twice`.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_4_identical_string_in_project_runs_once() {
     let _serial = harness::serial();
@@ -403,8 +423,12 @@ fn scenario_4_identical_string_in_project_runs_once() {
 /// settings.json is byte for byte what it was before install.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_5_uninstall_gives_the_settings_back() {
     let _serial = harness::serial();
@@ -447,8 +471,12 @@ fn median(mut values: Vec<u64>) -> u64 {
 /// and finishes inside the Stop entry's 5 s timeout.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_6_speed_in_situ() {
     let _serial = harness::serial();
@@ -574,8 +602,12 @@ fn record_named_in(context: &str) -> std::path::PathBuf {
 /// another project, shows CLEAN: the records do not mix.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_7_claude_writes_its_session_record_without_asking() {
     let _serial = harness::serial();
@@ -655,8 +687,12 @@ fn scenario_7_claude_writes_its_session_record_without_asking() {
 /// scenario 7 fails while this passes, the rule form stopped matching.
 #[test]
 #[cfg_attr(
-    gk_e2e_missing,
+    all(gk_e2e_missing, not(gk_wine)),
     ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
 fn scenario_8_without_the_rules_the_same_write_is_denied() {
     let _serial = harness::serial();

@@ -331,19 +331,29 @@ fn oversized_config_file_is_reported_not_read() {
 
 #[test]
 fn odd_environments_keep_the_hook_contract() {
-    // HOME naming a file or nothing, and CLAUDE_CONFIG_DIR empty, relative,
-    // or naming a file: each hook still exits 0 with nothing on stderr and
-    // one JSON line. (HOME unset is left out: the home folder would then
-    // come from the user database, i.e. the real ~/.claude.)
+    // The home folder (HOME; USERPROFILE on Windows: both are set) naming a
+    // file or nothing, and CLAUDE_CONFIG_DIR empty, relative, or naming a
+    // file: each hook still exits 0 with nothing on stderr and one JSON
+    // line. (No home variable at all is left out: the home folder would then
+    // come from the system, i.e. the real ~/.claude.)
     let home = Home::new();
     let file = home.path().join("plain-file");
     std::fs::write(&file, "x").unwrap();
     type EnvChange = (&'static str, Option<std::ffi::OsString>);
     let cases: Vec<(&str, Vec<EnvChange>)> = vec![
-        ("HOME a file", vec![("HOME", Some(file.clone().into()))]),
         (
-            "HOME missing",
-            vec![("HOME", Some(home.path().join("gone").into()))],
+            "home a file",
+            vec![
+                ("HOME", Some(file.clone().into())),
+                ("USERPROFILE", Some(file.clone().into())),
+            ],
+        ),
+        (
+            "home missing",
+            vec![
+                ("HOME", Some(home.path().join("gone").into())),
+                ("USERPROFILE", Some(home.path().join("gone").into())),
+            ],
         ),
         (
             "CLAUDE_CONFIG_DIR empty",

@@ -781,3 +781,152 @@ fn purge_lists_and_removes_every_backup_and_keeps_none_of_its_own() {
         .read(".claude/settings.json")
         .contains("\"model\": \"opus\""));
 }
+
+/// The profile gk would reach if a test forgot to isolate it: the folder the
+/// system reports for this user (on Windows the profile folder, under Wine
+/// too; elsewhere the home in the user database or HOME).
+#[allow(clippy::disallowed_methods)]
+fn real_profile() -> PathBuf {
+    dirs::home_dir().expect("the system reports a home folder for this user")
+}
+
+/// Existence, size and modification time of each file gk writes in a profile.
+fn gk_files_of(profile: &Path) -> Vec<(PathBuf, Option<(u64, std::time::SystemTime)>)> {
+    [
+        "settings.json",
+        "CLAUDE.md",
+        "hooks/gk",
+        "hooks/gk.exe",
+        "hooks/task_state.json",
+        "hooks/gk.json",
+    ]
+    .iter()
+    .map(|rel| {
+        let p = profile.join(".claude").join(rel);
+        let meta = fs::metadata(&p)
+            .ok()
+            .map(|m| (m.len(), m.modified().unwrap()));
+        (p, meta)
+    })
+    .collect()
+}
+
+#[test]
+fn the_tests_never_touch_the_real_profile() {
+    // What every CLI test relies on: gk goes by the home variable the tests
+    // set (USERPROFILE on Windows, HOME elsewhere), so a test never reaches
+    // the profile of the user running `cargo test` — on a Windows developer's
+    // machine that would edit their real Claude Code setup.
+    let real = real_profile();
+    let home = user_setup();
+    let before = gk_files_of(&real);
+    let (code, plan, err) = output(home.gk().args(["install", "--dry-run"]));
+    assert_eq!(code, 0, "{plan}{err}");
+    let temp_settings = home.claude().join("settings.json").display().to_string();
+    let real_claude = real.join(".claude").display().to_string();
+    assert!(plan.contains(&temp_settings), "{plan}");
+    assert!(
+        !plan.contains(&real_claude),
+        "the plan names {real_claude}:\n{plan}"
+    );
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let hook = home
+        .gk()
+        .args(["hook", "prompt"])
+        .write_stdin(r#"{"prompt":"ok"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(hook.status.code(), Some(0));
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y", "--purge"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(gk_files_of(&real), before, "the real profile changed");
+}
+
+#[test]
+fn the_home_folder_is_the_variable_the_client_reads() {
+    // Claude Code takes the home folder from USERPROFILE on Windows and from
+    // HOME elsewhere; Git Bash sets HOME on Windows, often to another
+    // folder, and the client ignores it there. gk must agree with the client.
+    let home = user_setup();
+    let other = Home::new();
+    let (code, plan, err) = output(
+        home.gk()
+            .env("HOME", other.path())
+            .args(["install", "--dry-run"]),
+    );
+    assert_eq!(code, 0, "{plan}{err}");
+    let (used, ignored) = if cfg!(windows) {
+        (&home, &other)
+    } else {
+        (&other, &home)
+    };
+    let shows = |h: &Home| plan.contains(&h.claude().join("settings.json").display().to_string());
+    assert!(shows(used), "{plan}");
+    assert!(!shows(ignored), "{plan}");
+}
+
+fn moved_aside(home: &Home) -> Vec<String> {
+    fs::read_dir(home.claude().join("hooks"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".gk-old-"))
+        .collect()
+}
+
+#[test]
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // starts the installed hook
+fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
+    // Windows cannot delete a program while it runs (a hook of an open
+    // session), only rename it: uninstall moves it aside, says so, and the
+    // next run removes it. With nothing running, no copy is left and no
+    // such line is printed. Elsewhere a running file is simply replaced.
+    let home = user_setup();
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let bin = home
+        .claude()
+        .join("hooks")
+        .join(if cfg!(windows) { "gk.exe" } else { "gk" });
+    let mut running = std::process::Command::new(&bin)
+        .args(["hook", "prompt"])
+        .env("HOME", home.path())
+        .env("USERPROFILE", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The hook waits for its input: it is running now.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!bin.exists());
+    let left = moved_aside(&home);
+    if cfg!(windows) {
+        assert_eq!(left.len(), 1, "{left:?}\n{out}");
+        assert!(out.contains("is still running"), "{out}");
+    } else {
+        assert_eq!(left, Vec::<String>::new());
+        assert!(!out.contains("still running"), "{out}");
+    }
+    drop(running.stdin.take());
+    assert_eq!(running.wait().unwrap().code(), Some(0));
+
+    // Once it has ended, the next install takes the copy away (shown in its plan).
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
+    if cfg!(windows) {
+        assert!(
+            out.contains("a copy of gk an earlier run moved aside"),
+            "{out}"
+        );
+    }
+    // Upgrading and uninstalling with nothing running leave no copy, no note.
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
+    assert!(!out.contains("still running"), "{out}");
+}

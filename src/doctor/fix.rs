@@ -241,7 +241,7 @@ pub fn plan(
         let mut text = old.clone().unwrap_or_default();
         let mut reasons = Vec::new();
         if needs.user_registrations {
-            let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
+            let shell = install::shell_form(ShellChoice::Auto, os);
             let wanted = install::wanted_hooks(&inputs.ctx, shell, inputs.bash_home.as_deref());
             text = settings_edit::add_hooks(&user, &text, &wanted, &inputs.ctx)?;
             reasons.push("one canonical entry per gk hook; variants and Python hooks removed");

@@ -692,10 +692,13 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
         Some(s) if s.eq_ignore_ascii_case("powershell") => ShellForm::PowerShell,
         _ => ShellForm::Bash,
     };
-    let inv = smoke::shell_invocation(os, shell, inputs.git_bash.as_deref(), &r.command);
+    let inv = match r.exec.as_deref() {
+        Some([program, args @ ..]) => smoke::exec_invocation(program, args),
+        _ => smoke::shell_invocation(os, shell, inputs.git_bash.as_deref(), &r.command),
+    };
     let payload = smoke::sample_payload(kind, &inputs.scope_paths.project_dir);
     // The hook must see the home doctor looked at. On Windows the inherited
-    // USERPROFILE/HOME already are that (dirs::home_dir reads them), and a
+    // USERPROFILE already is that (gk::paths::home_dir reads it), and a
     // native path forced into HOME would reach Git Bash unconverted.
     let mut env = Vec::new();
     if !os.is_windows() {
@@ -722,7 +725,13 @@ fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Rep
         )
         .at(&r.path, Some(r.line))
         .fix(format!(
-            "run it by hand to see why: echo '{{}}' | {}",
+            "run it by hand to see why: echo '{{}}' | {}{}",
+            // An exec-form entry, typed into PowerShell: a call, not a string.
+            if r.exec.is_some() && os.is_windows() {
+                "& "
+            } else {
+                ""
+            },
             r.command
         ))
     };

@@ -26,6 +26,9 @@ pub struct Registration {
     pub line: usize,
     pub event: String,
     pub command: String,
+    /// Exec form: the program and its arguments as the client starts them
+    /// (no shell); `None` for a command string run through a shell.
+    pub exec: Option<Vec<String>>,
     pub shell: Option<String>,
     pub timeout: Option<f64>,
     pub owner: Owner,
@@ -79,6 +82,11 @@ pub fn collect(
                 line: e.line,
                 event: e.event.clone(),
                 command: command.clone(),
+                exec: e.args.as_ref().map(|args| {
+                    let mut argv = vec![e.command.clone().unwrap_or_default()];
+                    argv.extend(args.iter().cloned());
+                    argv
+                }),
                 shell: e.shell.clone(),
                 timeout: e.timeout,
                 owner,
@@ -591,6 +599,7 @@ mod tests {
             line: 3,
             event: event.to_string(),
             command: command.to_string(),
+            exec: None,
             shell: None,
             timeout: None,
             owner,

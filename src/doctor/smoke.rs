@@ -1,5 +1,6 @@
 //! Runs a registered hook command the way Claude Code would (through
-//! `sh -c`, Git Bash or PowerShell) with a realistic payload on stdin, and
+//! `sh -c`, Git Bash or PowerShell, or with no shell for the exec form)
+//! with a realistic payload on stdin, and
 //! judges the result. This is the only place in gk that starts a process;
 //! it carries the crate's single `#[allow]` of the disallowed
 //! `std::process::Command` (see clippy.toml). Install uses it for its
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::hookcmd::{HookKind, ShellForm};
+use crate::hookcmd::{HookCommand, HookKind, ShellForm};
 use crate::platform::Os;
 
 /// How a command string is handed to a shell: program and its arguments
@@ -68,6 +69,31 @@ pub fn shell_invocation(
             program: PathBuf::from("/bin/sh"),
             args: vec!["-c".into(), command.into()],
         },
+    }
+}
+
+/// Pure: how Claude Code starts a hook to register: the exec form with no
+/// shell (the program and its arguments, as they are), any other form
+/// through [`shell_invocation`].
+pub fn invocation(os: Os, git_bash: Option<&Path>, hook: &HookCommand) -> ShellInvocation {
+    match &hook.args {
+        Some(args) => exec_invocation(&hook.command, args),
+        None => {
+            let shell = match hook.shell {
+                Some(s) if s.eq_ignore_ascii_case("powershell") => ShellForm::PowerShell,
+                _ => ShellForm::Bash,
+            };
+            shell_invocation(os, shell, git_bash, &hook.command)
+        }
+    }
+}
+
+/// Pure: an exec-form handler as the client starts it: `command` is the
+/// program (nothing expands, no shell), `args` its arguments.
+pub fn exec_invocation(program: &str, args: &[String]) -> ShellInvocation {
+    ShellInvocation {
+        program: PathBuf::from(program),
+        args: args.to_vec(),
     }
 }
 
@@ -347,25 +373,31 @@ mod tests {
             .starts_with("did not finish"));
     }
 
+    /// A small script for this platform's own command shell: cmd.exe on
+    /// Windows (started as an exec-form program), sh elsewhere.
+    fn script(windows: &str, unix: &str) -> ShellInvocation {
+        if cfg!(windows) {
+            exec_invocation("cmd.exe", &["/d".into(), "/c".into(), windows.into()])
+        } else {
+            shell_invocation(Os::Linux, ShellForm::Bash, None, unix)
+        }
+    }
+
     #[test]
     fn run_feeds_stdin_and_collects_output() {
-        let inv = shell_invocation(
-            Os::Linux,
-            ShellForm::Bash,
-            None,
-            "cat; echo err >&2; exit 3",
-        );
+        let inv = script("more & echo err>&2 & exit 3", "cat; echo err >&2; exit 3");
         let r = run(&inv, "payload", Duration::from_secs(10), &[]).unwrap();
+        let newline = if cfg!(windows) { "\r\n" } else { "\n" };
         assert_eq!(
-            (r.exit_code, r.stdout.as_str(), r.stderr.as_str()),
-            (Some(3), "payload", "err\n")
+            (r.exit_code, r.stdout.trim_end(), r.stderr.as_str()),
+            (Some(3), "payload", format!("err{newline}").as_str())
         );
         assert!(!r.timed_out);
     }
 
     #[test]
     fn run_kills_at_timeout() {
-        let inv = shell_invocation(Os::Linux, ShellForm::Bash, None, "exec sleep 5");
+        let inv = script("ping -n 6 127.0.0.1 >nul", "exec sleep 5");
         let r = run(&inv, "", Duration::from_millis(200), &[]).unwrap();
         assert!(r.timed_out);
         assert!(r.duration < Duration::from_secs(4));
@@ -373,12 +405,7 @@ mod tests {
 
     #[test]
     fn run_passes_extra_environment() {
-        let inv = shell_invocation(
-            Os::Linux,
-            ShellForm::Bash,
-            None,
-            "printf %s \"$GK_SMOKE_T\"",
-        );
+        let inv = script("echo %GK_SMOKE_T%", "printf %s \"$GK_SMOKE_T\"");
         let r = run(
             &inv,
             "",
@@ -386,6 +413,34 @@ mod tests {
             &[("GK_SMOKE_T".into(), "v1".into())],
         )
         .unwrap();
-        assert_eq!(r.stdout, "v1");
+        assert_eq!(r.stdout.trim_end(), "v1");
+    }
+
+    #[test]
+    fn exec_form_runs_the_program_with_its_words_and_no_shell() {
+        let hook = HookCommand {
+            command: r"C:\Users\Ann Lee\.claude\hooks\gk.exe".into(),
+            args: Some(vec!["hook".into(), "prompt".into()]),
+            shell: None,
+        };
+        let bash = Path::new(r"C:\Program Files\Git\bin\bash.exe");
+        for git_bash in [None, Some(bash)] {
+            assert_eq!(
+                invocation(Os::Windows, git_bash, &hook),
+                ShellInvocation {
+                    program: PathBuf::from(r"C:\Users\Ann Lee\.claude\hooks\gk.exe"),
+                    args: vec!["hook".into(), "prompt".into()],
+                }
+            );
+        }
+        let ps = HookCommand {
+            command: "& \"x\" hook prompt".into(),
+            args: None,
+            shell: Some("powershell"),
+        };
+        assert_eq!(
+            invocation(Os::Windows, Some(bash), &ps).program,
+            Path::new("powershell.exe")
+        );
     }
 }

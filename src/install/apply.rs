@@ -486,10 +486,22 @@ fn commit(
     }
     let Some(tmp) = tmp else {
         if change.old.is_some() {
-            if change.strategy == ReplaceStrategy::MoveAsideFirst {
-                kept.push((change.path.clone(), move_aside(target, stamp)?));
-            } else {
-                remove_if_there(target)?;
+            match change.strategy {
+                ReplaceStrategy::MoveAsideFirst => {
+                    let aside = move_aside(target, stamp)?;
+                    kept.extend(remove_unless_running(aside).map(|a| (change.path.clone(), a)));
+                }
+                // Still running (Windows refuses to delete it): left for a
+                // later run, and reported.
+                ReplaceStrategy::RemoveUnlessRunning => {
+                    kept.extend(
+                        remove_unless_running(target.to_path_buf())
+                            .map(|a| (change.path.clone(), a)),
+                    );
+                }
+                ReplaceStrategy::InPlace | ReplaceStrategy::NoBackup => {
+                    remove_if_there(target)?;
+                }
             }
         }
         return Ok(Some(kept));
@@ -509,7 +521,11 @@ fn commit(
         }
         return Err(Error::io("write", target, &e));
     }
-    kept.extend(aside.map(|a| (change.path.clone(), a)));
+    kept.extend(
+        aside
+            .and_then(remove_unless_running)
+            .map(|a| (change.path.clone(), a)),
+    );
     Ok(Some(kept))
 }
 
@@ -519,6 +535,16 @@ fn remove_if_there(path: &Path) -> Result<()> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("remove", path, &e)),
         _ => Ok(()),
+    }
+}
+
+/// Delete a copy that was moved aside; `Some(path)` when it cannot be
+/// deleted because it is still running (or otherwise held open).
+fn remove_unless_running(path: PathBuf) -> Option<PathBuf> {
+    match fs::remove_file(&path) {
+        Ok(()) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => Some(path),
     }
 }
 
@@ -973,11 +999,9 @@ mod tests {
         let (_keep, store) = backups();
         let kept = write_plan(&plan, "s", Some(&store), &|_| {}).unwrap();
         assert_eq!(fs::read(&exe).unwrap(), b"new");
-        assert_eq!(
-            kept,
-            vec![(exe.clone(), dir.path().join("gk.exe.gk-old-s"))]
-        );
-        assert_eq!(fs::read(&kept[0].1).unwrap(), b"old");
+        // Nothing was running it: the moved copy is gone, nothing kept.
+        assert_eq!(kept, Vec::<(PathBuf, PathBuf)>::new());
+        assert!(!dir.path().join("gk.exe.gk-old-s").exists());
         assert!(store.list().is_empty(), "a program is not backed up");
     }
 

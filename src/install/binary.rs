@@ -2,7 +2,10 @@
 //! each platform, and how its version is read back from the bytes without
 //! running it (gk never starts a process outside the smoke test).
 
-use crate::install::plan::ReplaceStrategy;
+use std::path::Path;
+
+use crate::install::apply::read_current;
+use crate::install::plan::{FileChange, ReplaceStrategy};
 use crate::platform::Os;
 
 /// A marker compiled into every gk binary so install can tell which
@@ -20,6 +23,67 @@ pub fn replace_strategy(os: Os) -> ReplaceStrategy {
         ReplaceStrategy::MoveAsideFirst
     } else {
         ReplaceStrategy::InPlace
+    }
+}
+
+/// Copies of the gk program that earlier runs moved aside because they
+/// were running (`<binary>.gk-old-<YYYYmmdd-HHMMSS>[-n]` beside `binary`),
+/// as removals for a plan. Only gk's own: the exact name pattern, a regular
+/// file (not a link), and bytes that carry gk's version marker. Each is
+/// removed unless it is still running; then a later run tries again.
+pub fn leftover_copies(binary: &Path) -> crate::error::Result<Vec<FileChange>> {
+    let (Some(dir), Some(name)) = (binary.parent(), binary.file_name()) else {
+        return Ok(Vec::new());
+    };
+    let prefix = format!("{}.gk-old-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.strip_prefix(&prefix).is_some_and(is_stamp))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        let path = dir.join(&n);
+        let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        if !is_file {
+            continue;
+        }
+        let Some(bytes) = read_current(&path, crate::bounded::PROGRAM_LIMIT)? else {
+            continue;
+        };
+        if embedded_version(&bytes).is_none() {
+            continue;
+        }
+        out.push(FileChange {
+            path,
+            old: Some(bytes),
+            new: None,
+            binary: true,
+            create_mode: 0o755,
+            strategy: ReplaceStrategy::RemoveUnlessRunning,
+            reason: "a copy of gk an earlier run moved aside while it ran".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// `YYYYmmdd-HHMMSS`, optionally followed by `-<n>` (see `apply::free_sibling`).
+fn is_stamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if b.len() < 15 || !digits(0..8) || b[8] != b'-' || !digits(9..15) {
+        return false;
+    }
+    match &s[15..] {
+        "" => true,
+        rest => rest
+            .strip_prefix('-')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())),
     }
 }
 
@@ -53,6 +117,55 @@ mod tests {
         );
         assert_eq!(replace_strategy(Os::Linux), ReplaceStrategy::InPlace);
         assert_eq!(replace_strategy(Os::MacOs), ReplaceStrategy::InPlace);
+    }
+
+    #[test]
+    fn only_gks_own_moved_aside_copies_are_leftovers() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("gk.exe");
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        for name in [
+            "gk.exe.gk-old-20260101-120000",
+            "gk.exe.gk-old-20260101-120000-2",
+        ] {
+            std::fs::write(dir.path().join(name), &own).unwrap();
+        }
+        // Not gk's: another program's bytes, other names, a folder.
+        std::fs::write(
+            dir.path().join("gk.exe.gk-old-20260101-130000"),
+            b"a user's file",
+        )
+        .unwrap();
+        for name in [
+            "gk.exe.gk-old-backup",
+            "gk.exe.gk-old-20260101-1200",
+            "gk.exe.gk-old-20260101-120000-",
+            "other.exe.gk-old-20260101-120000",
+            "gk.exe.gk-backup-20260101-120000",
+        ] {
+            std::fs::write(dir.path().join(name), &own).unwrap();
+        }
+        std::fs::create_dir(dir.path().join("gk.exe.gk-old-20260101-140000")).unwrap();
+        let found: Vec<String> = leftover_copies(&bin)
+            .unwrap()
+            .iter()
+            .map(|c| {
+                assert_eq!(c.strategy, ReplaceStrategy::RemoveUnlessRunning);
+                assert_eq!(c.new, None);
+                c.path.file_name().unwrap().to_string_lossy().into_owned()
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "gk.exe.gk-old-20260101-120000",
+                "gk.exe.gk-old-20260101-120000-2"
+            ]
+        );
+        assert_eq!(
+            leftover_copies(&dir.path().join("none/gk.exe")).unwrap(),
+            vec![]
+        );
     }
 
     #[test]

@@ -113,13 +113,17 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Which command form to register: asked for, or decided from the platform
-/// (Windows: Git Bash when Claude Code would find it, else PowerShell).
-pub fn shell_form(choice: ShellChoice, os: Os, git_bash: Option<&Path>) -> ShellForm {
+/// Which command form to register: asked for, or decided from the platform.
+/// On Windows the exec form (no shell), whether Git Bash is there or not: no
+/// shell to start on every prompt (a Git Bash or PowerShell start costs far
+/// more than gk itself), no quoting of the path, and the client runs exactly
+/// what the smoke test runs. Elsewhere the bash form.
+pub fn shell_form(choice: ShellChoice, os: Os) -> ShellForm {
     match choice {
         ShellChoice::Bash => ShellForm::Bash,
         ShellChoice::Powershell => ShellForm::PowerShell,
-        ShellChoice::Auto if os.is_windows() && git_bash.is_none() => ShellForm::PowerShell,
+        ShellChoice::Exec => ShellForm::Exec,
+        ShellChoice::Auto if os.is_windows() => ShellForm::Exec,
         ShellChoice::Auto => ShellForm::Bash,
     }
 }
@@ -333,6 +337,9 @@ pub fn plan_install_with(
             "register the prompt and Stop hooks"
         },
     ));
+    for leftover in binary::leftover_copies(&bin)? {
+        plan.push(leftover);
+    }
     Ok((plan, notes))
 }
 
@@ -401,6 +408,9 @@ pub fn plan_uninstall_with(
             ));
         }
     }
+    for leftover in binary::leftover_copies(&bin)? {
+        plan.push(leftover);
+    }
     for (path, what, limit) in [
         (
             m.paths.state_file(),
@@ -467,7 +477,7 @@ pub fn plan_purge_backups(
 
 pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let m = Machine::from_env()?;
-    let shell = shell_form(args.shell, m.os, m.git_bash.as_deref());
+    let shell = shell_form(args.shell, m.os);
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
     let program = crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
@@ -480,6 +490,7 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     for note in notes {
         println!("{note}");
     }
+    report_running_copies(&outcome);
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());
@@ -510,12 +521,7 @@ fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
             println!("{label} skipped (switched off in gk.json)");
             continue;
         }
-        let inv = smoke::shell_invocation(
-            m.os,
-            shell,
-            m.git_bash.as_deref(),
-            &wanted.get(kind).command,
-        );
+        let inv = smoke::invocation(m.os, m.git_bash.as_deref(), wanted.get(kind));
         let payload = smoke::sample_payload(kind, &cwd);
         match smoke::run(&inv, &payload, Duration::from_secs(10), &[]) {
             Ok(run) => {
@@ -557,18 +563,25 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     for note in notes {
         println!("{note}");
     }
-    if let Outcome::Written { kept } = &outcome {
+    report_running_copies(&outcome);
+    Ok(outcome.exit_code())
+}
+
+/// Name each copy of gk that was moved aside (or found from an earlier
+/// run) and could not be deleted because a hook is running it right now.
+fn report_running_copies(outcome: &Outcome) {
+    if let Outcome::Written { kept } = outcome {
         for path in kept
             .iter()
             .filter(|p| p.to_string_lossy().contains(".gk-old-"))
         {
             println!(
-                "the running copy was moved to {}; delete it once Claude Code is closed",
+                "{} is still running (a Claude Code session is using it); \
+                 the next gk install or uninstall removes it",
                 path.display()
             );
         }
     }
-    Ok(outcome.exit_code())
 }
 
 pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result<u8> {
@@ -619,28 +632,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shell_form_follows_platform_and_git_bash() {
-        let bash = Path::new(r"C:\Program Files\Git\bin\bash.exe");
+    fn shell_form_is_exec_on_windows_bash_elsewhere_unless_asked() {
+        assert_eq!(shell_form(ShellChoice::Auto, Os::Linux), ShellForm::Bash);
+        assert_eq!(shell_form(ShellChoice::Auto, Os::MacOs), ShellForm::Bash);
+        assert_eq!(shell_form(ShellChoice::Auto, Os::Windows), ShellForm::Exec);
         assert_eq!(
-            shell_form(ShellChoice::Auto, Os::Linux, None),
-            ShellForm::Bash
-        );
-        assert_eq!(
-            shell_form(ShellChoice::Auto, Os::MacOs, None),
-            ShellForm::Bash
-        );
-        assert_eq!(
-            shell_form(ShellChoice::Auto, Os::Windows, Some(bash)),
-            ShellForm::Bash
-        );
-        assert_eq!(
-            shell_form(ShellChoice::Auto, Os::Windows, None),
+            shell_form(ShellChoice::Powershell, Os::Windows),
             ShellForm::PowerShell
         );
-        assert_eq!(
-            shell_form(ShellChoice::Powershell, Os::Windows, Some(bash)),
-            ShellForm::PowerShell
-        );
+        assert_eq!(shell_form(ShellChoice::Bash, Os::Windows), ShellForm::Bash);
+        assert_eq!(shell_form(ShellChoice::Exec, Os::Linux), ShellForm::Exec);
     }
 
     fn windows_machine(dir: &Path, git_bash: Option<PathBuf>) -> Machine {
@@ -703,14 +704,34 @@ mod tests {
     }
 
     #[test]
-    fn windows_plans_use_gk_exe_move_the_old_copy_aside_and_pick_the_shell() {
+    fn windows_plans_use_gk_exe_move_the_old_copy_aside_and_need_no_shell() {
         let dir = tempfile::tempdir().unwrap();
+        // With or without Git Bash: the exec form, the absolute gk.exe path.
+        for git_bash in [None, Some(PathBuf::from(r"C:\Git\bin\bash.exe"))] {
+            let m = windows_machine(dir.path(), git_bash);
+            let shell = shell_form(ShellChoice::Auto, m.os);
+            let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
+            let bin = &plan.changes[0];
+            assert!(bin.path.ends_with("hooks/gk.exe"));
+            assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
+            let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+            let exe = m.paths.dir().to_string_lossy().replace('/', "\\") + "\\hooks\\gk.exe";
+            let exe_json = serde_json::to_string(&exe).unwrap();
+            assert!(
+                settings.contains(&format!("\"command\": {exe_json},")),
+                "{settings}"
+            );
+            assert!(settings.contains("\"args\": [\n"), "{settings}");
+            let v: serde_json::Value = serde_json::from_str(&settings).unwrap();
+            let handler = &v["hooks"]["UserPromptSubmit"][0]["hooks"][0];
+            assert_eq!(handler["args"], serde_json::json!(["hook", "prompt"]));
+            assert_eq!(handler.get("shell"), None);
+            let handler = &v["hooks"]["Stop"][0]["hooks"][0];
+            assert_eq!(handler["args"], serde_json::json!(["hook", "stop"]));
+        }
+        // The other forms stay available.
         let m = windows_machine(dir.path(), None);
-        let shell = shell_form(ShellChoice::Auto, m.os, m.git_bash.as_deref());
-        let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
-        let bin = &plan.changes[0];
-        assert!(bin.path.ends_with("hooks/gk.exe"));
-        assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
+        let (plan, _) = plan_install(&m, ShellForm::PowerShell, b"new build").unwrap();
         let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
         assert!(settings.contains("\"shell\": \"powershell\""), "{settings}");
         assert!(
@@ -718,10 +739,7 @@ mod tests {
                 .contains("& \\\"$env:USERPROFILE\\\\.claude\\\\hooks\\\\gk.exe\\\" hook prompt"),
             "{settings}"
         );
-
-        let m = windows_machine(dir.path(), Some(PathBuf::from(r"C:\Git\bin\bash.exe")));
-        let shell = shell_form(ShellChoice::Auto, m.os, m.git_bash.as_deref());
-        let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
+        let (plan, _) = plan_install(&m, ShellForm::Bash, b"new build").unwrap();
         let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
         assert!(
             settings.contains("\"\\\"$HOME/.claude/hooks/gk.exe\\\" hook stop\""),

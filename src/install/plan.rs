@@ -21,11 +21,15 @@ pub enum ReplaceStrategy {
     InPlace,
     /// Move the old file aside first (`<name>.gk-old-<stamp>`): Windows cannot
     /// overwrite or delete an executable that is running, but can rename it.
+    /// The moved copy is deleted at once unless it is still running.
     MoveAsideFirst,
     /// As `InPlace`, and no backup is kept: a task record. Its old content
     /// is worth nothing once replaced, and the state folder, which Claude
     /// may read and write, must hold task records and nothing else.
     NoBackup,
+    /// Remove a copy an earlier run moved aside, unless it is still running
+    /// (then it stays, is reported, and a later run tries again).
+    RemoveUnlessRunning,
 }
 
 /// One file a plan touches.
@@ -240,6 +244,9 @@ fn describe_binary_change(change: &FileChange) -> String {
     }
     if change.strategy == ReplaceStrategy::MoveAsideFirst && change.old.is_some() {
         out.push_str("  the current copy is moved aside first (it may be running)\n");
+    }
+    if change.strategy == ReplaceStrategy::RemoveUnlessRunning {
+        out.push_str("  a copy an earlier run moved aside; kept while it still runs\n");
     }
     out
 }

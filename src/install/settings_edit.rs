@@ -88,7 +88,8 @@ pub fn add_hooks(
             let slot = &mut keep[kind_index(kind)];
             if slot.is_none()
                 && h.event == kind.event()
-                && h.command == want.command
+                && h.raw_command == want.command
+                && h.args == want.args
                 && h.shell.as_deref() == want.shell
                 && h.hook_type.as_deref() == Some("command")
             {
@@ -330,7 +331,8 @@ fn check_result(
             (Some(w), Owner::Gk(kind)) => {
                 let want = w.get(kind);
                 if entry.event != kind.event()
-                    || *command != want.command
+                    || entry.command.as_deref() != Some(want.command.as_str())
+                    || entry.args != want.args
                     || entry.shell.as_deref() != want.shell
                     || entry.hook_type.as_deref() != Some("command")
                 {
@@ -341,14 +343,17 @@ fn check_result(
     }
     if let Some(w) = wanted {
         for kind in HookKind::ALL {
+            let want = w.get(kind);
             let count = entries
                 .iter()
-                .filter(|e| e.command.as_deref() == Some(w.get(kind).command.as_str()))
+                .filter(|e| {
+                    e.command.as_deref() == Some(want.command.as_str()) && e.args == want.args
+                })
                 .count();
             if count != 1 {
                 return Err(internal(format!(
                     "{count} entries for `{}`",
-                    w.get(kind).command
+                    want.run_command()
                 )));
             }
         }
@@ -381,7 +386,9 @@ struct OwnedHandler {
     event_index: usize,
     group: usize,
     index: usize,
-    command: String,
+    /// The `command` field as written, and the exec form's `args`.
+    raw_command: String,
+    args: Option<Vec<String>>,
     shell: Option<String>,
     hook_type: Option<String>,
 }
@@ -394,12 +401,13 @@ fn string_field(obj: &Object, name: &str) -> Option<String> {
 }
 
 /// What a handler runs as one command string (the exec form spelled by
-/// `hookcmd::exec_spelling`); `None` without a string `command` or with
-/// `args` that are not all strings.
-fn handler_run_command(handler: &Object) -> Option<String> {
+/// `hookcmd::exec_spelling`), with its `command` and exec-form `args` as
+/// written; `None` without a string `command` or with `args` that are not
+/// all strings.
+fn handler_run_command(handler: &Object) -> Option<(String, String, Option<Vec<String>>)> {
     let command = string_field(handler, "command")?;
     match handler.get("args").map(|p| &p.value) {
-        None => Some(command),
+        None => Some((command.clone(), command, None)),
         Some(Value::Array(list)) => list
             .elements
             .iter()
@@ -408,7 +416,13 @@ fn handler_run_command(handler: &Object) -> Option<String> {
                 _ => None,
             })
             .collect::<Option<Vec<String>>>()
-            .map(|args| crate::hookcmd::exec_spelling(&command, &args)),
+            .map(|args| {
+                (
+                    crate::hookcmd::exec_spelling(&command, &args),
+                    command,
+                    Some(args),
+                )
+            }),
         Some(_) => None,
     }
 }
@@ -431,7 +445,7 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
                 let Value::Object(handler) = handler else {
                     continue;
                 };
-                let Some(command) = handler_run_command(handler) else {
+                let Some((command, raw_command, args)) = handler_run_command(handler) else {
                     continue;
                 };
                 let owner = classify_under(event.name.as_str(), &command, ctx);
@@ -442,7 +456,8 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
                         event_index,
                         group: g,
                         index: h,
-                        command,
+                        raw_command,
+                        args,
                         shell: string_field(handler, "shell"),
                         hook_type: string_field(handler, "type"),
                     });
@@ -633,6 +648,12 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
         ("type".to_string(), J::Str("command".into())),
         ("command".to_string(), J::Str(command.command.clone())),
     ];
+    if let Some(args) = &command.args {
+        handler.push((
+            "args".into(),
+            J::Arr(args.iter().map(|a| J::Str(a.clone())).collect()),
+        ));
+    }
     if let Some(shell) = command.shell {
         handler.push(("shell".into(), J::Str(shell.into())));
     }

@@ -100,15 +100,15 @@ pub fn client(test: &str) -> Client {
 }
 
 /// The loopback Messages API stand-in, one per turn; killed on drop.
-struct Mock {
+pub struct Mock {
     child: Child,
-    port: u16,
+    pub port: u16,
 }
 
 impl Mock {
     /// `tools`: a file of scripted tool calls for the mock to play (see
     /// mock_messages.py), or none for a plain "Done." reply.
-    fn start(log: &Path, tools: Option<&Path>) -> Mock {
+    pub fn start(log: &Path, tools: Option<&Path>) -> Mock {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_messages.py");
         let mut child = match Command::new("python3")
             .arg(&script)
@@ -333,6 +333,20 @@ impl Sandbox {
             status.success(),
             "claude -p {prompt:?} exited {status}; stderr:\n{stderr}\nstdout:\n{stdout}"
         );
+        Turn::read(prompt, &stdout, &requests_log, &debug_log, wall)
+    }
+}
+
+impl Turn {
+    /// A finished turn from what the client printed (`stdout`), the mock's
+    /// request log and the client's debug log.
+    pub fn read(
+        prompt: &str,
+        stdout: &str,
+        requests_log: &Path,
+        debug_log: &Path,
+        wall: Duration,
+    ) -> Turn {
         let events = stdout
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -341,7 +355,7 @@ impl Sandbox {
                     .unwrap_or_else(|e| panic!("client printed a non-JSON line ({e}): {l}"))
             })
             .collect();
-        let requests = fs::read_to_string(&requests_log)
+        let requests = fs::read_to_string(requests_log)
             .expect("read request log")
             .lines()
             .map(|l| serde_json::from_str::<Value>(l).expect("request log line is JSON"))
@@ -355,7 +369,7 @@ impl Sandbox {
             prompt: prompt.to_string(),
             events,
             requests,
-            debug: fs::read_to_string(&debug_log).unwrap_or_default(),
+            debug: fs::read_to_string(debug_log).unwrap_or_default(),
             wall,
         }
     }

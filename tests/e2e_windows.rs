@@ -1,0 +1,385 @@
+//! End-to-end on Windows, under Wine: the release gk.exe installed by itself
+//! into a Windows profile and driven by the pinned client's Windows build
+//! (claude.exe), offline against the loopback mock; and the Windows release
+//! archive used as a user would. A Linux test that starts Wine (see
+//! tests/e2e/wine.rs); docs/testing.md says what each test proves.
+//!
+//! Without Wine, the prefix, gk.exe, claude.exe or the archive, build.rs
+//! sets `gk_e2e_windows_missing` and `cargo test` lists these tests as
+//! ignored with the reason; under CI (`CI=true`) they run, and fail.
+
+// This test crate is not gk: starting Wine, the client and gk is its job.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+#[path = "e2e/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "e2e/wine.rs"]
+mod wine;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{json, Value};
+use wine::WinSandbox;
+
+/// A user's settings before gk arrives: an `env` block with a credential.
+const ENV_BLOCK: &str = "\"env\": {\r\n    \"GK_E2E_PROXY_TOKEN\": \"e2e-win-secret-7171\",\r\n    \"GK_E2E_FLAG\": \"1\"\r\n  }";
+const SECRET: &str = "e2e-win-secret-7171";
+
+/// The settings.json a Windows user may have: CRLF line ends and, when
+/// Windows PowerShell 5.1 wrote it, a UTF-8 byte order mark (which doctor
+/// warns about: some client versions rejected it).
+fn settings_before(bom: bool) -> String {
+    let bom = if bom { "\u{feff}" } else { "" };
+    format!("{bom}{{\r\n  {ENV_BLOCK},\r\n  \"model\": \"opus\"\r\n}}\r\n")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn parse_settings(raw: &str) -> Value {
+    let body = raw.strip_prefix('\u{feff}').unwrap_or(raw);
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("settings.json is not JSON ({e}):\n{raw}"))
+}
+
+/// The one handler registered for `event`: (command, args).
+fn handler(settings: &Value, event: &str) -> (String, Vec<String>) {
+    let handlers: Vec<&Value> = settings["hooks"][event]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|g| g["hooks"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(handlers.len(), 1, "{event}: {handlers:?}");
+    let h = handlers[0];
+    let args = h["args"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{event}: no exec-form args in {h}"))
+        .iter()
+        .map(|a| a.as_str().expect("string arg").to_string())
+        .collect();
+    (h["command"].as_str().expect("command").to_string(), args)
+}
+
+fn assert_no_secret(what: &str, out: &std::process::Output) {
+    for stream in [&out.stdout, &out.stderr] {
+        assert!(!text(stream).contains(SECRET), "{what} printed the secret");
+    }
+}
+
+/// `gk.exe doctor --json`: exit code and finding codes.
+fn doctor_codes(sb: &WinSandbox) -> (Option<i32>, Vec<String>) {
+    let project = sb.win(&sb.project());
+    let out = sb.gk(&["doctor", "--json", "--project", &project]);
+    assert_no_secret("doctor --json", &out);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "gk.exe doctor --json did not print JSON ({e}):\n{}\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    });
+    let codes = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["code"].as_str().expect("code").to_string())
+        .collect();
+    (out.status.code(), codes)
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains(".gk-old-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+#[cfg_attr(gk_wine, ignore = "Wine gap: this Linux test starts Wine itself")]
+#[cfg_attr(
+    all(gk_e2e_windows_missing, not(gk_wine)),
+    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/testing.md, Windows under Wine)"
+)]
+fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
+    let _serial = harness::serial();
+    let tools = wine::tools("windows_client_install_…", true);
+    let mut sb = WinSandbox::new(tools);
+    let before = settings_before(false);
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(sb.user_settings(), &before).unwrap();
+
+    // Install from the download folder: the exec form, the absolute path.
+    let out = sb.gk_ok(&["install", "--yes"]);
+    assert_no_secret("install", &out);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("smoke test: gk hook prompt passed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("smoke test: gk hook stop   passed"),
+        "{stdout}"
+    );
+    let raw = fs::read_to_string(sb.user_settings()).unwrap();
+    assert!(raw.contains(ENV_BLOCK), "env block changed:\n{raw}");
+    let exe = format!("{}\\hooks\\gk.exe", sb.win(&sb.claude_dir()));
+    let settings = parse_settings(&raw);
+    assert_eq!(
+        handler(&settings, "UserPromptSubmit"),
+        (exe.clone(), vec!["hook".into(), "prompt".into()])
+    );
+    assert_eq!(
+        handler(&settings, "Stop"),
+        (exe.clone(), vec!["hook".into(), "stop".into()])
+    );
+
+    // One turn: the context once, the Stop line shown.
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    let context = turn.single_context();
+    assert!(
+        context.starts_with("[Gatekeeper] State: clean"),
+        "{context}"
+    );
+    assert!(context.contains("Opus 5.5"), "{context}");
+    let stop = turn.system_messages("Stop");
+    assert_eq!(stop.len(), 1, "{}", turn.describe_hooks());
+    assert!(stop[0].starts_with("STATE [CLEAN]"), "{stop:?}");
+    assert!(
+        turn.notices()
+            .iter()
+            .any(|n| n.starts_with("Stop says: STATE [CLEAN]")),
+        "{:?}",
+        turn.notices()
+    );
+
+    // A second spelling of the same program beside gk's entry.
+    let claude = sb.win(&sb.claude_dir());
+    for (what, second) in [
+        (
+            "forward slashes",
+            format!("{}/hooks/gk.exe", claude.replace('\\', "/")),
+        ),
+        ("no .exe", format!("{claude}\\hooks\\gk")),
+    ] {
+        let raw = fs::read_to_string(sb.user_settings()).unwrap();
+        let anchor = "\"UserPromptSubmit\": [";
+        let at = raw.find(anchor).expect("UserPromptSubmit array") + anchor.len();
+        let entry =
+            json!({"hooks": [{"type": "command", "command": second, "args": ["hook", "prompt"]}]});
+        let doubled = format!("{}\r\n      {entry},{}", &raw[..at], &raw[at..]);
+        fs::write(sb.user_settings(), &doubled).unwrap();
+
+        let turn = sb.turn("implement the ontology");
+        turn.assert_completed();
+        assert_eq!(
+            turn.contexts().len(),
+            2,
+            "{what}: {}",
+            turn.describe_hooks()
+        );
+        let (code, codes) = doctor_codes(&sb);
+        assert_eq!(code, Some(2), "{what}: {codes:?}");
+        assert!(
+            codes.iter().any(|c| c == "hook-fires-twice"),
+            "{what}: {codes:?}"
+        );
+
+        let out = sb.gk_ok(&["doctor", "--fix", "--yes"]);
+        assert_no_secret("doctor --fix", &out);
+        let (_, codes) = doctor_codes(&sb);
+        assert!(
+            !codes.iter().any(|c| c == "hook-fires-twice"),
+            "{what}: {codes:?}"
+        );
+        let raw = fs::read_to_string(sb.user_settings()).unwrap();
+        assert!(raw.contains(ENV_BLOCK), "{what}: env block changed:\n{raw}");
+        let settings = parse_settings(&raw);
+        assert_eq!(handler(&settings, "UserPromptSubmit").0, exe, "{what}");
+        let turn = sb.turn("implement the ontology");
+        assert_eq!(
+            turn.contexts().len(),
+            1,
+            "{what}: {}",
+            turn.describe_hooks()
+        );
+    }
+
+    // Uninstall: the settings bytes back, the program gone, no copy left.
+    let out = sb.gk_ok(&["uninstall", "--yes"]);
+    assert_no_secret("uninstall", &out);
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), before);
+    let hooks = sb.claude_dir().join("hooks");
+    assert!(!hooks.join("gk.exe").exists());
+    assert_eq!(leftovers(&hooks), Vec::<String>::new());
+    assert!(
+        !text(&out.stdout).contains("the running copy was moved"),
+        "{}",
+        text(&out.stdout)
+    );
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    assert!(turn.contexts().is_empty(), "{}", turn.describe_hooks());
+    assert!(
+        turn.hook_responses("Stop").is_empty(),
+        "{}",
+        turn.describe_hooks()
+    );
+}
+
+#[test]
+#[cfg_attr(gk_wine, ignore = "Wine gap: this Linux test starts Wine itself")]
+#[cfg_attr(
+    all(gk_e2e_windows_missing, not(gk_wine)),
+    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/testing.md, Windows under Wine)"
+)]
+fn windows_release_archive_as_a_user_uses_it() {
+    let _serial = harness::serial();
+    let tools = wine::tools("windows_release_archive_as_a_user_uses_it", false);
+    let archive = std::env::var_os("GK_E2E_WINDOWS_ARCHIVE")
+        .map(std::path::PathBuf::from)
+        .expect("GK_E2E_WINDOWS_ARCHIVE names no archive (scripts/windows-archive.sh)");
+    let sb = WinSandbox::new(tools);
+
+    // The checksum beside the archive matches, as `sha256sum -c` checks it.
+    let name = archive.file_name().unwrap().to_string_lossy().into_owned();
+    let sum = fs::read_to_string(format!("{}.sha256", archive.display())).expect("checksum file");
+    let check = std::process::Command::new("sha256sum")
+        .arg("-c")
+        .current_dir(archive.parent().unwrap())
+        .stdin(std::process::Stdio::piped())
+        .output_with_input(sum.as_bytes());
+    assert!(check.status.success(), "{name}: {}", text(&check.stdout));
+
+    // Unpack it where a user would (a folder of their own), flat: gk.exe at the top.
+    let unpacked = sb.root().join("download/gk-release");
+    let unzip = std::process::Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&archive)
+        .arg(&unpacked)
+        .output()
+        .expect("python3 unpacks the zip");
+    assert!(unzip.status.success(), "{}", text(&unzip.stderr));
+    let gk = unpacked.join("gk.exe");
+    assert!(gk.is_file(), "no gk.exe at the top of {name}");
+
+    // A fresh profile whose settings.json is CRLF + BOM with a secret in env.
+    let before = settings_before(true);
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(sb.user_settings(), &before).unwrap();
+    let out = sb.gk_at(&gk, &["install", "--yes"], b"");
+    assert!(
+        out.status.success(),
+        "install: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_no_secret("install", &out);
+    let raw = fs::read_to_string(sb.user_settings()).unwrap();
+    assert!(raw.starts_with('\u{feff}'), "the BOM went");
+    assert!(
+        !raw.replace("\r\n", "").contains('\n'),
+        "a line lost its CR:\n{raw:?}"
+    );
+    assert!(raw.contains(ENV_BLOCK), "env block changed");
+
+    // Both hooks, run through the registered command (program + args, no shell).
+    let settings = parse_settings(&raw);
+    for (event, payload, expect) in [
+        (
+            "UserPromptSubmit",
+            json!({"hook_event_name": "UserPromptSubmit", "prompt": "implement the ontology", "session_id": "s", "cwd": sb.win(&sb.project())}),
+            "additionalContext",
+        ),
+        (
+            "Stop",
+            json!({"hook_event_name": "Stop", "stop_hook_active": false, "session_id": "s"}),
+            "systemMessage",
+        ),
+    ] {
+        let (command, args) = handler(&settings, event);
+        let line = format!("\"{command}\" {}", args.join(" "));
+        let out = sb.batch("hook", &[line], payload.to_string().as_bytes(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{event}");
+        assert!(out.stderr.is_empty(), "{event}: {}", text(&out.stderr));
+        let printed: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{event}: not JSON ({e}): {}", text(&out.stdout)));
+        let shown = if event == "Stop" {
+            printed["systemMessage"].as_str().unwrap_or("").to_string()
+        } else {
+            printed["hookSpecificOutput"][expect]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
+        assert!(
+            shown.starts_with("[Gatekeeper] State: clean") || shown.starts_with("STATE [CLEAN]"),
+            "{event}: {printed}"
+        );
+    }
+
+    let project = sb.win(&sb.project());
+    let out = sb.gk_at(&gk, &["doctor", "--project", &project], b"");
+    assert_no_secret("doctor", &out);
+    // Healthy, smoke tests passed; the one warning is the BOM (exit 1).
+    let report = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "doctor:\n{report}\n{}",
+        text(&out.stderr)
+    );
+    assert!(report.contains("[settings-bom]"), "{report}");
+    assert!(
+        report.contains("Doctor found 0 errors and 1 warning"),
+        "{report}"
+    );
+    assert!(report.contains("[✓] Smoke test"), "{report}");
+
+    let out = sb.gk_at(&gk, &["uninstall", "--yes"], b"");
+    assert!(
+        out.status.success(),
+        "uninstall: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_no_secret("uninstall", &out);
+    assert_eq!(
+        fs::read(sb.user_settings()).unwrap(),
+        before.as_bytes(),
+        "bytes back"
+    );
+    let hooks = sb.claude_dir().join("hooks");
+    assert!(!hooks.join("gk.exe").exists());
+    assert_eq!(leftovers(&hooks), Vec::<String>::new());
+}
+
+/// `Command::output` with bytes on stdin.
+trait OutputWithInput {
+    fn output_with_input(&mut self, input: &[u8]) -> std::process::Output;
+}
+
+impl OutputWithInput for std::process::Command {
+    fn output_with_input(&mut self, input: &[u8]) -> std::process::Output {
+        use std::io::Write;
+        let mut child = self
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write stdin");
+        child.wait_with_output().expect("wait")
+    }
+}
