@@ -21,6 +21,7 @@
 mod config;
 mod input;
 mod jsonout;
+mod keywords;
 mod prompt;
 mod pytext;
 mod state;
