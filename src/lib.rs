@@ -12,3 +12,4 @@ pub mod install;
 pub mod paths;
 pub mod platform;
 pub mod settings;
+pub mod smoke;

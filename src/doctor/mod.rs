@@ -14,7 +14,6 @@ pub mod fix;
 pub mod registrations;
 pub mod render;
 pub mod scopes;
-pub mod smoke;
 pub mod state;
 
 use std::collections::BTreeMap;
@@ -26,6 +25,7 @@ use crate::cli::{ColorChoice, DoctorArgs};
 use crate::error::{Error, Result};
 use crate::hookcmd::{self, CommandContext, HookKind, Owner, ShellForm};
 use crate::paths::ClaudePaths;
+use crate::smoke;
 
 use finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 pub use registrations::Registration;

@@ -41,7 +41,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{ColorChoice, HookName, InstallArgs, ShellChoice, SwitchArgs, UninstallArgs};
-use crate::doctor::smoke;
 use crate::error::{Error, Result};
 use crate::hookcmd::{canonical, CommandContext, HookKind, ShellForm};
 use crate::install::apply::{execute, read_current, ChangeOptions, Outcome};
@@ -49,6 +48,7 @@ use crate::install::plan::{FileChange, Plan};
 use crate::install::settings_edit::WantedHooks;
 use crate::paths::ClaudePaths;
 use crate::platform::{find_git_bash, Os};
+use crate::smoke;
 
 /// The clean task state install creates when there is none (seed A.3).
 pub const CLEAN_STATE: &str = "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n";
