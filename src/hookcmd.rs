@@ -260,7 +260,13 @@ pub fn exec_spelling(program: &str, args: &[String]) -> String {
 
 /// Who owns this registration.
 pub fn classify(command: &str, ctx: &CommandContext) -> Owner {
-    let Some(inv) = normalize(command, ctx) else {
+    owner_of(normalize(command, ctx).as_ref())
+}
+
+/// [`classify`] for a command already normalised (`None`: undecidable,
+/// hence foreign).
+pub fn owner_of(inv: Option<&Invocation>) -> Owner {
+    let Some(inv) = inv else {
         return Owner::Foreign;
     };
     let name = base_name(&inv.program);

@@ -11,5 +11,6 @@ pub mod hooks;
 pub mod install;
 pub mod paths;
 pub mod platform;
+pub mod registry;
 pub mod settings;
 pub mod smoke;

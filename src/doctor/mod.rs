@@ -5,7 +5,9 @@
 //! environment), [`diagnose`] them into a [`render::Report`] (reading a few
 //! small files; the smoke tests are the only processes started), print it,
 //! and exit 0 / 1 / 2 by the worst severity. Every check is a pure function
-//! in its own module; this file only wires them together.
+//! in its own module; this file only wires them together. What the client
+//! loads and the rules over it are in `crate::registry` (shared with the
+//! hooks that will check a session's setup); doctor renders them.
 
 pub mod binary;
 pub mod claude_md;
@@ -13,10 +15,10 @@ pub mod finding;
 pub mod fix;
 pub mod registrations;
 pub mod render;
-pub mod scopes;
 pub mod state;
 
-use std::collections::BTreeMap;
+pub use crate::registry::scopes;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -128,28 +130,23 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let files = scopes::load_all(&inputs.scope_paths);
     check_settings_files(&files, &inputs.scope_paths, &mut report);
 
-    let ctx = &inputs.ctx;
-    let identify = |cmd: &str| (hookcmd::classify(cmd, ctx), hookcmd::normalize(cmd, ctx));
-    let regs = registrations::collect(&files, &identify);
-    let policy = registrations::policy(&registrations::switches(&files));
-    report
-        .findings
-        .extend(registrations::check_policy(&policy, &regs));
+    let table = crate::registry::Table::new(&files, &inputs.ctx);
+    report.findings.extend(registrations::check_policy(&table));
     // What --fix can do about registrations: managed entries and an
     // undecidable command decide it, and a user file gk cannot edit blocks it.
-    let mut how = registrations::registration_fix(&regs);
-    if let Some(why) = blocked_edit(&how, &files, &regs) {
+    let mut how = registrations::registration_fix(&table.rows);
+    if let Some(why) = blocked_edit(&how, &files, &table.rows) {
         how = registrations::RegistrationFix::Blocked { why };
     }
     report
         .findings
         .extend(registrations::check_registrations_with(
-            &regs,
-            &policy,
+            &table,
             &inputs.paths.settings(),
             &how,
         ));
-    for r in &regs {
+    let policy = &table.policy;
+    for r in &table.rows {
         report.notes.push((
             Group::Registrations,
             format!(
@@ -167,7 +164,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         ));
     }
 
-    check_binaries(inputs, &regs, &how, &mut report);
+    check_binaries(inputs, &table, &how, &mut report);
 
     let config_path = inputs.paths.config_file();
     let mut switched_off: Vec<HookKind> = Vec::new();
@@ -211,7 +208,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     };
 
     if inputs.smoke {
-        check_smoke(inputs, &regs, &policy, &switched_off, &mut report);
+        check_smoke(inputs, &table, &switched_off, &mut report);
     } else {
         report
             .skipped
@@ -239,7 +236,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     Diagnosis {
         report,
         files,
-        registrations: regs,
+        registrations: table.rows,
         redactor,
     }
 }
@@ -414,38 +411,24 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
     }
 }
 
-/// `hook-binary-missing` / `hook-binary-outdated`, one finding per program.
+/// `hook-binary-missing` / `hook-binary-outdated`, one finding per program
+/// ([`crate::registry::rules::programs`]).
 fn check_binaries(
     inputs: &Inputs,
-    regs: &[Registration],
+    table: &crate::registry::Table,
     how: &registrations::RegistrationFix,
     report: &mut Report,
 ) {
     let os = inputs.ctx.os;
     let exists = |p: &Path| p.is_file();
-    // program → (owner, places)
-    let mut programs: BTreeMap<String, (Owner, Vec<&Registration>)> = BTreeMap::new();
-    for r in regs {
-        let Some(inv) = &r.invocation else { continue };
-        let checkable = match r.owner {
-            Owner::Gk(_) | Owner::Legacy(_) => true,
-            Owner::Foreign => binary::is_absolute(&inv.program),
-        };
-        if checkable {
-            programs
-                .entry(inv.program.clone())
-                .or_insert_with(|| (r.owner.clone(), Vec::new()))
-                .1
-                .push(r);
-        }
-    }
+    let locate = |program: &str| binary::locate(os, program, inputs.path_var.as_deref(), &exists);
     let canonical = inputs.paths.binary(os);
-    for (program, (owner, places)) in programs {
-        let located = binary::locate(os, &program, inputs.path_var.as_deref(), &exists);
+    for p in crate::registry::rules::programs(table, &locate) {
+        let (program, owner, places) = (p.program, p.owner, &p.places);
         let first = places[0];
         let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
         let at_canonical = program == hookcmd::normalize_path(&canonical.to_string_lossy(), os);
-        match located {
+        match &p.located {
             None => {
                 let f = Finding::new(
                     "hook-binary-missing",
@@ -486,7 +469,7 @@ fn check_binaries(
                         first.path.display()
                     )),
                 };
-                for r in &places {
+                for r in places {
                     f = f.detail(format!("{}  `{}`", r.place(), r.command));
                 }
                 report.findings.push(f);
@@ -497,7 +480,7 @@ fn check_binaries(
                     format!("{program}: found at {}", path.display()),
                 ));
                 if let Owner::Gk(_) = owner {
-                    if let Some(f) = outdated(&path, &places, &canonical, how) {
+                    if let Some(f) = outdated(path, places, &canonical, how) {
                         report.findings.push(f);
                     }
                 }
@@ -556,13 +539,12 @@ fn outdated(
 /// Run each distinct registered gk command once, as Claude Code would.
 fn check_smoke(
     inputs: &Inputs,
-    regs: &[Registration],
-    policy: &registrations::Policy,
+    table: &crate::registry::Table,
     switched_off: &[HookKind],
     report: &mut Report,
 ) {
     let os = inputs.ctx.os;
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut ran = 0;
     for kind in HookKind::ALL {
         if switched_off.contains(&kind) {
@@ -575,14 +557,13 @@ fn check_smoke(
             ));
             continue;
         }
-        for r in regs
-            .iter()
-            .filter(|r| matches!(r.owner, Owner::Gk(_)) && r.does(kind) && policy.runs(r.scope))
+        for r in table
+            .running(kind)
+            .filter(|r| matches!(r.owner, Owner::Gk(_)))
         {
-            if seen.contains(&r.command.as_str()) {
+            if !seen.insert(r.command.as_str()) {
                 continue;
             }
-            seen.push(&r.command);
             let located = r.invocation.as_ref().and_then(|inv| {
                 binary::locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
                     p.is_file()
