@@ -553,11 +553,17 @@ fn hook_binary_missing() {
     let h = Home::new();
     h.install();
     std::fs::remove_file(h.binary()).unwrap();
-    let (code, codes, _) = h.codes(&[]);
+    let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2);
     assert_eq!(
         codes.iter().filter(|c| *c == "hook-binary-missing").count(),
         1
+    );
+    // One program runs both hooks: the finding names both events.
+    let message = doc["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("fails on every UserPromptSubmit and Stop"),
+        "{message}"
     );
     h.fix_then_clean();
 }

@@ -437,7 +437,7 @@ fn check_binaries(
                     format!(
                         "{program} does not exist; {} fails on every {}",
                         first.place(),
-                        first.event
+                        and_list(&p.events())
                     ),
                 )
                 .at(&first.path, Some(first.line));
@@ -486,6 +486,15 @@ fn check_binaries(
                 }
             }
         }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
