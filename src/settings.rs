@@ -202,7 +202,8 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         // than guess.
         return (entries, issues);
     };
-    let pos = |offset: usize| line_col(text, body_offset + offset);
+    let index = LineIndex::new(text);
+    let pos = |offset: usize| index.line_col(body_offset + offset);
     let mut issue = |at: String, offset: usize, reason: &str, rejects_file: bool| {
         let (line, column) = pos(offset);
         issues.push(SchemaIssue {
@@ -228,13 +229,16 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         );
         return (entries, issues);
     };
+    // JSON.parse keeps the last of duplicate keys.
+    let last_of: std::collections::HashMap<&str, usize> = hooks
+        .properties
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.as_str(), i))
+        .collect();
     for (i, prop) in hooks.properties.iter().enumerate() {
         let event = prop.name.as_str().to_string();
-        // JSON.parse keeps the last of duplicate keys.
-        if hooks.properties[i + 1..]
-            .iter()
-            .any(|p| p.name.as_str() == event)
-        {
+        if last_of.get(event.as_str()) != Some(&i) {
             continue;
         }
         let at_event = format!("hooks.{event}");
@@ -422,6 +426,68 @@ fn ast_to_json(value: &ast::Value<'_>) -> Value {
     }
 }
 
+/// Line and column of many offsets in one text, each found without
+/// rescanning the text from its start (what [`line_col`] does, fine for one
+/// error message but quadratic for every entry of a large file): the line
+/// starts, and the number of characters before every 1 KiB mark.
+pub struct LineIndex<'a> {
+    line_starts: Vec<usize>,
+    chars_at_mark: Vec<usize>,
+    bytes: &'a [u8],
+}
+
+const MARK: usize = 1024;
+
+fn is_char_start(b: u8) -> bool {
+    (b as i8) >= -0x40
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        let mut chars_at_mark = Vec::with_capacity(bytes.len() / MARK + 1);
+        let mut chars = 0;
+        for chunk in bytes.chunks(MARK) {
+            chars_at_mark.push(chars);
+            chars += chunk.iter().filter(|b| is_char_start(**b)).count();
+        }
+        chars_at_mark.push(chars);
+        LineIndex {
+            line_starts,
+            chars_at_mark,
+            bytes,
+        }
+    }
+
+    fn chars_before(&self, offset: usize) -> usize {
+        let mark = offset / MARK;
+        self.chars_at_mark[mark]
+            + self.bytes[mark * MARK..offset]
+                .iter()
+                .filter(|b| is_char_start(**b))
+                .count()
+    }
+
+    /// The same answer as [`line_col`] for the text this index was made of.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.bytes.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line - 1];
+        (
+            line,
+            self.chars_before(offset) - self.chars_before(start) + 1,
+        )
+    }
+}
+
 /// 1-based (line, column) of byte `offset` in `text` (column counts chars).
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -560,6 +626,19 @@ mod tests {
         assert_eq!(entries[1].args, None);
         assert_eq!(issues.len(), 1);
         assert_eq!(issues[0].at, "hooks.Stop[0].hooks[1].args");
+    }
+
+    #[test]
+    fn the_line_index_agrees_with_line_col_everywhere() {
+        let mut text = String::from("\u{feff}{\r\n  \"é\": \"ü😀\",\n");
+        text.push_str(&"x".repeat(3000));
+        text.push_str("\n\n\"z\"é\n");
+        text.push_str(&"é".repeat(700));
+        let index = LineIndex::new(&text);
+        for offset in (0..=text.len() + 2).filter(|o| *o > text.len() || text.is_char_boundary(*o))
+        {
+            assert_eq!(index.line_col(offset), line_col(&text, offset), "{offset}");
+        }
     }
 
     #[test]

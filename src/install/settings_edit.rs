@@ -302,13 +302,14 @@ fn check_result(
     };
     let parsed = settings::parse(path, out).map_err(|e| internal(e.to_string()))?;
     let (entries, issues) = settings::hook_entries(&parsed);
-    let mut left: Vec<String> = issues_before.to_vec();
+    let mut left: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for reason in issues_before {
+        *left.entry(reason.as_str()).or_default() += 1;
+    }
     for issue in &issues {
-        match left.iter().position(|r| *r == issue.reason) {
-            Some(i) => {
-                left.remove(i);
-            }
-            None => return Err(internal(format!("{} at {}", issue.reason, issue.at))),
+        match left.get_mut(issue.reason.as_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => return Err(internal(format!("{} at {}", issue.reason, issue.at))),
         }
     }
     for entry in &entries {
@@ -458,17 +459,27 @@ struct Edit {
 
 fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
     edits.sort_by_key(|e| std::cmp::Reverse(e.start));
-    let mut out = body.to_string();
+    // Edits never overlap by construction; if one ever did, it is skipped
+    // and the result check refuses the outcome instead of panicking. The
+    // kept edits are then written out front to back in one pass.
+    let mut kept = Vec::with_capacity(edits.len());
     let mut limit = usize::MAX;
     for e in edits {
-        // Edits never overlap by construction; if one ever did, it is skipped
-        // and the result check refuses the outcome instead of panicking.
-        if e.end > limit {
+        if e.end > limit || e.start > e.end || e.end > body.len() {
             continue;
         }
-        out.replace_range(e.start..e.end, &e.text);
         limit = e.start;
+        kept.push(e);
     }
+    let mut out =
+        String::with_capacity(body.len() + kept.iter().map(|e| e.text.len()).sum::<usize>());
+    let mut at = 0;
+    for e in kept.iter().rev() {
+        out.push_str(&body[at..e.start]);
+        out.push_str(&e.text);
+        at = e.end;
+    }
+    out.push_str(&body[at..]);
     out
 }
 
@@ -542,14 +553,22 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
     };
     let mut drop_event = vec![false; hooks.properties.len()];
     let mut inner_edits = Vec::new();
+    // event index → the (group, handler) places to remove there.
+    let mut places: std::collections::HashMap<usize, std::collections::HashSet<(usize, usize)>> =
+        std::collections::HashMap::new();
+    for h in handlers {
+        places
+            .entry(h.event_index)
+            .or_default()
+            .insert((h.group, h.index));
+    }
     for (ei, event) in hooks.properties.iter().enumerate() {
         let Value::Array(groups) = &event.value else {
             continue;
         };
-        let mine: Vec<&&OwnedHandler> = handlers.iter().filter(|h| h.event_index == ei).collect();
-        if mine.is_empty() {
+        let Some(mine) = places.get(&ei) else {
             continue;
-        }
+        };
         let mut drop_group = vec![false; groups.elements.len()];
         let mut group_edits = Vec::new();
         for (gi, grp) in groups.elements.iter().enumerate() {
@@ -560,7 +579,7 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
                 continue;
             };
             let remove: Vec<bool> = (0..list.elements.len())
-                .map(|hi| mine.iter().any(|h| h.group == gi && h.index == hi))
+                .map(|hi| mine.contains(&(gi, hi)))
                 .collect();
             if !remove.iter().any(|r| *r) {
                 continue;
@@ -568,6 +587,7 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
             if remove.iter().all(|r| *r) {
                 drop_group[gi] = true;
             } else {
+                // Only groups that stay get edits inside them.
                 let items: Vec<(usize, usize)> = list.elements.iter().map(value_range).collect();
                 group_edits.extend(cut_items(range_of_arr(list), &items, &remove));
             }
@@ -578,12 +598,7 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
         }
         let items: Vec<(usize, usize)> = groups.elements.iter().map(value_range).collect();
         inner_edits.extend(cut_items(range_of_arr(groups), &items, &drop_group));
-        // Edits inside groups that are dropped whole are covered by the cut.
-        inner_edits.extend(group_edits.into_iter().filter(|e| {
-            !groups.elements.iter().enumerate().any(|(gi, g)| {
-                drop_group[gi] && value_range(g).0 <= e.start && e.end <= value_range(g).1
-            })
-        }));
+        inner_edits.extend(group_edits);
     }
     if prune && !hooks.properties.is_empty() && drop_event.iter().all(|d| *d) {
         let props: Vec<(usize, usize)> = root.properties.iter().map(prop_range).collect();
@@ -597,13 +612,8 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
     }
     let props: Vec<(usize, usize)> = hooks.properties.iter().map(prop_range).collect();
     edits.extend(cut_items(range_of_obj(hooks), &props, &drop_event));
-    edits.extend(inner_edits.into_iter().filter(|e| {
-        !hooks
-            .properties
-            .iter()
-            .enumerate()
-            .any(|(ei, p)| drop_event[ei] && p.range.start <= e.start && e.end <= p.range.end)
-    }));
+    // Events that are dropped whole have no edits inside them.
+    edits.extend(inner_edits);
     edits
 }
 
