@@ -125,9 +125,14 @@ pub struct SchemaIssue {
     /// Claude Code skips the whole file for this, `env` included. Measured
     /// on client 2.1.332: a `matcher` that is not a string voids the file;
     /// every other issue here (`hooks` not an object, an event not an array,
-    /// a handler without `type` or `command`, an unknown event) only makes
-    /// the client ignore that part, and the rest of the file still loads.
+    /// a handler without `type` or `command`, an unknown event, a key that
+    /// appears twice) only makes the client ignore that part, and the rest
+    /// of the file still loads.
     pub rejects_file: bool,
+    /// A key that appears twice in one object: the client reads the last
+    /// (measured for `env` at the top level: the first `env` was dropped);
+    /// gk's editors refuse to edit such a file rather than guess.
+    pub duplicate_key: bool,
     pub line: usize,
     pub column: usize,
     pub reason: String,
@@ -184,10 +189,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
 /// found on the way (`hooks` not an object, an event not an array, a group
 /// not an object, `hooks` of a group not an array, a matcher not a string,
 /// a handler without `type`, a command handler without a string `command`,
-/// an unknown event name).
+/// an unknown event name, a key that appears twice in one object).
 pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
     let mut entries = Vec::new();
-    let mut issues = Vec::new();
+    let issues = Vec::new();
     let text = settings.text.as_str();
     let body_offset = if settings.bom {
         '\u{feff}'.len_utf8()
@@ -204,31 +209,27 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
     };
     let index = LineIndex::new(text);
     let pos = |offset: usize| index.line_col(body_offset + offset);
-    let mut issue = |at: String, offset: usize, reason: &str, rejects_file: bool| {
-        let (line, column) = pos(offset);
-        issues.push(SchemaIssue {
-            at,
-            line,
-            column,
-            reason: reason.to_string(),
-            rejects_file,
-        });
+    let mut issues = Issues {
+        list: issues,
+        pos: &pos,
     };
     let Some(ast::Value::Object(root)) = parsed.value else {
-        return (entries, issues);
+        return (entries, issues.list);
     };
+    issues.duplicates(&root, "");
     let Some(hooks) = last_prop(&root, "hooks") else {
-        return (entries, issues);
+        return (entries, issues.list);
     };
     let ast::Value::Object(hooks) = hooks else {
-        issue(
+        issues.add(
             "hooks".into(),
             hooks.start(),
             "`hooks` must be an object",
             false,
         );
-        return (entries, issues);
+        return (entries, issues.list);
     };
+    issues.duplicates(hooks, "hooks.");
     // JSON.parse keeps the last of duplicate keys.
     let last_of: std::collections::HashMap<&str, usize> = hooks
         .properties
@@ -243,7 +244,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         }
         let at_event = format!("hooks.{event}");
         if !KNOWN_EVENTS.contains(&event.as_str()) {
-            issue(
+            issues.add(
                 at_event.clone(),
                 prop.name.start(),
                 &format!("unknown hook event `{event}`"),
@@ -251,7 +252,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             );
         }
         let ast::Value::Array(groups) = &prop.value else {
-            issue(
+            issues.add(
                 at_event,
                 prop.value.start(),
                 "an event must be an array of groups",
@@ -262,13 +263,14 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         for (g, group) in groups.elements.iter().enumerate() {
             let at_group = format!("{at_event}[{g}]");
             let ast::Value::Object(group) = group else {
-                issue(at_group, group.start(), "a group must be an object", false);
+                issues.add(at_group, group.start(), "a group must be an object", false);
                 continue;
             };
+            issues.duplicates(group, &format!("{at_group}."));
             let matcher = last_prop(group, "matcher");
             if let Some(m) = matcher {
                 if !matches!(m, ast::Value::StringLit(_)) {
-                    issue(
+                    issues.add(
                         format!("{at_group}.matcher"),
                         m.start(),
                         "`matcher` must be a string",
@@ -278,7 +280,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             }
             let matcher_value = matcher.map(ast_to_json);
             let Some(handlers) = last_prop(group, "hooks") else {
-                issue(
+                issues.add(
                     at_group,
                     group.start(),
                     "a group needs a `hooks` array",
@@ -287,7 +289,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                 continue;
             };
             let ast::Value::Array(handlers) = handlers else {
-                issue(
+                issues.add(
                     format!("{at_group}.hooks"),
                     handlers.start(),
                     "`hooks` of a group must be an array",
@@ -298,7 +300,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             for (h, handler) in handlers.elements.iter().enumerate() {
                 let at_handler = format!("{at_group}.hooks[{h}]");
                 let ast::Value::Object(obj) = handler else {
-                    issue(
+                    issues.add(
                         at_handler,
                         handler.start(),
                         "a hook handler must be an object",
@@ -306,6 +308,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     );
                     continue;
                 };
+                issues.duplicates(obj, &format!("{at_handler}."));
                 let string_of = |key: &str| match last_prop(obj, key) {
                     Some(ast::Value::StringLit(s)) => Some(s.value.to_string()),
                     _ => None,
@@ -313,7 +316,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                 let hook_type = string_of("type");
                 let command = string_of("command");
                 if hook_type.is_none() {
-                    issue(
+                    issues.add(
                         at_handler.clone(),
                         obj.start(),
                         "a hook handler needs a string `type`",
@@ -323,7 +326,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     && command.is_none()
                     && last_prop(obj, "args").is_none()
                 {
-                    issue(
+                    issues.add(
                         at_handler.clone(),
                         obj.start(),
                         "a command hook needs a string `command`",
@@ -346,7 +349,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                             })
                             .collect();
                         if strings.is_none() {
-                            issue(
+                            issues.add(
                                 format!("{at_handler}.args"),
                                 a.range.start,
                                 "`args` must be an array of strings",
@@ -356,7 +359,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         strings
                     }
                     Some(other) => {
-                        issue(
+                        issues.add(
                             format!("{at_handler}.args"),
                             other.start(),
                             "`args` must be an array of strings",
@@ -380,7 +383,46 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             }
         }
     }
-    (entries, issues)
+    (entries, issues.list)
+}
+
+/// The schema issues of one file as they are found, placed by line and column.
+struct Issues<'a> {
+    list: Vec<SchemaIssue>,
+    pos: &'a dyn Fn(usize) -> (usize, usize),
+}
+
+impl Issues<'_> {
+    fn add(&mut self, at: String, offset: usize, reason: &str, rejects_file: bool) {
+        let (line, column) = (self.pos)(offset);
+        self.list.push(SchemaIssue {
+            at,
+            line,
+            column,
+            reason: reason.to_string(),
+            rejects_file,
+            duplicate_key: false,
+        });
+    }
+
+    /// Every key that appears again in `obj`, at its second place.
+    fn duplicates(&mut self, obj: &ast::Object, prefix: &str) {
+        let mut seen = std::collections::HashSet::new();
+        for p in &obj.properties {
+            let name = p.name.as_str();
+            if !seen.insert(name) {
+                self.add(
+                    format!("{prefix}{name}"),
+                    p.range.start,
+                    &format!("`{prefix}{name}` appears twice; Claude Code reads the last one"),
+                    false,
+                );
+                if let Some(last) = self.list.last_mut() {
+                    last.duplicate_key = true;
+                }
+            }
+        }
+    }
 }
 
 /// jsonc-parser options that accept exactly strict JSON (what Claude Code
@@ -647,7 +689,37 @@ mod tests {
             r#"{"hooks": {"Stop": 5, "Stop": [{"hooks": [{"type": "command", "command": "b"}]}]}}"#;
         let s = parse(p(), text).unwrap();
         let (entries, issues) = hook_entries(&s);
-        assert!(issues.is_empty());
         assert_eq!(entries[0].command.as_deref(), Some("b"));
+        // Reported, though: install refuses such a file, doctor says why.
+        assert_eq!(issues.len(), 1);
+        assert!(issues[0].duplicate_key && !issues[0].rejects_file);
+        assert_eq!(
+            (issues[0].at.as_str(), issues[0].column),
+            ("hooks.Stop", 23)
+        );
+    }
+
+    #[test]
+    fn a_key_twice_is_reported_at_every_level() {
+        let text = "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"},\n  \"hooks\": {\"Stop\": [{\"matcher\": \"\", \"matcher\": \"x\", \"hooks\": [{\"type\": \"command\", \"command\": \"a\", \"type\": \"command\"}]}]}\n}";
+        let s = parse(p(), text).unwrap();
+        let (_, issues) = hook_entries(&s);
+        let ats: Vec<(&str, usize, usize)> = issues
+            .iter()
+            .map(|i| (i.at.as_str(), i.line, i.column))
+            .collect();
+        assert_eq!(
+            ats,
+            [
+                ("env", 3, 3),
+                ("hooks.Stop[0].matcher", 4, 38),
+                ("hooks.Stop[0].hooks[0].type", 4, 100),
+            ]
+        );
+        assert!(issues.iter().all(|i| i.duplicate_key));
+        assert_eq!(
+            issues[0].reason,
+            "`env` appears twice; Claude Code reads the last one"
+        );
     }
 }

@@ -300,6 +300,46 @@ fn settings_schema_matcher_array_voids_the_file() {
 }
 
 #[test]
+fn settings_schema_a_key_twice_is_reported_and_not_fixed() {
+    let h = Home::new();
+    h.install();
+    let good = h.read(&h.settings());
+    let twice = good.replacen(
+        "{\n",
+        "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"},\n",
+        1,
+    );
+    h.write(&h.settings(), &twice);
+    h.write(&h.local(), r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook stop"}]}]}}"#);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "settings-schema"), "{doc}");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "settings-schema")
+        .unwrap();
+    assert!(
+        f["message"].as_str().unwrap().contains(&format!(
+            "{}:3:3: env: `env` appears twice",
+            h.settings().display()
+        )),
+        "{f}"
+    );
+    // --fix would have to edit that file: it says why it cannot, and writes nothing.
+    let before = h.read(&h.settings());
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("appears twice"), "{}", fix.stdout);
+    assert!(
+        fix.stdout.contains("correct it by hand first"),
+        "{}",
+        fix.stdout
+    );
+    assert_eq!(h.read(&h.settings()), before);
+}
+
+#[test]
 fn settings_schema_unknown_event_and_missing_command() {
     let h = Home::new();
     h.install();

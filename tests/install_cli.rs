@@ -251,6 +251,40 @@ fn a_settings_file_that_does_not_parse_stops_everything() {
 }
 
 #[test]
+fn a_key_twice_at_the_top_or_a_matcher_that_is_not_a_string_stops_everything() {
+    // The client reads the last `env` (the first one's variables are lost)
+    // and skips a file whose matcher is not a string: install refuses both,
+    // naming the place, and writes nothing (it did write, and exited 0).
+    let settings_path = |home: &Home| home.claude().join("settings.json");
+    for (text, place) in [
+        (
+            "{\n  \"env\": {\"A\": \"1\"},\n  \"model\": \"opus\",\n  \"env\": {\"B\": \"2\"}\n}\n",
+            ":4:3: `env` appears twice",
+        ),
+        (
+            "{\n  \"hooks\": {\n    \"PreToolUse\": [{\"matcher\": [\"Bash\"], \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]\n  }\n}\n",
+            ":3:32: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
+        ),
+    ] {
+        let home = Home::new();
+        home.write(".claude/settings.json", text);
+        let before = home.snapshot();
+        for args in [
+            &["install", "-y", "--no-smoke"][..],
+            &["uninstall", "-y"][..],
+        ] {
+            let (code, _, err) = output(home.gk().args(args));
+            assert_eq!(code, 1, "{args:?}: {err}");
+            assert!(
+                err.starts_with(&format!("gk: {}{place}", settings_path(&home).display())),
+                "{args:?}: {err}"
+            );
+            assert_eq!(home.snapshot(), before, "{args:?}: nothing written");
+        }
+    }
+}
+
+#[test]
 fn crlf_claude_md_with_the_python_era_section() {
     let home = Home::new();
     let md = "# Rules\r\n\r\nmine\r\n\r\n## Task State Convention (Gatekeeper Hooks)\r\nTwo global hooks (`gatekeeper.py` on UserPromptSubmit)\r\n\r\n## Later\r\nkeep\r\n";

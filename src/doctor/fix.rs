@@ -86,9 +86,11 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
     }
 }
 
-/// A schema issue in the parts gk edits (or one that voids the file).
+/// A schema issue in the parts gk edits, one that voids the file, or a key
+/// that appears twice anywhere (the editor refuses those, like install).
 fn blocks_edit(issue: &crate::settings::SchemaIssue) -> bool {
     issue.rejects_file
+        || issue.duplicate_key
         || issue.at == "hooks"
         || ["hooks.UserPromptSubmit", "hooks.Stop"]
             .iter()

@@ -201,7 +201,9 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     let root = parse_strict(path, body)?;
     // A repeated key is read differently by different parsers (the last one
     // usually wins, the first one here): do not edit a guess. That holds for
-    // `hooks`, the events, and every key of a group or a handler.
+    // every key at the top level (a second `env` silently drops the first
+    // one's variables in the client), `hooks`, the events, and every key of
+    // a group or a handler.
     refuse_duplicate_keys(path, body, &root, "")?;
     if let Some(prop) = root.get("hooks") {
         if let Value::Object(hooks) = &prop.value {
@@ -265,6 +267,20 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
         }
     }
     let (_, issues) = settings::hook_entries(&parsed);
+    // The client skips the whole file for this one (env included): a hook
+    // added to it would never run.
+    if let Some(i) = issues.iter().find(|i| i.rejects_file) {
+        let err = settings::ParseError {
+            path: path.to_path_buf(),
+            line: i.line,
+            column: i.column,
+            reason: format!(
+                "{}: {}; Claude Code skips this whole file (env included), so gk does not edit it",
+                i.at, i.reason
+            ),
+        };
+        return Err(Error::new(err.to_string()));
+    }
     Ok(issues.into_iter().map(|i| i.reason).collect())
 }
 
@@ -272,7 +288,7 @@ fn refuse_duplicate_keys(path: &Path, body: &str, obj: &Object, prefix: &str) ->
     let mut seen = std::collections::HashSet::new();
     for prop in &obj.properties {
         let name = prop.name.as_str();
-        if !seen.insert(name) && (prefix.is_empty() && name == "hooks" || !prefix.is_empty()) {
+        if !seen.insert(name) {
             return Err(at(
                 path,
                 body,
@@ -1073,6 +1089,14 @@ mod tests {
             (
                 "{\"hooks\": {\"Stop\": [], \"Stop\": []}}",
                 "`hooks.Stop` appears twice",
+            ),
+            (
+                "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"}\n}",
+                ":3:3: `env` appears twice",
+            ),
+            (
+                "{\"hooks\": {\"Stop\": [{\"matcher\": 5, \"hooks\": []}]}}",
+                ":1:33: hooks.Stop[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
             ),
         ] {
             let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
