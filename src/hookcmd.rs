@@ -114,9 +114,12 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
             let path = match rel {
                 Some(rel) => format!("$HOME/{rel}/hooks/{bin}"),
                 None => {
-                    bash_double_quote_escape(&forward_slashes(&ctx.claude_dir.to_string_lossy()))
-                        .trim_end_matches('/')
-                        .to_string()
+                    bash_double_quote_escape(&shell_slashes(
+                        &ctx.claude_dir.to_string_lossy(),
+                        ctx.os,
+                    ))
+                    .trim_end_matches('/')
+                    .to_string()
                         + "/hooks/"
                         + bin
                 }
@@ -157,7 +160,7 @@ fn home_relative(ctx: &CommandContext) -> Option<String> {
     }
     // Keep the original letter case of the relative part (normalize_path
     // lower-cases on Windows).
-    let original = forward_slashes(&ctx.claude_dir.to_string_lossy());
+    let original = shell_slashes(&ctx.claude_dir.to_string_lossy(), ctx.os);
     let original = original.trim_end_matches('/');
     let tail = &original[original.len().saturating_sub(rest.len())..];
     if tail.eq_ignore_ascii_case(rest) && !tail.contains(['"', '$', '`', '\\']) {
@@ -167,8 +170,15 @@ fn home_relative(ctx: &CommandContext) -> Option<String> {
     }
 }
 
-fn forward_slashes(s: &str) -> String {
-    s.replace('\\', "/")
+/// A native path as bash should see it: on Windows with forward slashes
+/// (Git Bash eats unquoted backslashes); elsewhere a backslash is an
+/// ordinary character of a file name and stays (quoting escapes it).
+fn shell_slashes(s: &str, os: Os) -> String {
+    if os.is_windows() {
+        s.replace('\\', "/")
+    } else {
+        s.to_string()
+    }
 }
 
 fn bash_double_quote_escape(s: &str) -> String {
@@ -623,6 +633,29 @@ mod tests {
             canonical(HookKind::Prompt, &w, ShellForm::PowerShell).command,
             r#"& "D:\claude\hooks\gk.exe" hook prompt"#
         );
+    }
+
+    #[test]
+    fn a_backslash_in_a_linux_config_dir_is_part_of_the_name() {
+        let mut ctx = linux();
+        for dir in ["/home/u/a\\b", "/srv/a\\b"] {
+            ctx.claude_dir = PathBuf::from(dir);
+            ctx.claude_config_dir = Some(ctx.claude_dir.clone());
+            let c = canonical(HookKind::Prompt, &ctx, ShellForm::Bash);
+            assert_eq!(
+                c.command,
+                format!("\"{}/hooks/gk\" hook prompt", dir.replace('\\', "\\\\"))
+            );
+            assert_eq!(
+                normalize(&c.command, &ctx),
+                Some(Invocation {
+                    program: format!("{dir}/hooks/gk"),
+                    args: vec!["hook".into(), "prompt".into()],
+                }),
+                "{}",
+                c.command
+            );
+        }
     }
 
     #[test]

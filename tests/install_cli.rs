@@ -345,6 +345,54 @@ fn claude_config_dir_is_honoured() {
 }
 
 #[test]
+#[cfg(unix)]
+fn a_backslash_in_claude_config_dir_is_registered_as_written_and_runs() {
+    // On Linux `\` is part of a file name: the command used to point at
+    // `a/b/hooks/gk`, and the smoke test failed after every file was written.
+    let home = Home::new();
+    for cfg in [
+        home.path().join("a\\b"),
+        PathBuf::from(format!("{}\\elsewhere", home.path().display())),
+    ] {
+        let (code, out, err) = output(
+            home.gk()
+                .env("CLAUDE_CONFIG_DIR", &cfg)
+                .args(["install", "-y"]),
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
+        assert!(out.contains("smoke test: gk hook stop   passed"), "{out}");
+        let settings: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(cfg.join("settings.json")).unwrap()).unwrap();
+        let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        let escaped = cfg.display().to_string().replace('\\', "\\\\");
+        assert_eq!(command, format!("\"{escaped}/hooks/gk\" hook stop"));
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn a_claude_config_dir_no_command_can_name_writes_nothing() {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let home = Home::new();
+    home.write(".claude/settings.json", SETTINGS);
+    let mut bytes = home.path().join("cfg").into_os_string().into_vec();
+    bytes.push(0xff);
+    let cfg = PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
+    let before = home.snapshot();
+    for args in [&["install", "-y"][..], &["install", "--dry-run"][..]] {
+        let (code, out, err) = output(home.gk().env("CLAUDE_CONFIG_DIR", &cfg).args(args));
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("is not valid Unicode"), "{err}");
+        assert!(err.contains("nothing written"), "{err}");
+        assert_eq!(home.snapshot(), before, "{args:?}");
+        assert!(!cfg.exists());
+    }
+}
+
+#[test]
 fn colour_only_when_asked_or_on_a_terminal() {
     let home = user_setup();
     let (_, plain, _) = output(home.gk().args(["install", "--dry-run"]));

@@ -225,7 +225,12 @@ pub fn plan(
         let path = inputs.paths.settings();
         let old = crate::install::read_text(&path)?;
         let shell = install::shell_form(ShellChoice::Auto, os, inputs.git_bash.as_deref());
-        let wanted = install::wanted_hooks(&inputs.ctx, shell, inputs.bash_home.as_deref());
+        let wanted = install::verified_wanted_hooks(
+            &inputs.ctx,
+            shell,
+            inputs.bash_home.as_deref(),
+            &inputs.paths.binary(os),
+        )?;
         let new =
             settings_edit::add_hooks(&path, old.as_deref().unwrap_or(""), &wanted, &inputs.ctx)?;
         plan.push(FileChange::text(

@@ -132,6 +132,43 @@ pub fn wanted_hooks(
     }
 }
 
+/// [`wanted_hooks`], read back before anything is written: each command,
+/// split and expanded as the shell will (`hookcmd::normalize`), must start
+/// `binary` — the file install puts in place — with `hook <kind>`. A
+/// `<claude dir>` that no command string can name (not valid Unicode) or a
+/// spelling that would start another file is an error, so the plan stops
+/// with nothing written instead of registering a command that fails.
+pub fn verified_wanted_hooks(
+    ctx: &CommandContext,
+    shell: ShellForm,
+    bash_home: Option<&Path>,
+    binary: &Path,
+) -> Result<WantedHooks> {
+    let Some(bin) = binary.to_str() else {
+        return Err(Error::new(format!(
+            "{} is not valid Unicode, so no settings.json command can name it (set CLAUDE_CONFIG_DIR to a folder whose name is); nothing written",
+            binary.display()
+        )));
+    };
+    let wanted = wanted_hooks(ctx, shell, bash_home);
+    let spelled = spelling_context(ctx, shell, bash_home);
+    let program = crate::hookcmd::normalize_path(bin, ctx.os);
+    for kind in HookKind::ALL {
+        let command = &wanted.get(kind).command;
+        let runs = crate::hookcmd::normalize(command, &spelled);
+        let ok = runs
+            .as_ref()
+            .is_some_and(|inv| inv.program == program && inv.args == ["hook", kind.arg()]);
+        if !ok {
+            return Err(Error::new(format!(
+                "the command gk would register, `{command}`, does not start {}; nothing written",
+                binary.display()
+            )));
+        }
+    }
+    Ok(wanted)
+}
+
 /// The context to spell a command with. Git Bash takes `$HOME` from the
 /// `HOME` variable when one is set, while Claude Code finds `<claude dir>`
 /// under the Windows profile folder; on machines where the two differ (a
@@ -216,7 +253,7 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
 
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
-    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
+    let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
     let new_settings = settings_edit::add_hooks(
         &settings,
         old_settings.as_deref().unwrap_or(""),
