@@ -356,14 +356,26 @@ fn settings_schema_unknown_event_and_missing_command() {
 }
 
 #[test]
-fn home_is_project_warns_and_counts_the_file_once() {
+fn home_is_project_is_said_not_warned_and_the_file_counts_once() {
+    // Right after install, in the home folder: identical command strings
+    // run once (measured), so nothing runs twice: exit 0, an info finding.
     let h = Home::new();
     h.install();
+    let (code, codes, doc) = h.codes(&["--project", h.home.to_str().unwrap()]);
+    // (`codes` leaves out info findings.)
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    assert_eq!(doc["findings"][0]["code"], "home-is-project", "{doc}");
+    assert_eq!(doc["findings"][0]["severity"], "info");
+    let run = h.doctor(&["--no-smoke", "--project", h.home.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("[✓] Settings files"), "{}", run.stdout);
+    // What really runs twice is still found there: a second spelling.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
     let (code, codes, _) = h.codes(&["--project", h.home.to_str().unwrap()]);
-    assert_eq!((code, codes), (1, vec!["home-is-project".to_string()]));
-    // From a project folder: no warning.
-    let (code, codes, _) = h.codes(&[]);
-    assert_eq!((code, codes), (0, vec![]));
+    assert_eq!((code, codes), (2, vec!["hook-fires-twice".to_string()]));
+    // From a project folder: nothing about the home folder.
+    let (_, _, doc) = h.codes(&[]);
+    assert!(!doc.to_string().contains("home-is-project"), "{doc}");
 }
 
 // ------------------------------------------------------------ registrations

@@ -313,19 +313,21 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
             Load::Empty => report
                 .notes
                 .push((Group::Settings, format!("{}: empty, nothing loaded", f.label()))),
+            // Measured (2.1.332): started in the home folder, the client runs
+            // every hook of that file once, command, prompt and http hooks
+            // alike, so nothing runs twice because of it. Said, not warned.
             Load::SameAsUser => report.findings.push(
                 Finding::new(
                     "home-is-project",
-                    Severity::Warning,
+                    Severity::Info,
                     Group::Settings,
                     format!(
-                        "Claude Code started in {} (the home folder) loads {} as user settings and again as project settings",
+                        "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
                         paths.project_dir.display(),
                         paths.user.display()
                     ),
                 )
-                .at(&f.path, None)
-                .fix("start Claude Code in a project folder, not in the home folder (doctor counts that file once)"),
+                .at(&f.path, None),
             ),
             Load::Unreadable(why) => report.findings.push(
                 Finding::new(
