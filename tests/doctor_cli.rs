@@ -381,6 +381,18 @@ fn home_is_project_is_said_not_warned_and_the_file_counts_once() {
 // ------------------------------------------------------------ registrations
 
 #[test]
+fn fix_then_uninstall_gives_back_an_empty_hooks_object() {
+    let h = Home::new();
+    let before = "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n";
+    h.write(&h.settings(), before);
+    h.fix_then_clean();
+    assert!(h.claude().join("hooks/gk-install.json").is_file());
+    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(h.read(&h.settings()), before);
+}
+
+#[test]
 fn hook_missing_for_each_hook() {
     let h = Home::new();
     let (code, codes, _) = h.codes(&[]);

@@ -180,6 +180,38 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     assert!(!state.exists());
 }
 
+#[test]
+fn empty_hooks_and_event_arrays_that_were_there_come_back_after_uninstall() {
+    // They used to disappear with gk's entries: uninstall could not tell
+    // them from the ones install creates.
+    for before in [
+        "{\n  \"env\": {\"ANTHROPIC_MODEL\": \"opus\"},\n  \"hooks\": {}\n}\n",
+        "{\n  \"hooks\": {\n    \"Stop\": [],\n    \"UserPromptSubmit\": [ ]\n  }\n}\n",
+    ] {
+        let home = Home::new();
+        home.write(".claude/settings.json", before);
+        let record = home.claude().join("hooks/gk-install.json");
+        let (code, out, err) = output(home.gk().args(["install", "--dry-run", "--no-smoke"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(
+            out.contains("gk-install.json"),
+            "the note is in the plan: {out}"
+        );
+        assert!(!record.exists(), "dry run");
+        let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(record.is_file());
+        // A second install notes nothing more and changes nothing.
+        let (code, out, _) = output(home.gk().args(["install", "--check", "--no-smoke"]));
+        assert_eq!(code, 0, "{out}");
+        let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(home.read(".claude/settings.json"), before);
+        assert!(!record.exists(), "the note goes with uninstall");
+        assert!(!home.claude().join("hooks/gk").exists());
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn backup_keeps_the_original_and_its_mode_and_the_file_keeps_its_mode() {

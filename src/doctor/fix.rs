@@ -231,14 +231,22 @@ pub fn plan(
             inputs.bash_home.as_deref(),
             &inputs.paths.binary(os),
         )?;
-        let new =
-            settings_edit::add_hooks(&path, old.as_deref().unwrap_or(""), &wanted, &inputs.ctx)?;
+        let (new, filled) = settings_edit::add_hooks_noting(
+            &path,
+            old.as_deref().unwrap_or(""),
+            &wanted,
+            &inputs.ctx,
+        )?;
         plan.push(FileChange::text(
             &path,
             old,
             Some(new),
             "one canonical entry per gk hook; variants and Python hooks removed",
         ));
+        if let Some(change) = crate::install::record::note(&inputs.paths.install_record(), &filled)?
+        {
+            plan.push(change);
+        }
     }
     for path in &needs.remove_from {
         let Some(old) = crate::install::read_text(path)? else {

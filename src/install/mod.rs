@@ -34,6 +34,7 @@ pub mod apply;
 pub mod binary;
 pub mod claude_md;
 pub mod plan;
+pub mod record;
 pub mod settings_edit;
 pub mod switch;
 
@@ -254,7 +255,7 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
     let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
-    let new_settings = settings_edit::add_hooks(
+    let (new_settings, filled) = settings_edit::add_hooks_noting(
         &settings,
         old_settings.as_deref().unwrap_or(""),
         &wanted,
@@ -274,6 +275,9 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
         Some(new_settings),
         "register the prompt and Stop hooks",
     ));
+    if let Some(change) = record::note(&m.paths.install_record(), &filled)? {
+        plan.push(change);
+    }
     Ok((plan, notes))
 }
 
@@ -284,14 +288,19 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk uninstall");
     let mut notes = Vec::new();
     let settings = m.paths.settings();
+    let record = m.paths.install_record();
     if let Some(old) = read_text(&settings)? {
-        let new = settings_edit::remove_hooks(&settings, &old, &m.ctx)?;
+        let keep = record::read(&record)?;
+        let new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
         plan.push(FileChange::text(
             &settings,
             Some(old),
             Some(new),
             "remove gk's hook entries",
         ));
+    }
+    if let Some(change) = record::remove(&record)? {
+        plan.push(change);
     }
     let md = m.paths.claude_md();
     if let Some(old) = read_text(&md)? {
