@@ -31,6 +31,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::time::SystemTime;
 
 pub use config::{load_config, Config, ConfigError};
+pub use keywords::KeywordSet;
 pub use state::{read_state, StateFile, StateRead, StateVerdict};
 
 use crate::paths::ClaudePaths;
@@ -80,28 +81,50 @@ fn answer(hook: Hook) -> Option<String> {
         .as_ref()
         .map(|e| format!("gk config ignored, using the built-in defaults: {e}"));
     let config = &loaded.config;
-    let state_of = |p: &Option<ClaudePaths>| match p {
+    let state = || match &paths {
         Some(p) => read_state(&p.state_file()),
         None => StateFile {
             read: StateRead::Missing,
             mtime: None,
         },
     };
+    respond(
+        hook,
+        &input,
+        config,
+        note.as_deref(),
+        state,
+        SystemTime::now(),
+    )
+}
+
+/// The pure part of a hook run: what `hook` prints for the bytes `input`
+/// on stdin, with `config` (and the line saying why gk.json was ignored,
+/// if it was), the task state (read only when the hook needs it) and the
+/// time `now`. `None`: print nothing. What the fuzz target
+/// `fuzz/fuzz_targets/hook_input.rs` drives.
+pub fn respond(
+    hook: Hook,
+    input: &[u8],
+    config: &Config,
+    config_note: Option<&str>,
+    state: impl FnOnce() -> StateFile,
+    now: SystemTime,
+) -> Option<String> {
     match hook {
         Hook::Prompt => {
             if !config.prompt.enabled {
                 return None;
             }
-            let text = String::from_utf8_lossy(&input);
+            let text = String::from_utf8_lossy(input);
             // Not JSON at all: the reference prints nothing, and so does gk.
             let event = input::parse_lenient(&text).ok()?;
-            let state = state_of(&paths);
             let (msg, ctx) = prompt::respond(
                 prompt::prompt_of(&event),
                 config,
-                &state,
-                SystemTime::now(),
-                note.as_deref(),
+                &state(),
+                now,
+                config_note,
             );
             Some(jsonout::prompt_output(&msg, &ctx))
         }
@@ -109,13 +132,7 @@ fn answer(hook: Hook) -> Option<String> {
             if !config.stop.enabled {
                 return None;
             }
-            let state = state_of(&paths);
-            let msg = stop::message(
-                &state,
-                SystemTime::now(),
-                config.stale_hours,
-                note.as_deref(),
-            );
+            let msg = stop::message(&state(), now, config.stale_hours, config_note);
             Some(jsonout::stop_output(&msg))
         }
     }
