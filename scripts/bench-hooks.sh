@@ -12,6 +12,10 @@
 # The Python reference is looked for in $GK_REFERENCE_DIR, else
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
 # same interleaved run as gk) rather than RUNS.
+# With GK_BENCH_BASELINE=<path of another gk build> (an older commit's
+# static build, say) that binary's prompt and Stop hooks are timed in the
+# same interleaved run, so a change is judged side by side, not against
+# figures from another day.
 # Timing uses scripts/bench-spawn.rs (spawn + wait, stdin from a file, no
 # shell in between): hyperfine 1.15, as Debian packages it, cannot give a
 # command a stdin file without a shell, whose own start-up would swamp a
@@ -69,6 +73,10 @@ S="$tmp/stop.json"
   echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
+  if [ -n "${GK_BENCH_BASELINE:-}" ]; then
+    echo "baseline-prompt${TAB}$P${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}prompt"
+    echo "baseline-stop${TAB}$S${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}stop"
+  fi
 } > "$tmp/spec1.tsv"
 
 echo "gk $("$GK" --version | cut -d' ' -f2); $(nproc) CPUs; $(uname -sr)"
@@ -103,6 +111,10 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-stop(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
+    if ("baseline-prompt" in med) {
+      printf "baseline prompt         / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-prompt"] / t
+      printf "baseline stop           / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-stop"] / t
+    }
     if (have_ref == "yes") {
       printf "python gatekeeper.py    / gk      %5.0fx  (target >= 25x)\n", med["python-gatekeeper.py"] / med2["gk-prompt(static)"]
       printf "python state_monitor.py / gk      %5.0fx  (target >= 25x)\n", med["python-state_monitor.py"] / med2["gk-stop(static)"]
