@@ -12,9 +12,10 @@
 # The Python reference is looked for in $GK_REFERENCE_DIR, else
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
 # same interleaved run as gk) rather than RUNS.
-# GK_BASE=<another gk binary> adds that build's hooks to the same
-# interleaved run (e.g. a static build of the commit before a change), so a
-# change is measured side by side with what it replaces.
+# With GK_BENCH_BASELINE=<path of another gk build> (an older commit's
+# static build, say) that binary's prompt and Stop hooks are timed in the
+# same interleaved run, so a change is judged side by side, not against
+# figures from another day.
 # Timing uses scripts/bench-spawn.rs (spawn + wait, stdin from a file, no
 # shell in between): hyperfine 1.15, as Debian packages it, cannot give a
 # command a stdin file without a shell, whose own start-up would swamp a
@@ -65,7 +66,7 @@ cat > "$GK_STATE_DIR/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json" <<'JSON'
 }
 JSON
 touch -d '-7 minutes' "$GK_STATE_DIR/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json"
-# The shared record says the same (what a v5 build, e.g. GK_BASE, reads).
+# The shared record says the same (what a v5 build, e.g. GK_BENCH_BASELINE, reads).
 cp "$GK_STATE_DIR/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json" "$HOME/.claude/hooks/task_state.json"
 touch -d '-7 minutes' "$HOME/.claude/hooks/task_state.json"
 # The payloads Claude Code sends (shape measured on the real client).
@@ -91,9 +92,9 @@ L="$tmp/statusline.json"
   echo "gk-statusline(static)${TAB}$L${TAB}$GK${TAB}statusline"
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
-  if [ -n "${GK_BASE:-}" ]; then
-    echo "base-prompt${TAB}$P${TAB}$GK_BASE${TAB}hook${TAB}prompt"
-    echo "base-stop${TAB}$S${TAB}$GK_BASE${TAB}hook${TAB}stop"
+  if [ -n "${GK_BENCH_BASELINE:-}" ]; then
+    echo "baseline-prompt${TAB}$P${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}prompt"
+    echo "baseline-stop${TAB}$S${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}stop"
   fi
 } > "$tmp/spec1.tsv"
 
@@ -130,9 +131,9 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk statusline,  static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-statusline(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
-    if ("base-prompt" in med) {
-      printf "GK_BASE prompt          / no-op   %5.2fx\n", med["base-prompt"] / t
-      printf "GK_BASE stop            / no-op   %5.2fx\n", med["base-stop"] / t
+    if ("baseline-prompt" in med) {
+      printf "baseline prompt         / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-prompt"] / t
+      printf "baseline stop           / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-stop"] / t
     }
     if (have_ref == "yes") {
       printf "python gatekeeper.py    / gk      %5.0fx  (target >= 25x)\n", med["python-gatekeeper.py"] / med2["gk-prompt(static)"]

@@ -150,9 +150,12 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
             let path = match rel {
                 Some(rel) => format!("$HOME/{rel}/hooks/{bin}"),
                 None => {
-                    bash_double_quote_escape(&forward_slashes(&ctx.claude_dir.to_string_lossy()))
-                        .trim_end_matches('/')
-                        .to_string()
+                    bash_double_quote_escape(&shell_slashes(
+                        &ctx.claude_dir.to_string_lossy(),
+                        ctx.os,
+                    ))
+                    .trim_end_matches('/')
+                    .to_string()
                         + "/hooks/"
                         + bin
                 }
@@ -186,8 +189,9 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
 /// `<claude dir>` relative to home, with forward slashes, when it is inside
 /// home (`.claude` in the usual case).
 fn home_relative(ctx: &CommandContext) -> Option<String> {
-    let home = normalize_path(&ctx.home.to_string_lossy(), ctx.os);
-    let dir = normalize_path(&ctx.claude_dir.to_string_lossy(), ctx.os);
+    // Folders, not programs: a trailing `.exe` is part of the name.
+    let home = normalize_spelling(&ctx.home.to_string_lossy(), ctx.os);
+    let dir = normalize_spelling(&ctx.claude_dir.to_string_lossy(), ctx.os);
     let home = home.trim_end_matches('/');
     let rest = dir.strip_prefix(home)?.strip_prefix('/')?;
     if rest.is_empty() {
@@ -195,7 +199,7 @@ fn home_relative(ctx: &CommandContext) -> Option<String> {
     }
     // Keep the original letter case of the relative part (normalize_path
     // lower-cases on Windows).
-    let original = forward_slashes(&ctx.claude_dir.to_string_lossy());
+    let original = shell_slashes(&ctx.claude_dir.to_string_lossy(), ctx.os);
     let original = original.trim_end_matches('/');
     let tail = &original[original.len().saturating_sub(rest.len())..];
     if tail.eq_ignore_ascii_case(rest) && !tail.contains(['"', '$', '`', '\\']) {
@@ -205,8 +209,15 @@ fn home_relative(ctx: &CommandContext) -> Option<String> {
     }
 }
 
-fn forward_slashes(s: &str) -> String {
-    s.replace('\\', "/")
+/// A native path as bash should see it: on Windows with forward slashes
+/// (Git Bash eats unquoted backslashes); elsewhere a backslash is an
+/// ordinary character of a file name and stays (quoting escapes it).
+fn shell_slashes(s: &str, os: Os) -> String {
+    if os.is_windows() {
+        s.replace('\\', "/")
+    } else {
+        s.to_string()
+    }
 }
 
 fn bash_double_quote_escape(s: &str) -> String {
@@ -285,9 +296,13 @@ fn python_script_index(args: &[String]) -> Option<usize> {
 
 /// A shell spelling of an exec-form handler (`command` = program, `args`):
 /// every word in single quotes, so nothing expands — as with exec, where no
-/// shell runs. `normalize` then reads it like any other command.
+/// shell runs. `normalize` then reads it like any other command, on every
+/// platform: a `'` inside a word is written `'"'"'` (close, a quote in
+/// double quotes, reopen), which sh and the Windows reading agree on —
+/// `'\''` is sh-only (a Windows user named O'Brien made gk's own exec-form
+/// entry unrecognisable).
 pub fn exec_spelling(program: &str, args: &[String]) -> String {
-    let quote = |w: &str| format!("'{}'", w.replace('\'', "'\\''"));
+    let quote = |w: &str| format!("'{}'", w.replace('\'', "'\"'\"'"));
     let mut out = quote(program);
     for a in args {
         out.push(' ');
@@ -298,7 +313,13 @@ pub fn exec_spelling(program: &str, args: &[String]) -> String {
 
 /// Who owns this registration.
 pub fn classify(command: &str, ctx: &CommandContext) -> Owner {
-    let Some(inv) = normalize(command, ctx) else {
+    owner_of(normalize(command, ctx).as_ref())
+}
+
+/// [`classify`] for a command already normalised (`None`: undecidable,
+/// hence foreign).
+pub fn owner_of(inv: Option<&Invocation>) -> Owner {
+    let Some(inv) = inv else {
         return Owner::Foreign;
     };
     let name = base_name(&inv.program);
@@ -377,6 +398,20 @@ fn normalize_program(word: &str, os: Os) -> String {
 /// A path in one spelling: forward slashes, no `//` or `/./`; on Windows also
 /// `/c/x` and `C:\x` as `c:/x`, lower case, `.exe` dropped.
 pub fn normalize_path(path: &str, os: Os) -> String {
+    let mut out = normalize_spelling(path, os);
+    if os.is_windows() {
+        if let Some(stripped) = out.strip_suffix(".exe") {
+            out = stripped.to_string();
+        }
+        if out.len() == 2 && out.ends_with(':') {
+            out.push('/');
+        }
+    }
+    out
+}
+
+/// [`normalize_path`] without dropping `.exe`: for folders.
+fn normalize_spelling(path: &str, os: Os) -> String {
     let mut p = path.to_string();
     if os.is_windows() {
         p = p.replace('\\', "/");
@@ -400,13 +435,8 @@ pub fn normalize_path(path: &str, os: Os) -> String {
     if absolute {
         out.insert(0, '/');
     }
-    if os.is_windows() {
-        if let Some(stripped) = out.strip_suffix(".exe") {
-            out = stripped.to_string();
-        }
-        if out.len() == 2 && out.ends_with(':') {
-            out.push('/');
-        }
+    if os.is_windows() && out.len() == 2 && out.ends_with(':') {
+        out.push('/');
     }
     out
 }
@@ -458,7 +488,9 @@ fn split_words(text: &str, ctx: &CommandContext) -> Option<Vec<String>> {
                             }
                         }
                         '$' => cur.push_str(&expand_variable(&mut chars, ctx)?),
-                        '%' => cur.push_str(&expand_percent(&mut chars, ctx)?),
+                        // `%VAR%` is Windows' (cmd.exe) syntax; in sh a
+                        // `%` is an ordinary character.
+                        '%' if windows => cur.push_str(&expand_percent(&mut chars, ctx)?),
                         c => cur.push(c),
                     }
                 }
@@ -471,7 +503,7 @@ fn split_words(text: &str, ctx: &CommandContext) -> Option<Vec<String>> {
                 in_word = true;
                 cur.push_str(&expand_variable(&mut chars, ctx)?);
             }
-            '%' => {
+            '%' if windows => {
                 in_word = true;
                 cur.push_str(&expand_percent(&mut chars, ctx)?);
             }
@@ -681,6 +713,58 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_named_like_a_program_keeps_its_name() {
+        // Found by fuzz/fuzz_targets/hook_command.rs: `.exe` was dropped from
+        // the folder name too, and the command named another folder.
+        let mut w = windows();
+        w.claude_dir = PathBuf::from(r"C:\Users\Ann\.exe.exe");
+        w.claude_config_dir = Some(w.claude_dir.clone());
+        assert_eq!(
+            canonical(HookKind::Stop, &w, ShellForm::Bash).command,
+            r#""$HOME/.exe.exe/hooks/gk.exe" hook stop"#
+        );
+    }
+
+    #[test]
+    fn a_percent_sign_is_a_variable_only_on_windows() {
+        // Found by fuzz/fuzz_targets/hook_command.rs: a Linux folder named
+        // `50%off` made install refuse its own command, and `date +%s`
+        // read as undecidable.
+        assert_eq!(
+            normalize("\"/home/u/50%off/hooks/gk\" hook stop", &linux()),
+            inv("/home/u/50%off/hooks/gk", &["hook", "stop"])
+        );
+        assert_eq!(normalize("date +%s", &mac()), inv("date", &["+%s"]));
+        assert_eq!(
+            normalize(r"%USERPROFILE%\.claude\hooks\gk.exe hook stop", &windows()),
+            inv("c:/users/ann/.claude/hooks/gk", &["hook", "stop"])
+        );
+    }
+
+    #[test]
+    fn a_backslash_in_a_linux_config_dir_is_part_of_the_name() {
+        let mut ctx = linux();
+        for dir in ["/home/u/a\\b", "/srv/a\\b"] {
+            ctx.claude_dir = PathBuf::from(dir);
+            ctx.claude_config_dir = Some(ctx.claude_dir.clone());
+            let c = canonical(HookKind::Prompt, &ctx, ShellForm::Bash);
+            assert_eq!(
+                c.command,
+                format!("\"{}/hooks/gk\" hook prompt", dir.replace('\\', "\\\\"))
+            );
+            assert_eq!(
+                normalize(&c.command, &ctx),
+                Some(Invocation {
+                    program: format!("{dir}/hooks/gk"),
+                    args: vec!["hook".into(), "prompt".into()],
+                }),
+                "{}",
+                c.command
+            );
+        }
+    }
+
+    #[test]
     fn canonical_forms_classify_as_gk() {
         for ctx in [linux(), mac(), windows()] {
             for kind in HookKind::ALL {
@@ -838,6 +922,25 @@ mod tests {
         assert_eq!(
             normalize(&quote, &linux()),
             inv("/opt/it's/gk", &["hook", "prompt"])
+        );
+        // Found by fuzz/fuzz_targets/hook_command.rs: an apostrophe on Windows.
+        let w = exec_spelling(
+            r"C:\Users\O'Brien\.claude\hooks\gk.exe",
+            &args(&["hook", "it's"]),
+        );
+        assert_eq!(
+            normalize(&w, &windows()),
+            inv("c:/users/o'brien/.claude/hooks/gk", &["hook", "it's"])
+        );
+        assert_eq!(
+            classify(
+                &exec_spelling(
+                    r"C:\Users\O'Brien\.claude\hooks\gk.exe",
+                    &args(&["hook", "stop"])
+                ),
+                &windows()
+            ),
+            Owner::Gk(HookKind::Stop)
         );
     }
 

@@ -13,4 +13,6 @@ pub mod install;
 pub mod paths;
 pub mod platform;
 pub mod records;
+pub mod registry;
 pub mod settings;
+pub mod smoke;

@@ -36,6 +36,8 @@ use crate::platform::Os;
 pub const CONFIG_FILE_NAME: &str = "gk.json";
 /// The task state file name, inside `<claude dir>/hooks/`.
 pub const STATE_FILE_NAME: &str = "task_state.json";
+/// Install's note of what uninstall must give back, inside `<claude dir>/hooks/`.
+pub const INSTALL_RECORD_NAME: &str = "gk-install.json";
 
 /// The home folder, as Claude Code resolves it on this machine (see the
 /// module notes); `None` when there is none at all.
@@ -188,6 +190,12 @@ impl ClaudePaths {
 
     pub fn config_file(&self) -> PathBuf {
         self.hooks_dir().join(CONFIG_FILE_NAME)
+    }
+
+    /// Install's note of the settings containers it found empty and filled
+    /// (`install::record`), read and removed by uninstall.
+    pub fn install_record(&self) -> PathBuf {
+        self.hooks_dir().join(INSTALL_RECORD_NAME)
     }
 
     /// Where install puts the gk binary.

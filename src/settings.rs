@@ -125,9 +125,14 @@ pub struct SchemaIssue {
     /// Claude Code skips the whole file for this, `env` included. Measured
     /// on client 2.1.332: a `matcher` that is not a string voids the file;
     /// every other issue here (`hooks` not an object, an event not an array,
-    /// a handler without `type` or `command`, an unknown event) only makes
-    /// the client ignore that part, and the rest of the file still loads.
+    /// a handler without `type` or `command`, an unknown event, a key that
+    /// appears twice) only makes the client ignore that part, and the rest
+    /// of the file still loads.
     pub rejects_file: bool,
+    /// A key that appears twice in one object: the client reads the last
+    /// (measured for `env` at the top level: the first `env` was dropped);
+    /// gk's editors refuse to edit such a file rather than guess.
+    pub duplicate_key: bool,
     pub line: usize,
     pub column: usize,
     pub reason: String,
@@ -196,10 +201,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
 /// found on the way (`hooks` not an object, an event not an array, a group
 /// not an object, `hooks` of a group not an array, a matcher not a string,
 /// a handler without `type`, a command handler without a string `command`,
-/// an unknown event name).
+/// an unknown event name, a key that appears twice in one object).
 pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
     let mut entries = Vec::new();
-    let mut issues = Vec::new();
+    let issues = Vec::new();
     let text = settings.text.as_str();
     let body_offset = if settings.bom {
         '\u{feff}'.len_utf8()
@@ -214,44 +219,44 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         // than guess.
         return (entries, issues);
     };
-    let pos = |offset: usize| line_col(text, body_offset + offset);
-    let mut issue = |at: String, offset: usize, reason: &str, rejects_file: bool| {
-        let (line, column) = pos(offset);
-        issues.push(SchemaIssue {
-            at,
-            line,
-            column,
-            reason: reason.to_string(),
-            rejects_file,
-        });
+    let index = LineIndex::new(text);
+    let pos = |offset: usize| index.line_col(body_offset + offset);
+    let mut issues = Issues {
+        list: issues,
+        pos: &pos,
     };
     let Some(ast::Value::Object(root)) = parsed.value else {
-        return (entries, issues);
+        return (entries, issues.list);
     };
+    issues.duplicates(&root, "");
     let Some(hooks) = last_prop(&root, "hooks") else {
-        return (entries, issues);
+        return (entries, issues.list);
     };
     let ast::Value::Object(hooks) = hooks else {
-        issue(
+        issues.add(
             "hooks".into(),
             hooks.start(),
             "`hooks` must be an object",
             false,
         );
-        return (entries, issues);
+        return (entries, issues.list);
     };
+    issues.duplicates(hooks, "hooks.");
+    // JSON.parse keeps the last of duplicate keys.
+    let last_of: std::collections::HashMap<&str, usize> = hooks
+        .properties
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.as_str(), i))
+        .collect();
     for (i, prop) in hooks.properties.iter().enumerate() {
         let event = prop.name.as_str().to_string();
-        // JSON.parse keeps the last of duplicate keys.
-        if hooks.properties[i + 1..]
-            .iter()
-            .any(|p| p.name.as_str() == event)
-        {
+        if last_of.get(event.as_str()) != Some(&i) {
             continue;
         }
         let at_event = format!("hooks.{event}");
         if !KNOWN_EVENTS.contains(&event.as_str()) {
-            issue(
+            issues.add(
                 at_event.clone(),
                 prop.name.start(),
                 &format!("{UNKNOWN_EVENT} `{event}`"),
@@ -259,7 +264,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             );
         }
         let ast::Value::Array(groups) = &prop.value else {
-            issue(
+            issues.add(
                 at_event,
                 prop.value.start(),
                 "an event must be an array of groups",
@@ -270,13 +275,14 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         for (g, group) in groups.elements.iter().enumerate() {
             let at_group = format!("{at_event}[{g}]");
             let ast::Value::Object(group) = group else {
-                issue(at_group, group.start(), "a group must be an object", false);
+                issues.add(at_group, group.start(), "a group must be an object", false);
                 continue;
             };
+            issues.duplicates(group, &format!("{at_group}."));
             let matcher = last_prop(group, "matcher");
             if let Some(m) = matcher {
                 if !matches!(m, ast::Value::StringLit(_)) {
-                    issue(
+                    issues.add(
                         format!("{at_group}.matcher"),
                         m.start(),
                         "`matcher` must be a string",
@@ -286,7 +292,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             }
             let matcher_value = matcher.map(ast_to_json);
             let Some(handlers) = last_prop(group, "hooks") else {
-                issue(
+                issues.add(
                     at_group,
                     group.start(),
                     "a group needs a `hooks` array",
@@ -295,7 +301,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                 continue;
             };
             let ast::Value::Array(handlers) = handlers else {
-                issue(
+                issues.add(
                     format!("{at_group}.hooks"),
                     handlers.start(),
                     "`hooks` of a group must be an array",
@@ -306,7 +312,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             for (h, handler) in handlers.elements.iter().enumerate() {
                 let at_handler = format!("{at_group}.hooks[{h}]");
                 let ast::Value::Object(obj) = handler else {
-                    issue(
+                    issues.add(
                         at_handler,
                         handler.start(),
                         "a hook handler must be an object",
@@ -314,6 +320,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     );
                     continue;
                 };
+                issues.duplicates(obj, &format!("{at_handler}."));
                 let string_of = |key: &str| match last_prop(obj, key) {
                     Some(ast::Value::StringLit(s)) => Some(s.value.to_string()),
                     _ => None,
@@ -321,7 +328,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                 let hook_type = string_of("type");
                 let command = string_of("command");
                 if hook_type.is_none() {
-                    issue(
+                    issues.add(
                         at_handler.clone(),
                         obj.start(),
                         "a hook handler needs a string `type`",
@@ -331,7 +338,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     && command.is_none()
                     && last_prop(obj, "args").is_none()
                 {
-                    issue(
+                    issues.add(
                         at_handler.clone(),
                         obj.start(),
                         "a command hook needs a string `command`",
@@ -354,7 +361,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                             })
                             .collect();
                         if strings.is_none() {
-                            issue(
+                            issues.add(
                                 format!("{at_handler}.args"),
                                 a.range.start,
                                 "`args` must be an array of strings",
@@ -364,7 +371,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         strings
                     }
                     Some(other) => {
-                        issue(
+                        issues.add(
                             format!("{at_handler}.args"),
                             other.start(),
                             "`args` must be an array of strings",
@@ -388,7 +395,46 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             }
         }
     }
-    (entries, issues)
+    (entries, issues.list)
+}
+
+/// The schema issues of one file as they are found, placed by line and column.
+struct Issues<'a> {
+    list: Vec<SchemaIssue>,
+    pos: &'a dyn Fn(usize) -> (usize, usize),
+}
+
+impl Issues<'_> {
+    fn add(&mut self, at: String, offset: usize, reason: &str, rejects_file: bool) {
+        let (line, column) = (self.pos)(offset);
+        self.list.push(SchemaIssue {
+            at,
+            line,
+            column,
+            reason: reason.to_string(),
+            rejects_file,
+            duplicate_key: false,
+        });
+    }
+
+    /// Every key that appears again in `obj`, at its second place.
+    fn duplicates(&mut self, obj: &ast::Object, prefix: &str) {
+        let mut seen = std::collections::HashSet::new();
+        for p in &obj.properties {
+            let name = p.name.as_str();
+            if !seen.insert(name) {
+                self.add(
+                    format!("{prefix}{name}"),
+                    p.range.start,
+                    &format!("`{prefix}{name}` appears twice; Claude Code reads the last one"),
+                    false,
+                );
+                if let Some(last) = self.list.last_mut() {
+                    last.duplicate_key = true;
+                }
+            }
+        }
+    }
 }
 
 /// jsonc-parser options that accept exactly strict JSON (what Claude Code
@@ -431,6 +477,68 @@ fn ast_to_json(value: &ast::Value<'_>) -> Value {
             }
             Value::Object(map)
         }
+    }
+}
+
+/// Line and column of many offsets in one text, each found without
+/// rescanning the text from its start (what [`line_col`] does, fine for one
+/// error message but quadratic for every entry of a large file): the line
+/// starts, and the number of characters before every 1 KiB mark.
+pub struct LineIndex<'a> {
+    line_starts: Vec<usize>,
+    chars_at_mark: Vec<usize>,
+    bytes: &'a [u8],
+}
+
+const MARK: usize = 1024;
+
+fn is_char_start(b: u8) -> bool {
+    (b as i8) >= -0x40
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        let mut chars_at_mark = Vec::with_capacity(bytes.len() / MARK + 1);
+        let mut chars = 0;
+        for chunk in bytes.chunks(MARK) {
+            chars_at_mark.push(chars);
+            chars += chunk.iter().filter(|b| is_char_start(**b)).count();
+        }
+        chars_at_mark.push(chars);
+        LineIndex {
+            line_starts,
+            chars_at_mark,
+            bytes,
+        }
+    }
+
+    fn chars_before(&self, offset: usize) -> usize {
+        let mark = offset / MARK;
+        self.chars_at_mark[mark]
+            + self.bytes[mark * MARK..offset]
+                .iter()
+                .filter(|b| is_char_start(**b))
+                .count()
+    }
+
+    /// The same answer as [`line_col`] for the text this index was made of.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.bytes.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line - 1];
+        (
+            line,
+            self.chars_before(offset) - self.chars_before(start) + 1,
+        )
     }
 }
 
@@ -575,12 +683,55 @@ mod tests {
     }
 
     #[test]
+    fn the_line_index_agrees_with_line_col_everywhere() {
+        let mut text = String::from("\u{feff}{\r\n  \"é\": \"ü😀\",\n");
+        text.push_str(&"x".repeat(3000));
+        text.push_str("\n\n\"z\"é\n");
+        text.push_str(&"é".repeat(700));
+        let index = LineIndex::new(&text);
+        for offset in (0..=text.len() + 2).filter(|o| *o > text.len() || text.is_char_boundary(*o))
+        {
+            assert_eq!(index.line_col(offset), line_col(&text, offset), "{offset}");
+        }
+    }
+
+    #[test]
     fn duplicate_keys_last_wins_like_json_parse() {
         let text =
             r#"{"hooks": {"Stop": 5, "Stop": [{"hooks": [{"type": "command", "command": "b"}]}]}}"#;
         let s = parse(p(), text).unwrap();
         let (entries, issues) = hook_entries(&s);
-        assert!(issues.is_empty());
         assert_eq!(entries[0].command.as_deref(), Some("b"));
+        // Reported, though: install refuses such a file, doctor says why.
+        assert_eq!(issues.len(), 1);
+        assert!(issues[0].duplicate_key && !issues[0].rejects_file);
+        assert_eq!(
+            (issues[0].at.as_str(), issues[0].column),
+            ("hooks.Stop", 23)
+        );
+    }
+
+    #[test]
+    fn a_key_twice_is_reported_at_every_level() {
+        let text = "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"},\n  \"hooks\": {\"Stop\": [{\"matcher\": \"\", \"matcher\": \"x\", \"hooks\": [{\"type\": \"command\", \"command\": \"a\", \"type\": \"command\"}]}]}\n}";
+        let s = parse(p(), text).unwrap();
+        let (_, issues) = hook_entries(&s);
+        let ats: Vec<(&str, usize, usize)> = issues
+            .iter()
+            .map(|i| (i.at.as_str(), i.line, i.column))
+            .collect();
+        assert_eq!(
+            ats,
+            [
+                ("env", 3, 3),
+                ("hooks.Stop[0].matcher", 4, 38),
+                ("hooks.Stop[0].hooks[0].type", 4, 100),
+            ]
+        );
+        assert!(issues.iter().all(|i| i.duplicate_key));
+        assert_eq!(
+            issues[0].reason,
+            "`env` appears twice; Claude Code reads the last one"
+        );
     }
 }

@@ -350,6 +350,46 @@ fn settings_schema_matcher_array_voids_the_file() {
 }
 
 #[test]
+fn settings_schema_a_key_twice_is_reported_and_not_fixed() {
+    let h = Home::new();
+    h.install();
+    let good = h.read(&h.settings());
+    let twice = good.replacen(
+        "{\n",
+        "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"},\n",
+        1,
+    );
+    h.write(&h.settings(), &twice);
+    h.write(&h.local(), r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook stop"}]}]}}"#);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "settings-schema"), "{doc}");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "settings-schema")
+        .unwrap();
+    assert!(
+        f["message"].as_str().unwrap().contains(&format!(
+            "{}:3:3: env: `env` appears twice",
+            h.settings().display()
+        )),
+        "{f}"
+    );
+    // --fix would have to edit that file: it says why it cannot, and writes nothing.
+    let before = h.read(&h.settings());
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("appears twice"), "{}", fix.stdout);
+    assert!(
+        fix.stdout.contains("correct it by hand first"),
+        "{}",
+        fix.stdout
+    );
+    assert_eq!(h.read(&h.settings()), before);
+}
+
+#[test]
 fn settings_schema_unknown_event_and_missing_command() {
     let h = Home::new();
     h.install();
@@ -379,17 +419,41 @@ fn settings_schema_unknown_event_and_missing_command() {
 }
 
 #[test]
-fn home_is_project_warns_and_counts_the_file_once() {
+fn home_is_project_is_said_not_warned_and_the_file_counts_once() {
+    // Right after install, in the home folder: identical command strings
+    // run once (measured), so nothing runs twice: exit 0, an info finding.
     let h = Home::new();
     h.install();
+    let (code, codes, doc) = h.codes(&["--project", h.home.to_str().unwrap()]);
+    // (`codes` leaves out info findings.)
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    assert_eq!(doc["findings"][0]["code"], "home-is-project", "{doc}");
+    assert_eq!(doc["findings"][0]["severity"], "info");
+    let run = h.doctor(&["--no-smoke", "--project", h.home.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("[•] Settings files"), "{}", run.stdout);
+    // What really runs twice is still found there: a second spelling.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
     let (code, codes, _) = h.codes(&["--project", h.home.to_str().unwrap()]);
-    assert_eq!((code, codes), (1, vec!["home-is-project".to_string()]));
-    // From a project folder: no warning.
-    let (code, codes, _) = h.codes(&[]);
-    assert_eq!((code, codes), (0, vec![]));
+    assert_eq!((code, codes), (2, vec!["hook-fires-twice".to_string()]));
+    // From a project folder: nothing about the home folder.
+    let (_, _, doc) = h.codes(&[]);
+    assert!(!doc.to_string().contains("home-is-project"), "{doc}");
 }
 
 // ------------------------------------------------------------ registrations
+
+#[test]
+fn fix_then_uninstall_gives_back_an_empty_hooks_object() {
+    let h = Home::new();
+    let before = "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n";
+    h.write(&h.settings(), before);
+    h.fix_then_clean();
+    assert!(h.claude().join("hooks/gk-install.json").is_file());
+    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(h.read(&h.settings()), before);
+}
 
 #[test]
 fn hook_missing_for_each_hook() {
@@ -616,11 +680,17 @@ fn hook_binary_missing() {
     let h = Home::new();
     h.install();
     std::fs::remove_file(h.binary()).unwrap();
-    let (code, codes, _) = h.codes(&[]);
+    let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2);
     assert_eq!(
         codes.iter().filter(|c| *c == "hook-binary-missing").count(),
         1
+    );
+    // One program runs both hooks: the finding names both events.
+    let message = doc["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("fails on every UserPromptSubmit and Stop"),
+        "{message}"
     );
     h.fix_then_clean();
 }

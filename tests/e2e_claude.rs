@@ -457,6 +457,43 @@ fn scenario_5_uninstall_gives_the_settings_back() {
     );
 }
 
+/// Scenario 9: Claude Code started in the home folder reads
+/// `~/.claude/settings.json` as user and as project settings, yet gk's
+/// hooks run once each; `gk doctor` there says so (info) and exits 0
+/// instead of warning.
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
+)]
+fn scenario_9_home_folder_runs_each_hook_once() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_9_home_folder_runs_each_hook_once");
+    install(&sb);
+    sb.work_in(sb.home());
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    turn.single_context();
+    stop_line(&turn);
+
+    let home = sb.home();
+    let out = sb.gk(&[
+        "doctor",
+        "--json",
+        "--no-smoke",
+        "--project",
+        home.to_str().expect("utf-8 temp path"),
+    ]);
+    let report = parse(&String::from_utf8_lossy(&out.stdout), "gk doctor --json");
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_eq!(report["findings"][0]["code"], "home-is-project", "{report}");
+    assert_eq!(report["findings"][0]["severity"], "info", "{report}");
+}
+
 fn median(mut values: Vec<u64>) -> u64 {
     values.sort_unstable();
     values[values.len() / 2]

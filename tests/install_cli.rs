@@ -205,6 +205,38 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     assert!(!state.exists());
 }
 
+#[test]
+fn empty_hooks_and_event_arrays_that_were_there_come_back_after_uninstall() {
+    // They used to disappear with gk's entries: uninstall could not tell
+    // them from the ones install creates.
+    for before in [
+        "{\n  \"env\": {\"ANTHROPIC_MODEL\": \"opus\"},\n  \"hooks\": {}\n}\n",
+        "{\n  \"hooks\": {\n    \"Stop\": [],\n    \"UserPromptSubmit\": [ ]\n  }\n}\n",
+    ] {
+        let home = Home::new();
+        home.write(".claude/settings.json", before);
+        let record = home.claude().join("hooks/gk-install.json");
+        let (code, out, err) = output(home.gk().args(["install", "--dry-run", "--no-smoke"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(
+            out.contains("gk-install.json"),
+            "the note is in the plan: {out}"
+        );
+        assert!(!record.exists(), "dry run");
+        let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(record.is_file());
+        // A second install notes nothing more and changes nothing.
+        let (code, out, _) = output(home.gk().args(["install", "--check", "--no-smoke"]));
+        assert_eq!(code, 0, "{out}");
+        let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(home.read(".claude/settings.json"), before);
+        assert!(!record.exists(), "the note goes with uninstall");
+        assert!(!home.claude().join("hooks/gk").exists());
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn backup_keeps_the_original_and_its_mode_and_the_file_keeps_its_mode() {
@@ -276,6 +308,40 @@ fn a_settings_file_that_does_not_parse_stops_everything() {
 }
 
 #[test]
+fn a_key_twice_at_the_top_or_a_matcher_that_is_not_a_string_stops_everything() {
+    // The client reads the last `env` (the first one's variables are lost)
+    // and skips a file whose matcher is not a string: install refuses both,
+    // naming the place, and writes nothing (it did write, and exited 0).
+    let settings_path = |home: &Home| home.claude().join("settings.json");
+    for (text, place) in [
+        (
+            "{\n  \"env\": {\"A\": \"1\"},\n  \"model\": \"opus\",\n  \"env\": {\"B\": \"2\"}\n}\n",
+            ":4:3: `env` appears twice",
+        ),
+        (
+            "{\n  \"hooks\": {\n    \"PreToolUse\": [{\"matcher\": [\"Bash\"], \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]\n  }\n}\n",
+            ":3:32: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
+        ),
+    ] {
+        let home = Home::new();
+        home.write(".claude/settings.json", text);
+        let before = home.snapshot();
+        for args in [
+            &["install", "-y", "--no-smoke"][..],
+            &["uninstall", "-y"][..],
+        ] {
+            let (code, _, err) = output(home.gk().args(args));
+            assert_eq!(code, 1, "{args:?}: {err}");
+            assert!(
+                err.starts_with(&format!("gk: {}{place}", settings_path(&home).display())),
+                "{args:?}: {err}"
+            );
+            assert_eq!(home.snapshot(), before, "{args:?}: nothing written");
+        }
+    }
+}
+
+#[test]
 fn crlf_claude_md_with_the_python_era_section() {
     let home = Home::new();
     let md = "# Rules\r\n\r\nmine\r\n\r\n## Task State Convention (Gatekeeper Hooks)\r\nTwo global hooks (`gatekeeper.py` on UserPromptSubmit)\r\n\r\n## Later\r\nkeep\r\n";
@@ -333,6 +399,54 @@ fn claude_config_dir_is_honoured() {
         fs::read_to_string(cfg.join("settings.json")).unwrap(),
         "{}\n"
     );
+}
+
+#[test]
+#[cfg(unix)]
+fn a_backslash_in_claude_config_dir_is_registered_as_written_and_runs() {
+    // On Linux `\` is part of a file name: the command used to point at
+    // `a/b/hooks/gk`, and the smoke test failed after every file was written.
+    let home = Home::new();
+    for cfg in [
+        home.path().join("a\\b"),
+        PathBuf::from(format!("{}\\elsewhere", home.path().display())),
+    ] {
+        let (code, out, err) = output(
+            home.gk()
+                .env("CLAUDE_CONFIG_DIR", &cfg)
+                .args(["install", "-y"]),
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
+        assert!(out.contains("smoke test: gk hook stop   passed"), "{out}");
+        let settings: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(cfg.join("settings.json")).unwrap()).unwrap();
+        let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        let escaped = cfg.display().to_string().replace('\\', "\\\\");
+        assert_eq!(command, format!("\"{escaped}/hooks/gk\" hook stop"));
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn a_claude_config_dir_no_command_can_name_writes_nothing() {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let home = Home::new();
+    home.write(".claude/settings.json", SETTINGS);
+    let mut bytes = home.path().join("cfg").into_os_string().into_vec();
+    bytes.push(0xff);
+    let cfg = PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
+    let before = home.snapshot();
+    for args in [&["install", "-y"][..], &["install", "--dry-run"][..]] {
+        let (code, out, err) = output(home.gk().env("CLAUDE_CONFIG_DIR", &cfg).args(args));
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("is not valid Unicode"), "{err}");
+        assert!(err.contains("nothing written"), "{err}");
+        assert_eq!(home.snapshot(), before, "{args:?}");
+        assert!(!cfg.exists());
+    }
 }
 
 #[test]

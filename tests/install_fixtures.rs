@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use gk::hookcmd::{canonical, CommandContext, HookKind, Owner, ShellForm};
 use gk::install::plan::mask_secrets;
-use gk::install::settings_edit::{add_hooks, remove_hooks, WantedHooks};
+use gk::install::settings_edit::{
+    add_hooks, add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks,
+};
 use gk::platform::Os;
 
 fn ctx() -> CommandContext {
@@ -84,6 +86,9 @@ fn there_is_a_fixture_for_every_case_the_issue_names() {
         "missing",
         "empty",
         "empty-object",
+        "empty-object-spaced",
+        "empty-hooks",
+        "empty-event",
         "indent-2",
         "indent-4",
         "tabs",
@@ -146,7 +151,11 @@ fn uninstall_after_install_gives_back_the_original_bytes() {
             continue;
         };
         let before = read(&dir, "before.json");
-        let back = remove_hooks(path, &after, &ctx()).unwrap();
+        // What install notes for uninstall: the containers it found empty.
+        let (made, filled) =
+            add_hooks_noting(path, before.as_deref().unwrap_or(""), &wanted(), &ctx()).unwrap();
+        assert_eq!(made, after, "{}", name(&dir));
+        let back = remove_hooks_keeping(path, &after, &ctx(), &filled).unwrap();
         match before {
             // A missing or empty file is created by install; uninstall leaves
             // a valid, empty settings object (with the created file's layout).
@@ -169,7 +178,7 @@ fn uninstall_after_install_gives_back_the_original_bytes() {
             }
         }
     }
-    assert!(exact >= 12, "only {exact} byte-exact round trips");
+    assert!(exact >= 15, "only {exact} byte-exact round trips");
 }
 
 #[test]
@@ -180,7 +189,13 @@ fn the_diff_of_a_multi_line_file_is_pure_insertion() {
         else {
             continue;
         };
-        if before.trim().is_empty() || !before.trim().contains('\n') || has_owned_entries(&before) {
+        // An empty `{}` / `[]` that install fills has to open up: that line
+        // changes (uninstall puts it back as it was).
+        if before.trim().is_empty()
+            || !before.trim().contains('\n')
+            || has_owned_entries(&before)
+            || name(&dir).starts_with("empty-")
+        {
             continue;
         }
         let diff = TextDiff::from_lines(&before, &after);
@@ -248,7 +263,8 @@ fn every_platform_form_installs_once_and_round_trips() {
             }
             let before = read(&dir, "before.json").unwrap_or_default();
             let label = format!("{} / {:?} {shell:?}", name(&dir), c.os);
-            let after = add_hooks(path, &before, &w, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+            let (after, filled) =
+                add_hooks_noting(path, &before, &w, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
             assert_eq!(add_hooks(path, &after, &w, &c).unwrap(), after, "{label}");
             for kind in HookKind::ALL {
                 assert_eq!(
@@ -259,7 +275,7 @@ fn every_platform_form_installs_once_and_round_trips() {
                     "{label}"
                 );
             }
-            let back = remove_hooks(path, &after, &c).unwrap();
+            let back = remove_hooks_keeping(path, &after, &c, &filled).unwrap();
             let expected = if before.trim().is_empty() {
                 "{}\n".to_string()
             } else {

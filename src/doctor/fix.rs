@@ -89,9 +89,11 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
     }
 }
 
-/// A schema issue in the parts gk edits (or one that voids the file).
+/// A schema issue in the parts gk edits, one that voids the file, or a key
+/// that appears twice anywhere (the editor refuses those, like install).
 fn blocks_edit(issue: &crate::settings::SchemaIssue) -> bool {
     issue.rejects_file
+        || issue.duplicate_key
         || issue.at == "hooks"
         || ["hooks.UserPromptSubmit", "hooks.Stop"]
             .iter()
@@ -240,10 +242,19 @@ pub fn plan(
         let old = crate::install::read_text(&user)?;
         let mut text = old.clone().unwrap_or_default();
         let mut reasons = Vec::new();
+        let mut filled = Vec::new();
         if needs.user_registrations {
             let shell = install::shell_form(ShellChoice::Auto, os);
-            let wanted = install::wanted_hooks(&inputs.ctx, shell, inputs.bash_home.as_deref());
-            text = settings_edit::add_hooks(&user, &text, &wanted, &inputs.ctx)?;
+            let wanted = install::verified_wanted_hooks(
+                &inputs.ctx,
+                shell,
+                inputs.bash_home.as_deref(),
+                &inputs.paths.binary(os),
+            )?;
+            let (added, noted) =
+                settings_edit::add_hooks_noting(&user, &text, &wanted, &inputs.ctx)?;
+            text = added;
+            filled = noted;
             reasons.push("one canonical entry per gk hook; variants and Python hooks removed");
         }
         if removes_user {
@@ -264,6 +275,10 @@ pub fn plan(
             Some(text),
             &reasons.join("; "),
         ));
+        if let Some(change) = crate::install::record::note(&inputs.paths.install_record(), &filled)?
+        {
+            plan.push(change);
+        }
     }
     for path in needs.remove_from.iter().filter(|p| **p != user) {
         let Some(old) = crate::install::read_text(path)? else {

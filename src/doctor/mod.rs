@@ -5,7 +5,9 @@
 //! environment), [`diagnose`] them into a [`render::Report`] (reading a few
 //! small files; the smoke tests are the only processes started), print it,
 //! and exit 0 / 1 / 2 by the worst severity. Every check is a pure function
-//! in its own module; this file only wires them together.
+//! in its own module; this file only wires them together. What the client
+//! loads and the rules over it are in `crate::registry` (shared with the
+//! hooks that will check a session's setup); doctor renders them.
 
 pub mod binary;
 pub mod claude_md;
@@ -14,11 +16,10 @@ pub mod fix;
 pub mod permissions;
 pub mod registrations;
 pub mod render;
-pub mod scopes;
-pub mod smoke;
 pub mod state;
 
-use std::collections::BTreeMap;
+pub use crate::registry::scopes;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -27,6 +28,7 @@ use crate::cli::{ColorChoice, DoctorArgs};
 use crate::error::{Error, Result};
 use crate::hookcmd::{self, CommandContext, HookKind, Owner, ShellForm};
 use crate::paths::ClaudePaths;
+use crate::smoke;
 
 use finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 pub use registrations::Registration;
@@ -150,28 +152,23 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let files = scopes::load_all(&inputs.scope_paths);
     check_settings_files(&files, &inputs.scope_paths, &mut report);
 
-    let ctx = &inputs.ctx;
-    let identify = |cmd: &str| (hookcmd::classify(cmd, ctx), hookcmd::normalize(cmd, ctx));
-    let regs = registrations::collect(&files, &identify);
-    let policy = registrations::policy(&registrations::switches(&files));
-    report
-        .findings
-        .extend(registrations::check_policy(&policy, &regs));
+    let table = crate::registry::Table::new(&files, &inputs.ctx);
+    report.findings.extend(registrations::check_policy(&table));
     // What --fix can do about registrations: managed entries and an
     // undecidable command decide it, and a user file gk cannot edit blocks it.
-    let mut how = registrations::registration_fix(&regs);
-    if let Some(why) = blocked_edit(&how, &files, &regs) {
+    let mut how = registrations::registration_fix(&table.rows);
+    if let Some(why) = blocked_edit(&how, &files, &table.rows) {
         how = registrations::RegistrationFix::Blocked { why };
     }
     report
         .findings
         .extend(registrations::check_registrations_with(
-            &regs,
-            &policy,
+            &table,
             &inputs.paths.settings(),
             &how,
         ));
-    for r in &regs {
+    let policy = &table.policy;
+    for r in &table.rows {
         report.notes.push((
             Group::Registrations,
             format!(
@@ -189,7 +186,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         ));
     }
 
-    check_binaries(inputs, &regs, &how, &mut report);
+    check_binaries(inputs, &table, &how, &mut report);
     check_backups_beside_files(inputs, &mut report);
 
     let config_path = inputs.paths.config_file();
@@ -238,7 +235,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     };
 
     if inputs.smoke {
-        check_smoke(inputs, &regs, &policy, &switched_off, &mut report);
+        check_smoke(inputs, &table, &switched_off, &mut report);
     } else {
         report
             .skipped
@@ -270,8 +267,8 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         report.findings.extend(permissions::check_rules(
             &files,
             dir,
-            &ctx.home,
-            ctx.os,
+            &inputs.ctx.home,
+            inputs.ctx.os,
             inputs.paths.dir(),
             &inputs.paths.settings(),
             user_editable,
@@ -292,7 +289,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     Diagnosis {
         report,
         files,
-        registrations: regs,
+        registrations: table.rows,
         redactor,
     }
 }
@@ -380,19 +377,21 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
             Load::Empty => report
                 .notes
                 .push((Group::Settings, format!("{}: empty, nothing loaded", f.label()))),
+            // Measured (2.1.332): started in the home folder, the client runs
+            // every hook of that file once, command, prompt and http hooks
+            // alike, so nothing runs twice because of it. Said, not warned.
             Load::SameAsUser => report.findings.push(
                 Finding::new(
                     "home-is-project",
-                    Severity::Warning,
+                    Severity::Info,
                     Group::Settings,
                     format!(
-                        "Claude Code started in {} (the home folder) loads {} as user settings and again as project settings",
+                        "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
                         paths.project_dir.display(),
                         paths.user.display()
                     ),
                 )
-                .at(&f.path, None)
-                .fix("start Claude Code in a project folder, not in the home folder (doctor counts that file once)"),
+                .at(&f.path, None),
             ),
             Load::Unreadable(why) => report.findings.push(
                 Finding::new(
@@ -494,38 +493,24 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
     }
 }
 
-/// `hook-binary-missing` / `hook-binary-outdated`, one finding per program.
+/// `hook-binary-missing` / `hook-binary-outdated`, one finding per program
+/// ([`crate::registry::rules::programs`]).
 fn check_binaries(
     inputs: &Inputs,
-    regs: &[Registration],
+    table: &crate::registry::Table,
     how: &registrations::RegistrationFix,
     report: &mut Report,
 ) {
     let os = inputs.ctx.os;
     let exists = |p: &Path| p.is_file();
-    // program → (owner, places)
-    let mut programs: BTreeMap<String, (Owner, Vec<&Registration>)> = BTreeMap::new();
-    for r in regs {
-        let Some(inv) = &r.invocation else { continue };
-        let checkable = match r.owner {
-            Owner::Gk(_) | Owner::Legacy(_) => true,
-            Owner::Foreign => binary::is_absolute(&inv.program),
-        };
-        if checkable {
-            programs
-                .entry(inv.program.clone())
-                .or_insert_with(|| (r.owner.clone(), Vec::new()))
-                .1
-                .push(r);
-        }
-    }
+    let locate = |program: &str| binary::locate(os, program, inputs.path_var.as_deref(), &exists);
     let canonical = inputs.paths.binary(os);
-    for (program, (owner, places)) in programs {
-        let located = binary::locate(os, &program, inputs.path_var.as_deref(), &exists);
+    for p in crate::registry::rules::programs(table, &locate) {
+        let (program, owner, places) = (p.program, p.owner, &p.places);
         let first = places[0];
         let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
         let at_canonical = program == hookcmd::normalize_path(&canonical.to_string_lossy(), os);
-        match located {
+        match &p.located {
             None => {
                 let f = Finding::new(
                     "hook-binary-missing",
@@ -534,7 +519,7 @@ fn check_binaries(
                     format!(
                         "{program} does not exist; {} fails on every {}",
                         first.place(),
-                        first.event
+                        and_list(&p.events())
                     ),
                 )
                 .at(&first.path, Some(first.line));
@@ -566,7 +551,7 @@ fn check_binaries(
                         first.path.display()
                     )),
                 };
-                for r in &places {
+                for r in places {
                     f = f.detail(format!("{}  `{}`", r.place(), r.command));
                 }
                 report.findings.push(f);
@@ -577,12 +562,21 @@ fn check_binaries(
                     format!("{program}: found at {}", path.display()),
                 ));
                 if let Owner::Gk(_) = owner {
-                    if let Some(f) = outdated(&path, &places, &canonical, how) {
+                    if let Some(f) = outdated(path, places, &canonical, how) {
                         report.findings.push(f);
                     }
                 }
             }
         }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -636,13 +630,12 @@ fn outdated(
 /// Run each distinct registered gk command once, as Claude Code would.
 fn check_smoke(
     inputs: &Inputs,
-    regs: &[Registration],
-    policy: &registrations::Policy,
+    table: &crate::registry::Table,
     switched_off: &[HookKind],
     report: &mut Report,
 ) {
     let os = inputs.ctx.os;
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut ran = 0;
     for kind in HookKind::ALL {
         if switched_off.contains(&kind) {
@@ -655,14 +648,13 @@ fn check_smoke(
             ));
             continue;
         }
-        for r in regs
-            .iter()
-            .filter(|r| matches!(r.owner, Owner::Gk(_)) && r.does(kind) && policy.runs(r.scope))
+        for r in table
+            .running(kind)
+            .filter(|r| matches!(r.owner, Owner::Gk(_)))
         {
-            if seen.contains(&r.command.as_str()) {
+            if !seen.insert(r.command.as_str()) {
                 continue;
             }
-            seen.push(&r.command);
             let located = r.invocation.as_ref().and_then(|inv| {
                 binary::locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
                     p.is_file()

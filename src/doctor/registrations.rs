@@ -1,202 +1,17 @@
-//! Which of gk's hooks Claude Code will really run, and how many times.
-//!
-//! Claude Code adds the hooks of every settings file it loads together and
-//! deduplicates them by the raw command string only (measured): the same
-//! string twice runs once, two spellings of the same program run twice. So
-//! "the same hook" is decided by what a command runs (`hookcmd`), and
-//! "runs twice" by how many *different* strings run it. `disableAllHooks`
-//! and managed `allowManagedHooksOnly` then decide which scopes run at all.
-//! Everything here is pure: registrations and switches come in as values.
+//! gk's registrations as doctor reports them: the rules of
+//! `crate::registry::rules` (one per finding code, over the normalised
+//! registration table) rendered as findings, each with the fix `--fix` or a
+//! person can make. What `--fix` may do is decided here too
+//! ([`RegistrationFix`]): managed settings are policy gk never edits, and an
+//! undecidable command that may be gk's makes adding an entry a guess.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use regex::Regex;
-
 use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
-use super::scopes::{Scope, ScopeFile};
-use crate::hookcmd::{HookKind, Invocation, Owner};
-use crate::settings;
-
-/// One command handler from a loaded settings file, with what it runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Registration {
-    pub scope: Scope,
-    pub path: PathBuf,
-    pub line: usize,
-    pub event: String,
-    pub command: String,
-    /// Exec form: the program and its arguments as the client starts them
-    /// (no shell); `None` for a command string run through a shell.
-    pub exec: Option<Vec<String>>,
-    pub shell: Option<String>,
-    pub timeout: Option<f64>,
-    pub owner: Owner,
-    /// `None` when the command could not be decided (pipes, `&&`, unknown variables).
-    pub invocation: Option<Invocation>,
-}
-
-impl Registration {
-    /// `scope path:line`, for messages.
-    pub fn place(&self) -> String {
-        format!(
-            "{} settings {}:{}",
-            self.scope.name(),
-            self.path.display(),
-            self.line
-        )
-    }
-
-    /// This registration does the job of `kind` (gk or its Python forerunner)
-    /// under the event that job belongs to.
-    pub fn does(&self, kind: HookKind) -> bool {
-        self.event == kind.event()
-            && matches!(self.owner, Owner::Gk(k) | Owner::Legacy(k) if k == kind)
-    }
-}
-
-/// Every command handler of the files Claude Code uses (parsed, schema-clean),
-/// identified by `identify` (`hookcmd::classify` + `hookcmd::normalize`).
-pub fn collect(
-    files: &[ScopeFile],
-    identify: &dyn Fn(&str) -> (Owner, Option<Invocation>),
-) -> Vec<Registration> {
-    let mut out = Vec::new();
-    for file in files.iter().filter(|f| f.effective()) {
-        let super::scopes::Load::Parsed { entries, .. } = &file.load else {
-            continue;
-        };
-        for e in entries {
-            let Some(command) = &e.run_command() else {
-                continue;
-            };
-            if e.hook_type.as_deref() != Some("command") {
-                continue;
-            }
-            let (owner, invocation) = identify(command);
-            // Install's rule: the Python scripts only count under their own event.
-            let owner = crate::hookcmd::owner_under(owner, &e.event);
-            out.push(Registration {
-                scope: file.scope,
-                path: file.path.clone(),
-                line: e.line,
-                event: e.event.clone(),
-                command: command.clone(),
-                exec: e.args.as_ref().map(|args| {
-                    let mut argv = vec![e.command.clone().unwrap_or_default()];
-                    argv.extend(args.iter().cloned());
-                    argv
-                }),
-                shell: e.shell.clone(),
-                timeout: e.timeout,
-                owner,
-                invocation,
-            });
-        }
-    }
-    out
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SwitchKey {
-    DisableAllHooks,
-    AllowManagedHooksOnly,
-}
-
-impl SwitchKey {
-    pub fn key(self) -> &'static str {
-        match self {
-            SwitchKey::DisableAllHooks => "disableAllHooks",
-            SwitchKey::AllowManagedHooksOnly => "allowManagedHooksOnly",
-        }
-    }
-}
-
-/// A boolean hook switch found at the top level of a settings file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Switch {
-    pub scope: Scope,
-    pub path: PathBuf,
-    pub line: Option<usize>,
-    pub key: SwitchKey,
-    pub value: bool,
-}
-
-/// The hook switches of the files Claude Code uses, in load order.
-pub fn switches(files: &[ScopeFile]) -> Vec<Switch> {
-    let mut out = Vec::new();
-    for file in files.iter().filter(|f| f.effective()) {
-        let Some(s) = file.settings() else { continue };
-        for key in [SwitchKey::DisableAllHooks, SwitchKey::AllowManagedHooksOnly] {
-            if let Some(value) = s.value.get(key.key()).and_then(|v| v.as_bool()) {
-                let needle = format!("\"{}\"", key.key());
-                let line = s
-                    .text
-                    .find(&needle)
-                    .map(|off| settings::line_col(&s.text, off).0);
-                out.push(Switch {
-                    scope: file.scope,
-                    path: file.path.clone(),
-                    line,
-                    key,
-                    value,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Which scopes' hooks run, and which switch turned them off.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Policy {
-    /// User, project and local hooks are off because of this switch.
-    pub nonmanaged_off: Option<Switch>,
-    /// Managed hooks are off too (managed `disableAllHooks`).
-    pub managed_off: Option<Switch>,
-}
-
-impl Policy {
-    pub fn runs(&self, scope: Scope) -> bool {
-        match scope {
-            Scope::Managed => self.managed_off.is_none(),
-            _ => self.nonmanaged_off.is_none(),
-        }
-    }
-}
-
-/// Settle the switches the way Claude Code merges settings: managed beats
-/// local beats project beats user for `disableAllHooks` (the last managed
-/// file read wins among managed ones); a managed `true` turns off every
-/// hook, a non-managed one only the non-managed hooks. `allowManagedHooksOnly`
-/// counts only in managed settings.
-pub fn policy(switches: &[Switch]) -> Policy {
-    let last = |scope: Scope, key: SwitchKey| {
-        switches
-            .iter()
-            .rev()
-            .find(|s| s.scope == scope && s.key == key)
-    };
-    let managed_disable = last(Scope::Managed, SwitchKey::DisableAllHooks);
-    let nonmanaged_disable = [Scope::Local, Scope::Project, Scope::User]
-        .into_iter()
-        .find_map(|scope| last(scope, SwitchKey::DisableAllHooks));
-    let only_managed = last(Scope::Managed, SwitchKey::AllowManagedHooksOnly).filter(|s| s.value);
-
-    let mut policy = Policy::default();
-    match managed_disable.or(nonmanaged_disable) {
-        Some(s) if s.value && s.scope == Scope::Managed => {
-            policy.managed_off = Some(s.clone());
-            policy.nonmanaged_off = Some(s.clone());
-        }
-        Some(s) if s.value => policy.nonmanaged_off = Some(s.clone()),
-        _ => {}
-    }
-    if policy.nonmanaged_off.is_none() {
-        policy.nonmanaged_off = only_managed.cloned();
-    }
-    policy
-}
+use crate::hookcmd::HookKind;
+use crate::registry::rules::{self, maybe_gk};
+use crate::registry::scopes::Scope;
+pub use crate::registry::{policy, switches, Policy, Registration, Switch, SwitchKey, Table};
 
 fn place_of(path: &Path, line: Option<usize>) -> String {
     match line {
@@ -205,35 +20,25 @@ fn place_of(path: &Path, line: Option<usize>) -> String {
     }
 }
 
-/// `hooks-disabled` findings for a policy that switches gk off. A switch
-/// that turns off only user, project and local hooks leaves gk running when
-/// managed settings register both of its hooks (`regs`): no finding then.
-pub fn check_policy(policy: &Policy, regs: &[Registration]) -> Vec<Finding> {
-    let mut out = Vec::new();
-    if let Some(s) = &policy.managed_off {
-        out.push(
-            Finding::new(
-                "hooks-disabled",
-                Severity::Error,
-                Group::Registrations,
-                format!(
-                    "disableAllHooks is true in managed settings {}: Claude Code runs no hooks at all",
-                    place_of(&s.path, s.line)
-                ),
-            )
-            .at(&s.path, s.line)
-            .fix("managed policy: ask whoever manages this machine to remove disableAllHooks there (gk cannot change it)"),
-        );
-        return out;
-    }
-    let managed_does_both = HookKind::ALL
-        .into_iter()
-        .all(|k| regs.iter().any(|r| r.scope == Scope::Managed && r.does(k)));
-    if managed_does_both {
-        return out;
-    }
-    if let Some(s) = &policy.nonmanaged_off {
-        let finding = match s.key {
+/// `hooks-disabled` for a policy that switches gk off ([`rules::hooks_disabled`]).
+pub fn check_policy(t: &Table) -> Vec<Finding> {
+    let Some(d) = rules::hooks_disabled(t) else {
+        return Vec::new();
+    };
+    let s = d.switch;
+    let finding = if d.everything {
+        Finding::new(
+            "hooks-disabled",
+            Severity::Error,
+            Group::Registrations,
+            format!(
+                "disableAllHooks is true in managed settings {}: Claude Code runs no hooks at all",
+                place_of(&s.path, s.line)
+            ),
+        )
+        .fix("managed policy: ask whoever manages this machine to remove disableAllHooks there (gk cannot change it)")
+    } else {
+        match s.key {
             SwitchKey::DisableAllHooks => Finding::new(
                 "hooks-disabled",
                 Severity::Error,
@@ -258,10 +63,9 @@ pub fn check_policy(policy: &Policy, regs: &[Registration]) -> Vec<Finding> {
                 ),
             )
             .fix("managed policy: ask whoever manages this machine to register gk in managed settings or lift allowManagedHooksOnly (gk cannot change it)"),
-        };
-        out.push(finding.at(&s.path, s.line));
-    }
-    out
+        }
+    };
+    vec![finding.at(&s.path, s.line)]
 }
 
 /// What `--fix` may do about gk's registrations. Managed settings are
@@ -359,238 +163,248 @@ impl RegistrationFix {
 }
 
 /// Findings about gk's registrations: missing, firing twice, redundant,
-/// legacy, misplaced, or undecidable. `regs` are all registrations of the
-/// files Claude Code uses; `policy` says which of them run.
-pub fn check_registrations(
-    regs: &[Registration],
-    policy: &Policy,
-    user_settings: &Path,
-) -> Vec<Finding> {
-    check_registrations_with(regs, policy, user_settings, &registration_fix(regs))
+/// legacy, misplaced, or undecidable, in that order per hook and then in
+/// file order. `t` holds every registration of the files Claude Code uses.
+pub fn check_registrations(t: &Table, user_settings: &Path) -> Vec<Finding> {
+    check_registrations_with(t, user_settings, &registration_fix(&t.rows))
 }
 
 /// [`check_registrations`] with what `--fix` can do decided by the caller.
 pub fn check_registrations_with(
-    regs: &[Registration],
-    policy: &Policy,
+    t: &Table,
     user_settings: &Path,
     how: &RegistrationFix,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let active: Vec<&Registration> = regs.iter().filter(|r| policy.runs(r.scope)).collect();
-
+    let missing = rules::missing(t);
+    let twice = rules::fires_twice(t);
+    let repeated = rules::repeated(t);
     for kind in HookKind::ALL {
-        let doing: Vec<&Registration> = active.iter().copied().filter(|r| r.does(kind)).collect();
-        let any_loaded = regs.iter().any(|r| r.does(kind));
-        // A command doctor cannot decide may be this hook: then "missing"
-        // would be a guess (and --fix would add a second copy). The
-        // hook-unrecognised finding says so instead.
-        let maybe = regs.iter().any(|r| maybe_gk(r, kind));
-        if doing.is_empty() && !any_loaded && !maybe {
-            let f = Finding::new(
-                "hook-missing",
-                Severity::Error,
-                Group::Registrations,
-                format!(
-                    "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
-                    kind.arg(),
-                    kind.event()
-                ),
-            );
-            out.push(how.fix(
-                f,
-                format!("{FIX_COMMAND} (adds it to {})", user_settings.display()),
-                &format!(
-                    "register `gk hook {}` under {} by hand (in {}, or ask whoever manages this machine to add it to managed settings)",
-                    kind.arg(),
-                    kind.event(),
-                    user_settings.display()
-                ),
-                false,
-            ));
+        if missing.contains(&kind) {
+            out.push(hook_missing(kind, user_settings, how));
         }
-
-        // Distinct command strings, in first-seen order, with every place.
-        let mut by_string: BTreeMap<&str, Vec<&Registration>> = BTreeMap::new();
-        let mut order: Vec<&str> = Vec::new();
-        for r in &doing {
-            let e = by_string.entry(r.command.as_str()).or_default();
-            if e.is_empty() {
-                order.push(r.command.as_str());
-            }
-            e.push(r);
+        for f in twice.iter().filter(|f| f.kind == kind) {
+            out.push(fires_twice(f, user_settings, how));
         }
-        if order.len() >= 2 {
-            let first = by_string[order[0]][0];
-            let mut f = Finding::new(
-                "hook-fires-twice",
-                Severity::Error,
-                Group::Registrations,
-                format!(
-                    "gk's {} hook is registered under {} different commands; Claude Code runs each, so it fires {} times",
-                    kind.arg(),
-                    order.len(),
-                    order.len()
-                ),
-            )
-            .at(&first.path, Some(first.line));
-            f = how.fix(
-                f,
-                format!(
-                    "{FIX_COMMAND} (keeps one canonical entry in {})",
-                    user_settings.display()
-                ),
-                "keep one of these entries and delete the others",
-                doing.iter().all(|r| r.scope == Scope::Managed),
-            );
-            for s in &order {
-                for r in &by_string[s] {
-                    f = f.detail(format!("{}  `{}`", r.place(), r.command));
-                }
-            }
-            out.push(f);
-        }
-        for s in &order {
-            let places = &by_string[s];
-            if places.len() >= 2 {
-                let mut f = Finding::new(
-                    "hook-redundant",
-                    Severity::Warning,
-                    Group::Registrations,
-                    format!(
-                        "`{}` is registered {} times for {}; Claude Code runs it once, the other entries are clutter",
-                        s,
-                        places.len(),
-                        kind.event()
-                    ),
-                )
-                .at(&places[0].path, Some(places[0].line));
-                f = how.fix(
-                    f,
-                    format!(
-                        "{FIX_COMMAND} (keeps one entry in {})",
-                        user_settings.display()
-                    ),
-                    "keep one of these entries and delete the others",
-                    places.iter().all(|r| r.scope == Scope::Managed),
-                );
-                for r in places {
-                    f = f.detail(r.place());
-                }
-                out.push(f);
-            }
+        for r in repeated.iter().filter(|r| r.kind == kind) {
+            out.push(repeated_string(r, user_settings, how));
         }
     }
-
-    for r in regs {
-        match r.owner {
-            Owner::Legacy(kind) => out.push(how.fix(
-                Finding::new(
-                    "hook-legacy",
-                    Severity::Warning,
-                    Group::Registrations,
-                    format!(
-                        "the Python {} is still registered for {} in {}",
-                        kind.legacy_script(),
-                        r.event,
-                        r.place()
-                    ),
-                )
-                .at(&r.path, Some(r.line)),
-                format!("{FIX_COMMAND} (replaces it with `gk hook {}`)", kind.arg()),
-                &format!("replace it with `gk hook {}`", kind.arg()),
-                r.scope == Scope::Managed,
-            )),
-            Owner::Gk(kind) if r.event != kind.event() => out.push(how.fix(
-                Finding::new(
-                    "hook-wrong-event",
-                    Severity::Warning,
-                    Group::Registrations,
-                    format!(
-                        "gk's {} hook is registered under {} in {}; it belongs under {}",
-                        kind.arg(),
-                        r.event,
-                        r.place(),
-                        kind.event()
-                    ),
-                )
-                .at(&r.path, Some(r.line)),
-                format!("{FIX_COMMAND} (removes it there)"),
-                &format!("delete that entry from {}", r.path.display()),
-                r.scope == Scope::Managed,
-            )),
-            Owner::Gk(kind) if r.scope == Scope::Project => out.push(how.fix(
-                Finding::new(
-                    "hook-redundant",
-                    Severity::Warning,
-                    Group::Registrations,
-                    format!(
-                        "gk's {} hook is registered in shared project settings {}:{}; it points at one machine's gk and belongs in user settings",
-                        kind.arg(),
-                        r.path.display(),
-                        r.line
-                    ),
-                )
-                .at(&r.path, Some(r.line)),
-                format!(
-                    "{FIX_COMMAND} (removes it there; {} keeps the one entry)",
-                    user_settings.display()
-                ),
-                &format!("delete that entry from {}", r.path.display()),
-                false,
-            )),
-            Owner::Foreign if HookKind::ALL.iter().any(|k| maybe_gk(r, *k)) => {
-                let why = if r.invocation.is_none() {
-                    "pipes, `&&` or variables doctor cannot resolve"
-                } else {
-                    "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop` call"
-                };
-                let registered = HookKind::ALL
-                    .iter()
-                    .any(|k| k.event() == r.event && regs.iter().any(|o| o.does(*k)));
-                let then = if registered {
-                    "if it does, that hook fires twice"
-                } else {
-                    "if it does not, nothing registers gk's hook for this event"
-                };
-                out.push(
-                    Finding::new(
-                        "hook-unrecognised",
-                        Severity::Warning,
-                        Group::Registrations,
-                        format!(
-                            "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
-                            r.command,
-                            r.place()
-                        ),
-                    )
-                    .at(&r.path, Some(r.line))
-                    .fix("if it runs gk, delete that entry by hand; gk doctor leaves commands it cannot identify alone"),
-                );
-            }
-            _ => {}
-        }
+    // Per-row findings, merged back into file order (a row has at most one).
+    let mut per_row: Vec<(usize, Finding)> = Vec::new();
+    for (row, kind) in rules::legacy(t) {
+        per_row.push((row, legacy(&t.rows[row], kind, how)));
     }
+    for (row, kind) in rules::wrong_event(t) {
+        per_row.push((row, wrong_event(&t.rows[row], kind, how)));
+    }
+    for (row, kind) in rules::in_project(t) {
+        per_row.push((row, in_project(&t.rows[row], kind, user_settings, how)));
+    }
+    for u in rules::unrecognised(t) {
+        per_row.push((u.row, unrecognised(&t.rows[u.row], &u)));
+    }
+    per_row.sort_by_key(|(row, _)| *row);
+    out.extend(per_row.into_iter().map(|(_, f)| f));
     out
 }
 
-/// A command under `kind`'s event that doctor cannot identify but that
-/// names gk or the Python hooks.
-fn maybe_gk(r: &Registration, kind: HookKind) -> bool {
-    r.owner == Owner::Foreign && r.event == kind.event() && mentions_gk(&r.command)
+fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> Finding {
+    let f = Finding::new(
+        "hook-missing",
+        Severity::Error,
+        Group::Registrations,
+        format!(
+            "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
+            kind.arg(),
+            kind.event()
+        ),
+    );
+    how.fix(
+        f,
+        format!("{FIX_COMMAND} (adds it to {})", user_settings.display()),
+        &format!(
+            "register `gk hook {}` under {} by hand (in {}, or ask whoever manages this machine to add it to managed settings)",
+            kind.arg(),
+            kind.event(),
+            user_settings.display()
+        ),
+        false,
+    )
 }
 
-/// Does an undecidable command look like it could run gk or the Python hooks?
-pub fn mentions_gk(command: &str) -> bool {
-    thread_local! {
-        static RE: Regex = Regex::new(r#"(?i)(^|[\s/\\'"`])gk(\.exe)?([\s'"`]|$)|gatekeeper|state_monitor"#).unwrap();
+fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &RegistrationFix) -> Finding {
+    let n = t.spellings.len();
+    let first = t.spellings[0].places[0];
+    let mut f = Finding::new(
+        "hook-fires-twice",
+        Severity::Error,
+        Group::Registrations,
+        format!(
+            "gk's {} hook is registered under {n} different commands; Claude Code runs each, so it fires {n} times",
+            t.kind.arg(),
+        ),
+    )
+    .at(&first.path, Some(first.line));
+    let all_managed = t
+        .spellings
+        .iter()
+        .flat_map(|s| &s.places)
+        .all(|r| r.scope == Scope::Managed);
+    f = how.fix(
+        f,
+        format!(
+            "{FIX_COMMAND} (keeps one canonical entry in {})",
+            user_settings.display()
+        ),
+        "keep one of these entries and delete the others",
+        all_managed,
+    );
+    for s in &t.spellings {
+        for r in &s.places {
+            f = f.detail(format!("{}  `{}`", r.place(), r.command));
+        }
     }
-    RE.with(|re| re.is_match(command))
+    f
+}
+
+fn repeated_string(
+    r: &rules::Repeated<'_>,
+    user_settings: &Path,
+    how: &RegistrationFix,
+) -> Finding {
+    let places = &r.spelling.places;
+    let mut f = Finding::new(
+        "hook-redundant",
+        Severity::Warning,
+        Group::Registrations,
+        format!(
+            "`{}` is registered {} times for {}; Claude Code runs it once, the other entries are clutter",
+            r.spelling.command,
+            places.len(),
+            r.kind.event()
+        ),
+    )
+    .at(&places[0].path, Some(places[0].line));
+    f = how.fix(
+        f,
+        format!(
+            "{FIX_COMMAND} (keeps one entry in {})",
+            user_settings.display()
+        ),
+        "keep one of these entries and delete the others",
+        places.iter().all(|r| r.scope == Scope::Managed),
+    );
+    for p in places {
+        f = f.detail(p.place());
+    }
+    f
+}
+
+fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
+    how.fix(
+        Finding::new(
+            "hook-legacy",
+            Severity::Warning,
+            Group::Registrations,
+            format!(
+                "the Python {} is still registered for {} in {}",
+                kind.legacy_script(),
+                r.event,
+                r.place()
+            ),
+        )
+        .at(&r.path, Some(r.line)),
+        format!("{FIX_COMMAND} (replaces it with `gk hook {}`)", kind.arg()),
+        &format!("replace it with `gk hook {}`", kind.arg()),
+        r.scope == Scope::Managed,
+    )
+}
+
+fn wrong_event(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
+    how.fix(
+        Finding::new(
+            "hook-wrong-event",
+            Severity::Warning,
+            Group::Registrations,
+            format!(
+                "gk's {} hook is registered under {} in {}; it belongs under {}",
+                kind.arg(),
+                r.event,
+                r.place(),
+                kind.event()
+            ),
+        )
+        .at(&r.path, Some(r.line)),
+        format!("{FIX_COMMAND} (removes it there)"),
+        &format!("delete that entry from {}", r.path.display()),
+        r.scope == Scope::Managed,
+    )
+}
+
+fn in_project(
+    r: &Registration,
+    kind: HookKind,
+    user_settings: &Path,
+    how: &RegistrationFix,
+) -> Finding {
+    how.fix(
+        Finding::new(
+            "hook-redundant",
+            Severity::Warning,
+            Group::Registrations,
+            format!(
+                "gk's {} hook is registered in shared project settings {}:{}; it points at one machine's gk and belongs in user settings",
+                kind.arg(),
+                r.path.display(),
+                r.line
+            ),
+        )
+        .at(&r.path, Some(r.line)),
+        format!(
+            "{FIX_COMMAND} (removes it there; {} keeps the one entry)",
+            user_settings.display()
+        ),
+        &format!("delete that entry from {}", r.path.display()),
+        false,
+    )
+}
+
+fn unrecognised(r: &Registration, u: &rules::Unrecognised) -> Finding {
+    let why = if u.undecidable {
+        "pipes, `&&` or variables doctor cannot resolve"
+    } else {
+        "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop` call"
+    };
+    let then = if u.job_registered {
+        "if it does, that hook fires twice"
+    } else {
+        "if it does not, nothing registers gk's hook for this event"
+    };
+    Finding::new(
+        "hook-unrecognised",
+        Severity::Warning,
+        Group::Registrations,
+        format!(
+            "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
+            r.command,
+            r.place()
+        ),
+    )
+    .at(&r.path, Some(r.line))
+    .fix("if it runs gk, delete that entry by hand; gk doctor leaves commands it cannot identify alone")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hookcmd::{Invocation, Owner};
+    use crate::registry::rules::mentions_gk;
+    use crate::registry::scopes::ScopeFile;
+
+    fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
+        check_registrations(&Table::of_rows(regs.to_vec(), p.clone()), Path::new(USER))
+    }
 
     fn reg(scope: Scope, event: &str, command: &str, owner: Owner) -> Registration {
         Registration {
@@ -635,13 +449,13 @@ mod tests {
 
     #[test]
     fn healthy_registrations_give_nothing() {
-        let f = check_registrations(&healthy(), &Policy::default(), Path::new(USER));
+        let f = check(&healthy(), &Policy::default());
         assert!(f.is_empty(), "{f:?}");
     }
 
     #[test]
     fn nothing_registered_is_missing_twice() {
-        let f = check_registrations(&[], &Policy::default(), Path::new(USER));
+        let f = check(&[], &Policy::default());
         assert_eq!(codes(&f), ["hook-missing", "hook-missing"]);
         assert!(f[0].message.contains("UserPromptSubmit"));
         assert!(f[1].message.contains("Stop"));
@@ -656,7 +470,7 @@ mod tests {
             "\"$HOME/.claude/hooks/gk\" hook prompt",
             Owner::Gk(HookKind::Prompt),
         ));
-        let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+        let f = check(&regs, &Policy::default());
         assert_eq!(codes(&f), ["hook-redundant"]);
         assert_eq!(f[0].details.len(), 2);
     }
@@ -685,7 +499,7 @@ mod tests {
                 Owner::Gk(HookKind::Prompt),
             ));
             regs[0].command = b.to_string();
-            let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+            let f = check(&regs, &Policy::default());
             assert_eq!(codes(&f), ["hook-fires-twice"], "{a} / {b}");
             assert!(f[0].message.contains("2 different commands"));
         }
@@ -700,7 +514,7 @@ mod tests {
             "/c/miniforge3/python /c/Users/u/.claude/hooks/gatekeeper.py",
             Owner::Legacy(HookKind::Prompt),
         ));
-        let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+        let f = check(&regs, &Policy::default());
         assert_eq!(codes(&f), ["hook-fires-twice", "hook-legacy"]);
     }
 
@@ -720,7 +534,7 @@ mod tests {
                 Owner::Legacy(HookKind::Stop),
             ),
         ];
-        let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+        let f = check(&regs, &Policy::default());
         assert_eq!(codes(&f), ["hook-legacy", "hook-legacy"]);
     }
 
@@ -730,7 +544,7 @@ mod tests {
         for r in &mut regs {
             r.scope = Scope::Project;
         }
-        let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+        let f = check(&regs, &Policy::default());
         assert_eq!(codes(&f), ["hook-redundant", "hook-redundant"]);
         assert!(f[0].message.contains("shared project settings"));
     }
@@ -739,7 +553,7 @@ mod tests {
     fn wrong_event_is_reported_and_does_not_count() {
         let mut regs = healthy();
         regs[1].event = "UserPromptSubmit".to_string();
-        let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+        let f = check(&regs, &Policy::default());
         assert_eq!(codes(&f), ["hook-missing", "hook-wrong-event"]);
     }
 
@@ -774,7 +588,7 @@ mod tests {
         );
         other.invocation = None;
         regs.push(other);
-        let f = check_registrations(&regs, &Policy::default(), Path::new(USER));
+        let f = check(&regs, &Policy::default());
         assert_eq!(codes(&f), ["hook-unrecognised", "hook-unrecognised"]);
         assert!(f[0].message.contains("cannot resolve"));
         assert!(f[1].message.contains("not a plain"));
@@ -795,11 +609,11 @@ mod tests {
         let p = policy(&[switch(Scope::User, SwitchKey::DisableAllHooks, true)]);
         assert!(!p.runs(Scope::User) && !p.runs(Scope::Local));
         assert!(p.runs(Scope::Managed));
-        let f = check_policy(&p, &[]);
+        let f = check_policy(&Table::of_rows(vec![], p.clone()));
         assert_eq!(codes(&f), ["hooks-disabled"]);
         assert!(f[0].message.contains("/user/settings.json:2"));
         // Registered but switched off: disabled, not missing.
-        let r = check_registrations(&healthy(), &p, Path::new(USER));
+        let r = check(&healthy(), &p);
         assert!(r.is_empty(), "{r:?}");
     }
 
@@ -816,7 +630,7 @@ mod tests {
     fn managed_disable_turns_off_everything() {
         let p = policy(&[switch(Scope::Managed, SwitchKey::DisableAllHooks, true)]);
         assert!(!p.runs(Scope::Managed) && !p.runs(Scope::User));
-        assert!(check_policy(&p, &[])[0]
+        assert!(check_policy(&Table::of_rows(vec![], p.clone()))[0]
             .fix
             .as_deref()
             .unwrap()
@@ -833,7 +647,7 @@ mod tests {
             true,
         )]);
         assert!(!p.runs(Scope::User) && p.runs(Scope::Managed));
-        assert!(check_policy(&p, &[])[0]
+        assert!(check_policy(&Table::of_rows(vec![], p.clone()))[0]
             .message
             .contains("allowManagedHooksOnly"));
     }
@@ -849,7 +663,7 @@ mod tests {
         for r in &mut regs {
             r.scope = Scope::Managed;
         }
-        assert!(check_registrations(&regs, &p, Path::new(USER)).is_empty());
+        assert!(check(&regs, &p).is_empty());
     }
 
     #[test]
@@ -887,7 +701,7 @@ mod tests {
             }
         ));
         // Managed registrations: a fix there is the administrator's.
-        let f = check_registrations(&managed[..1], &Policy::default(), Path::new(USER));
+        let f = check(&managed[..1], &Policy::default());
         assert_eq!(codes(&f), ["hook-missing"]);
         assert_eq!(f[0].remedy, Remedy::Manual);
     }
@@ -908,7 +722,7 @@ mod tests {
             .map(|(scope, text)| ScopeFile {
                 scope: *scope,
                 path: PathBuf::from(format!("/{}.json", scope.name())),
-                load: super::super::scopes::classify_text(Path::new("/x.json"), text),
+                load: crate::registry::scopes::classify_text(Path::new("/x.json"), text),
             })
             .collect();
         let identify = |c: &str| {
@@ -917,10 +731,9 @@ mod tests {
                 crate::hookcmd::normalize(c, ctx),
             )
         };
-        let regs = collect(&loaded, &identify);
-        let policy = policy(&switches(&loaded));
-        let mut out = check_policy(&policy, &regs);
-        out.extend(check_registrations(&regs, &policy, Path::new(USER)));
+        let t = Table::with(&loaded, &identify);
+        let mut out = check_policy(&t);
+        out.extend(check_registrations(&t, Path::new(USER)));
         out
     }
 

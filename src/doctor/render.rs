@@ -98,6 +98,17 @@ impl Redactor {
         let mut secrets: Vec<String> = set.into_iter().collect();
         // Longest first, so a secret containing another is masked whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        // Each secret, then the same value as it appears inside JSON strings
+        // when that differs (escaped once here, not on every line redacted).
+        let secrets = secrets
+            .into_iter()
+            .flat_map(|s| {
+                let escaped = serde_json::to_string(&s).unwrap_or_default();
+                let escaped = escaped.trim_matches('"').to_string();
+                let also = (escaped != s).then_some(escaped);
+                std::iter::once(s).chain(also)
+            })
+            .collect();
         Redactor { secrets }
     }
 
@@ -106,12 +117,6 @@ impl Redactor {
         for s in &self.secrets {
             if out.contains(s.as_str()) {
                 out = out.replace(s.as_str(), "***");
-            }
-            // The same value as it appears inside JSON strings.
-            let escaped = serde_json::to_string(s).unwrap_or_default();
-            let escaped = escaped.trim_matches('"');
-            if escaped != s && out.contains(escaped) {
-                out = out.replace(escaped, "***");
             }
         }
         out

@@ -24,6 +24,7 @@
 mod config;
 mod input;
 mod jsonout;
+mod keywords;
 mod prompt;
 mod pytext;
 mod state;
@@ -36,6 +37,8 @@ use std::time::SystemTime;
 pub use config::{
     load_config, load_for_hooks, Config, ConfigError, LoadedConfig, StateScope, MAX_CONFIG_BYTES,
 };
+pub use input::Input;
+pub use keywords::KeywordSet;
 pub use state::{
     locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict, MAX_STATE_BYTES,
 };
@@ -129,7 +132,7 @@ fn state_for(
 fn answer(hook: Hook) -> Option<String> {
     let home = crate::paths::home_dir();
     let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
-    let (config, mut note) = hook_config(paths.as_ref());
+    let (config, note) = hook_config(paths.as_ref());
     let config = &config;
     // The v5 Stop hook ignores its event; per session it needs the id.
     let keep = match (hook, config.state.scope) {
@@ -137,6 +140,44 @@ fn answer(hook: Hook) -> Option<String> {
         _ => input::MAX_EVENT_BYTES,
     };
     let input = read_stdin(keep);
+    let dir = match config.state.scope {
+        StateScope::Global => None,
+        StateScope::Session => {
+            crate::paths::state_dir_for(crate::platform::Os::current(), home.as_deref())
+        }
+    };
+    let shared = paths.as_ref().map(ClaudePaths::state_file);
+    respond(
+        hook,
+        &input,
+        config,
+        note,
+        |session_id| {
+            locate(
+                config.state.scope,
+                session_id,
+                dir.as_deref(),
+                shared.as_deref(),
+            )
+        },
+        SystemTime::now(),
+    )
+}
+
+/// The pure part of a hook run: what `hook` prints for what it read of
+/// stdin (`input`), with `config` (and the line saying why gk.json was
+/// ignored, if it was), the task state for the event's session id (`state`
+/// is called at most once, only when the hook needs it) and the time
+/// `now`. `None`: print nothing. What the fuzz target
+/// `fuzz/fuzz_targets/hook_input.rs` drives.
+pub fn respond(
+    hook: Hook,
+    input: &input::Input,
+    config: &Config,
+    mut note: Option<String>,
+    state: impl FnOnce(Option<&str>) -> Located,
+    now: SystemTime,
+) -> Option<String> {
     match hook {
         Hook::Prompt => {
             if !config.prompt.enabled {
@@ -149,17 +190,12 @@ fn answer(hook: Hook) -> Option<String> {
                     None => cut,
                 });
             }
-            let located = state_for(
-                config,
-                paths.as_ref(),
-                home.as_deref(),
-                session_id_of(&event),
-            );
+            let located = state(session_id_of(&event));
             let (msg, ctx) = prompt::respond(
                 prompt::prompt_of(&event),
                 config,
                 &located.file,
-                SystemTime::now(),
+                now,
                 note.as_deref(),
                 located.record.as_deref(),
             );
@@ -174,15 +210,10 @@ fn answer(hook: Hook) -> Option<String> {
                 StateScope::Global => None,
                 StateScope::Session => event_of(input).map(|(event, _)| event),
             };
-            let located = state_for(
-                config,
-                paths.as_ref(),
-                home.as_deref(),
-                event.as_ref().and_then(session_id_of),
-            );
+            let located = state(event.as_ref().and_then(session_id_of));
             let msg = stop::message(
                 &located.file,
-                SystemTime::now(),
+                now,
                 config.stale_hours,
                 note.as_deref(),
                 located.from_shared,
@@ -203,7 +234,7 @@ fn answer(hook: Hook) -> Option<String> {
 /// the user is told; no prompt in the first part gives the answer for an
 /// empty prompt, and says so. The state lines never depend on the prompt,
 /// so the DIRTY warning is never lost to a long paste.
-fn event_of(input: input::Input) -> Option<(serde_json::Value, Option<String>)> {
+fn event_of(input: &input::Input) -> Option<(serde_json::Value, Option<String>)> {
     use serde_json::Value;
     let text = String::from_utf8_lossy(&input.bytes);
     if input.complete {

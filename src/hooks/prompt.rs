@@ -8,7 +8,8 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::config::Config;
-use super::pytext::{keyword_found, strip_check_prefix, word_count};
+use super::keywords::KeywordSet;
+use super::pytext::{strip_check_prefix, word_count};
 use super::state::{StateFile, StateRead};
 
 const CHECK_HEADER: &str = " -- CHECK MODE: assessment only, nothing will be executed";
@@ -94,6 +95,27 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
     };
     let lowered = rest.to_lowercase();
     let words = word_count(&lowered);
+    // Every keyword of every rule and effort list, found in one pass; the
+    // lists are then read in order, as the reference tries them.
+    let lists: Vec<&'c [super::config::Keyword]> = config
+        .models
+        .iter()
+        .map(|r| r.keywords.as_slice())
+        .chain([config.effort.high.as_slice(), config.effort.low.as_slice()])
+        .collect();
+    let set = KeywordSet::new(lists.iter().flat_map(|l| l.iter().map(|k| k.as_str())));
+    let hits = set.find(&lowered);
+    let mut first_of_list = Vec::with_capacity(lists.len());
+    let mut at = 0;
+    for list in &lists {
+        let found = list
+            .iter()
+            .zip(&hits[at..at + list.len()])
+            .find(|(_, hit)| **hit)
+            .map(|(k, _)| k.as_str());
+        first_of_list.push(found);
+        at += list.len();
+    }
     let mut skipped = Vec::new();
     let mut choice = None;
     for (i, rule) in config.models.iter().enumerate() {
@@ -104,16 +126,12 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
             skipped.push(i);
             continue;
         }
-        if let Some(kw) = rule
-            .keywords
-            .iter()
-            .find(|k| keyword_found(k.as_str(), &lowered))
-        {
+        if let Some(kw) = first_of_list[i] {
             choice = Some(ModelChoice {
                 label: &rule.label,
                 model: &rule.model,
                 purpose: &rule.purpose,
-                trigger: kw.as_str(),
+                trigger: kw,
                 rule: Some(i),
                 warning: rule.warning.as_deref(),
             });
@@ -129,14 +147,10 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
         rule: None,
         warning: d.warning.as_deref(),
     });
-    let find = |list: &'c [super::config::Keyword]| {
-        list.iter()
-            .find(|k| keyword_found(k.as_str(), &lowered))
-            .map(|k| k.as_str())
-    };
-    let effort = find(&config.effort.high)
+    let n = config.models.len();
+    let effort = first_of_list[n]
         .map(|k| ("high", k))
-        .or_else(|| find(&config.effort.low).map(|k| ("low", k)));
+        .or_else(|| first_of_list[n + 1].map(|k| ("low", k)));
     Analysis {
         check_mode,
         word_count: words,

@@ -1,13 +1,13 @@
 //! The few pieces of Python string semantics the v5 hooks depend on, written
 //! out by hand so gk gives the same answers as the Python reference without
-//! compiling a regex per keyword on every prompt.
+//! compiling a regex on every prompt (the keywords' `(?<![a-z0-9])kw(?![a-z0-9])`
+//! is `keywords.rs`).
 //!
 //! - `is_py_space`: the characters `str.split()` and the regex `\s` treat as
 //!   whitespace (wider than Rust's `char::is_whitespace`: it also counts
 //!   the separators U+001C..U+001F).
 //! - `strip_check_prefix`: `^\s*\[\s*check\s*\]\s*` with IGNORECASE, where
 //!   Python also lets the Kelvin sign U+212A stand for `k`.
-//! - `keyword_found`: `(?<![a-z0-9])kw(?![a-z0-9])` on the lower-cased text.
 //! - `py_str` / `truthy`: how `str()` and `bool()` see a JSON value read from
 //!   task_state.json (the reference formats whatever it finds there).
 
@@ -68,38 +68,6 @@ pub fn strip_check_prefix(prompt: &str) -> Option<&str> {
     let rest = chars.as_str().trim_start_matches(is_py_space);
     let rest = rest.strip_prefix(']')?;
     Some(rest.trim_start_matches(is_py_space))
-}
-
-fn is_boundary_char(b: u8) -> bool {
-    b.is_ascii_lowercase() || b.is_ascii_digit()
-}
-
-/// Whether `keyword` occurs in `lowered` with no ASCII lower-case letter or
-/// digit directly before or after it. Every occurrence is tried, including
-/// overlapping ones, as a regex search would.
-pub fn keyword_found(keyword: &str, lowered: &str) -> bool {
-    let bytes = lowered.as_bytes();
-    let step = keyword.chars().next().map_or(1, char::len_utf8);
-    let mut from = 0;
-    while from <= lowered.len() {
-        let Some(found) = lowered[from..].find(keyword) else {
-            return false;
-        };
-        let start = from + found;
-        let end = start + keyword.len();
-        let before_ok = start == 0 || !is_boundary_char(bytes[start - 1]);
-        let after_ok = end == bytes.len() || !is_boundary_char(bytes[end]);
-        if before_ok && after_ok {
-            return true;
-        }
-        // Next candidate: one character further on.
-        let mut next = start + step;
-        while next < lowered.len() && !lowered.is_char_boundary(next) {
-            next += 1;
-        }
-        from = next;
-    }
-    false
 }
 
 /// Python's `bool()` of a JSON value.
@@ -313,22 +281,6 @@ mod tests {
         assert_eq!(strip_check_prefix("(check) y"), None);
         // Only one prefix is stripped.
         assert_eq!(strip_check_prefix("[check][check] y"), Some("[check] y"));
-    }
-
-    #[test]
-    fn keyword_boundaries_are_ascii_alnum_only() {
-        assert!(keyword_found("ttl", "ttl"));
-        assert!(keyword_found("ttl", "a ttl-file"));
-        assert!(keyword_found("ttl", "ttl_file"));
-        assert!(keyword_found("ttl", "caféttl"));
-        assert!(keyword_found("ttl", "ttlé"));
-        assert!(!keyword_found("ttl", "settle"));
-        assert!(!keyword_found("ttl", "ttl2"));
-        assert!(!keyword_found("no", "i know"));
-        assert!(!keyword_found("ok", "look"));
-        assert!(keyword_found("ok", "x look ok"));
-        // An overlapping later occurrence must still be found.
-        assert!(keyword_found("end to end", "xend to end to end"));
     }
 
     #[test]

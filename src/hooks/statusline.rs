@@ -41,7 +41,7 @@ fn answer() -> String {
             None
         }
         StateScope::Session => {
-            super::event_of(super::read_stdin(super::input::MAX_EVENT_BYTES)).map(|(e, _)| e)
+            super::event_of(&super::read_stdin(super::input::MAX_EVENT_BYTES)).map(|(e, _)| e)
         }
     };
     let located = super::state_for(

@@ -35,6 +35,7 @@ pub mod backup;
 pub mod binary;
 pub mod claude_md;
 pub mod plan;
+pub mod record;
 pub mod settings_edit;
 pub mod settings_keys;
 pub mod switch;
@@ -43,7 +44,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{ColorChoice, HookName, InstallArgs, ShellChoice, SwitchArgs, UninstallArgs};
-use crate::doctor::smoke;
 use crate::error::{Error, Result};
 use crate::hookcmd::{canonical, CommandContext, HookKind, ShellForm};
 use crate::install::apply::{execute, read_current, ChangeOptions, Outcome};
@@ -51,6 +51,7 @@ use crate::install::plan::{FileChange, Plan};
 use crate::install::settings_edit::WantedHooks;
 use crate::paths::ClaudePaths;
 use crate::platform::{find_git_bash, Os};
+use crate::smoke;
 
 /// The clean task state install creates when there is none (seed A.3).
 pub const CLEAN_STATE: &str = "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n";
@@ -140,6 +141,43 @@ pub fn wanted_hooks(
         prompt: canonical(HookKind::Prompt, &spelled, shell),
         stop: canonical(HookKind::Stop, &spelled, shell),
     }
+}
+
+/// [`wanted_hooks`], read back before anything is written: each command,
+/// split and expanded as the shell will (`hookcmd::normalize`), must start
+/// `binary` — the file install puts in place — with `hook <kind>`. A
+/// `<claude dir>` that no command string can name (not valid Unicode) or a
+/// spelling that would start another file is an error, so the plan stops
+/// with nothing written instead of registering a command that fails.
+pub fn verified_wanted_hooks(
+    ctx: &CommandContext,
+    shell: ShellForm,
+    bash_home: Option<&Path>,
+    binary: &Path,
+) -> Result<WantedHooks> {
+    let Some(bin) = binary.to_str() else {
+        return Err(Error::new(format!(
+            "{} is not valid Unicode, so no settings.json command can name it (set CLAUDE_CONFIG_DIR to a folder whose name is); nothing written",
+            binary.display()
+        )));
+    };
+    let wanted = wanted_hooks(ctx, shell, bash_home);
+    let spelled = spelling_context(ctx, shell, bash_home);
+    let program = crate::hookcmd::normalize_path(bin, ctx.os);
+    for kind in HookKind::ALL {
+        let command = wanted.get(kind).run_command();
+        let runs = crate::hookcmd::normalize(&command, &spelled);
+        let ok = runs
+            .as_ref()
+            .is_some_and(|inv| inv.program == program && inv.args == ["hook", kind.arg()]);
+        if !ok {
+            return Err(Error::new(format!(
+                "the command gk would register, `{command}`, does not start {}; nothing written",
+                binary.display()
+            )));
+        }
+    }
+    Ok(wanted)
 }
 
 /// The context to spell a command with. Git Bash takes `$HOME` from the
@@ -295,8 +333,8 @@ pub fn plan_install_with(
 
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
-    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
-    let mut new_settings = settings_edit::add_hooks(
+    let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
+    let (mut new_settings, filled) = settings_edit::add_hooks_noting(
         &settings,
         old_settings.as_deref().unwrap_or(""),
         &wanted,
@@ -340,6 +378,9 @@ pub fn plan_install_with(
     for leftover in binary::leftover_copies(&bin)? {
         plan.push(leftover);
     }
+    if let Some(change) = record::note(&m.paths.install_record(), &filled)? {
+        plan.push(change);
+    }
     Ok((plan, notes))
 }
 
@@ -366,8 +407,10 @@ pub fn plan_uninstall_with(
     plan.keep_backups = !purge;
     let mut notes = Vec::new();
     let settings = m.paths.settings();
+    let record = m.paths.install_record();
     if let Some(old) = read_text(&settings)? {
-        let mut new = settings_edit::remove_hooks(&settings, &old, &m.ctx)?;
+        let keep = record::read(&record)?;
+        let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
         if let Some(rules) = &extras.rules {
             new = settings_keys::remove_rules(&settings, &new, rules)?;
         }
@@ -378,6 +421,9 @@ pub fn plan_uninstall_with(
             Some(new),
             "remove gk's hook entries, permission rules and status line",
         ));
+    }
+    if let Some(change) = record::remove(&record)? {
+        plan.push(change);
     }
     let md = m.paths.claude_md();
     if let Some(old) = read_text(&md)? {

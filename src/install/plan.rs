@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use similar::{ChangeTag, TextDiff};
+use similar::{ChangeTag, DiffableStr};
 
 /// How a file is replaced when it already exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,6 +272,147 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
     hash
 }
 
+/// Up to this many lines (both sides together) a diff is Myers' over the
+/// whole file, as any diff tool shows it; its cost grows with the lines
+/// times the lines changed, which stays small at this size.
+const EXACT_LINES: usize = 8_000;
+
+/// The line operations turning `old` into `new`. Files of ordinary size get
+/// Myers' minimal diff. Myers on a large change is quadratic (removing
+/// 10,000 entries, 90,000 lines, took minutes), so a large file is first
+/// cut at the lines that occur exactly once in each text and keep their
+/// order (patience anchors, a longest increasing run: every untouched entry
+/// of another tool is such a line); between anchors, a gap of ordinary size
+/// gets Myers and a larger one is shown as its lines going and the new
+/// ones coming (after their common start and end). Always a true diff of
+/// the two texts, the same for the same texts, and near linear in them.
+fn line_ops(old: &[&str], new: &[&str]) -> Vec<similar::DiffOp> {
+    use similar::{capture_diff, Algorithm, DiffOp};
+    if old.len() + new.len() <= EXACT_LINES {
+        return capture_diff(Algorithm::Myers, old, 0..old.len(), new, 0..new.len());
+    }
+    let mut ops = Vec::new();
+    let gap = |o: std::ops::Range<usize>, n: std::ops::Range<usize>, ops: &mut Vec<DiffOp>| {
+        if o.len() + n.len() <= EXACT_LINES {
+            ops.extend(capture_diff(Algorithm::Myers, old, o, new, n));
+            return;
+        }
+        let same_start = old[o.clone()]
+            .iter()
+            .zip(&new[n.clone()])
+            .take_while(|(a, b)| a == b)
+            .count();
+        let (o, n) = (o.start + same_start..o.end, n.start + same_start..n.end);
+        let same_end = old[o.clone()]
+            .iter()
+            .rev()
+            .zip(new[n.clone()].iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if same_start > 0 {
+            ops.push(DiffOp::Equal {
+                old_index: o.start - same_start,
+                new_index: n.start - same_start,
+                len: same_start,
+            });
+        }
+        let (o_end, n_end) = (o.end - same_end, n.end - same_end);
+        if o.start < o_end {
+            ops.push(DiffOp::Delete {
+                old_index: o.start,
+                old_len: o_end - o.start,
+                new_index: n.start,
+            });
+        }
+        if n.start < n_end {
+            ops.push(DiffOp::Insert {
+                old_index: o_end,
+                new_index: n.start,
+                new_len: n_end - n.start,
+            });
+        }
+        if same_end > 0 {
+            ops.push(DiffOp::Equal {
+                old_index: o_end,
+                new_index: n_end,
+                len: same_end,
+            });
+        }
+    };
+    let (mut o, mut n) = (0, 0);
+    for (ao, an) in unique_anchors(old, new) {
+        gap(o..ao, n..an, &mut ops);
+        ops.push(DiffOp::Equal {
+            old_index: ao,
+            new_index: an,
+            len: 1,
+        });
+        (o, n) = (ao + 1, an + 1);
+    }
+    gap(o..old.len(), n..new.len(), &mut ops);
+    merge_equal_runs(ops)
+}
+
+/// Pairs `(old index, new index)` of lines that occur exactly once in each
+/// text, the longest chain of them increasing on both sides.
+fn unique_anchors(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
+    use std::collections::HashMap;
+    // line → (times in old, index in old, times in new, index in new)
+    let mut seen: HashMap<&str, (u32, usize, u32, usize)> = HashMap::new();
+    for (i, l) in old.iter().enumerate() {
+        let e = seen.entry(l).or_insert((0, i, 0, 0));
+        e.0 += 1;
+    }
+    for (i, l) in new.iter().enumerate() {
+        if let Some(e) = seen.get_mut(l) {
+            e.2 += 1;
+            e.3 = i;
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = seen
+        .into_values()
+        .filter(|e| e.0 == 1 && e.2 == 1)
+        .map(|e| (e.1, e.3))
+        .collect();
+    pairs.sort_unstable();
+    // Longest increasing subsequence of the new indices (patience sorting).
+    let mut tails: Vec<usize> = Vec::new(); // index into pairs of each pile's top
+    let mut back: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (i, &(_, n)) in pairs.iter().enumerate() {
+        let pile = tails.partition_point(|&t| pairs[t].1 < n);
+        back[i] = pile.checked_sub(1).map(|p| tails[p]);
+        if pile == tails.len() {
+            tails.push(i);
+        } else {
+            tails[pile] = i;
+        }
+    }
+    let mut chain = Vec::with_capacity(tails.len());
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        chain.push(pairs[i]);
+        at = back[i];
+    }
+    chain.reverse();
+    chain
+}
+
+/// Adjacent equal runs joined into one, so hunks group as for one diff.
+fn merge_equal_runs(ops: Vec<similar::DiffOp>) -> Vec<similar::DiffOp> {
+    use similar::DiffOp;
+    let mut out: Vec<DiffOp> = Vec::with_capacity(ops.len());
+    for op in ops {
+        if let (Some(DiffOp::Equal { len: prev, .. }), DiffOp::Equal { len, .. }) =
+            (out.last_mut(), &op)
+        {
+            *prev += len;
+            continue;
+        }
+        out.push(op);
+    }
+    out
+}
+
 fn render_text_diff(change: &FileChange, style: Style) -> String {
     let old = masked_text(&change.path, change.old.as_deref());
     let new = masked_text(&change.path, change.new.as_deref());
@@ -281,17 +422,24 @@ fn render_text_diff(change: &FileChange, style: Style) -> String {
         ChangeKind::Remove => (shown.clone(), "(removed)".to_string()),
         _ => (shown.clone(), shown.clone()),
     };
-    let diff = TextDiff::from_lines(&old, &new);
+    let old_lines = old.tokenize_lines();
+    let new_lines = new.tokenize_lines();
+    let ops = line_ops(&old_lines, &new_lines);
     let mut out = String::new();
     out.push_str(&style.paint("1", &format!("--- {a}")));
     out.push('\n');
     out.push_str(&style.paint("1", &format!("+++ {b}")));
     out.push('\n');
-    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
-        out.push_str(&style.paint("36", &hunk.header().to_string()));
+    for hunk in similar::group_diff_ops(ops, 3) {
+        let header = similar::udiff::UnifiedHunkHeader::new(&hunk);
+        out.push_str(&style.paint("36", &header.to_string()));
         out.push('\n');
-        for change in hunk.iter_changes() {
-            let line = change.value().trim_end_matches(['\n', '\r']);
+        for change in hunk
+            .iter()
+            .flat_map(|op| op.iter_changes(&old_lines, &new_lines))
+        {
+            let value: &str = change.value();
+            let line = value.trim_end_matches(['\n', '\r']);
             let (sign, code) = match change.tag() {
                 ChangeTag::Delete => ("-", Some("31")),
                 ChangeTag::Insert => ("+", Some("32")),
@@ -303,7 +451,7 @@ fn render_text_diff(change: &FileChange, style: Style) -> String {
                 None => out.push_str(&text),
             }
             out.push('\n');
-            if change.missing_newline() {
+            if !value.ends_with(['\r', '\n']) {
                 out.push_str("\\ no newline at end of file\n");
             }
         }
@@ -482,6 +630,69 @@ fn split_ending(line: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `new`, rebuilt from `old` and the ops (panics on an op that does
+    /// not fit).
+    fn apply(ops: &[similar::DiffOp], old: &[&str], new: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next_old = 0;
+        for op in ops {
+            assert_eq!(op.old_range().start, next_old, "{op:?}");
+            next_old = op.old_range().end;
+            for c in op.iter_changes(old, new) {
+                if c.tag() != ChangeTag::Delete {
+                    out.push(c.value().to_string());
+                }
+            }
+        }
+        assert_eq!(next_old, old.len());
+        out
+    }
+
+    #[test]
+    fn ordinary_files_get_the_usual_minimal_diff() {
+        let old = "a\nb\nc\nd\n\ne\nf\n";
+        let new = "a\nc\nd\nX\n\ne\nf";
+        let (o, n) = (old.tokenize_lines(), new.tokenize_lines());
+        let ours = line_ops(&o, &n);
+        let theirs = similar::TextDiff::from_lines(old, new).ops().to_vec();
+        assert_eq!(ours, theirs);
+        assert_eq!(apply(&ours, &o, &n), n);
+    }
+
+    #[test]
+    fn a_large_removal_keeps_other_entries_as_context_and_is_a_true_diff() {
+        let entry = |cmd: &str| format!("    {{\n      \"command\": \"{cmd}\"\n    }},\n");
+        let mut old = String::from("{\n");
+        let mut new = String::from("{\n  \"added\": 1,\n");
+        for i in 0..20_000 {
+            let tool = entry(&format!("tool-{i}"));
+            old.push_str(&tool);
+            new.push_str(&tool);
+            if i % 2 == 0 {
+                old.push_str(&entry("gk hook prompt"));
+            }
+        }
+        old.push_str("}\n");
+        new.push_str("}\n");
+        let (o, n) = (old.tokenize_lines(), new.tokenize_lines());
+        let ops = line_ops(&o, &n);
+        assert_eq!(apply(&ops, &o, &n), n);
+        let deleted: Vec<&str> = ops
+            .iter()
+            .flat_map(|op| op.iter_changes(&o, &n))
+            .filter(|c| c.tag() == ChangeTag::Delete)
+            .map(|c| c.value())
+            .collect();
+        assert!(
+            deleted.iter().all(|l| !l.contains("tool-")),
+            "tool lines deleted"
+        );
+        assert_eq!(
+            deleted.iter().filter(|l| l.contains("gk hook")).count(),
+            10_000
+        );
+    }
 
     #[test]
     fn env_values_and_secret_keys_are_masked_keys_kept() {

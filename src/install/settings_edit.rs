@@ -63,6 +63,29 @@ pub fn add_hooks(
     wanted: &WantedHooks,
     ctx: &CommandContext,
 ) -> Result<String> {
+    add_hooks_noting(path, text, wanted, ctx).map(|(out, _)| out)
+}
+
+/// A container of a settings file — the root object (`at` empty), `hooks`,
+/// or one of gk's event arrays (`["hooks", "Stop"]`) — that was there and
+/// empty before install put gk's entries in it, with the exact text that
+/// was between its brackets (whitespace). Uninstall needs it to give the
+/// container back instead of removing it with gk's entries: the file alone
+/// cannot tell a `"hooks": {}` that was there from one install created.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EmptyContainer {
+    pub at: Vec<String>,
+    pub inside: String,
+}
+
+/// [`add_hooks`], and the containers that were empty in `text` and hold
+/// gk's entries in the result (what uninstall must give back).
+pub fn add_hooks_noting(
+    path: &Path,
+    text: &str,
+    wanted: &WantedHooks,
+    ctx: &CommandContext,
+) -> Result<(String, Vec<EmptyContainer>)> {
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         let style = Style::fresh();
@@ -74,7 +97,7 @@ pub fn add_hooks(
         let rendered = render(&J::Obj(vec![("hooks".into(), hooks)]), "", &style);
         let out = format!("{bom}{rendered}\n");
         check_result(path, &out, Some(wanted), ctx, &[])?;
-        return Ok(out);
+        return Ok((out, Vec::new()));
     }
     let before = check_input(path, text)?;
 
@@ -103,7 +126,7 @@ pub fn add_hooks(
         .filter(|(i, _)| !keep.contains(&Some(*i)))
         .map(|(_, h)| h)
         .collect();
-    let body1 = apply_edits(body, removal_edits(&root, &remove, false));
+    let body1 = apply_edits(body, removal_edits(&root, &remove, false, &[]));
 
     // Phase 2: add a canonical group for each hook without a kept entry.
     let missing: Vec<HookKind> = HookKind::ALL
@@ -117,15 +140,81 @@ pub fn add_hooks(
         let edits = insertion_edits(&body1, &root1, &missing, wanted);
         apply_edits(&body1, edits)
     };
+    let empty_before = empty_containers(body, &root);
+    let filled = if empty_before.is_empty() {
+        Vec::new()
+    } else {
+        let now = empty_containers(&body2, &parse_strict(path, &body2)?);
+        empty_before
+            .into_iter()
+            .filter(|c| !now.iter().any(|n| n.at == c.at))
+            .collect()
+    };
     let out = format!("{bom}{body2}");
     check_result(path, &out, Some(wanted), ctx, &before)?;
-    Ok(out)
+    Ok((out, filled))
+}
+
+/// The empty containers among those install may put entries in: `hooks`,
+/// gk's event arrays, and the root object when there is whitespace between
+/// its braces (an empty `{}` comes back as `{}` without being noted).
+fn empty_containers(body: &str, root: &Object) -> Vec<EmptyContainer> {
+    let inside = |(start, end): (usize, usize)| body[start + 1..end - 1].to_string();
+    let mut out = Vec::new();
+    if root.properties.is_empty() && !inside(range_of_obj(root)).is_empty() {
+        out.push(EmptyContainer {
+            at: Vec::new(),
+            inside: inside(range_of_obj(root)),
+        });
+    }
+    let Some(Value::Object(hooks)) = root.get("hooks").map(|p| &p.value) else {
+        return out;
+    };
+    if hooks.properties.is_empty() {
+        out.push(EmptyContainer {
+            at: vec!["hooks".into()],
+            inside: inside(range_of_obj(hooks)),
+        });
+    }
+    for kind in HookKind::ALL {
+        if let Some(Value::Array(arr)) = hooks.get(kind.event()).map(|p| &p.value) {
+            if arr.elements.is_empty() {
+                out.push(EmptyContainer {
+                    at: vec!["hooks".into(), kind.event().into()],
+                    inside: inside(range_of_arr(arr)),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Take out every hook entry gk owns (any spelling of `gk hook …`, and the
 /// Python v5 hooks), a group that holds nothing else, and an event array or
 /// the `hooks` object that this leaves empty. Nothing else changes.
 pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<String> {
+    remove_hooks_keeping(path, text, ctx, &[])
+}
+
+/// [`remove_hooks`], giving back the containers in `keep` (install found
+/// them empty and filled them, see [`add_hooks_noting`]) as they were: a
+/// container this removal empties is emptied back to its old bytes rather
+/// than removed. An entry whose `inside` is not JSON whitespace is ignored.
+pub fn remove_hooks_keeping(
+    path: &Path,
+    text: &str,
+    ctx: &CommandContext,
+    keep: &[EmptyContainer],
+) -> Result<String> {
+    let keep: Vec<EmptyContainer> = keep
+        .iter()
+        .filter(|c| {
+            c.inside
+                .chars()
+                .all(|ch| matches!(ch, ' ' | '\t' | '\n' | '\r'))
+        })
+        .cloned()
+        .collect();
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         return Ok(text.to_string());
@@ -136,7 +225,7 @@ pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<Str
     let all: Vec<&OwnedHandler> = owned.iter().collect();
     let out = format!(
         "{bom}{}",
-        apply_edits(body, removal_edits(&root, &all, true))
+        apply_edits(body, removal_edits(&root, &all, true, &keep))
     );
     check_result(path, &out, None, ctx, &before)?;
     Ok(out)
@@ -202,7 +291,9 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     let root = parse_strict(path, body)?;
     // A repeated key is read differently by different parsers (the last one
     // usually wins, the first one here): do not edit a guess. That holds for
-    // `hooks`, the events, and every key of a group or a handler.
+    // every key at the top level (a second `env` silently drops the first
+    // one's variables in the client), `hooks`, the events, and every key of
+    // a group or a handler.
     refuse_duplicate_keys(path, body, &root, "")?;
     if let Some(prop) = root.get("hooks") {
         if let Value::Object(hooks) = &prop.value {
@@ -266,6 +357,20 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
         }
     }
     let (_, issues) = settings::hook_entries(&parsed);
+    // The client skips the whole file for this one (env included): a hook
+    // added to it would never run.
+    if let Some(i) = issues.iter().find(|i| i.rejects_file) {
+        let err = settings::ParseError {
+            path: path.to_path_buf(),
+            line: i.line,
+            column: i.column,
+            reason: format!(
+                "{}: {}; Claude Code skips this whole file (env included), so gk does not edit it",
+                i.at, i.reason
+            ),
+        };
+        return Err(Error::new(err.to_string()));
+    }
     Ok(issues.into_iter().map(|i| i.reason).collect())
 }
 
@@ -278,7 +383,7 @@ pub(crate) fn refuse_duplicate_keys(
     let mut seen = std::collections::HashSet::new();
     for prop in &obj.properties {
         let name = prop.name.as_str();
-        if !seen.insert(name) && (prefix.is_empty() && name == "hooks" || !prefix.is_empty()) {
+        if !seen.insert(name) {
             return Err(at(
                 path,
                 body,
@@ -308,13 +413,14 @@ fn check_result(
     };
     let parsed = settings::parse(path, out).map_err(|e| internal(e.to_string()))?;
     let (entries, issues) = settings::hook_entries(&parsed);
-    let mut left: Vec<String> = issues_before.to_vec();
+    let mut left: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for reason in issues_before {
+        *left.entry(reason.as_str()).or_default() += 1;
+    }
     for issue in &issues {
-        match left.iter().position(|r| *r == issue.reason) {
-            Some(i) => {
-                left.remove(i);
-            }
-            None => return Err(internal(format!("{} at {}", issue.reason, issue.at))),
+        match left.get_mut(issue.reason.as_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => return Err(internal(format!("{} at {}", issue.reason, issue.at))),
         }
     }
     for entry in &entries {
@@ -478,17 +584,27 @@ pub(crate) struct Edit {
 
 pub(crate) fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
     edits.sort_by_key(|e| std::cmp::Reverse(e.start));
-    let mut out = body.to_string();
+    // Edits never overlap by construction; if one ever did, it is skipped
+    // and the result check refuses the outcome instead of panicking. The
+    // kept edits are then written out front to back in one pass.
+    let mut kept = Vec::with_capacity(edits.len());
     let mut limit = usize::MAX;
     for e in edits {
-        // Edits never overlap by construction; if one ever did, it is skipped
-        // and the result check refuses the outcome instead of panicking.
-        if e.end > limit {
+        if e.end > limit || e.start > e.end || e.end > body.len() {
             continue;
         }
-        out.replace_range(e.start..e.end, &e.text);
         limit = e.start;
+        kept.push(e);
     }
+    let mut out =
+        String::with_capacity(body.len() + kept.iter().map(|e| e.text.len()).sum::<usize>());
+    let mut at = 0;
+    for e in kept.iter().rev() {
+        out.push_str(&body[at..e.start]);
+        out.push_str(&e.text);
+        at = e.end;
+    }
+    out.push_str(&body[at..]);
     out
 }
 
@@ -496,11 +612,12 @@ pub(crate) fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {
 /// spanning `container`, items spanning `items`). The inverse of
 /// [`insert_edit`]: a removed last item takes the separator before it with
 /// it, any other removed item the separator after it; removing every item
-/// leaves `{}` / `[]`.
+/// leaves `{}` / `[]` with `inside` between the brackets.
 pub(crate) fn cut_items(
     container: (usize, usize),
     items: &[(usize, usize)],
     remove: &[bool],
+    inside: &str,
 ) -> Vec<Edit> {
     let n = items.len();
     if n == 0 || !remove.iter().any(|r| *r) {
@@ -510,7 +627,7 @@ pub(crate) fn cut_items(
         return vec![Edit {
             start: container.0 + 1,
             end: container.1 - 1,
-            text: String::new(),
+            text: inside.to_string(),
         }];
     }
     let mut edits = Vec::new();
@@ -552,8 +669,20 @@ pub(crate) fn range_of_arr(a: &Array) -> (usize, usize) {
 
 /// Edits removing `handlers`. A group all of whose handlers go is removed
 /// whole. With `prune`, an event array emptied by this (and then a `hooks`
-/// object emptied by this) is removed too.
-fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<Edit> {
+/// object emptied by this) is removed too — unless `keep` says it was
+/// there, empty, before install: then it is emptied back to the bytes it
+/// held (and so is the root object, when taking `hooks` out empties it).
+fn removal_edits(
+    root: &Object,
+    handlers: &[&OwnedHandler],
+    prune: bool,
+    keep: &[EmptyContainer],
+) -> Vec<Edit> {
+    let kept = |at: &[&str]| {
+        keep.iter()
+            .find(|c| c.at.iter().map(String::as_str).eq(at.iter().copied()))
+            .map(|c| c.inside.as_str())
+    };
     let mut edits = Vec::new();
     if handlers.is_empty() {
         return edits;
@@ -566,14 +695,22 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
     };
     let mut drop_event = vec![false; hooks.properties.len()];
     let mut inner_edits = Vec::new();
+    // event index → the (group, handler) places to remove there.
+    let mut places: std::collections::HashMap<usize, std::collections::HashSet<(usize, usize)>> =
+        std::collections::HashMap::new();
+    for h in handlers {
+        places
+            .entry(h.event_index)
+            .or_default()
+            .insert((h.group, h.index));
+    }
     for (ei, event) in hooks.properties.iter().enumerate() {
         let Value::Array(groups) = &event.value else {
             continue;
         };
-        let mine: Vec<&&OwnedHandler> = handlers.iter().filter(|h| h.event_index == ei).collect();
-        if mine.is_empty() {
+        let Some(mine) = places.get(&ei) else {
             continue;
-        }
+        };
         let mut drop_group = vec![false; groups.elements.len()];
         let mut group_edits = Vec::new();
         for (gi, grp) in groups.elements.iter().enumerate() {
@@ -584,7 +721,7 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
                 continue;
             };
             let remove: Vec<bool> = (0..list.elements.len())
-                .map(|hi| mine.iter().any(|h| h.group == gi && h.index == hi))
+                .map(|hi| mine.contains(&(gi, hi)))
                 .collect();
             if !remove.iter().any(|r| *r) {
                 continue;
@@ -592,42 +729,54 @@ fn removal_edits(root: &Object, handlers: &[&OwnedHandler], prune: bool) -> Vec<
             if remove.iter().all(|r| *r) {
                 drop_group[gi] = true;
             } else {
+                // Only groups that stay get edits inside them.
                 let items: Vec<(usize, usize)> = list.elements.iter().map(value_range).collect();
-                group_edits.extend(cut_items(range_of_arr(list), &items, &remove));
+                group_edits.extend(cut_items(range_of_arr(list), &items, &remove, ""));
             }
         }
-        if prune && drop_group.iter().all(|d| *d) {
+        let event_kept = kept(&["hooks", event.name.as_str()]);
+        if prune && drop_group.iter().all(|d| *d) && event_kept.is_none() {
             drop_event[ei] = true;
             continue;
         }
         let items: Vec<(usize, usize)> = groups.elements.iter().map(value_range).collect();
-        inner_edits.extend(cut_items(range_of_arr(groups), &items, &drop_group));
-        // Edits inside groups that are dropped whole are covered by the cut.
-        inner_edits.extend(group_edits.into_iter().filter(|e| {
-            !groups.elements.iter().enumerate().any(|(gi, g)| {
-                drop_group[gi] && value_range(g).0 <= e.start && e.end <= value_range(g).1
-            })
-        }));
+        inner_edits.extend(cut_items(
+            range_of_arr(groups),
+            &items,
+            &drop_group,
+            event_kept.unwrap_or(""),
+        ));
+        inner_edits.extend(group_edits);
     }
-    if prune && !hooks.properties.is_empty() && drop_event.iter().all(|d| *d) {
+    let hooks_kept = kept(&["hooks"]);
+    if prune
+        && !hooks.properties.is_empty()
+        && drop_event.iter().all(|d| *d)
+        && hooks_kept.is_none()
+    {
         let props: Vec<(usize, usize)> = root.properties.iter().map(prop_range).collect();
         let remove: Vec<bool> = root
             .properties
             .iter()
             .map(|p| std::ptr::eq(p, hooks_prop))
             .collect();
-        edits.extend(cut_items(range_of_obj(root), &props, &remove));
+        edits.extend(cut_items(
+            range_of_obj(root),
+            &props,
+            &remove,
+            kept(&[]).unwrap_or(""),
+        ));
         return edits;
     }
     let props: Vec<(usize, usize)> = hooks.properties.iter().map(prop_range).collect();
-    edits.extend(cut_items(range_of_obj(hooks), &props, &drop_event));
-    edits.extend(inner_edits.into_iter().filter(|e| {
-        !hooks
-            .properties
-            .iter()
-            .enumerate()
-            .any(|(ei, p)| drop_event[ei] && p.range.start <= e.start && e.end <= p.range.end)
-    }));
+    edits.extend(cut_items(
+        range_of_obj(hooks),
+        &props,
+        &drop_event,
+        hooks_kept.unwrap_or(""),
+    ));
+    // Events that are dropped whole have no edits inside them.
+    edits.extend(inner_edits);
     edits
 }
 
@@ -1084,6 +1233,52 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn empty_containers_that_were_there_come_back_after_uninstall() {
+        for before in [
+            "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n",
+            "{\n  \"model\": \"opus\",\n  \"hooks\": {\n  }\n}\n",
+            "{\n  \"hooks\": {\n    \"Stop\": [],\n    \"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]\n  }\n}\n",
+            "{\"hooks\": {\"UserPromptSubmit\": [ ], \"Stop\": []}}",
+            "{ }",
+            "{\r\n}\r\n",
+        ] {
+            let (after, filled) =
+                add_hooks_noting(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+            assert!(!filled.is_empty(), "{before:?}");
+            assert_eq!(
+                remove_hooks_keeping(p(), &after, &ctx(), &filled).unwrap(),
+                before,
+                "{before:?} -> {filled:?}"
+            );
+            // Without the note, uninstall cannot tell them from ones it made.
+            assert_ne!(remove_hooks(p(), &after, &ctx()).unwrap(), before);
+            // A second install fills nothing more.
+            let (again, none) = add_hooks_noting(p(), &after, &wanted(ShellForm::Bash), &ctx()).unwrap();
+            assert_eq!((again, none), (after, vec![]));
+        }
+        // What install created, or emptied itself, is not noted; `{}` needs no note.
+        for before in [
+            "{\"model\": \"x\"}",
+            "{}",
+            "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook stop\"}]}]}}",
+        ] {
+            let (_, filled) = add_hooks_noting(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+            assert_eq!(filled, vec![], "{before:?}");
+        }
+        // A note whose text is not whitespace is not used.
+        let before = "{\"hooks\": {}}";
+        let (after, _) = add_hooks_noting(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        let bad = [EmptyContainer {
+            at: vec!["hooks".into()],
+            inside: "\"x\": 1".into(),
+        }];
+        assert_eq!(
+            remove_hooks_keeping(p(), &after, &ctx(), &bad).unwrap(),
+            "{}"
+        );
+    }
+
+    #[test]
     fn refusals_name_the_place() {
         for (text, needle) in [
             ("{\n  // c\n  \"a\": 1\n}", ":2:"),
@@ -1102,6 +1297,14 @@ pub(crate) mod tests {
             (
                 "{\"hooks\": {\"Stop\": [], \"Stop\": []}}",
                 "`hooks.Stop` appears twice",
+            ),
+            (
+                "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"}\n}",
+                ":3:3: `env` appears twice",
+            ),
+            (
+                "{\"hooks\": {\"Stop\": [{\"matcher\": 5, \"hooks\": []}]}}",
+                ":1:33: hooks.Stop[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
             ),
         ] {
             let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();

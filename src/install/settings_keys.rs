@@ -91,7 +91,7 @@ fn cut_prop(obj: &Object, prop: &jsonc_parser::ast::ObjectProp) -> Vec<Edit> {
         .iter()
         .map(|p| std::ptr::eq(p, prop))
         .collect();
-    cut_items(range_of_obj(obj), &props, &which)
+    cut_items(range_of_obj(obj), &props, &which, "")
 }
 
 fn internal(path: &Path, what: &str) -> Error {
@@ -239,7 +239,7 @@ pub fn remove_rules(path: &Path, text: &str, rules: &[String]) -> Result<String>
         }
     } else {
         let items: Vec<(usize, usize)> = list.elements.iter().map(value_range).collect();
-        cut_items(range_of_arr(list), &items, &remove)
+        cut_items(range_of_arr(list), &items, &remove, "")
     };
     let out = format!("{bom}{}", apply_edits(body, edits));
     let after = value_of(path, &out).map_err(|e| internal(path, e.message()))?;

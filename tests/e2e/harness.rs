@@ -146,6 +146,8 @@ pub struct Sandbox {
     root: TempDir,
     client: Client,
     turns: usize,
+    /// Where turns and gk run: the project folder unless set otherwise.
+    cwd: Option<PathBuf>,
 }
 
 impl Sandbox {
@@ -157,7 +159,14 @@ impl Sandbox {
             root,
             client,
             turns: 0,
+            cwd: None,
         }
+    }
+
+    /// Run the following turns and gk commands in `dir` (the home folder,
+    /// say) instead of the project folder.
+    pub fn work_in(&mut self, dir: PathBuf) {
+        self.cwd = Some(dir);
     }
 
     pub fn home(&self) -> PathBuf {
@@ -194,7 +203,7 @@ impl Sandbox {
             .env("USERPROFILE", self.home())
             .env("LANG", "C.UTF-8")
             .env("NO_COLOR", "1")
-            .current_dir(self.project())
+            .current_dir(self.cwd.clone().unwrap_or_else(|| self.project()))
             .stdin(Stdio::null());
         if let Some(tmp) = std::env::var_os("TMPDIR") {
             cmd.env("TMPDIR", tmp);

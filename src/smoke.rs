@@ -4,7 +4,9 @@
 //! judges the result. This is the only place in gk that starts a process;
 //! it carries the crate's single `#[allow]` of the disallowed
 //! `std::process::Command` (see clippy.toml). Install uses it for its
-//! post-write check, doctor for `hook-smoke-failed` / `hook-slow`.
+//! post-write check, doctor for `hook-smoke-failed` / `hook-slow`; it sits
+//! below both (it knows neither findings nor plans), so neither command
+//! depends on the other to start a hook.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,101 @@
+//! The hooks (`hooks::respond`) on any stdin.
+//!
+//! Input: a selector byte (which hook, whether the bytes are the whole
+//! stdin or only the prompt of a real event), then the bytes. Whatever
+//! arrives, a hook prints nothing or one line of ASCII JSON, an object of
+//! the shape its event expects; the same input gives the same output; and
+//! nothing from the event but the prompt's keywords reaches the output:
+//! a secret in another field of the event (a token in `cwd`, say) never
+//! does.
+#![no_main]
+
+use std::time::{Duration, SystemTime};
+
+use gk::hooks::{respond, Config, Hook, StateFile, StateRead};
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+const SECRET: &str = "sk-fuzz-SECRET-7f3a";
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    let hook = if sel & 1 == 0 {
+        Hook::Prompt
+    } else {
+        Hook::Stop
+    };
+    let input: Vec<u8> = if sel & 2 == 0 {
+        bytes.to_vec()
+    } else {
+        let prompt = String::from_utf8_lossy(bytes);
+        serde_json::json!({
+            "session_id": "s",
+            "cwd": format!("/home/u/{SECRET}"),
+            "transcript_path": SECRET,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let state = || {
+        let mut map = serde_json::Map::new();
+        map.insert(
+            "status".into(),
+            Value::from(if sel & 4 == 0 { "clean" } else { "in_progress" }),
+        );
+        map.insert("task".into(), Value::from("fuzzing"));
+        StateFile {
+            read: StateRead::Object(map),
+            mtime: Some(now - Duration::from_secs(60)),
+        }
+    };
+    let config = Config::default();
+    let out = respond(hook, &input, &config, None, state, now);
+    assert_eq!(
+        out,
+        respond(hook, &input, &config, None, state, now),
+        "not deterministic"
+    );
+    let Some(out) = out else {
+        assert_eq!(hook, Hook::Prompt, "the Stop hook always answers");
+        return;
+    };
+    assert!(out.is_ascii(), "{out:?}");
+    assert!(
+        out.ends_with('\n') && out.matches('\n').count() == 1,
+        "{out:?}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let obj = v.as_object().expect("an object");
+    match hook {
+        Hook::Prompt => {
+            assert!(obj["systemMessage"]
+                .as_str()
+                .unwrap()
+                .starts_with("GATEKEEPER"));
+            let hso = obj["hookSpecificOutput"].as_object().unwrap();
+            assert_eq!(hso["hookEventName"], "UserPromptSubmit");
+            assert!(hso["additionalContext"]
+                .as_str()
+                .unwrap()
+                .starts_with("[Gatekeeper] State:"));
+        }
+        Hook::Stop => {
+            assert_eq!(obj.len(), 1, "{out}");
+            assert!(obj["systemMessage"]
+                .as_str()
+                .unwrap()
+                .starts_with("STATE ["));
+        }
+    }
+    if sel & 2 != 0 {
+        assert!(
+            !out.contains(SECRET),
+            "an event field reached the output: {out}"
+        );
+    }
+});

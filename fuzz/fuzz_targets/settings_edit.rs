@@ -1,0 +1,121 @@
+//! The settings editor (`install::settings_edit`) on any text.
+//!
+//! Whenever install accepts a file: the result parses strictly, holds no
+//! issue that makes Claude Code skip it, and exactly one canonical entry
+//! per hook; installing again changes nothing; uninstall gives back the
+//! original bytes when it held nothing of gk's (and in any case leaves no
+//! gk entry, and uninstalling again changes nothing); and the diff shown
+//! for the change never shows an `env` or secret-named value that occurs
+//! only where it is defined.
+#![no_main]
+
+use std::path::{Path, PathBuf};
+
+use gk::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
+use gk::install::plan::{render, FileChange, Plan, Style};
+use gk::install::settings_edit::{
+    add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks,
+};
+use gk::platform::Os;
+use libfuzzer_sys::fuzz_target;
+
+fn ctx() -> CommandContext {
+    CommandContext {
+        os: Os::Linux,
+        home: PathBuf::from("/home/u"),
+        claude_dir: PathBuf::from("/home/u/.claude"),
+        claude_config_dir: None,
+    }
+}
+
+/// Does the text hold a hook entry gk owns (its own or the Python hooks)?
+fn owns_something(path: &Path, text: &str, c: &CommandContext) -> bool {
+    let Ok(s) = gk::settings::parse(path, text) else {
+        return false;
+    };
+    gk::settings::hook_entries(&s).0.iter().any(|e| {
+        e.run_command()
+            .is_some_and(|cmd| classify_under(&e.event, &cmd, c) != Owner::Foreign)
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let path = Path::new("settings.json");
+    let c = ctx();
+    let w = WantedHooks {
+        prompt: canonical(HookKind::Prompt, &c, ShellForm::Bash),
+        stop: canonical(HookKind::Stop, &c, ShellForm::Bash),
+    };
+    let Ok((after, filled)) = add_hooks_noting(path, text, &w, &c) else {
+        return;
+    };
+
+    let parsed =
+        gk::settings::parse(path, &after).expect("install wrote a file that does not parse");
+    let (entries, issues) = gk::settings::hook_entries(&parsed);
+    assert!(!issues.iter().any(|i| i.rejects_file), "{issues:?}");
+    for kind in HookKind::ALL {
+        let n = entries
+            .iter()
+            .filter(|e| {
+                e.event == kind.event() && e.command.as_deref() == Some(&w.get(kind).command)
+            })
+            .count();
+        assert_eq!(n, 1, "{kind:?} in {after}");
+    }
+
+    let (again, none) = add_hooks_noting(path, &after, &w, &c).expect("a second install refused");
+    assert_eq!(again, after, "install is not idempotent");
+    assert!(none.is_empty());
+
+    let back =
+        remove_hooks_keeping(path, &after, &c, &filled).expect("uninstall refused install's file");
+    let blank = text.trim_start_matches('\u{feff}').trim().is_empty();
+    if !blank && !owns_something(path, text, &c) {
+        assert_eq!(back, text, "uninstall did not give the file back");
+    }
+    assert!(
+        !owns_something(path, &back, &c),
+        "uninstall left a gk entry: {back}"
+    );
+    assert_eq!(
+        remove_hooks(path, &back, &c).unwrap(),
+        back,
+        "uninstall is not idempotent"
+    );
+
+    if let Ok(before) = gk::settings::parse(path, text) {
+        let mut found = Vec::new();
+        gk::doctor::render::secrets_in(&before.value, &mut found);
+        let mut plan = Plan::new("fuzz");
+        plan.push(FileChange::text(
+            path,
+            Some(text.to_string()),
+            Some(after.clone()),
+            "fuzz",
+        ));
+        let shown = render(&plan, Style { color: false });
+        let diff: String = shown
+            .lines()
+            .skip_while(|l| !l.starts_with("@@"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        // What gk itself writes (its commands, its status message) is not
+        // the user's secret even where a secret-named key holds the same.
+        let own = gk::install::settings_edit::add_hooks(path, "", &w, &c).unwrap();
+        for s in found
+            .iter()
+            .filter(|s| s.chars().count() >= 6 && !own.contains(s.as_str()))
+        {
+            if text.matches(s.as_str()).count() == 1 && after.matches(s.as_str()).count() == 1 {
+                assert!(
+                    !diff.contains(s.as_str()),
+                    "the diff shows the secret {s:?}:\n{diff}"
+                );
+            }
+        }
+    }
+});

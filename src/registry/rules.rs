@@ -1,0 +1,445 @@
+//! One rule per finding code, over the [`Table`] (or the loaded files).
+//! Each returns what it found as data — rows, hooks, spellings — and no
+//! words: `doctor::registrations` renders these as findings with fixes, a
+//! SessionStart check can render the same data as one line. Per-row rules
+//! give row indices into [`Table::rows`], so a caller can merge them back
+//! into file order. Every rule is linear in the rows.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use super::scopes::{Load, Scope, ScopeFile};
+use super::table::{Registration, Switch, Table};
+use crate::hookcmd::{HookKind, Owner};
+use crate::settings::{ParseError, SchemaIssue};
+
+/// `hooks-disabled`: a switch keeps gk's hooks from running.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disabled<'t> {
+    pub switch: &'t Switch,
+    /// Managed `disableAllHooks`: no hook runs at all, managed ones included.
+    pub everything: bool,
+}
+
+/// `hooks-disabled`. A switch that turns off only user, project and local
+/// hooks leaves gk running when managed settings register both of its
+/// hooks: nothing to report then.
+pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
+    if let Some(s) = &t.policy.managed_off {
+        return Some(Disabled {
+            switch: s,
+            everything: true,
+        });
+    }
+    let managed_does_both = HookKind::ALL
+        .into_iter()
+        .all(|k| t.doing(k).any(|r| r.scope == Scope::Managed));
+    if managed_does_both {
+        return None;
+    }
+    t.policy.nonmanaged_off.as_ref().map(|s| Disabled {
+        switch: s,
+        everything: false,
+    })
+}
+
+/// `hook-missing`: the hooks no loaded file registers, in any scope and
+/// whether or not it runs (switched off is `hooks-disabled`). A command
+/// that cannot be decided but names gk may be the hook: then "missing"
+/// would be a guess, and `hook-unrecognised` says so instead.
+pub fn missing(t: &Table) -> Vec<HookKind> {
+    HookKind::ALL
+        .into_iter()
+        .filter(|&k| !t.registers(k) && !t.rows.iter().any(|r| maybe_gk(r, k)))
+        .collect()
+}
+
+/// One command string and every place that registers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spelling<'t> {
+    pub command: &'t str,
+    pub places: Vec<&'t Registration>,
+}
+
+/// The distinct command strings that run `kind`'s job in scopes whose
+/// hooks run, in first-seen order, each with its places: what the client
+/// will start (once per string).
+pub fn spellings(t: &Table, kind: HookKind) -> Vec<Spelling<'_>> {
+    let mut out: Vec<Spelling<'_>> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    for r in t.running(kind) {
+        let i = *at.entry(r.command.as_str()).or_insert_with(|| {
+            out.push(Spelling {
+                command: &r.command,
+                places: Vec::new(),
+            });
+            out.len() - 1
+        });
+        out[i].places.push(r);
+    }
+    out
+}
+
+/// `hook-fires-twice`: a hook whose job runs under two or more strings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FiresTwice<'t> {
+    pub kind: HookKind,
+    pub spellings: Vec<Spelling<'t>>,
+}
+
+/// `hook-fires-twice`, for each hook that has it.
+pub fn fires_twice(t: &Table) -> Vec<FiresTwice<'_>> {
+    HookKind::ALL
+        .into_iter()
+        .map(|kind| FiresTwice {
+            kind,
+            spellings: spellings(t, kind),
+        })
+        .filter(|f| f.spellings.len() >= 2)
+        .collect()
+}
+
+/// `hook-redundant` (one string, several places): runs once, the rest is
+/// clutter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeated<'t> {
+    pub kind: HookKind,
+    pub spelling: Spelling<'t>,
+}
+
+/// Every string registered more than once for one of gk's hooks.
+pub fn repeated(t: &Table) -> Vec<Repeated<'_>> {
+    HookKind::ALL
+        .into_iter()
+        .flat_map(|kind| {
+            spellings(t, kind)
+                .into_iter()
+                .filter(|s| s.places.len() >= 2)
+                .map(move |spelling| Repeated { kind, spelling })
+        })
+        .collect()
+}
+
+/// `hook-legacy`: rows running a Python v5 script (under its own event).
+pub fn legacy(t: &Table) -> Vec<(usize, HookKind)> {
+    rows_where(t, |r| match r.owner {
+        Owner::Legacy(kind) => Some(kind),
+        _ => None,
+    })
+}
+
+/// `hook-wrong-event`: rows running `gk hook <kind>` under another event.
+pub fn wrong_event(t: &Table) -> Vec<(usize, HookKind)> {
+    rows_where(t, |r| match r.owner {
+        Owner::Gk(kind) if r.event != kind.event() => Some(kind),
+        _ => None,
+    })
+}
+
+/// `hook-redundant` (shared project settings): gk registered in a file
+/// meant to be committed, pointing at one machine's binary.
+pub fn in_project(t: &Table) -> Vec<(usize, HookKind)> {
+    rows_where(t, |r| match r.owner {
+        Owner::Gk(kind) if r.event == kind.event() && r.scope == Scope::Project => Some(kind),
+        _ => None,
+    })
+}
+
+/// `hook-unrecognised`: a command under one of gk's events that doctor
+/// cannot identify but that names gk or the Python hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrecognised {
+    pub row: usize,
+    /// The command could not be parsed at all (pipes, `&&`, variables);
+    /// otherwise it parsed but is not a plain `gk hook prompt|stop` call.
+    pub undecidable: bool,
+    /// Something identifiable already does the job of that event's hook:
+    /// if this command runs gk too, the hook fires twice.
+    pub job_registered: bool,
+}
+
+pub fn unrecognised(t: &Table) -> Vec<Unrecognised> {
+    let registered: Vec<(HookKind, bool)> = HookKind::ALL
+        .into_iter()
+        .map(|k| (k, t.registers(k)))
+        .collect();
+    t.rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| HookKind::ALL.into_iter().any(|k| maybe_gk(r, k)))
+        .map(|(row, r)| Unrecognised {
+            row,
+            undecidable: r.invocation.is_none(),
+            job_registered: registered
+                .iter()
+                .any(|(k, done)| *done && k.event() == r.event),
+        })
+        .collect()
+}
+
+fn rows_where(
+    t: &Table,
+    pick: impl Fn(&Registration) -> Option<HookKind>,
+) -> Vec<(usize, HookKind)> {
+    t.rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| pick(r).map(|k| (i, k)))
+        .collect()
+}
+
+/// A command doctor cannot identify, under `kind`'s event, that names gk
+/// or the Python hooks.
+pub fn maybe_gk(r: &Registration, kind: HookKind) -> bool {
+    r.owner == Owner::Foreign && r.event == kind.event() && mentions_gk(&r.command)
+}
+
+/// Does an undecidable command look like it could run gk or the Python
+/// hooks? A word `gk` or `gk.exe` (after the start, a space, a slash or a
+/// quote; before the end, a space or a quote), or `gatekeeper` or
+/// `state_monitor` anywhere, ignoring case. Hand-written rather than a
+/// regex so no caller pays for compiling one.
+pub fn mentions_gk(command: &str) -> bool {
+    let lower = command.to_lowercase();
+    if lower.contains("gatekeeper") || lower.contains("state_monitor") {
+        return true;
+    }
+    let before_ok = |c: Option<char>| {
+        c.is_none_or(|c| c.is_whitespace() || matches!(c, '/' | '\\' | '\'' | '"' | '`'))
+    };
+    let after_ok =
+        |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '`'));
+    lower.match_indices("gk").any(|(i, _)| {
+        let rest = &lower[i + 2..];
+        before_ok(lower[..i].chars().next_back())
+            && (after_ok(rest.chars().next())
+                || rest
+                    .strip_prefix(".exe")
+                    .is_some_and(|r| after_ok(r.chars().next())))
+    })
+}
+
+/// A program registered commands run, with every place that runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program<'t> {
+    /// As `hookcmd::Invocation::program` spells it (normalised).
+    pub program: &'t str,
+    /// The owner of the first registration that runs it.
+    pub owner: &'t Owner,
+    pub places: Vec<&'t Registration>,
+    /// Where it was found; `None`: it does not exist (`hook-binary-missing`).
+    pub located: Option<PathBuf>,
+}
+
+impl Program<'_> {
+    /// The events whose every firing fails when the program is missing,
+    /// each once, in first-seen order.
+    pub fn events(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for r in &self.places {
+            if !out.contains(&r.event.as_str()) {
+                out.push(&r.event);
+            }
+        }
+        out
+    }
+}
+
+/// Every program gk's and the Python hooks' registrations run, and any
+/// absolute program another tool's registration runs (a bare name of
+/// someone else's is their PATH's business), in program order, each looked
+/// up once with `locate`. The ones with `located: None` are
+/// `hook-binary-missing`.
+pub fn programs<'t>(t: &'t Table, locate: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<Program<'t>> {
+    let mut by_program: BTreeMap<&str, (&Owner, Vec<&Registration>)> = BTreeMap::new();
+    for r in &t.rows {
+        let Some(inv) = &r.invocation else { continue };
+        let checkable = match r.owner {
+            Owner::Gk(_) | Owner::Legacy(_) => true,
+            Owner::Foreign => super::locate::is_absolute(&inv.program),
+        };
+        if checkable {
+            by_program
+                .entry(inv.program.as_str())
+                .or_insert_with(|| (&r.owner, Vec::new()))
+                .1
+                .push(r);
+        }
+    }
+    by_program
+        .into_iter()
+        .map(|(program, (owner, places))| Program {
+            program,
+            owner,
+            places,
+            located: locate(program),
+        })
+        .collect()
+}
+
+/// Why the client skips a whole settings file, `env` included.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Skipped<'f> {
+    /// It exists but cannot be read (permissions, not a regular file).
+    Unreadable(&'f str),
+    /// Not strict JSON, or not UTF-8 (`path:line:col`).
+    NotJson(&'f ParseError),
+    /// Parses, but holds something that voids the file (a `matcher` that
+    /// is not a string).
+    Voided(&'f SchemaIssue),
+}
+
+/// The settings files the client skips whole, with why (`settings-unparseable`,
+/// and `settings-schema` for an issue that voids the file).
+pub fn skipped_files(files: &[ScopeFile]) -> Vec<(&ScopeFile, Skipped<'_>)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let why = match &f.load {
+                Load::Unreadable(why) => Skipped::Unreadable(why),
+                Load::Unparseable(e) => Skipped::NotJson(e),
+                Load::Parsed { issues, .. } => {
+                    Skipped::Voided(issues.iter().find(|i| i.rejects_file)?)
+                }
+                _ => return None,
+            };
+            Some((f, why))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hookcmd::Invocation;
+    use std::path::Path;
+
+    fn reg(scope: Scope, event: &str, command: &str, owner: Owner) -> Registration {
+        Registration {
+            scope,
+            path: PathBuf::from(format!("/{}/settings.json", scope.name())),
+            line: 3,
+            event: event.to_string(),
+            command: command.to_string(),
+            exec: None,
+            shell: None,
+            timeout: None,
+            owner,
+            invocation: Some(Invocation {
+                program: "/h/.claude/hooks/gk".to_string(),
+                args: vec![],
+            }),
+        }
+    }
+
+    #[test]
+    fn mentions_gk_agrees_with_the_pattern_it_replaces() {
+        let re = regex::Regex::new(
+            r#"(?i)(^|[\s/\\'"`])gk(\.exe)?([\s'"`]|$)|gatekeeper|state_monitor"#,
+        )
+        .unwrap();
+        for c in [
+            "cd x && gk hook prompt",
+            "foo | /opt/bin/gk.exe hook stop",
+            "$PY $D/gatekeeper.py",
+            "echo gkx | grep hooks",
+            "GK",
+            "x\\GK.EXE\"",
+            "gk.exex",
+            "'gk'",
+            "agk b",
+            "a gk",
+            "State_Monitor",
+            "gk.exe",
+            "gkgk gk",
+            "é gk\u{a0}x",
+            "",
+        ] {
+            assert_eq!(mentions_gk(c), re.is_match(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn the_rules_answer_for_twenty_thousand_rows() {
+        // The shapes that were quadratic: thousands of undecidable commands
+        // naming gk, and thousands of entries of one hook (the time limit is
+        // in tests/linear_budgets.rs).
+        let mut rows = Vec::new();
+        for i in 0..10_000 {
+            let mut r = reg(
+                Scope::User,
+                "UserPromptSubmit",
+                &format!("cd /tmp/{i} && gk hook prompt | cat"),
+                Owner::Foreign,
+            );
+            r.invocation = None;
+            rows.push(r);
+            rows.push(reg(
+                Scope::User,
+                "Stop",
+                &format!("/h/.claude/hooks/gk hook stop{}", " ".repeat(i % 50)),
+                Owner::Gk(HookKind::Stop),
+            ));
+        }
+        let t = Table::of_rows(rows, Default::default());
+        assert_eq!(unrecognised(&t).len(), 10_000);
+        assert_eq!(fires_twice(&t)[0].spellings.len(), 50);
+        assert_eq!(repeated(&t).len(), 50);
+        assert_eq!(programs(&t, &|_| None).len(), 1);
+        assert!(missing(&t).is_empty());
+    }
+
+    #[test]
+    fn a_missing_program_names_every_event_it_fails() {
+        let mut wrong = reg(
+            Scope::User,
+            "Stop",
+            "/h/.claude/hooks/gk hook prompt",
+            Owner::Gk(HookKind::Prompt),
+        );
+        wrong.line = 9;
+        let rows = vec![
+            reg(
+                Scope::User,
+                "UserPromptSubmit",
+                "/h/.claude/hooks/gk hook prompt",
+                Owner::Gk(HookKind::Prompt),
+            ),
+            reg(
+                Scope::User,
+                "Stop",
+                "/h/.claude/hooks/gk hook stop",
+                Owner::Gk(HookKind::Stop),
+            ),
+            wrong,
+        ];
+        let t = Table::of_rows(rows, Default::default());
+        let p = programs(&t, &|_| None);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].events(), ["UserPromptSubmit", "Stop"]);
+        assert_eq!(p[0].places.len(), 3);
+        let found = programs(&t, &|p| Some(Path::new(p).to_path_buf()));
+        assert!(found[0].located.is_some());
+    }
+
+    #[test]
+    fn skipped_files_are_the_ones_the_client_skips_whole() {
+        use super::super::scopes::classify_text;
+        let file = |text: &str| ScopeFile {
+            scope: Scope::User,
+            path: PathBuf::from("/u.json"),
+            load: classify_text(Path::new("/u.json"), text),
+        };
+        let files = vec![
+            file("{\"a\": 1,}"),
+            file(r#"{"hooks": {"Stop": [{"matcher": 5, "hooks": []}]}}"#),
+            file(r#"{"hooks": {"Stop": {}}}"#),
+            file("{}"),
+            file(""),
+        ];
+        let skipped = skipped_files(&files);
+        assert_eq!(skipped.len(), 2);
+        assert!(matches!(skipped[0].1, Skipped::NotJson(e) if e.line == 1));
+        assert!(matches!(skipped[1].1, Skipped::Voided(i) if i.at == "hooks.Stop[0].matcher"));
+    }
+}

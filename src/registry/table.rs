@@ -1,0 +1,263 @@
+//! The normalised registration table: one row per command handler of the
+//! files Claude Code uses, and the policy that says which scopes run.
+//!
+//! Claude Code adds the hooks of every settings file it loads together and
+//! deduplicates them by the raw command string only (measured): the same
+//! string twice runs once, two spellings of the same program run twice. So
+//! a row keeps the string exactly as the client compares it, and beside it
+//! what the string runs (`hookcmd`), which decides whose it is.
+//! `disableAllHooks` and managed `allowManagedHooksOnly` then decide which
+//! scopes run at all.
+
+use std::path::PathBuf;
+
+use super::scopes::{Load, Scope, ScopeFile};
+use crate::hookcmd::{CommandContext, HookKind, Invocation, Owner};
+use crate::settings;
+
+/// One command handler from a loaded settings file, with what it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registration {
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub line: usize,
+    pub event: String,
+    pub command: String,
+    /// Exec form: the program and its arguments as the client starts them
+    /// (no shell); `None` for a command string run through a shell.
+    pub exec: Option<Vec<String>>,
+    pub shell: Option<String>,
+    pub timeout: Option<f64>,
+    pub owner: Owner,
+    /// `None` when the command could not be decided (pipes, `&&`, unknown variables).
+    pub invocation: Option<Invocation>,
+}
+
+impl Registration {
+    /// `scope path:line`, for messages.
+    pub fn place(&self) -> String {
+        format!(
+            "{} settings {}:{}",
+            self.scope.name(),
+            self.path.display(),
+            self.line
+        )
+    }
+
+    /// This registration does the job of `kind` (gk or its Python forerunner)
+    /// under the event that job belongs to.
+    pub fn does(&self, kind: HookKind) -> bool {
+        self.event == kind.event()
+            && matches!(self.owner, Owner::Gk(k) | Owner::Legacy(k) if k == kind)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchKey {
+    DisableAllHooks,
+    AllowManagedHooksOnly,
+}
+
+impl SwitchKey {
+    pub fn key(self) -> &'static str {
+        match self {
+            SwitchKey::DisableAllHooks => "disableAllHooks",
+            SwitchKey::AllowManagedHooksOnly => "allowManagedHooksOnly",
+        }
+    }
+}
+
+/// A boolean hook switch found at the top level of a settings file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Switch {
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub key: SwitchKey,
+    pub value: bool,
+}
+
+/// The hook switches of the files Claude Code uses, in load order.
+pub fn switches(files: &[ScopeFile]) -> Vec<Switch> {
+    let mut out = Vec::new();
+    for file in files.iter().filter(|f| f.effective()) {
+        let Some(s) = file.settings() else { continue };
+        for key in [SwitchKey::DisableAllHooks, SwitchKey::AllowManagedHooksOnly] {
+            if let Some(value) = s.value.get(key.key()).and_then(|v| v.as_bool()) {
+                let needle = format!("\"{}\"", key.key());
+                let line = s
+                    .text
+                    .find(&needle)
+                    .map(|off| settings::line_col(&s.text, off).0);
+                out.push(Switch {
+                    scope: file.scope,
+                    path: file.path.clone(),
+                    line,
+                    key,
+                    value,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Which scopes' hooks run, and which switch turned them off.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Policy {
+    /// User, project and local hooks are off because of this switch.
+    pub nonmanaged_off: Option<Switch>,
+    /// Managed hooks are off too (managed `disableAllHooks`).
+    pub managed_off: Option<Switch>,
+}
+
+impl Policy {
+    pub fn runs(&self, scope: Scope) -> bool {
+        match scope {
+            Scope::Managed => self.managed_off.is_none(),
+            _ => self.nonmanaged_off.is_none(),
+        }
+    }
+}
+
+/// Settle the switches the way Claude Code merges settings: managed beats
+/// local beats project beats user for `disableAllHooks` (the last managed
+/// file read wins among managed ones); a managed `true` turns off every
+/// hook, a non-managed one only the non-managed hooks. `allowManagedHooksOnly`
+/// counts only in managed settings.
+pub fn policy(switches: &[Switch]) -> Policy {
+    let last = |scope: Scope, key: SwitchKey| {
+        switches
+            .iter()
+            .rev()
+            .find(|s| s.scope == scope && s.key == key)
+    };
+    let managed_disable = last(Scope::Managed, SwitchKey::DisableAllHooks);
+    let nonmanaged_disable = [Scope::Local, Scope::Project, Scope::User]
+        .into_iter()
+        .find_map(|scope| last(scope, SwitchKey::DisableAllHooks));
+    let only_managed = last(Scope::Managed, SwitchKey::AllowManagedHooksOnly).filter(|s| s.value);
+
+    let mut policy = Policy::default();
+    match managed_disable.or(nonmanaged_disable) {
+        Some(s) if s.value && s.scope == Scope::Managed => {
+            policy.managed_off = Some(s.clone());
+            policy.nonmanaged_off = Some(s.clone());
+        }
+        Some(s) if s.value => policy.nonmanaged_off = Some(s.clone()),
+        _ => {}
+    }
+    if policy.nonmanaged_off.is_none() {
+        policy.nonmanaged_off = only_managed.cloned();
+    }
+    policy
+}
+
+/// Every registration of the files Claude Code uses, the policy over them,
+/// and for each of gk's hooks the rows that do its job.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub rows: Vec<Registration>,
+    pub policy: Policy,
+    /// Per [`HookKind`] (in `HookKind::ALL` order): indices of the rows that
+    /// do that hook's job, in any scope.
+    doing: [Vec<usize>; 2],
+}
+
+fn slot(kind: HookKind) -> usize {
+    match kind {
+        HookKind::Prompt => 0,
+        HookKind::Stop => 1,
+    }
+}
+
+impl Table {
+    /// The table of `files` (parsed, schema-clean ones only: a file the
+    /// client skips contributes nothing), commands identified on the
+    /// machine `ctx` describes.
+    pub fn new(files: &[ScopeFile], ctx: &CommandContext) -> Table {
+        let identify = |cmd: &str| {
+            let invocation = crate::hookcmd::normalize(cmd, ctx);
+            (crate::hookcmd::owner_of(invocation.as_ref()), invocation)
+        };
+        Table::with(files, &identify)
+    }
+
+    /// [`Table::new`] with the command identity injected (tests).
+    pub fn with(
+        files: &[ScopeFile],
+        identify: &dyn Fn(&str) -> (Owner, Option<Invocation>),
+    ) -> Table {
+        let mut rows = Vec::new();
+        for file in files.iter().filter(|f| f.effective()) {
+            let Load::Parsed { entries, .. } = &file.load else {
+                continue;
+            };
+            for e in entries {
+                if e.hook_type.as_deref() != Some("command") {
+                    continue;
+                }
+                let Some(command) = e.run_command() else {
+                    continue;
+                };
+                let (owner, invocation) = identify(&command);
+                // Install's rule: the Python scripts only count under their own event.
+                let owner = crate::hookcmd::owner_under(owner, &e.event);
+                rows.push(Registration {
+                    scope: file.scope,
+                    path: file.path.clone(),
+                    line: e.line,
+                    event: e.event.clone(),
+                    command,
+                    exec: e.args.as_ref().map(|args| {
+                        let mut argv = vec![e.command.clone().unwrap_or_default()];
+                        argv.extend(args.iter().cloned());
+                        argv
+                    }),
+                    shell: e.shell.clone(),
+                    timeout: e.timeout,
+                    owner,
+                    invocation,
+                });
+            }
+        }
+        Table::of_rows(rows, policy(&switches(files)))
+    }
+
+    /// A table of rows made elsewhere (tests, or a caller with its own reader).
+    pub fn of_rows(rows: Vec<Registration>, policy: Policy) -> Table {
+        let mut doing = [Vec::new(), Vec::new()];
+        for (i, r) in rows.iter().enumerate() {
+            for kind in HookKind::ALL {
+                if r.does(kind) {
+                    doing[slot(kind)].push(i);
+                }
+            }
+        }
+        Table {
+            rows,
+            policy,
+            doing,
+        }
+    }
+
+    /// The rows doing `kind`'s job, in any scope, whether it runs or not.
+    pub fn doing(&self, kind: HookKind) -> impl Iterator<Item = &Registration> + '_ {
+        self.doing[slot(kind)].iter().map(|&i| &self.rows[i])
+    }
+
+    /// The rows doing `kind`'s job in scopes whose hooks run.
+    pub fn running(&self, kind: HookKind) -> impl Iterator<Item = &Registration> + '_ {
+        self.doing(kind).filter(|r| self.policy.runs(r.scope))
+    }
+
+    /// Does any loaded file register `kind`'s job (gk or the Python hook)?
+    pub fn registers(&self, kind: HookKind) -> bool {
+        !self.doing[slot(kind)].is_empty()
+    }
+
+    /// Does this row's scope run its hooks?
+    pub fn runs(&self, r: &Registration) -> bool {
+        self.policy.runs(r.scope)
+    }
+}

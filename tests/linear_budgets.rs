@@ -1,0 +1,124 @@
+//! Inputs that once made gk's work grow with the square of their size: a
+//! long gk.json keyword against a long prompt, and settings files with
+//! thousands of hook entries for doctor and install. Each case has a time
+//! limit far above what linear work needs (even in a debug build) and far
+//! below what the quadratic code took, so a regression fails here instead
+//! of hanging a user's prompt. The speed itself is measured by
+//! `scripts/bench-hooks.sh` and `scripts/bench-doctor.sh`, not here.
+
+mod hooks_common;
+
+use std::time::Duration;
+
+use hooks_common::Home;
+
+#[test]
+fn a_long_keyword_against_a_long_prompt_is_answered_in_time() {
+    // Before: 7.5 s (release) for 1,000 `a`s against a megabyte of `a`s,
+    // 113 s for 10,000, on every prompt. The prompts stay under 256 KiB, a
+    // size any bound on the hook's input must allow.
+    let home = Home::new();
+    let keyword = "a".repeat(10_000);
+    home.write_config(
+        &serde_json::json!({"models": [{"label": "Long", "model": "m", "purpose": "p", "keywords": [keyword]}]})
+            .to_string(),
+    );
+    for (prompt, label) in [
+        ("a".repeat(240_000), "Sonnet 5"),
+        (format!("{} {keyword}.", "a".repeat(230_000)), "Long"),
+    ] {
+        let event = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt});
+        let out = home
+            .command(&["hook", "prompt"])
+            .write_stdin(event.to_string())
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let run = hooks_common::Run {
+            code: out.status.code(),
+            stdout: out.stdout,
+            stderr: out.stderr,
+        };
+        run.assert_hook_contract("long keyword");
+        assert!(
+            run.system_message()
+                .contains(&format!("/model {label} (trigger:")),
+            "{}",
+            run.system_message()
+        );
+    }
+}
+
+/// A settings file with `n` hook entries: another tool's handlers, one
+/// group each, and as many spellings of gk's prompt hook (each a separate
+/// group, all to be replaced by install and removed by uninstall).
+fn crowded_settings(n: usize) -> String {
+    let spellings = [
+        "\"$HOME/.claude/hooks/gk\" hook prompt",
+        "~/.claude/hooks/gk hook prompt",
+        "$HOME/.claude/hooks/gk hook prompt",
+    ];
+    let tools: Vec<serde_json::Value> = (0..n / 2)
+        .map(|i| serde_json::json!({"matcher": "Bash", "hooks": [{"type": "command", "command": format!("/usr/bin/tool-{i} --check")}]}))
+        .collect();
+    let gk: Vec<serde_json::Value> = (0..n - n / 2)
+        .map(|i| serde_json::json!({"hooks": [{"type": "command", "command": format!("{}{}", spellings[i % 3], " ".repeat(i / 3 % 2))}]}))
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "env": {"ANTHROPIC_API_KEY": "sk-linear-budget-not-a-secret"},
+        "hooks": {"PreToolUse": tools, "UserPromptSubmit": gk}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
+    // Before (release build): doctor 29 s, doctor --fix --dry-run 58 s,
+    // install 110 s on this file; each step here has 60 s in a debug build.
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::write(&settings, crowded_settings(10_000)).unwrap();
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let run = |args: &[&str]| {
+        let out = home
+            .command(args)
+            .env("GK_MANAGED_SETTINGS", home.path().join("none.json"))
+            .env("NO_COLOR", "1")
+            .current_dir(&project)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run(&["doctor", "--no-smoke"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("[hook-fires-twice]"), "{out}");
+    let (code, out) = run(&["doctor", "--no-smoke", "--fix", "--dry-run"]);
+    assert_eq!(code, Some(2), "{out}");
+    // Another tool's entries are context, not removed and added back.
+    assert!(
+        !out.contains("-            \"command\": \"/usr/bin/tool-"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with('-')
+                && l.contains("\"command\": \"~/.claude/hooks/gk hook prompt\"")),
+        "{out}"
+    );
+    assert_eq!((run(&["install", "--yes", "--no-smoke"]).0), Some(0));
+    let after = std::fs::read_to_string(&settings).unwrap();
+    assert_eq!(after.matches("hook prompt").count(), 1);
+    assert_eq!(after.matches("/usr/bin/tool-").count(), 5_000);
+    // The other tool's programs do not exist here: only that is left.
+    let (_, out) = run(&["doctor", "--no-smoke"]);
+    assert!(out.contains("[✓] Hook registrations"), "{out}");
+    assert_eq!(run(&["uninstall", "--yes"]).0, Some(0));
+    let back = std::fs::read_to_string(&settings).unwrap();
+    assert!(!back.contains("hooks/gk"));
+    assert_eq!(back.matches("/usr/bin/tool-").count(), 5_000);
+}
