@@ -635,7 +635,7 @@ const TEMP_SUFFIX: &str = ".gk-tmp-";
 /// `bytes` in a new temp file beside `path` (written, synced, given `mode`),
 /// and its handle, holding an exclusive lock for as long as it is open;
 /// nothing is left behind when that fails.
-fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBuf, fs::File)> {
+pub(crate) fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBuf, fs::File)> {
     let tmp = sibling(path, &format!("{TEMP_SUFFIX}{}", std::process::id()));
     let result = (|| -> std::io::Result<fs::File> {
         let mut file = fs::OpenOptions::new()
@@ -691,6 +691,14 @@ pub fn remove_leftovers(plan: &Plan) -> Vec<PathBuf> {
         }
     }
     removed
+}
+
+/// Remove the temp files that dead runs left for `path` (see
+/// [`remove_leftovers`]); for writers outside a plan (the backup folder).
+pub(crate) fn remove_dead_temps(path: &Path) {
+    for tmp in leftovers_of(path) {
+        let _ = fs::remove_file(tmp);
+    }
 }
 
 /// The dead runs' temp files beside `path`.

@@ -14,7 +14,7 @@
 //! readable than the file); on Unix the folder is private (0700).
 
 use std::fs;
-use std::io::Write as _;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -35,6 +35,10 @@ const MAX_KEY_BYTES: usize = 180;
 pub struct Backups {
     dir: PathBuf,
 }
+
+/// Where a backup is written before it gets its name (not a backup name:
+/// [`Backups::list`] never shows it).
+const INCOMING: &str = ".incoming";
 
 /// Whether `path` names a backup gk made (in the folder, or beside a file
 /// by an older gk). Backups are never themselves backed up or diffed.
@@ -131,25 +135,50 @@ impl Backups {
 
     /// Copy `file` as it is now into the folder, with its permissions, and
     /// drop all but the newest [`KEEP`] backups of it. Returns the copy.
+    ///
+    /// The copy is written whole to a temp file first (locked, synced, the
+    /// file's mode; see `apply::write_temp`) and only then given its name,
+    /// by a hard link that fails when the name is taken: a run killed
+    /// half-way leaves no half backup under a backup's name (its temp file
+    /// goes with the next run), and two runs in the same second take
+    /// `<stamp>` and `<stamp>-2` without touching each other's copy.
     pub fn keep(&self, file: &Path, stamp: &str) -> Result<PathBuf> {
         let key = file_key(file);
-        let dest = self.free_name(&format!("{key}{MARK}{stamp}"));
-        copy_private(file, &dest).map_err(|e| Error::io("back up", file, &e))?;
+        let (bytes, mode) = read_with_mode(file).map_err(|e| Error::io("back up", file, &e))?;
+        let incoming = self.dir.join(INCOMING);
+        super::apply::remove_dead_temps(&incoming);
+        let (tmp, lock) = super::apply::write_temp(&incoming, &bytes, mode)?;
+        let name = format!("{key}{MARK}{stamp}");
+        let named = self.name_copy(&tmp, &name);
+        drop(lock);
+        let _ = fs::remove_file(&tmp);
+        let dest = named.map_err(|e| Error::io("back up", file, &e))?;
         self.prune(&key);
         Ok(dest)
     }
 
-    /// `name` in the folder, or with `-2`, `-3`, … when taken (two runs in
-    /// one second must not overwrite a backup).
-    fn free_name(&self, name: &str) -> PathBuf {
-        let first = self.dir.join(name);
-        if fs::symlink_metadata(&first).is_err() {
-            return first;
+    /// Give the finished copy `tmp` the first free name of `name`, `name-2`,
+    /// `name-3`, … A name another run took in the meantime is never
+    /// overwritten. Where the file system has no hard links the copy is
+    /// renamed onto a name that is free just before.
+    fn name_copy(&self, tmp: &Path, name: &str) -> std::io::Result<PathBuf> {
+        for n in 1u32..10_000 {
+            let candidate = if n == 1 {
+                self.dir.join(name)
+            } else {
+                self.dir.join(format!("{name}-{n}"))
+            };
+            match fs::hard_link(tmp, &candidate) {
+                Ok(()) => return Ok(candidate),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(_) if fs::symlink_metadata(&candidate).is_err() => {
+                    fs::rename(tmp, &candidate)?;
+                    return Ok(candidate);
+                }
+                Err(_) => continue,
+            }
         }
-        (2..)
-            .map(|n| self.dir.join(format!("{name}-{n}")))
-            .find(|p| fs::symlink_metadata(p).is_err())
-            .unwrap_or(first)
+        Err(std::io::Error::other("no free backup name"))
     }
 
     /// The backups of the file whose key is `key`, oldest first.
@@ -201,35 +230,64 @@ pub fn left_beside(dir: &Path) -> Vec<PathBuf> {
     Backups::at(dir).list()
 }
 
-/// Copy `from` to the new file `to` with `from`'s permissions; on Unix the
-/// copy is created with them, so it is never readable by more people than
-/// the original, not even for a moment. Nothing is left behind on failure.
-fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
-    let meta = fs::metadata(from)?;
-    let bytes = fs::read(from)?;
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
+/// The bytes of `file` (a settings file or CLAUDE.md: bounded like every
+/// read of gk's) and its permission bits (0 where there are none).
+fn read_with_mode(file: &Path) -> std::io::Result<(Vec<u8>, u32)> {
+    let (handle, meta) = crate::bounded::open(file).map_err(crate::bounded::ReadError::into_io)?;
+    let mut bytes = Vec::new();
+    handle
+        .take(crate::bounded::TEXT_LIMIT + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > crate::bounded::TEXT_LIMIT {
+        return Err(std::io::Error::other(format!(
+            "larger than {}",
+            crate::bounded::size_text(crate::bounded::TEXT_LIMIT)
+        )));
+    }
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        options.mode(meta.permissions().mode() & 0o777);
-    }
-    let result = (|| {
-        let mut file = options.open(to)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::set_permissions(to, meta.permissions())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(to);
-    }
-    result
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o7777
+    };
+    #[cfg(not(unix))]
+    let mode = {
+        let _ = meta;
+        0
+    };
+    Ok((bytes, mode))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_another_run_took_is_never_overwritten_and_no_half_copy_is_left() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("settings.json");
+        fs::write(&file, "mine").unwrap();
+        let b = Backups::at(tmp.path().join("gk/backups"));
+        b.prepare().unwrap();
+        let name = format!("{}{MARK}s", file_key(&file));
+        // Another run's backup of the same second, and a killed run's temp.
+        fs::write(b.dir().join(&name), "theirs").unwrap();
+        let dead = b.dir().join(format!("{INCOMING}.gk-tmp-2000000000"));
+        fs::write(&dead, "half").unwrap();
+        let first = b.keep(&file, "s").unwrap();
+        let second = b.keep(&file, "s").unwrap();
+        assert_eq!(first, b.dir().join(format!("{name}-2")));
+        assert_eq!(second, b.dir().join(format!("{name}-3")));
+        assert_eq!(fs::read_to_string(b.dir().join(&name)).unwrap(), "theirs");
+        assert_eq!(fs::read_to_string(&first).unwrap(), "mine");
+        assert!(!dead.exists(), "a dead run's temp file stays");
+        let mut names: Vec<String> = fs::read_dir(b.dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with(&name)), "{names:?}");
+    }
 
     #[test]
     fn a_key_names_the_whole_path() {
