@@ -106,6 +106,27 @@ fn a_fresh_home_gets_permissions_created_and_uninstall_leaves_an_empty_object() 
 }
 
 #[test]
+fn empty_permissions_and_allow_that_were_there_come_back_byte_for_byte() {
+    for before in [
+        "{\n  \"permissions\": {},\n  \"model\": \"opus\"\n}\n",
+        "{\n  \"permissions\": {\n  },\n  \"model\": \"opus\"\n}\n",
+        "{\n  \"permissions\": {\n    \"allow\": []\n  }\n}\n",
+        "{\n  \"permissions\": {\n    \"allow\": [ ],\n    \"deny\": []\n  }\n}\n",
+        "{\"hooks\": {}, \"permissions\": {\"allow\": []}}",
+    ] {
+        let home = Home::new(Some(before));
+        home.ok(&["install", "--yes", "--no-smoke"]);
+        assert_eq!(
+            allow_of(&home.settings()),
+            [READ_RULE, EDIT_RULE],
+            "{before}"
+        );
+        home.ok(&["uninstall", "--yes"]);
+        assert_eq!(home.settings(), before);
+    }
+}
+
+#[test]
 fn no_permissions_skips_the_rules() {
     let home = Home::new(Some(SETTINGS));
     home.ok(&["install", "--yes", "--no-smoke", "--no-permissions"]);

@@ -266,7 +266,9 @@ pub fn plan(
             .as_deref()
             .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)));
         if let (true, Some(rules)) = (needs.permission_rules, rules) {
-            text = install::settings_keys::add_rules(&user, &text, &rules)?;
+            let (added, noted) = install::settings_keys::add_rules_noting(&user, &text, &rules)?;
+            text = added;
+            filled.extend(noted);
             reasons.push("let Claude write its task records without asking");
         }
         plan.push(FileChange::text(

@@ -340,8 +340,11 @@ pub fn plan_install_with(
         &wanted,
         &m.ctx,
     )?;
+    let mut filled = filled;
     if let Some(rules) = &extras.rules {
-        new_settings = settings_keys::add_rules(&settings, &new_settings, rules)?;
+        let (text, more) = settings_keys::add_rules_noting(&settings, &new_settings, rules)?;
+        new_settings = text;
+        filled.extend(more);
     }
     if extras.statusline {
         match settings_keys::add_statusline(
@@ -412,7 +415,7 @@ pub fn plan_uninstall_with(
         let keep = record::read(&record)?;
         let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
         if let Some(rules) = &extras.rules {
-            new = settings_keys::remove_rules(&settings, &new, rules)?;
+            new = settings_keys::remove_rules_keeping(&settings, &new, rules, &keep)?;
         }
         new = settings_keys::remove_statusline(&settings, &new, &m.ctx)?;
         plan.push(FileChange::text(

@@ -1,8 +1,10 @@
 //! Install's note for uninstall: `<claude dir>/hooks/gk-install.json`.
 //!
 //! Uninstall takes out gk's entries and the event array and `hooks` object
-//! that this leaves empty, because install creates them when they are
-//! missing. But a `"hooks": {}` or `"Stop": []` may have been there, empty,
+//! that this leaves empty (and gk's permission rules, with the
+//! `permissions.allow` array and `permissions` object that leaves empty),
+//! because install creates them when they are missing. But a
+//! `"hooks": {}`, `"Stop": []` or `"allow": []` may have been there, empty,
 //! before install filled it, and nothing in the file after install tells
 //! the two apart. So when install (or `gk doctor --fix`, which registers
 //! the hooks the same way) fills an empty container, it notes which one and

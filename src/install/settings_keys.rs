@@ -19,7 +19,7 @@ use jsonc_parser::ast::{Object, Value};
 
 use super::settings_edit::{
     apply_edits, at, cut_items, insert_edit, parse_strict, prop_range, range_of_arr, range_of_obj,
-    render, split_bom, value_range, value_start, Edit, Style, J,
+    render, split_bom, value_range, value_start, Edit, EmptyContainer, Style, J,
 };
 use crate::error::{Error, Result};
 use crate::hookcmd::{normalize, CommandContext};
@@ -110,6 +110,52 @@ fn allow_list(v: &serde_json::Value) -> Option<Vec<serde_json::Value>> {
 /// equality), before the first existing rule; `permissions` and `allow` are
 /// created when missing. A missing or empty file becomes one holding the rules.
 pub fn add_rules(path: &Path, text: &str, rules: &[String]) -> Result<String> {
+    add_rules_noting(path, text, rules).map(|(out, _)| out)
+}
+
+/// [`add_rules`], and the containers (`permissions`, `permissions.allow`)
+/// that were there and empty and now hold gk's rules: uninstall gives them
+/// back as they were (see `install::record`).
+pub fn add_rules_noting(
+    path: &Path,
+    text: &str,
+    rules: &[String],
+) -> Result<(String, Vec<EmptyContainer>)> {
+    let out = add_rules_only(path, text, rules)?;
+    if out == text {
+        return Ok((out, Vec::new()));
+    }
+    let (_, body) = split_bom(text);
+    if body.trim().is_empty() {
+        return Ok((out, Vec::new()));
+    }
+    let root = parse_strict(path, body)?;
+    let mut filled = Vec::new();
+    if let Some(prop) = single(path, body, &root, "permissions", "permissions")? {
+        if let Value::Object(perms) = &prop.value {
+            let (start, end) = range_of_obj(perms);
+            if perms.properties.is_empty() {
+                filled.push(EmptyContainer {
+                    at: vec!["permissions".into()],
+                    inside: body[start + 1..end - 1].to_string(),
+                });
+            } else if let Some(allow) = single(path, body, perms, "allow", "permissions.allow")? {
+                if let Value::Array(list) = &allow.value {
+                    let (start, end) = range_of_arr(list);
+                    if list.elements.is_empty() {
+                        filled.push(EmptyContainer {
+                            at: vec!["permissions".into(), "allow".into()],
+                            inside: body[start + 1..end - 1].to_string(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok((out, filled))
+}
+
+fn add_rules_only(path: &Path, text: &str, rules: &[String]) -> Result<String> {
     let (bom, body) = split_bom(text);
     let new_rules = || J::Arr(rules.iter().map(|r| J::Str(r.clone())).collect());
     if body.trim().is_empty() {
@@ -204,6 +250,23 @@ pub fn add_rules(path: &Path, text: &str, rules: &[String]) -> Result<String> {
 /// that this empties goes too, and then a `permissions` object this
 /// empties. Nothing else changes.
 pub fn remove_rules(path: &Path, text: &str, rules: &[String]) -> Result<String> {
+    remove_rules_keeping(path, text, rules, &[])
+}
+
+/// [`remove_rules`], except that a container `keep` notes as empty before
+/// install (`permissions`, `permissions.allow`) is emptied back to its old
+/// bytes instead of removed.
+pub fn remove_rules_keeping(
+    path: &Path,
+    text: &str,
+    rules: &[String],
+    keep: &[EmptyContainer],
+) -> Result<String> {
+    let kept = |at: &[&str]| {
+        keep.iter()
+            .find(|c| c.at.iter().map(String::as_str).eq(at.iter().copied()))
+            .map(|c| c.inside.clone())
+    };
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         return Ok(text.to_string());
@@ -230,15 +293,21 @@ pub fn remove_rules(path: &Path, text: &str, rules: &[String]) -> Result<String>
     if !remove.iter().any(|r| *r) {
         return Ok(text.to_string());
     }
+    let keep_perms = kept(&["permissions"]);
+    let keep_allow = kept(&["permissions", "allow"]);
+    let items: Vec<(usize, usize)> = list.elements.iter().map(value_range).collect();
     let edits = if remove.iter().all(|r| *r) {
-        // The array goes; and `permissions` with it when it held nothing else.
-        if perms.properties.len() == 1 {
-            cut_prop(&root, prop)
-        } else {
-            cut_prop(perms, allow)
+        // The array goes; and `permissions` with it when it held nothing
+        // else — unless either was there, empty, before install.
+        match (&keep_allow, &keep_perms) {
+            (Some(inside), _) => cut_items(range_of_arr(list), &items, &remove, inside),
+            (None, Some(inside)) if perms.properties.len() == 1 => {
+                cut_items(range_of_obj(perms), &[prop_range(allow)], &[true], inside)
+            }
+            _ if perms.properties.len() == 1 => cut_prop(&root, prop),
+            _ => cut_prop(perms, allow),
         }
     } else {
-        let items: Vec<(usize, usize)> = list.elements.iter().map(value_range).collect();
         cut_items(range_of_arr(list), &items, &remove, "")
     };
     let out = format!("{bom}{}", apply_edits(body, edits));
@@ -250,11 +319,11 @@ pub fn remove_rules(path: &Path, text: &str, rules: &[String]) -> Result<String>
     {
         if let Some(serde_json::Value::Array(a)) = p.get_mut("allow") {
             a.retain(|v| !v.as_str().is_some_and(|s| rules.iter().any(|r| r == s)));
-            if a.is_empty() {
+            if a.is_empty() && keep_allow.is_none() {
                 p.remove("allow");
             }
         }
-        if p.is_empty() {
+        if p.is_empty() && keep_perms.is_none() {
             if let Some(o) = expected.as_object_mut() {
                 o.remove("permissions");
             }
