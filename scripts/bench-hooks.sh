@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Time `gk hook prompt` and `gk hook stop` against a no-op process
-# (/bin/true with the same stdin) and the Python reference hooks, and print
-# the ratios. One command:
+# Time `gk hook prompt`, `gk hook stop`, `gk hook session` and
+# `gk statusline` against a no-op process (/bin/true with the same stdin)
+# and the Python reference hooks, and print the ratios. One command:
 #
 #   scripts/bench-hooks.sh [RUNS] [REF_RUNS]   (defaults 1000 and 30)
 #
@@ -72,6 +72,126 @@ touch -d '-7 minutes' "$HOME/.claude/hooks/task_state.json"
 # The payloads Claude Code sends (shape measured on the real client).
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","prompt_id":"p-0001","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Please review all the SPARQL queries in the ontology folder and explain what each one does"}' > "$tmp/prompt.json"
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done.","background_tasks":[],"session_crons":[]}' > "$tmp/stop.json"
+# The session check's input (shape measured on the real client), for a
+# project with settings of its own, and the settings files it reads: user
+# settings with gk's three hooks (the program in place), other tools' hooks,
+# an env block and permissions, as `gk install` leaves them beside a few
+# other tools; a project file with a hook; a local file with permissions.
+# Healthy, so the check prints nothing. The same again with one problem (a
+# second spelling of the prompt hook in the local file) shows what printing
+# the warning costs.
+cp "$GK" "$HOME/.claude/hooks/gk"
+unset GK_MANAGED_SETTINGS
+PROJ="$tmp/work/BFSI"
+mkdir -p "$PROJ/.claude"
+cat > "$HOME/.claude/settings.json" <<'JSON'
+{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "env": {
+    "ANTHROPIC_DEFAULT_OPUS_MODEL": "claude-opus-5-5",
+    "HTTPS_PROXY": "http://proxy.internal:8080",
+    "BASH_DEFAULT_TIMEOUT_MS": "300000"
+  },
+  "permissions": {
+    "allow": [
+      "Bash(git status:*)",
+      "Bash(cargo test:*)",
+      "Read(~/.local/state/gk/*.json)",
+      "Edit(~/.local/state/gk/*.json)"
+    ],
+    "deny": ["Read(./.env)"]
+  },
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "\"$HOME/.claude/hooks/gk\" hook prompt",
+            "statusMessage": "Gatekeeper assessing prompt..."
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "\"$HOME/.claude/hooks/gk\" hook stop",
+            "timeout": 5
+          }
+        ]
+      },
+      {
+        "hooks": [{"type": "command", "command": "notify-send 'Claude finished'"}]
+      }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "\"$HOME/.claude/hooks/gk\" hook session",
+            "timeout": 5
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "$HOME/.local/bin/bash-guard --strict", "timeout": 10}]
+      },
+      {
+        "matcher": "Edit|Write",
+        "hooks": [{"type": "command", "command": "python3 ~/tools/protect_paths.py"}]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [{"type": "command", "command": "npx prettier --write \"$CLAUDE_PROJECT_DIR\"", "timeout": 30}]
+      }
+    ],
+    "Notification": [
+      {
+        "hooks": [{"type": "command", "command": "notify-send 'Claude needs you'"}]
+      }
+    ]
+  },
+  "model": "opus",
+  "includeCoAuthoredBy": false
+}
+JSON
+cat > "$PROJ/.claude/settings.json" <<'JSON'
+{
+  "permissions": {
+    "allow": ["Bash(make:*)", "Bash(npm run lint)"]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Edit",
+        "hooks": [{"type": "command", "command": "$CLAUDE_PROJECT_DIR/scripts/lint-changed.sh"}]
+      }
+    ]
+  }
+}
+JSON
+cat > "$PROJ/.claude/settings.local.json" <<'JSON'
+{
+  "permissions": {
+    "allow": ["Bash(docker compose up:*)", "WebFetch(domain:docs.internal)"]
+  }
+}
+JSON
+printf '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' "$PROJ" > "$tmp/session.json"
+PROJ2="$tmp/work/twice"
+mkdir -p "$PROJ2/.claude"
+cp "$PROJ/.claude/settings.json" "$PROJ2/.claude/settings.json"
+printf '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}]}}\n' > "$PROJ2/.claude/settings.local.json"
+sed "s|$PROJ|$PROJ2|" "$tmp/session.json" > "$tmp/session-warn.json"
 # The status line's input (shape from the client's docs).
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"/home/u/work","project_dir":"/home/u/work"},"version":"2.1.332"}' > "$tmp/statusline.json"
 
@@ -80,16 +200,23 @@ printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_pa
 "$GK" hook stop < "$tmp/stop.json" | grep -q 'STATE \[DIRTY\]'
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json"
 "$GK" statusline < "$tmp/statusline.json" | grep -q 'gk DIRTY'
+out=$("$GK" hook session < "$tmp/session.json")
+[ -z "$out" ] || { echo "the session check is not silent on the healthy setup: $out"; exit 1; }
+"$GK" hook session < "$tmp/session-warn.json" | grep -q 'runs twice on every UserPromptSubmit'
 
 TAB=$'\t'
 P="$tmp/prompt.json"
 S="$tmp/stop.json"
 L="$tmp/statusline.json"
+SS="$tmp/session.json"
+SW="$tmp/session-warn.json"
 {
   echo "no-op(/bin/true)${TAB}$P${TAB}/bin/true"
   echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
   echo "gk-statusline(static)${TAB}$L${TAB}$GK${TAB}statusline"
+  echo "gk-session(static)${TAB}$SS${TAB}$GK${TAB}hook${TAB}session"
+  echo "gk-session-warn(static)${TAB}$SW${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
   if [ -n "${GK_BENCH_BASELINE:-}" ]; then
@@ -129,6 +256,8 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk hook prompt, static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-prompt(static)"] / t
     printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-stop(static)"] / t
     printf "gk statusline,  static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-statusline(static)"] / t
+    printf "gk hook session, static / no-op   %5.2fx  (target <= 1.5x; healthy, silent)\n", med["gk-session(static)"] / t
+    printf "gk hook session, static / no-op   %5.2fx  (one problem, one line printed)\n", med["gk-session-warn(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
     if ("baseline-prompt" in med) {

@@ -123,7 +123,12 @@ pub fn read_no_link(path: &Path, limit: u64) -> Result<Contents, ReadError> {
 }
 
 fn read_open(file: File, meta: &Metadata, limit: u64) -> Result<Contents, ReadError> {
-    let mut bytes = Vec::new();
+    // Room for the whole file as the handle reports it (and the one byte
+    // more that tells "grown past the limit"), never more than the limit:
+    // a settings file is then read in one call instead of in doubling
+    // chunks from 32 bytes up. The size is a hint; the read decides.
+    let hint = meta.len().min(limit).saturating_add(1);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(ReadError::Io)?;

@@ -132,6 +132,18 @@ pub enum StateAction {
 pub enum HookName {
     Prompt,
     Stop,
+    Session,
+}
+
+impl HookName {
+    /// The hook this name selects.
+    pub fn kind(self) -> crate::hookcmd::HookKind {
+        match self {
+            HookName::Prompt => crate::hookcmd::HookKind::Prompt,
+            HookName::Stop => crate::hookcmd::HookKind::Stop,
+            HookName::Session => crate::hookcmd::HookKind::Session,
+        }
+    }
 }
 
 /// Flags shared by every command that changes files (plan → diff → confirm → write).
@@ -232,12 +244,15 @@ pub const HOOK_HELP: &str = "\
 Run a hook as Claude Code does: read the event JSON on stdin, print at most
 one JSON line, always exit 0.
 
-Usage: gk hook <prompt|stop>
+Usage: gk hook <prompt|stop|session>
 
-  prompt  UserPromptSubmit: model and effort advice, [check], the task state for Claude
-  stop    Stop: the STATE line when Claude hands back control
+  prompt   UserPromptSubmit: model and effort advice, [check], the task state for Claude
+  stop     Stop: the STATE line when Claude hands back control
+  session  SessionStart: one warning when the setup this session loads is broken
+           (gk's hooks firing twice, a settings file Claude Code skips, gk missing);
+           nothing at all when it is healthy
 
-`gk install` registers both; `gk doctor` says why one does not run.
+`gk install` registers all three; `gk doctor` says why one does not run.
 ";
 
 /// The names of gk's subcommands, clap's `help` included.

@@ -12,21 +12,25 @@ use std::path::PathBuf;
 
 use crate::platform::Os;
 
-/// Which of gk's two hooks.
+/// Which of gk's three hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HookKind {
     Prompt,
     Stop,
+    /// `gk hook session` (SessionStart): checks the setup the session loads.
+    Session,
 }
 
 impl HookKind {
-    pub const ALL: [HookKind; 2] = [HookKind::Prompt, HookKind::Stop];
+    /// In the order install registers them and doctor reports them.
+    pub const ALL: [HookKind; 3] = [HookKind::Prompt, HookKind::Stop, HookKind::Session];
 
     /// The Claude Code event this hook is registered under.
     pub fn event(self) -> &'static str {
         match self {
             HookKind::Prompt => "UserPromptSubmit",
             HookKind::Stop => "Stop",
+            HookKind::Session => "SessionStart",
         }
     }
 
@@ -35,14 +39,25 @@ impl HookKind {
         match self {
             HookKind::Prompt => "prompt",
             HookKind::Stop => "stop",
+            HookKind::Session => "session",
         }
     }
 
-    /// The Python v5 script that did this job.
-    pub fn legacy_script(self) -> &'static str {
+    /// The Python v5 script that did this job; the session check has none.
+    pub fn legacy_script(self) -> Option<&'static str> {
         match self {
-            HookKind::Prompt => "gatekeeper.py",
-            HookKind::Stop => "state_monitor.py",
+            HookKind::Prompt => Some("gatekeeper.py"),
+            HookKind::Stop => Some("state_monitor.py"),
+            HookKind::Session => None,
+        }
+    }
+
+    /// The index of this hook in [`HookKind::ALL`] (for per-hook arrays).
+    pub fn index(self) -> usize {
+        match self {
+            HookKind::Prompt => 0,
+            HookKind::Stop => 1,
+            HookKind::Session => 2,
         }
     }
 }
@@ -339,7 +354,10 @@ pub fn owner_of(inv: Option<&Invocation>) -> Owner {
     // with some is another tool's, and must never be removed as gk's.
     if inv.args.is_empty() {
         for kind in HookKind::ALL {
-            if name.eq_ignore_ascii_case(kind.legacy_script()) {
+            if kind
+                .legacy_script()
+                .is_some_and(|script| name.eq_ignore_ascii_case(script))
+            {
                 return Owner::Legacy(kind);
             }
         }
@@ -941,6 +959,47 @@ mod tests {
                 &windows()
             ),
             Owner::Gk(HookKind::Stop)
+        );
+    }
+
+    #[test]
+    fn the_session_check_is_gks_and_has_no_python_counterpart() {
+        assert_eq!(
+            classify("\"$HOME/.claude/hooks/gk\" hook session", &linux()),
+            Owner::Gk(HookKind::Session)
+        );
+        assert_eq!(
+            classify(
+                r"C:\Users\Ann\.claude\hooks\GK.EXE hook session",
+                &windows()
+            ),
+            Owner::Gk(HookKind::Session)
+        );
+        assert_eq!(HookKind::Session.legacy_script(), None);
+        for script in ["session.py", "session_start.py", "gatekeeper_session.py"] {
+            assert_eq!(
+                classify_under(
+                    "SessionStart",
+                    &format!("python3 ~/.claude/hooks/{script}"),
+                    &linux()
+                ),
+                Owner::Foreign,
+                "{script}"
+            );
+        }
+        // The v5 scripts under SessionStart are another tool's.
+        assert_eq!(
+            classify_under(
+                "SessionStart",
+                "python3 ~/.claude/hooks/gatekeeper.py",
+                &linux()
+            ),
+            Owner::Foreign
+        );
+        assert_eq!(
+            HookKind::ALL.map(HookKind::index),
+            [0, 1, 2],
+            "index() is the position in ALL"
         );
     }
 

@@ -1,7 +1,7 @@
 //! gk: two Claude Code hooks and the tool that installs, diagnoses and
 //! removes them. This file only dispatches.
 //!
-//! `gk hook prompt|stop` is recognised before clap is touched: the hook
+//! `gk hook prompt|stop|session` is recognised before clap is touched: the hook
 //! path must start fast and must never exit 2 (exit 2 on UserPromptSubmit
 //! blocks the prompt and erases what the user typed), while clap exits 2 on
 //! any usage error.
@@ -109,6 +109,7 @@ fn run_hook_args(rest: &[OsString]) -> u8 {
     let hook = match (name, rest.len()) {
         (Some("prompt"), 1) => hooks::Hook::Prompt,
         (Some("stop"), 1) => hooks::Hook::Stop,
+        (Some("session"), 1) => hooks::Hook::Session,
         // Someone reading about the command, not a registration.
         (Some("--help" | "-h"), 1) => {
             print!("{}", gk::cli::HOOK_HELP);
@@ -120,7 +121,7 @@ fn run_hook_args(rest: &[OsString]) -> u8 {
                 .map(|s| s.to_string_lossy().into_owned())
                 .collect();
             eprintln!(
-                "gk: usage: gk hook prompt|stop (got: {})",
+                "gk: usage: gk hook prompt|stop|session (got: {})",
                 if got.is_empty() {
                     "nothing".to_string()
                 } else {
@@ -145,5 +146,6 @@ fn hook_of(which: HookName) -> hooks::Hook {
     match which {
         HookName::Prompt => hooks::Hook::Prompt,
         HookName::Stop => hooks::Hook::Stop,
+        HookName::Session => hooks::Hook::Session,
     }
 }

@@ -116,6 +116,9 @@ pub fn sample_payload(kind: HookKind, cwd: &Path) -> String {
             obj.insert("prompt_id".into(), json!("gk-smoke"));
             obj.insert("prompt".into(), json!("explain what the smoke test checks"));
         }
+        HookKind::Session => {
+            obj.insert("source".into(), json!("startup"));
+        }
         HookKind::Stop => {
             obj.insert("effort".into(), json!({"level": "medium"}));
             obj.insert("stop_hook_active".into(), json!(false));
@@ -213,9 +216,12 @@ fn read_all<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<Strin
 
 /// Did the run do what a working gk hook does? `Err` carries a one-line
 /// reason (timeout, exit code with the first stderr line, or what was wrong
-/// with stdout). A hook switched off in gk.json prints nothing: that is
-/// reported as a failure here with that hint; callers that know the hook is
-/// disabled should not judge it.
+/// with stdout). A prompt or Stop hook switched off in gk.json prints
+/// nothing: that is reported as a failure here with that hint; callers that
+/// know the hook is disabled should not judge it. The session check prints
+/// nothing when the setup is healthy, and one `systemMessage` of `gk: `
+/// lines when it is not: both are a working hook (what the lines say is
+/// the setup's business, see [`session_report`]).
 pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> {
     if run.timed_out {
         return Err(format!(
@@ -236,6 +242,9 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
         None => return Err("was ended by a signal".to_string()),
     }
     let out = run.stdout.trim();
+    if out.is_empty() && kind == HookKind::Session {
+        return Ok(());
+    }
     if out.is_empty() {
         return Err("exited 0 but printed nothing (is it switched off in gk.json?)".to_string());
     }
@@ -273,8 +282,26 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
                 return Err("output is not the single STATE systemMessage gk prints".to_string());
             }
         }
+        HookKind::Session => {
+            if session_report(&value).is_none() {
+                return Err(
+                    "output is not the single systemMessage of `gk: ` lines the session check prints"
+                        .to_string(),
+                );
+            }
+        }
     }
     Ok(())
+}
+
+/// The lines of a session check's output (`{"systemMessage": "gk: …"}`,
+/// every line starting `gk: `), or `None` when the output is not that.
+pub fn session_report(output: &Value) -> Option<Vec<&str>> {
+    let obj = output.as_object()?;
+    let msg = obj.get("systemMessage")?.as_str()?;
+    let lines: Vec<&str> = msg.lines().collect();
+    (obj.len() == 1 && !lines.is_empty() && lines.iter().all(|l| l.starts_with("gk: ")))
+        .then_some(lines)
 }
 
 #[cfg(test)]

@@ -701,11 +701,76 @@ fn hooks_keep_their_contract_with_every_hostile_file() {
     }
 }
 
+/// The settings files the session check reads, and gk.json.
+const SESSION_READS: [Place; 6] = [
+    Place::UserSettings,
+    Place::ProjectSettings,
+    Place::LocalSettings,
+    Place::Managed,
+    Place::ManagedDropIn,
+    Place::Config,
+];
+
+#[test]
+fn the_session_check_names_every_hostile_settings_file_and_keeps_its_contract() {
+    let template = Machine::new();
+    template.install();
+    let mut cases = 0;
+    for place in SESSION_READS {
+        for hostile in ALL_HOSTILE {
+            let m = Machine::like(&template);
+            let path = m.path(place);
+            if !make(&path, hostile) {
+                continue;
+            }
+            let what = format!("hook session, {hostile:?} at {place:?}");
+            let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project});
+            let out = m.run(&["hook", "session"], event.to_string().as_bytes(), &what);
+            cases += 1;
+            assert_hook_contract(&out, &what);
+            let message = if out.stdout.is_empty() {
+                String::new()
+            } else {
+                let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+                v["systemMessage"].as_str().unwrap().to_string()
+            };
+            // What the client would skip is named with why; a link to a
+            // real file is read through; a folder among the drop-ins is
+            // not a drop-in.
+            let reason = match (place, hostile) {
+                (Place::Config, _) => None,
+                (Place::ManagedDropIn, Hostile::Folder) => None,
+                (_, Hostile::DeepArrays | Hostile::DeepObjects) => Some("not valid JSON"),
+                (_, h) if h.unreadable() || h == Hostile::InvalidUtf8 => Some(h.reason()),
+                _ => None,
+            };
+            match reason {
+                Some(reason) => {
+                    let shown = path.display().to_string();
+                    assert!(
+                        message
+                            .lines()
+                            .any(|l| l.contains(&shown) && l.contains(reason)),
+                        "{what}: no line names {shown} with {reason:?}\n{}",
+                        out.all()
+                    );
+                }
+                None if hostile == Hostile::LinkToFile && place != Place::Config => {
+                    assert_eq!(message, "", "{what}: a healthy setup through a link");
+                }
+                None => {}
+            }
+            assert!(message.lines().count() <= 6, "{what}\n{message}");
+        }
+    }
+    eprintln!("{cases} session check cases");
+}
+
 #[cfg(unix)]
 #[test]
 fn hooks_finish_when_stdin_never_ends() {
     let m = Machine::new();
-    for hook in ["prompt", "stop"] {
+    for hook in ["prompt", "stop", "session"] {
         let what = format!("hook {hook}, stdin /dev/zero");
         let out = run_limited(
             m.gk(&["hook", hook]),
@@ -736,7 +801,7 @@ fn hooks_keep_their_contract_on_hostile_stdin() {
         }),
     ];
     for (name, stdin) in cases {
-        for hook in ["prompt", "stop"] {
+        for hook in ["prompt", "stop", "session"] {
             let what = format!("hook {hook}, stdin {name}");
             let out = m.run(&["hook", hook], &stdin, &what);
             assert_hook_contract(&out, &what);

@@ -230,6 +230,16 @@ fn has(codes: &[String], code: &str) -> bool {
     codes.iter().any(|c| c == code)
 }
 
+/// The findings of one code in a `--json` report.
+fn doc_findings<'d>(doc: &'d Value, code: &str) -> Vec<&'d Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
 /// Set the modification time of `path` (the age the hooks go by).
 fn last_written_hours_ago(path: &Path, hours: u64) {
     let f = std::fs::File::options().write(true).open(path).unwrap();
@@ -312,8 +322,8 @@ fn settings_unparseable_names_line_and_column_and_skips_the_file() {
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2);
     assert!(has(&codes, "settings-unparseable"));
-    // The gk entries are in the skipped file: Claude Code runs neither.
-    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    // The gk entries are in the skipped file: Claude Code runs none of them.
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 3);
     let f = doc["findings"]
         .as_array()
         .unwrap()
@@ -460,7 +470,7 @@ fn hook_missing_for_each_hook() {
     let h = Home::new();
     let (code, codes, _) = h.codes(&[]);
     assert_eq!(code, 2);
-    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 3);
     h.fix_then_clean();
 }
 
@@ -481,6 +491,46 @@ fn two_spellings_fire_twice_across_scopes() {
     h.fix_then_clean();
     // The local file keeps everything that was not gk's (here: nothing).
     assert!(!h.read(&h.local()).contains("gk hook"));
+}
+
+#[test]
+fn the_session_hook_in_two_spellings_fires_twice_and_fix_keeps_one() {
+    let h = Home::new();
+    h.install();
+    let second = format!(
+        "\"{}\" hook session",
+        h.binary().to_string_lossy().replace('\\', "/")
+    );
+    h.register(&h.local(), "SessionStart", &second);
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook session");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2);
+    assert_eq!(codes, ["hook-fires-twice", "hook-wrong-event"], "{doc}");
+    assert!(doc["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("gk's session hook is registered under 2 different commands"));
+    h.fix_then_clean();
+    let s: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    assert_eq!(s["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+    assert!(!h.read(&h.local()).contains("hook session"));
+}
+
+#[test]
+fn an_install_from_before_the_session_hook_is_told_and_fixed() {
+    let h = Home::new();
+    h.install();
+    let mut s: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    s["hooks"].as_object_mut().unwrap().remove("SessionStart");
+    h.write(&h.settings(), &serde_json::to_string_pretty(&s).unwrap());
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        (code, codes),
+        (1, vec!["hook-missing".to_string()]),
+        "{doc}"
+    );
+    assert_eq!(doc["findings"][0]["severity"], "warning");
+    h.fix_then_clean();
 }
 
 #[test]
@@ -575,13 +625,19 @@ fn python_only_setup_is_legacy_and_migrates() {
         "Stop",
         "python3 ~/.claude/hooks/state_monitor.py",
     );
-    let (_, codes, _) = h.codes(&[]);
+    let (_, codes, doc) = h.codes(&[]);
     assert_eq!(
         codes.iter().filter(|c| *c == "hook-legacy").count(),
         2,
         "{codes:?}"
     );
-    assert!(!has(&codes, "hook-missing"));
+    // The Python hooks had no session check: only that one is missing.
+    let missing: Vec<&Value> = doc_findings(&doc, "hook-missing");
+    assert_eq!(missing.len(), 1, "{doc}");
+    assert!(missing[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("SessionStart"));
     h.fix_then_clean();
     let s = h.read(&h.settings());
     assert!(!s.contains(".py"), "{s}");
@@ -686,10 +742,10 @@ fn hook_binary_missing() {
         codes.iter().filter(|c| *c == "hook-binary-missing").count(),
         1
     );
-    // One program runs both hooks: the finding names both events.
+    // One program runs all three hooks: the finding names every event.
     let message = doc["findings"][0]["message"].as_str().unwrap();
     assert!(
-        message.ends_with("fails on every UserPromptSubmit and Stop"),
+        message.ends_with("fails on every UserPromptSubmit, Stop and SessionStart"),
         "{message}"
     );
     h.fix_then_clean();
@@ -752,7 +808,7 @@ fn hook_smoke_failed() {
     assert_eq!(code, 2);
     assert_eq!(
         codes.iter().filter(|c| *c == "hook-smoke-failed").count(),
-        2,
+        3,
         "{doc}"
     );
     assert!(doc.to_string().contains("exited with code 3: boom"));
@@ -776,7 +832,7 @@ fn hook_slow() {
     );
     let (code, codes, _) = h.codes(&["--smoke"]);
     assert_eq!(code, 1);
-    assert_eq!(codes, ["hook-slow", "hook-slow"]);
+    assert_eq!(codes, ["hook-slow", "hook-slow", "hook-slow"]);
 }
 
 // ---------------------------------------------------------------- state
@@ -1171,6 +1227,12 @@ fn managed_hooks(h: &Home, prompt: Option<&str>, stop: Option<&str>) {
     }
 }
 
+/// gk's three hooks in managed settings, each `command(kind)`.
+fn managed_gk(h: &Home, command: impl Fn(&str) -> String) {
+    managed_hooks(h, Some(&command("prompt")), Some(&command("stop")));
+    h.register(&h.managed, "SessionStart", &command("session"));
+}
+
 #[test]
 fn python_hooks_in_managed_settings_are_policy_and_fix_adds_no_second_copy() {
     let h = Home::new();
@@ -1213,10 +1275,14 @@ fn gk_in_managed_and_user_settings_fix_removes_the_user_entries() {
     let h = Home::new();
     h.install();
     let abs = |k: &str| format!("{}/.claude/hooks/gk hook {k}", h.home.display());
-    managed_hooks(&h, Some(&abs("prompt")), Some(&abs("stop")));
+    managed_gk(&h, abs);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2);
-    assert_eq!(codes, ["hook-fires-twice", "hook-fires-twice"], "{doc}");
+    assert_eq!(
+        codes,
+        ["hook-fires-twice", "hook-fires-twice", "hook-fires-twice"],
+        "{doc}"
+    );
     h.fix_then_clean();
     assert!(!h.read(&h.settings()).contains("gk hook"));
     // The managed file is never edited.
@@ -1250,7 +1316,7 @@ fn switches_that_leave_managed_gk_running_are_not_an_error() {
     h.install();
     std::fs::remove_file(h.settings()).unwrap();
     let canonical = |k: &str| format!("\"$HOME/.claude/hooks/gk\" hook {k}");
-    managed_hooks(&h, Some(&canonical("prompt")), Some(&canonical("stop")));
+    managed_gk(&h, canonical);
     h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
     // The task records' rule comes from policy too (user settings are gone).
     let rule = serde_json::json!({"allow": ["Edit(~/.local/state/gk/*.json)"]});
@@ -1512,7 +1578,7 @@ fn registrations_in_a_user_file_that_does_not_parse_are_not_offered_as_fixable()
     let broken = h.read(&h.settings()).replacen("{\n", "{\n  // mine\n", 1);
     h.write(&h.settings(), &broken);
     let (_, codes, doc) = h.codes(&[]);
-    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 2);
+    assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 3);
     for f in doc["findings"].as_array().unwrap() {
         if f["code"] == "hook-missing" {
             // --fix cannot add them until the file is corrected by hand.

@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 /// The canonical Linux commands `gk install` registers (issue 3).
 const PROMPT_COMMAND: &str = "\"$HOME/.claude/hooks/gk\" hook prompt";
 const STOP_COMMAND: &str = "\"$HOME/.claude/hooks/gk\" hook stop";
+const SESSION_COMMAND: &str = "\"$HOME/.claude/hooks/gk\" hook session";
 
 /// A user's settings before gk arrives: an `env` block with a credential,
 /// and unrelated settings. Install and uninstall must keep `env` as it is.
@@ -219,6 +220,7 @@ fn scenario_1_install_then_one_turn() {
     let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
     assert_eq!(commands(&settings, "UserPromptSubmit"), [PROMPT_COMMAND]);
     assert_eq!(commands(&settings, "Stop"), [STOP_COMMAND]);
+    assert_eq!(commands(&settings, "SessionStart"), [SESSION_COMMAND]);
     assert_env_unchanged(&sb);
 
     let turn = sb.turn("implement the ontology");
@@ -450,6 +452,7 @@ fn scenario_5_uninstall_gives_the_settings_back() {
     assert_eq!(turn.contexts(), Vec::<String>::new());
     assert_eq!(turn.hook_responses("UserPromptSubmit").len(), 0);
     assert_eq!(turn.hook_responses("Stop").len(), 0);
+    assert_eq!(turn.hook_responses("SessionStart").len(), 0);
     assert!(
         !turn.notices().iter().any(|n| n.contains("STATE [")),
         "notices: {:?}",
@@ -494,6 +497,80 @@ fn scenario_9_home_folder_runs_each_hook_once() {
     assert_eq!(report["findings"][0]["severity"], "info", "{report}");
 }
 
+/// Scenario 10: the session check. A healthy install: the SessionStart
+/// hook runs once, exits 0 and prints nothing. The prompt hook pasted in a
+/// second spelling (`~/` beside `"$HOME/"`): the next session's SessionStart
+/// answer is one `systemMessage` line naming the hook, both places and the
+/// doctor command; `gk doctor --fix` (the command it names): gone again.
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
+)]
+fn scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it() {
+    let _serial = harness::serial();
+    let mut sb =
+        sandbox("scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it");
+    install(&sb);
+
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    let session = turn.hook_responses("SessionStart");
+    assert_eq!(session.len(), 1, "{}", turn.describe_hooks());
+    assert_eq!(session[0]["exit_code"], 0, "{}", session[0]);
+    assert_eq!(session[0]["stdout"], "", "a healthy install says nothing");
+    assert_eq!(session[0]["hook_name"], "SessionStart:startup");
+    turn.single_context();
+
+    // The user pastes a second spelling of the prompt hook.
+    let text = sb.read(&sb.user_settings());
+    let array = "\"UserPromptSubmit\": [";
+    let at = text.find(array).expect("UserPromptSubmit registered") + array.len();
+    let pasted = "\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook prompt\"}]},";
+    sb.write(
+        &sb.user_settings(),
+        &format!("{}{pasted}{}", &text[..at], &text[at..]),
+    );
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    assert_eq!(turn.contexts().len(), 2, "{}", turn.describe_hooks());
+    let warnings = turn.system_messages("SessionStart");
+    assert_eq!(warnings.len(), 1, "{}", turn.describe_hooks());
+    let user = sb.user_settings().display().to_string();
+    assert_eq!(
+        warnings[0],
+        format!(
+            "gk: gk's prompt hook runs twice on every UserPromptSubmit: it is registered under 2 different commands (user settings {user}:4 and :7) -- gk doctor --fix"
+        )
+    );
+    assert!(!warnings[0].contains(SECRET));
+    eprintln!(
+        "SessionStart in stream-json: {}\nnotices shown in -p mode: {:?}",
+        turn.hook_responses("SessionStart")[0],
+        turn.notices()
+    );
+
+    let fix = sb.gk(&["doctor", "--fix", "--yes"]);
+    assert_no_secret(&fix);
+    assert!(
+        fix.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fix.stdout)
+    );
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    turn.single_context();
+    let session = turn.hook_responses("SessionStart");
+    assert_eq!(session.len(), 1, "{}", turn.describe_hooks());
+    assert_eq!(session[0]["stdout"], "", "{}", session[0]);
+    assert_eq!(turn.system_messages("SessionStart"), Vec::<String>::new());
+    assert_env_unchanged(&sb);
+}
+
 fn median(mut values: Vec<u64>) -> u64 {
     values.sort_unstable();
     values[values.len() / 2]
@@ -530,6 +607,7 @@ fn scenario_6_speed_in_situ() {
 
     #[derive(Default)]
     struct Arm {
+        session_ms: Vec<u64>,
         prompt_ms: Vec<u64>,
         stop_ms: Vec<u64>,
         to_request_ms: Vec<u64>,
@@ -549,6 +627,7 @@ fn scenario_6_speed_in_situ() {
             for run in &runs {
                 assert_eq!(run.status, 0, "{name}: {run:?}");
                 match run.event.as_str() {
+                    "SessionStart" => arm.session_ms.push(run.millis),
                     "UserPromptSubmit" => arm.prompt_ms.push(run.millis),
                     "Stop" => arm.stop_ms.push(run.millis),
                     other => panic!("{name}: unexpected hook event {other}"),
@@ -557,7 +636,11 @@ fn scenario_6_speed_in_situ() {
             if *name == "gk" {
                 turn.single_context();
                 let commands: Vec<&str> = runs.iter().map(|r| r.command.as_str()).collect();
-                assert_eq!(commands, [PROMPT_COMMAND, STOP_COMMAND], "{name}");
+                assert_eq!(
+                    commands,
+                    [SESSION_COMMAND, PROMPT_COMMAND, STOP_COMMAND],
+                    "{name}"
+                );
             }
             arm.to_request_ms
                 .push(turn.time_to_request_ms().expect("time_to_request_ms"));
@@ -565,16 +648,18 @@ fn scenario_6_speed_in_situ() {
         }
     }
     let gk = &arms[2].2;
+    assert_eq!(gk.session_ms.len(), ROUNDS, "one session check per turn");
     assert_eq!(gk.prompt_ms.len(), ROUNDS, "one prompt hook run per turn");
     assert_eq!(gk.stop_ms.len(), ROUNDS, "one stop hook run per turn");
     assert!(gk.stop_ms.iter().all(|&ms| ms < 5_000), "{:?}", gk.stop_ms);
 
     let mut report = format!(
         "gk in situ: claude {}, gk built by this test profile ({}), {ROUNDS} turns per arm, medians in ms:\n  \
-         {:<11} {:>12} {:>10} {:>15} {:>10}\n",
+         {:<11} {:>13} {:>12} {:>10} {:>15} {:>10}\n",
         harness::client_version(),
         if cfg!(debug_assertions) { "debug" } else { "release" },
         "arm",
+        "session hook",
         "prompt hook",
         "stop hook",
         "to 1st request",
@@ -589,12 +674,14 @@ fn scenario_6_speed_in_situ() {
     };
     for (name, _, arm) in &arms {
         report += &format!(
-            "  {:<11} {:>12} {:>10} {:>15} {:>10}   (all: prompt {:?} stop {:?} request {:?} wall {:?})\n",
+            "  {:<11} {:>13} {:>12} {:>10} {:>15} {:>10}   (all: session {:?} prompt {:?} stop {:?} request {:?} wall {:?})\n",
             name,
+            med(&arm.session_ms),
             med(&arm.prompt_ms),
             med(&arm.stop_ms),
             med(&arm.to_request_ms),
             med(&arm.wall_ms),
+            arm.session_ms,
             arm.prompt_ms,
             arm.stop_ms,
             arm.to_request_ms,

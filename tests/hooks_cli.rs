@@ -15,13 +15,18 @@ fn mistyped_hook_name_exits_1_never_2() {
         &["hook"][..],
         &["hook", "prompt", "extra"][..],
         &["hook", "Stop"][..],
+        &["hook", "session", "startup"][..],
+        &["hook", "Session"][..],
     ] {
         let run = home.run(args, r#"{"prompt":"ok"}"#);
         assert_eq!(run.code, Some(1), "{args:?}");
         assert!(run.stdout.is_empty(), "{args:?}");
         let err = String::from_utf8_lossy(&run.stderr);
         assert_eq!(err.matches('\n').count(), 1, "{args:?}: {err:?}");
-        assert!(err.starts_with("gk: usage: gk hook prompt|stop"), "{err}");
+        assert!(
+            err.starts_with("gk: usage: gk hook prompt|stop|session (got: "),
+            "{err}"
+        );
     }
 }
 
@@ -305,10 +310,15 @@ sys.exit(p.returncode)
         .args(args)
         .env("HOME", home.path())
         .env("USERPROFILE", home.path())
+        .env(
+            "GK_MANAGED_SETTINGS",
+            hooks_common::managed_settings(home.path()),
+        )
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("GK_STATE_DIR")
         .env_remove("XDG_STATE_HOME")
         .env_remove("LOCALAPPDATA")
+        .current_dir(home.path())
         .timeout(std::time::Duration::from_secs(20))
         .output();
     match out {
@@ -350,6 +360,16 @@ fn run_by_hand_in_a_terminal_the_hooks_do_not_wait_for_stdin() {
     );
     let (code, out) = run_on_a_terminal(&home, &["hook", "prompt"]).unwrap();
     assert_eq!((code, out.as_str()), (0, ""));
+    // The session check has no event either: it checks the settings of the
+    // folder it runs in, at once (here: nothing registers gk's hooks).
+    let (code, out) = run_on_a_terminal(&home, &["hook", "session"]).unwrap();
+    assert_eq!(code, 0, "{out:?}");
+    assert!(
+        out.starts_with(
+            r#"{"systemMessage": "gk: gk's prompt hook (UserPromptSubmit) is not registered"#
+        ),
+        "{out:?}"
+    );
 }
 
 /// `text` as Windows PowerShell 5.1's `>` writes it: UTF-16LE with a BOM.

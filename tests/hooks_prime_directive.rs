@@ -1,6 +1,9 @@
 //! The prime directive, checked on the source: nothing under src/hooks/ may
 //! name a way to spawn a process, open a network connection or write to the
-//! file system. (clippy.toml also forbids `std::process::Command` in the
+//! file system, and neither may the modules outside it that the hooks run
+//! (the shared reader, and what the session check reads the settings
+//! files with: the registry, the command recogniser, the settings reader,
+//! the paths and the platform). (clippy.toml also forbids `std::process::Command` in the
 //! whole crate; this test covers what clippy does not: the network, file
 //! writes, and any `std::process` use at all.)
 
@@ -90,6 +93,84 @@ fn the_shared_reader_spawns_connects_and_writes_nothing() {
         found.is_empty(),
         "{file} must not name these:\n{}",
         found.join("\n")
+    );
+}
+
+/// The modules outside src/hooks/ that a hook runs: `gk hook session`
+/// reads the settings files through the registry model (scopes, the
+/// registration table, the rules, the program look-up), which uses the
+/// command recogniser and the settings reader; every hook finds its files
+/// through the paths and the platform. Their unit tests (which make files
+/// to read) are not on the hook path.
+const HOOK_PATH_MODULES: &[&str] = &[
+    "src/registry",
+    "src/hookcmd.rs",
+    "src/settings.rs",
+    "src/paths.rs",
+    "src/platform.rs",
+];
+
+/// Every `.rs` file of [`HOOK_PATH_MODULES`] and its text before the tests module.
+fn hook_path_sources() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for m in HOOK_PATH_MODULES {
+        let p = Path::new(m);
+        if p.is_dir() {
+            rust_files(p, &mut files);
+        } else {
+            files.push(p.to_path_buf());
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let whole = std::fs::read_to_string(f).unwrap();
+            let code = whole.split("#[cfg(test)]\nmod tests").next().unwrap();
+            (f.display().to_string(), code.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_modules_the_hooks_reach_spawn_connect_and_write_nothing() {
+    let sources = hook_path_sources();
+    assert!(
+        sources.iter().any(|(f, _)| f.ends_with("scopes.rs"))
+            && sources.iter().any(|(f, _)| f.ends_with("hookcmd.rs")),
+        "{:?}",
+        sources.iter().map(|(f, _)| f).collect::<Vec<_>>()
+    );
+    let found: Vec<String> = sources
+        .iter()
+        .flat_map(|(f, text)| violations(f, text))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "the hook path must not name these:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The one folder the hook path lists is the managed settings' drop-in
+/// folder, which the client reads too (the session check must see what
+/// the client loads); the state folder is never listed (above).
+#[test]
+fn the_hook_path_lists_only_the_managed_drop_in_folder() {
+    let listing: Vec<String> = hook_path_sources()
+        .iter()
+        .flat_map(|(f, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains("read_dir") || l.contains("glob("))
+                .map(|(n, l)| format!("{f}:{}: {}", n + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(listing.len(), 1, "{listing:#?}");
+    assert!(
+        listing[0].starts_with("src/registry/scopes.rs:"),
+        "{listing:?}"
     );
 }
 

@@ -56,6 +56,11 @@ impl Home {
             .env_remove("CLAUDE_CONFIG_DIR")
             .env("XDG_DATA_HOME", self.data.path())
             .env("LOCALAPPDATA", self.data.path())
+            // The session check's smoke run reads managed settings: none here.
+            .env(
+                "GK_MANAGED_SETTINGS",
+                self.data.path().join("managed-settings.json"),
+            )
             .env_remove("XDG_STATE_HOME")
             .env_remove("GK_STATE_DIR")
             .env_remove("NO_COLOR")
@@ -419,6 +424,7 @@ fn a_backslash_in_claude_config_dir_is_registered_as_written_and_runs() {
         assert_eq!(code, 0, "{out}{err}");
         assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
         assert!(out.contains("smoke test: gk hook stop   passed"), "{out}");
+        assert!(out.contains("smoke test: gk hook session passed"), "{out}");
         let settings: serde_json::Value =
             serde_json::from_str(&fs::read_to_string(cfg.join("settings.json")).unwrap()).unwrap();
         let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
@@ -519,10 +525,10 @@ fn disable_and_enable_edit_gk_json_through_the_same_engine() {
 }
 
 #[test]
-fn after_writing_both_hooks_are_run_once_and_reported() {
+fn after_writing_every_hook_is_run_once_and_reported() {
     let home = Home::new();
     let (_, out, err) = output(home.gk().args(["install", "-y"]));
-    for hook in ["prompt", "stop"] {
+    for hook in ["prompt", "stop", "session"] {
         let line = out
             .lines()
             .find(|l| l.starts_with(&format!("smoke test: gk hook {hook}")))

@@ -27,10 +27,7 @@ fn ctx() -> CommandContext {
 
 fn wanted() -> WantedHooks {
     let c = ctx();
-    WantedHooks {
-        prompt: canonical(HookKind::Prompt, &c, ShellForm::Bash),
-        stop: canonical(HookKind::Stop, &c, ShellForm::Bash),
-    }
+    WantedHooks::of(|kind| canonical(kind, &c, ShellForm::Bash))
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -253,10 +250,7 @@ fn every_platform_form_installs_once_and_round_trips() {
         (windows, ShellForm::PowerShell),
         (elsewhere, ShellForm::Bash),
     ] {
-        let w = WantedHooks {
-            prompt: canonical(HookKind::Prompt, &c, shell),
-            stop: canonical(HookKind::Stop, &c, shell),
-        };
+        let w = WantedHooks::of(|kind| canonical(kind, &c, shell));
         for dir in fixtures() {
             if name(&dir).starts_with("refuse-") {
                 continue;

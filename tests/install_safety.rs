@@ -50,6 +50,10 @@ impl Home {
             .env("XDG_STATE_HOME", self.path().join("xdg-state"))
             .env("XDG_DATA_HOME", self.path().join("xdg-data"))
             .env("LOCALAPPDATA", self.path().join("localappdata"))
+            .env(
+                "GK_MANAGED_SETTINGS",
+                self.path().join("managed-settings.json"),
+            )
             .env_remove("CLAUDE_CONFIG_DIR")
             .current_dir(self.path());
         cmd

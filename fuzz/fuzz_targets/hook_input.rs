@@ -11,7 +11,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use gk::hooks::{respond, Config, Hook, StateFile, StateRead};
+use gk::hooks::{respond, Config, Hook, Input, Located, StateFile, StateRead};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Hook::Stop
     };
-    let input: Vec<u8> = if sel & 2 == 0 {
+    let bytes: Vec<u8> = if sel & 2 == 0 {
         bytes.to_vec()
     } else {
         let prompt = String::from_utf8_lossy(bytes);
@@ -40,17 +40,25 @@ fuzz_target!(|data: &[u8]| {
         .to_string()
         .into_bytes()
     };
+    let input = Input {
+        bytes,
+        complete: true,
+    };
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let state = || {
+    let state = |_: Option<&str>| {
         let mut map = serde_json::Map::new();
         map.insert(
             "status".into(),
             Value::from(if sel & 4 == 0 { "clean" } else { "in_progress" }),
         );
         map.insert("task".into(), Value::from("fuzzing"));
-        StateFile {
-            read: StateRead::Object(map),
-            mtime: Some(now - Duration::from_secs(60)),
+        Located {
+            file: StateFile {
+                read: StateRead::Object(map),
+                mtime: Some(now - Duration::from_secs(60)),
+            },
+            record: None,
+            from_shared: false,
         }
     };
     let config = Config::default();
@@ -91,6 +99,8 @@ fuzz_target!(|data: &[u8]| {
                 .unwrap()
                 .starts_with("STATE ["));
         }
+        // Reads settings files, not this state: fuzz_targets/session_check.rs.
+        Hook::Session => unreachable!("respond() answers only the prompt and Stop hooks"),
     }
     if sel & 2 != 0 {
         assert!(

@@ -45,10 +45,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let path = Path::new("settings.json");
     let c = ctx();
-    let w = WantedHooks {
-        prompt: canonical(HookKind::Prompt, &c, ShellForm::Bash),
-        stop: canonical(HookKind::Stop, &c, ShellForm::Bash),
-    };
+    let w = WantedHooks::of(|kind| canonical(kind, &c, ShellForm::Bash));
     let Ok((after, filled)) = add_hooks_noting(path, text, &w, &c) else {
         return;
     };

@@ -40,7 +40,7 @@ pub struct FixNeeds {
     /// hook; legacy and variant entries removed).
     pub user_registrations: bool,
     /// Files whose gk/legacy entries must go: project and local settings;
-    /// user settings too when managed settings register both hooks.
+    /// user settings too when managed settings register all of gk's hooks.
     pub remove_from: Vec<PathBuf>,
     pub binary: bool,
     pub claude_md: bool,
@@ -116,7 +116,7 @@ pub fn needs(
                 Some(fix) => format!("[{}] {fix}", f.code),
                 None => format!("[{}] {}", f.code, f.message),
             }),
-            // Managed settings already do both jobs: only removals are
+            // Managed settings already do every job: only removals are
             // needed, and the program they run is theirs.
             Remedy::Registrations if outside_managed => n.user_registrations = true,
             Remedy::Registrations => {
@@ -206,7 +206,7 @@ pub fn plan(
                 binary: true,
                 create_mode: 0o755,
                 strategy: install::binary::replace_strategy(os),
-                reason: "the program both hooks run".into(),
+                reason: "the program gk's hooks run".into(),
             });
         }
     }

@@ -204,11 +204,8 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
                     config_path.display()
                 ),
             ));
-            for (kind, on) in [
-                (HookKind::Prompt, config.prompt.enabled),
-                (HookKind::Stop, config.stop.enabled),
-            ] {
-                if !on {
+            for kind in HookKind::ALL {
+                if !config.enabled(kind) {
                     switched_off.push(kind);
                     report.findings.push(
                         Finding::new(
@@ -307,7 +304,7 @@ fn read_claude_md(path: &Path) -> std::result::Result<Option<String>, String> {
 
 /// Why `--fix` could not make its registration edits, if it could not: a
 /// file it would edit (user settings when it adds entries; every project,
-/// local — and, when managed settings do both jobs, user — file holding
+/// local — and, when managed settings do every job, user — file holding
 /// gk's or the Python hooks' entries) does not parse or breaks the schema
 /// where gk edits. A half-done fix could leave a hook missing, so it is
 /// all or nothing.
@@ -339,7 +336,7 @@ fn blocked_edit(
 fn owner_name(owner: &Owner) -> String {
     match owner {
         Owner::Gk(k) => format!("gk {}", k.arg()),
-        Owner::Legacy(k) => format!("Python {}", k.legacy_script()),
+        Owner::Legacy(k) => format!("Python {}", k.legacy_script().unwrap_or_default()),
         Owner::Foreign => "not gk".to_string(),
     }
 }

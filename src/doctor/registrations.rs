@@ -74,12 +74,12 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
 pub enum RegistrationFix {
     /// No managed registration: one canonical entry per hook in user settings.
     UserEntry,
-    /// Managed settings do both jobs (gk or the Python hooks): remove gk's
-    /// and the Python hooks' entries from user, project and local settings.
+    /// Managed settings do every hook's job (gk or the Python hooks): remove
+    /// gk's and the Python hooks' entries from user, project and local settings.
     RemoveOutsideManaged { managed: PathBuf },
-    /// Managed settings do one job only: writing user settings would
-    /// register that hook a second time (install registers both), so a
-    /// person decides.
+    /// Managed settings do some of the jobs only (`kind`'s among them):
+    /// writing user settings would register that hook a second time
+    /// (install registers all three), so a person decides.
     Manual { managed: PathBuf, kind: HookKind },
     /// Nothing identifiable does `kind`'s job, but `command` may (doctor
     /// cannot decide it): writing user settings would add `kind` beside it.
@@ -107,16 +107,20 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             _ => None,
         }
     });
-    match (managed(HookKind::Prompt), managed(HookKind::Stop)) {
-        (None, None) => unsure.unwrap_or(RegistrationFix::UserEntry),
-        (Some(managed), Some(_)) => RegistrationFix::RemoveOutsideManaged { managed },
-        (Some(managed), None) => RegistrationFix::Manual {
-            managed,
-            kind: HookKind::Prompt,
-        },
-        (None, Some(managed)) => RegistrationFix::Manual {
-            managed,
-            kind: HookKind::Stop,
+    let managed_kinds: Vec<(HookKind, PathBuf)> = HookKind::ALL
+        .into_iter()
+        .filter_map(|kind| managed(kind).map(|path| (kind, path)))
+        .collect();
+    match managed_kinds.first() {
+        None => unsure.unwrap_or(RegistrationFix::UserEntry),
+        Some((_, managed)) if managed_kinds.len() == HookKind::ALL.len() => {
+            RegistrationFix::RemoveOutsideManaged {
+                managed: managed.clone(),
+            }
+        }
+        Some((kind, managed)) => RegistrationFix::Manual {
+            managed: managed.clone(),
+            kind: *kind,
         },
     }
 }
@@ -137,13 +141,13 @@ impl RegistrationFix {
             RegistrationFix::UserEntry => f.fix(user_fix).remedy(Remedy::Registrations),
             RegistrationFix::RemoveOutsideManaged { managed } => f
                 .fix(format!(
-                    "{FIX_COMMAND} (removes gk's entries from user, project and local settings; managed settings {} register both hooks)",
+                    "{FIX_COMMAND} (removes gk's entries from user, project and local settings; managed settings {} register all of gk's hooks)",
                     managed.display()
                 ))
                 .remedy(Remedy::Registrations),
             RegistrationFix::Manual { managed, kind } => f
                 .fix(format!(
-                    "{by_hand}; managed settings {} register gk's {} hook but not the other, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
+                    "{by_hand}; managed settings {} register gk's {} hook but not all of gk's hooks, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
                     managed.display(),
                     kind.arg(),
                     kind.arg()
@@ -210,9 +214,15 @@ pub fn check_registrations_with(
 }
 
 fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> Finding {
+    // Without the session check the other two still work; only the warning
+    // at a session's start is lost (an older install, say): a warning.
+    let severity = match kind {
+        HookKind::Session => Severity::Warning,
+        _ => Severity::Error,
+    };
     let f = Finding::new(
         "hook-missing",
-        Severity::Error,
+        severity,
         Group::Registrations,
         format!(
             "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
@@ -309,7 +319,7 @@ fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
             Group::Registrations,
             format!(
                 "the Python {} is still registered for {} in {}",
-                kind.legacy_script(),
+                kind.legacy_script().unwrap_or_default(),
                 r.event,
                 r.place()
             ),
@@ -374,7 +384,7 @@ fn unrecognised(r: &Registration, u: &rules::Unrecognised) -> Finding {
     let why = if u.undecidable {
         "pipes, `&&` or variables doctor cannot resolve"
     } else {
-        "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop` call"
+        "it names gk or a gatekeeper script but is not a plain `gk hook prompt|stop|session` call"
     };
     let then = if u.job_registered {
         "if it does, that hook fires twice"
@@ -444,6 +454,12 @@ mod tests {
                 "\"$HOME/.claude/hooks/gk\" hook stop",
                 Owner::Gk(HookKind::Stop),
             ),
+            reg(
+                Scope::User,
+                "SessionStart",
+                "\"$HOME/.claude/hooks/gk\" hook session",
+                Owner::Gk(HookKind::Session),
+            ),
         ]
     }
 
@@ -454,11 +470,49 @@ mod tests {
     }
 
     #[test]
-    fn nothing_registered_is_missing_twice() {
+    fn nothing_registered_is_missing_for_each_hook() {
         let f = check(&[], &Policy::default());
-        assert_eq!(codes(&f), ["hook-missing", "hook-missing"]);
+        assert_eq!(codes(&f), ["hook-missing", "hook-missing", "hook-missing"]);
         assert!(f[0].message.contains("UserPromptSubmit"));
         assert!(f[1].message.contains("Stop"));
+        assert!(f[2].message.contains("session hook (SessionStart)"));
+        // Without the session check the other hooks still work: a warning.
+        assert_eq!(
+            f.iter().map(|f| f.severity).collect::<Vec<_>>(),
+            [Severity::Error, Severity::Error, Severity::Warning]
+        );
+    }
+
+    #[test]
+    fn the_session_hook_fires_twice_and_sits_under_the_wrong_event_like_the_others() {
+        let mut regs = healthy();
+        regs.push(reg(
+            Scope::Local,
+            "SessionStart",
+            "~/.claude/hooks/gk hook session",
+            Owner::Gk(HookKind::Session),
+        ));
+        regs.push(reg(
+            Scope::User,
+            "Stop",
+            "\"$HOME/.claude/hooks/gk\" hook session",
+            Owner::Gk(HookKind::Session),
+        ));
+        regs.push(reg(
+            Scope::User,
+            "SessionStart",
+            "\"$HOME/.claude/hooks/gk\" hook session",
+            Owner::Gk(HookKind::Session),
+        ));
+        let f = check(&regs, &Policy::default());
+        assert_eq!(
+            codes(&f),
+            ["hook-fires-twice", "hook-redundant", "hook-wrong-event"]
+        );
+        assert!(f[0]
+            .message
+            .contains("session hook is registered under 2 different commands"));
+        assert!(f[2].message.contains("belongs under SessionStart"));
     }
 
     #[test]
@@ -535,7 +589,9 @@ mod tests {
             ),
         ];
         let f = check(&regs, &Policy::default());
-        assert_eq!(codes(&f), ["hook-legacy", "hook-legacy"]);
+        // The Python hooks had no session check: that one is missing.
+        assert_eq!(codes(&f), ["hook-missing", "hook-legacy", "hook-legacy"]);
+        assert!(f[0].message.contains("session hook"), "{}", f[0].message);
     }
 
     #[test]
@@ -545,7 +601,10 @@ mod tests {
             r.scope = Scope::Project;
         }
         let f = check(&regs, &Policy::default());
-        assert_eq!(codes(&f), ["hook-redundant", "hook-redundant"]);
+        assert_eq!(
+            codes(&f),
+            ["hook-redundant", "hook-redundant", "hook-redundant"]
+        );
         assert!(f[0].message.contains("shared project settings"));
     }
 
@@ -702,8 +761,17 @@ mod tests {
         ));
         // Managed registrations: a fix there is the administrator's.
         let f = check(&managed[..1], &Policy::default());
-        assert_eq!(codes(&f), ["hook-missing"]);
-        assert_eq!(f[0].remedy, Remedy::Manual);
+        assert_eq!(codes(&f), ["hook-missing", "hook-missing"]);
+        assert!(f.iter().all(|f| f.remedy == Remedy::Manual));
+        // Managed settings doing the two v5 jobs but not the session check
+        // (an older gk there): a person decides, --fix would register twice.
+        assert!(matches!(
+            registration_fix(&managed[..2]),
+            RegistrationFix::Manual {
+                kind: HookKind::Prompt,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -785,6 +853,10 @@ mod tests {
                 "/c/Users/u/.claude/hooks/gk hook prompt",
             ),
             ("Stop", r"%USERPROFILE%\.claude\hooks\gk.exe hook stop"),
+            (
+                "SessionStart",
+                r"%USERPROFILE%\.claude\hooks\gk.exe hook session",
+            ),
         ]);
         let local = settings_with(&[
             (
@@ -807,6 +879,7 @@ mod tests {
                 "\"$CLAUDE_CONFIG_DIR/hooks/gk\" hook prompt",
             ),
             ("Stop", "/Users/u/cfg/hooks/gk hook stop"),
+            ("SessionStart", "/Users/u/cfg/hooks/gk hook session"),
         ]);
         let project = settings_with(&[("Stop", "\"${HOME}/cfg/hooks/gk\" hook stop")]);
         let f = findings_for(&c, &[(Scope::User, &user), (Scope::Project, &project)]);
@@ -822,6 +895,7 @@ mod tests {
             ("UserPromptSubmit", "~/.claude/hooks/gk hook prompt"),
             ("Stop", "~/.claude/hooks/gk hook stop"),
             ("Stop", "cd ~ && gk hook stop"),
+            ("SessionStart", "~/.claude/hooks/gk hook session"),
         ]);
         let f = findings_for(&c, &[(Scope::User, &user)]);
         assert_eq!(
@@ -837,6 +911,7 @@ mod tests {
         let user = settings_with(&[
             ("UserPromptSubmit", "~/.claude/hooks/gk hook prompt"),
             ("Stop", "~/.claude/hooks/gk hook stop"),
+            ("SessionStart", "~/.claude/hooks/gk hook session"),
         ]);
         let local = r#"{"hooks": {"UserPromptSubmit": [{"matcher": [], "hooks": [{"type": "command", "command": "$HOME/.claude/hooks/gk hook prompt"}]}]}}"#;
         let f = findings_for(&c, &[(Scope::User, &user), (Scope::Local, local)]);
@@ -851,7 +926,10 @@ mod tests {
   "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}]}
 }"#;
         let f = findings_for(&c, &[(Scope::User, user)]);
-        assert_eq!(codes(&f), ["hooks-disabled", "hook-missing"]);
+        assert_eq!(
+            codes(&f),
+            ["hooks-disabled", "hook-missing", "hook-missing"]
+        );
         assert_eq!(f[0].line, Some(2));
     }
 }

@@ -8,6 +8,7 @@
 //! {
 //!   "prompt": { "enabled": true },
 //!   "stop": { "enabled": true },
+//!   "session": { "enabled": true },
 //!   "models": [
 //!     { "label": "Opus 5.5", "model": "claude-opus-5-5",
 //!       "purpose": "deep work", "keywords": ["ttl", "sparql"] },
@@ -35,6 +36,9 @@ pub struct Config {
     pub prompt: HookSwitch,
     #[serde(default)]
     pub stop: HookSwitch,
+    /// `gk hook session` (SessionStart): the setup check.
+    #[serde(default)]
+    pub session: HookSwitch,
     /// Tried in order; the first rule with a keyword in the prompt wins.
     #[serde(default = "default_models")]
     pub models: Vec<ModelRule>,
@@ -166,6 +170,18 @@ impl<'de> Deserialize<'de> for Keyword {
     }
 }
 
+impl Config {
+    /// Is `kind` switched on (`"<kind>": {"enabled": …}`, on when absent)?
+    pub fn enabled(&self, kind: crate::hookcmd::HookKind) -> bool {
+        use crate::hookcmd::HookKind;
+        match kind {
+            HookKind::Prompt => self.prompt.enabled,
+            HookKind::Stop => self.stop.enabled,
+            HookKind::Session => self.session.enabled,
+        }
+    }
+}
+
 impl ModelRule {
     /// The word limit that applies to this rule, if any.
     pub fn word_limit(&self, haiku_max_words: usize) -> Option<usize> {
@@ -195,6 +211,7 @@ impl Default for Config {
         Config {
             prompt: HookSwitch::default(),
             stop: HookSwitch::default(),
+            session: HookSwitch::default(),
             models: default_models(),
             default_model: default_default_model(),
             effort: EffortKeywords::default(),
@@ -429,7 +446,11 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
         Err(e) => {
             let mut config = Config::default();
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                for (key, switch) in [("prompt", &mut config.prompt), ("stop", &mut config.stop)] {
+                for (key, switch) in [
+                    ("prompt", &mut config.prompt),
+                    ("stop", &mut config.stop),
+                    ("session", &mut config.session),
+                ] {
                     if v.get(key).and_then(|s| s.get("enabled"))
                         == Some(&serde_json::Value::Bool(false))
                     {

@@ -1,10 +1,13 @@
 //! The hot path: `gk hook prompt` (UserPromptSubmit) and `gk hook stop`
-//! (Stop), ports of the Python v5 gatekeeper and state monitor, and
-//! `gk statusline`. Each run reads stdin and at most three small files
-//! (`<claude dir>/hooks/gk.json`; this session's record in the state
-//! folder; the shared `<claude dir>/hooks/task_state.json` when the session
-//! has no record or the scope is global — see [`state::locate`]), prints at
-//! most one line and exits 0. It never lists the state folder, so the
+//! (Stop), ports of the Python v5 gatekeeper and state monitor,
+//! `gk hook session` (SessionStart, [`session`]: the setup check, which
+//! reads the settings files through `crate::registry`) and
+//! `gk statusline`. Each prompt, Stop or status line run reads stdin and
+//! at most three small files (`<claude dir>/hooks/gk.json`; this session's
+//! record in the state folder; the shared `<claude dir>/hooks/task_state.json`
+//! when the session has no record or the scope is global — see
+//! [`state::locate`]), prints at most one line and exits 0; the session
+//! check reads gk.json and the settings files. It never lists the state folder, so the
 //! number of records in it costs nothing. Nothing in this folder may spawn
 //! a process, open a connection or write a file (see docs/hooks.md, "How
 //! the prime directive is kept"; a test scans this folder's source).
@@ -27,6 +30,7 @@ mod jsonout;
 mod keywords;
 mod prompt;
 mod pytext;
+pub mod session;
 mod state;
 mod statusline;
 mod stop;
@@ -51,6 +55,8 @@ use crate::paths::ClaudePaths;
 pub enum Hook {
     Prompt,
     Stop,
+    /// SessionStart: the setup check (`session`).
+    Session,
 }
 
 /// Run one hook; returns the process exit code, which is always 0. A bug
@@ -132,6 +138,9 @@ fn state_for(
 fn answer(hook: Hook) -> Option<String> {
     let home = crate::paths::home_dir();
     let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
+    if hook == Hook::Session {
+        return session_answer(home, paths.as_ref());
+    }
     let (config, note) = hook_config(paths.as_ref());
     let config = &config;
     // The v5 Stop hook ignores its event; per session it needs the id.
@@ -164,6 +173,21 @@ fn answer(hook: Hook) -> Option<String> {
     )
 }
 
+/// `gk hook session`: switched off in gk.json, or with no home folder and
+/// no `CLAUDE_CONFIG_DIR` (no user settings to read), it drains stdin and
+/// prints nothing; otherwise see [`session::answer`].
+fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>) -> Option<String> {
+    let loaded = paths.map(|p| config::load_for_hooks(&p.config_file()));
+    let on = loaded.as_ref().is_some_and(|l| l.config.session.enabled);
+    let input = read_stdin(if on { session::MAX_EVENT_BYTES } else { 0 });
+    let (paths, loaded) = (paths?, loaded?);
+    if !on {
+        return None;
+    }
+    let machine = session::Machine::from_env(home, paths);
+    session::answer(&input, &machine, &loaded.config, loaded.error.as_ref())
+}
+
 /// The pure part of a hook run: what `hook` prints for what it read of
 /// stdin (`input`), with `config` (and the line saying why gk.json was
 /// ignored, if it was), the task state for the event's session id (`state`
@@ -179,6 +203,8 @@ pub fn respond(
     now: SystemTime,
 ) -> Option<String> {
     match hook {
+        // The session check reads the settings files: `session::answer`.
+        Hook::Session => None,
         Hook::Prompt => {
             if !config.prompt.enabled {
                 return None;

@@ -43,7 +43,7 @@ pub mod switch;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{ColorChoice, HookName, InstallArgs, ShellChoice, SwitchArgs, UninstallArgs};
+use crate::cli::{ColorChoice, InstallArgs, ShellChoice, SwitchArgs, UninstallArgs};
 use crate::error::{Error, Result};
 use crate::hookcmd::{canonical, CommandContext, HookKind, ShellForm};
 use crate::install::apply::{execute, read_current, ChangeOptions, Outcome};
@@ -137,10 +137,7 @@ pub fn wanted_hooks(
     bash_home: Option<&Path>,
 ) -> WantedHooks {
     let spelled = spelling_context(ctx, shell, bash_home);
-    WantedHooks {
-        prompt: canonical(HookKind::Prompt, &spelled, shell),
-        stop: canonical(HookKind::Stop, &spelled, shell),
-    }
+    WantedHooks::of(|kind| canonical(kind, &spelled, shell))
 }
 
 /// [`wanted_hooks`], read back before anything is written: each command,
@@ -298,7 +295,7 @@ pub fn plan_install_with(
         binary: true,
         create_mode: 0o755,
         strategy: binary::replace_strategy(m.os),
-        reason: "the program both hooks run".into(),
+        reason: "the program gk's hooks run".into(),
     });
 
     let state = m.paths.state_file();
@@ -373,9 +370,9 @@ pub fn plan_install_with(
         old_settings,
         Some(new_settings),
         if extras.rules.is_some() {
-            "register the prompt and Stop hooks; let Claude write its task records"
+            "register the prompt, Stop and session hooks; let Claude write its task records"
         } else {
-            "register the prompt and Stop hooks"
+            "register the prompt, Stop and session hooks"
         },
     ));
     for leftover in binary::leftover_copies(&bin)? {
@@ -554,7 +551,8 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
 }
 
 /// Run each registered hook once as Claude Code would; print one line per
-/// hook. Returns whether every hook that is switched on passed.
+/// hook (and what the session check reports about the setup, when it
+/// reports something). Returns whether every hook that is switched on passed.
 fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
     let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
     // As the hooks read it: a gk.json over their limit is no config at all.
@@ -576,7 +574,12 @@ fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
             Ok(run) => {
                 let ms = run.duration.as_secs_f64() * 1000.0;
                 match smoke::judge(kind, &run) {
-                    Ok(()) => println!("{label} passed in {ms:.0} ms"),
+                    Ok(()) => {
+                        println!("{label} passed in {ms:.0} ms");
+                        for line in session_lines(kind, &run.stdout) {
+                            println!("  it reports: {line}");
+                        }
+                    }
                     Err(why) => {
                         ok = false;
                         println!("{label} FAILED after {ms:.0} ms: {why}");
@@ -590,6 +593,20 @@ fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
         }
     }
     ok
+}
+
+/// What a passing session check printed, line by line (nothing when the
+/// setup is healthy, or for the other hooks).
+fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
+    if kind != HookKind::Session {
+        return Vec::new();
+    }
+    serde_json::from_str::<serde_json::Value>(stdout.trim())
+        .ok()
+        .as_ref()
+        .and_then(smoke::session_report)
+        .map(|lines| lines.into_iter().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
@@ -635,10 +652,7 @@ fn report_running_copies(outcome: &Outcome) {
 
 pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result<u8> {
     let m = Machine::from_env()?;
-    let kind = match args.which {
-        HookName::Prompt => HookKind::Prompt,
-        HookName::Stop => HookKind::Stop,
-    };
+    let kind = args.which.kind();
     let path = m.paths.config_file();
     // The hooks' own limit: never edit a gk.json the hooks would not read,
     // nor make one they would not read.

@@ -35,24 +35,39 @@ use crate::settings::{self, line_col};
 pub const PROMPT_STATUS_MESSAGE: &str = "Gatekeeper assessing prompt...";
 /// Seconds Claude Code waits for the Stop hook.
 pub const STOP_TIMEOUT: i64 = 5;
+/// Seconds Claude Code waits for the session check (it takes about a
+/// millisecond; a settings file on a stalled network drive must not hold
+/// the session's start for the client's default minute).
+pub const SESSION_TIMEOUT: i64 = 5;
 
 /// The command to register for each of gk's hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WantedHooks {
     pub prompt: HookCommand,
     pub stop: HookCommand,
+    pub session: HookCommand,
 }
 
 impl WantedHooks {
+    /// Each hook's command from `command(kind)`.
+    pub fn of(command: impl Fn(HookKind) -> HookCommand) -> WantedHooks {
+        WantedHooks {
+            prompt: command(HookKind::Prompt),
+            stop: command(HookKind::Stop),
+            session: command(HookKind::Session),
+        }
+    }
+
     pub fn get(&self, kind: HookKind) -> &HookCommand {
         match kind {
             HookKind::Prompt => &self.prompt,
             HookKind::Stop => &self.stop,
+            HookKind::Session => &self.session,
         }
     }
 }
 
-/// Register gk's two hooks: keep the first entry per hook that already has
+/// Register gk's three hooks: keep the first entry per hook that already has
 /// the canonical command (under the right event, with the right `shell`),
 /// remove every other entry gk owns under any spelling (and the Python v5
 /// hooks), and add a canonical group where none is kept. A missing or empty
@@ -104,11 +119,11 @@ pub fn add_hooks_noting(
     // Phase 1: remove what gk owns, except one canonical entry per hook.
     let root = parse_strict(path, body)?;
     let owned = owned_handlers(&root, ctx);
-    let mut keep = [None::<usize>, None::<usize>];
+    let mut keep = [None::<usize>; HookKind::ALL.len()];
     for (i, h) in owned.iter().enumerate() {
         if let Owner::Gk(kind) = h.owner {
             let want = wanted.get(kind);
-            let slot = &mut keep[kind_index(kind)];
+            let slot = &mut keep[kind.index()];
             if slot.is_none()
                 && h.event == kind.event()
                 && h.raw_command == want.command
@@ -131,7 +146,7 @@ pub fn add_hooks_noting(
     // Phase 2: add a canonical group for each hook without a kept entry.
     let missing: Vec<HookKind> = HookKind::ALL
         .into_iter()
-        .filter(|k| keep[kind_index(*k)].is_none())
+        .filter(|k| keep[k.index()].is_none())
         .collect();
     let body2 = if missing.is_empty() {
         body1
@@ -229,13 +244,6 @@ pub fn remove_hooks_keeping(
     );
     check_result(path, &out, None, ctx, &before)?;
     Ok(out)
-}
-
-fn kind_index(kind: HookKind) -> usize {
-    match kind {
-        HookKind::Prompt => 0,
-        HookKind::Stop => 1,
-    }
 }
 
 pub(crate) fn split_bom(text: &str) -> (&str, &str) {
@@ -791,7 +799,12 @@ pub(crate) enum J {
     Obj(Vec<(String, J)>),
 }
 
-/// The canonical group registering `kind` with `command`.
+/// The canonical group registering `kind` with `command`. No group gets a
+/// `matcher`: UserPromptSubmit and Stop ignore it, and for SessionStart it
+/// would pick the ways a session starts (`startup`, `resume`, `clear`,
+/// `compact`); without one the check runs on each of them (measured: a
+/// group with no matcher runs on startup and on resume), so a setup that
+/// breaks during a session is reported at the next resume or clear too.
 fn group(kind: HookKind, command: &HookCommand) -> J {
     let mut handler = vec![
         ("type".to_string(), J::Str("command".into())),
@@ -811,6 +824,7 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
             handler.push(("statusMessage".into(), J::Str(PROMPT_STATUS_MESSAGE.into())))
         }
         HookKind::Stop => handler.push(("timeout".into(), J::Int(STOP_TIMEOUT))),
+        HookKind::Session => handler.push(("timeout".into(), J::Int(SESSION_TIMEOUT))),
     }
     J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
 }
@@ -1145,10 +1159,7 @@ pub(crate) mod tests {
 
     fn wanted(shell: ShellForm) -> WantedHooks {
         let c = ctx();
-        WantedHooks {
-            prompt: canonical(HookKind::Prompt, &c, shell),
-            stop: canonical(HookKind::Stop, &c, shell),
-        }
+        WantedHooks::of(|kind| canonical(kind, &c, shell))
     }
 
     pub(crate) fn p() -> &'static Path {
@@ -1214,14 +1225,41 @@ pub(crate) mod tests {
             claude_dir: PathBuf::from(r"C:\Users\u\.claude"),
             claude_config_dir: None,
         };
-        let w = WantedHooks {
-            prompt: canonical(HookKind::Prompt, &win, ShellForm::PowerShell),
-            stop: canonical(HookKind::Stop, &win, ShellForm::PowerShell),
-        };
+        let w = WantedHooks::of(|kind| canonical(kind, &win, ShellForm::PowerShell));
         let after = add_hooks(p(), "{}", &w, &win).unwrap();
         assert!(after.contains("\"shell\": \"powershell\""), "{after}");
         assert_eq!(add_hooks(p(), &after, &w, &win).unwrap(), after);
         assert_eq!(remove_hooks(p(), &after, &win).unwrap(), "{}");
+    }
+
+    #[test]
+    fn the_session_group_joins_another_tools_session_start_and_round_trips() {
+        let before = "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"matcher\": \"startup\",\n        \"hooks\": [{\"type\": \"command\", \"command\": \"direnv export json\"}]\n      }\n    ]\n  }\n}\n";
+        let after = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+        let groups = v["hooks"]["SessionStart"].as_array().unwrap();
+        assert_eq!(groups.len(), 2, "{after}");
+        // gk's group first, with no matcher: it runs on every source.
+        assert_eq!(
+            groups[0],
+            serde_json::json!({"hooks": [{"type": "command", "command": "\"$HOME/.claude/hooks/gk\" hook session", "timeout": 5}]})
+        );
+        assert_eq!(groups[1]["matcher"], "startup");
+        let diff = similar::TextDiff::from_lines(before, &after);
+        assert!(diff
+            .iter_all_changes()
+            .all(|c| c.tag() != similar::ChangeTag::Delete));
+        assert_eq!(remove_hooks(p(), &after, &ctx()).unwrap(), before);
+        // A gk session entry under another spelling is replaced, not doubled.
+        let other = after.replace(
+            "\"\\\"$HOME/.claude/hooks/gk\\\" hook session\"",
+            "\"~/.claude/hooks/gk hook session\"",
+        );
+        assert_ne!(other, after);
+        assert_eq!(
+            add_hooks(p(), &other, &wanted(ShellForm::Bash), &ctx()).unwrap(),
+            after
+        );
     }
 
     #[test]

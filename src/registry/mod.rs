@@ -5,11 +5,11 @@
 //!
 //! Two commands ask the same questions of the same files. `gk doctor` asks
 //! them when someone thinks to run it, and renders the answers as findings
-//! with fixes. A SessionStart hook (`gk hook session`, planned) will ask a
-//! few of them at the start of every session — are gk's hooks registered
-//! under two spellings, does a settings file fail to parse, is the program
-//! a registration runs missing — and print one line only when something is
-//! wrong. If the rules lived in `doctor/`, the hook would either drag in
+//! with fixes. The SessionStart hook (`gk hook session`,
+//! `crate::hooks::session`) asks a few of them at the start of every
+//! session — are gk's hooks registered under two spellings, does a
+//! settings file fail to parse, is the program a registration runs missing
+//! — and prints one line per problem only when something is wrong. If the rules lived in `doctor/`, the hook would either drag in
 //! doctor's rendering, fix planning and smoke runner, or keep a second copy
 //! of the rules that would drift from the first. So the reading and the
 //! rules are here, and doctor is one of their callers.

@@ -22,7 +22,7 @@ pub struct Disabled<'t> {
 }
 
 /// `hooks-disabled`. A switch that turns off only user, project and local
-/// hooks leaves gk running when managed settings register both of its
+/// hooks leaves gk running when managed settings register every one of its
 /// hooks: nothing to report then.
 pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
     if let Some(s) = &t.policy.managed_off {
@@ -31,10 +31,10 @@ pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
             everything: true,
         });
     }
-    let managed_does_both = HookKind::ALL
+    let managed_does_all = HookKind::ALL
         .into_iter()
         .all(|k| t.doing(k).any(|r| r.scope == Scope::Managed));
-    if managed_does_both {
+    if managed_does_all {
         return None;
     }
     t.policy.nonmanaged_off.as_ref().map(|s| Disabled {
@@ -151,7 +151,7 @@ pub fn in_project(t: &Table) -> Vec<(usize, HookKind)> {
 pub struct Unrecognised {
     pub row: usize,
     /// The command could not be parsed at all (pipes, `&&`, variables);
-    /// otherwise it parsed but is not a plain `gk hook prompt|stop` call.
+    /// otherwise it parsed but is not a plain `gk hook prompt|stop|session` call.
     pub undecidable: bool,
     /// Something identifiable already does the job of that event's hook:
     /// if this command runs gk too, the hook fires twice.
@@ -251,12 +251,28 @@ impl Program<'_> {
 /// up once with `locate`. The ones with `located: None` are
 /// `hook-binary-missing`.
 pub fn programs<'t>(t: &'t Table, locate: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<Program<'t>> {
+    programs_where(t, true, locate)
+}
+
+/// [`programs`] for gk's and the Python hooks' registrations only: what
+/// the session check looks up (another tool's programs are doctor's
+/// business, and not looking them up keeps the hook's cost to one file
+/// test per program of gk's).
+pub fn gk_programs<'t>(t: &'t Table, locate: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<Program<'t>> {
+    programs_where(t, false, locate)
+}
+
+fn programs_where<'t>(
+    t: &'t Table,
+    foreign: bool,
+    locate: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Vec<Program<'t>> {
     let mut by_program: BTreeMap<&str, (&Owner, Vec<&Registration>)> = BTreeMap::new();
     for r in &t.rows {
         let Some(inv) = &r.invocation else { continue };
         let checkable = match r.owner {
             Owner::Gk(_) | Owner::Legacy(_) => true,
-            Owner::Foreign => super::locate::is_absolute(&inv.program),
+            Owner::Foreign => foreign && super::locate::is_absolute(&inv.program),
         };
         if checkable {
             by_program
@@ -386,7 +402,9 @@ mod tests {
         assert_eq!(fires_twice(&t)[0].spellings.len(), 50);
         assert_eq!(repeated(&t).len(), 50);
         assert_eq!(programs(&t, &|_| None).len(), 1);
-        assert!(missing(&t).is_empty());
+        assert_eq!(gk_programs(&t, &|_| None).len(), 1);
+        // No SessionStart row at all.
+        assert_eq!(missing(&t), [HookKind::Session]);
     }
 
     #[test]

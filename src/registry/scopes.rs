@@ -106,44 +106,59 @@ impl ScopePaths {
     }
 
     pub fn managed_dropin_dir(&self) -> PathBuf {
-        self.managed
-            .parent()
-            .map(|p| p.join("managed-settings.d"))
-            .unwrap_or_else(|| PathBuf::from("managed-settings.d"))
+        dropin_dir(&self.managed)
     }
+}
+
+/// The `managed-settings.d/` folder beside the managed file.
+pub fn dropin_dir(managed: &Path) -> PathBuf {
+    managed
+        .parent()
+        .map(|p| p.join("managed-settings.d"))
+        .unwrap_or_else(|| PathBuf::from("managed-settings.d"))
 }
 
 /// Read every scope: user, project, local, managed, then managed drop-ins
 /// in name order (later ones override earlier ones, as Claude Code merges them).
 pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
+    load_scopes(&paths.user, Some(&paths.project_dir), &paths.managed)
+}
+
+/// [`load_all`] for a run that may have no project folder (`None`: a
+/// session hook whose event names a folder that is not there): then only
+/// user and managed settings are read, and no project or local entry is
+/// listed at all.
+pub fn load_scopes(user: &Path, project_dir: Option<&Path>, managed: &Path) -> Vec<ScopeFile> {
     let mut files = vec![ScopeFile {
         scope: Scope::User,
-        path: paths.user.clone(),
-        load: load_file(&paths.user),
+        path: user.to_path_buf(),
+        load: load_file(user),
     }];
-    let project = paths.project();
-    let project_load = if same_file(&project, &paths.user) {
-        Load::SameAsUser
-    } else {
-        load_file(&project)
-    };
-    files.push(ScopeFile {
-        scope: Scope::Project,
-        path: project,
-        load: project_load,
-    });
-    let local = paths.local();
-    files.push(ScopeFile {
-        scope: Scope::Local,
-        load: load_file(&local),
-        path: local,
-    });
+    if let Some(dir) = project_dir {
+        let project = dir.join(".claude").join("settings.json");
+        let project_load = if same_file(&project, user) {
+            Load::SameAsUser
+        } else {
+            load_file(&project)
+        };
+        files.push(ScopeFile {
+            scope: Scope::Project,
+            path: project,
+            load: project_load,
+        });
+        let local = dir.join(".claude").join("settings.local.json");
+        files.push(ScopeFile {
+            scope: Scope::Local,
+            load: load_file(&local),
+            path: local,
+        });
+    }
     files.push(ScopeFile {
         scope: Scope::Managed,
-        path: paths.managed.clone(),
-        load: load_file(&paths.managed),
+        path: managed.to_path_buf(),
+        load: load_file(managed),
     });
-    for path in dropins(&paths.managed_dropin_dir()) {
+    for path in dropins(&dropin_dir(managed)) {
         files.push(ScopeFile {
             scope: Scope::Managed,
             load: load_file(&path),
@@ -169,8 +184,19 @@ fn dropins(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Both paths name one existing file (after symlinks and `..`).
+/// Both paths name one existing file (after links and `..`). On Unix by
+/// device and inode (two `stat`s; resolving both paths costs a `readlink`
+/// per folder on the way, and the session check asks this at every start).
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
@@ -256,6 +282,23 @@ mod tests {
             Path::new("/etc/claude-code/managed-settings.d")
         );
         assert_eq!(p.local(), Path::new("/p/.claude/settings.local.json"));
+    }
+
+    #[test]
+    fn same_file_sees_through_links_and_dots_but_not_copies() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        std::fs::write(d.join("a/s.json"), "{}").unwrap();
+        std::fs::write(d.join("copy.json"), "{}").unwrap();
+        assert!(same_file(&d.join("a/s.json"), &d.join("a/../a/./s.json")));
+        assert!(!same_file(&d.join("a/s.json"), &d.join("copy.json")));
+        assert!(!same_file(&d.join("a/s.json"), &d.join("gone.json")));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(d.join("a"), d.join("link")).unwrap();
+            assert!(same_file(&d.join("a/s.json"), &d.join("link/s.json")));
+        }
     }
 
     #[test]

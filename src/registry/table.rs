@@ -161,14 +161,11 @@ pub struct Table {
     pub policy: Policy,
     /// Per [`HookKind`] (in `HookKind::ALL` order): indices of the rows that
     /// do that hook's job, in any scope.
-    doing: [Vec<usize>; 2],
+    doing: [Vec<usize>; HookKind::ALL.len()],
 }
 
 fn slot(kind: HookKind) -> usize {
-    match kind {
-        HookKind::Prompt => 0,
-        HookKind::Stop => 1,
-    }
+    kind.index()
 }
 
 impl Table {
@@ -226,7 +223,7 @@ impl Table {
 
     /// A table of rows made elsewhere (tests, or a caller with its own reader).
     pub fn of_rows(rows: Vec<Registration>, policy: Policy) -> Table {
-        let mut doing = [Vec::new(), Vec::new()];
+        let mut doing: [Vec<usize>; HookKind::ALL.len()] = Default::default();
         for (i, r) in rows.iter().enumerate() {
             for kind in HookKind::ALL {
                 if r.does(kind) {

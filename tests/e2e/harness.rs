@@ -476,6 +476,8 @@ impl Turn {
     }
 
     /// The `systemMessage` of every run of one hook event, from its stdout.
+    /// (In `-p` mode the client shows a Stop hook's message as a notice, a
+    /// SessionStart hook's only here, in its `hook_response`: measured.)
     pub fn system_messages(&self, event: &str) -> Vec<String> {
         self.hook_responses(event)
             .into_iter()
@@ -568,11 +570,14 @@ impl Turn {
         self.result()["time_to_request_ms"].as_u64()
     }
 
-    /// Hook runs from the debug log: `Hooks: <Event> [<command>] finished with status <n> (<ms>ms)`.
+    /// Hook runs from the debug log: `Hooks: <Event> [<command>] finished
+    /// with status <n> (<ms>ms)`; SessionStart is logged with its source
+    /// (`SessionStart:startup`), which is dropped here.
     pub fn hook_runs(&self) -> Vec<HookRun> {
-        let line =
-            regex::Regex::new(r"Hooks: (\w+) \[(.*)\] finished with status (-?\d+) \((\d+)ms\)")
-                .expect("valid regex");
+        let line = regex::Regex::new(
+            r"Hooks: (\w+)(?::\w+)? \[(.*)\] finished with status (-?\d+) \((\d+)ms\)",
+        )
+        .expect("valid regex");
         line.captures_iter(&self.debug)
             .map(|c| HookRun {
                 event: c[1].to_string(),

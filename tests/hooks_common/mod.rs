@@ -1,7 +1,9 @@
 //! Shared helpers for the hook tests: a temporary HOME with a `.claude/hooks`
-//! folder, and a runner that isolates HOME, USERPROFILE, CLAUDE_CONFIG_DIR
-//! and the folders gk keeps its own files in (XDG_DATA_HOME, LOCALAPPDATA,
-//! XDG_STATE_HOME) so no test ever sees the real ~/.claude or profile.
+//! folder, and a runner that isolates HOME, USERPROFILE, CLAUDE_CONFIG_DIR,
+//! the folders gk keeps its own files in (XDG_DATA_HOME, LOCALAPPDATA,
+//! XDG_STATE_HOME) and the managed settings the session check reads
+//! (GK_MANAGED_SETTINGS, pointed into the temporary HOME) so no test ever
+//! sees the real ~/.claude, profile or machine policy.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -14,13 +16,21 @@ pub struct Home {
     pub dir: tempfile::TempDir,
 }
 
+/// Where the hooks run by these helpers look for managed settings: inside
+/// the temporary HOME (absent unless a test writes it).
+pub fn managed_settings(home: &Path) -> PathBuf {
+    home.join(".gk-test-managed").join("managed-settings.json")
+}
+
 /// The gk binary with `home` as HOME and USERPROFILE, and every variable
 /// that could point it at a real folder removed (CLAUDE_CONFIG_DIR,
-/// GK_STATE_DIR, XDG_STATE_HOME, LOCALAPPDATA); no colour.
+/// GK_STATE_DIR, XDG_STATE_HOME, LOCALAPPDATA) or pointed into `home`
+/// (GK_MANAGED_SETTINGS); no colour.
 pub fn isolated_gk(home: &Path) -> Command {
     let mut cmd = Command::cargo_bin("gk").unwrap();
     cmd.env("HOME", home)
         .env("USERPROFILE", home)
+        .env("GK_MANAGED_SETTINGS", managed_settings(home))
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("GK_STATE_DIR")
         .env_remove("XDG_STATE_HOME")
@@ -129,6 +139,7 @@ impl Home {
         cmd.args(args)
             .env("HOME", self.path())
             .env("USERPROFILE", self.path())
+            .env("GK_MANAGED_SETTINGS", managed_settings(self.path()))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env("XDG_DATA_HOME", &data)
             .env("LOCALAPPDATA", &data)

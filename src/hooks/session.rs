@@ -1,0 +1,826 @@
+//! `gk hook session` (SessionStart): the check nobody has to remember.
+//!
+//! At the start of every session (any `source`: startup, resume, clear,
+//! compact) the hook reads the settings files the client loads for the
+//! event's `cwd` — user, project, local, managed and its drop-ins — through
+//! the shared registry model (`crate::registry`: the same reading and the
+//! same rules `gk doctor` uses, none of doctor's rendering), and prints one
+//! `systemMessage` only when something is wrong: one line per problem,
+//! each ending with the `gk doctor` command that explains or fixes it. A
+//! healthy setup prints nothing at all.
+//!
+//! What counts as wrong here is what breaks a session without a word: a
+//! settings file the client skips whole (not JSON, not UTF-8, a matcher
+//! that is not a string, unreadable — `env` goes with it), one of gk's
+//! hooks registered under two spellings (it runs twice), a gk command
+//! registered under another hook's event, a hook of gk's not registered at
+//! all, a registered gk (or Python hook) program that is not there. Things
+//! doctor warns about that do not change what runs (a string registered
+//! twice, gk in shared project settings, the Python hooks alone, a command
+//! doctor cannot read) are left to doctor.
+//!
+//! The hot-path rules hold as for the other hooks: no process, no
+//! connection, no write, nothing on stderr, exit 0; stdin and every file
+//! are read through bounded readers; the rules are linear in the number of
+//! registrations. The only look-ups beyond the settings files are one file
+//! test per program of gk's (and of the Python hooks'). Settings *values*
+//! never reach the message: it names files, places (`path:line:col`), the
+//! parser's reason, event names and gk's own command words.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::config::{Config, ConfigError};
+use super::input::{self, Input};
+use crate::hookcmd::{CommandContext, HookKind};
+use crate::paths::ClaudePaths;
+use crate::platform::Os;
+use crate::registry::rules::{self, Skipped};
+use crate::registry::scopes::{self, Scope, ScopeFile};
+use crate::registry::{Registration, Table};
+
+/// The most of stdin the session hook keeps: a SessionStart event is a few
+/// hundred bytes (measured: `session_id`, `transcript_path`, `cwd`,
+/// `hook_event_name`, `source`, and on resume four more short fields).
+pub const MAX_EVENT_BYTES: usize = 1 << 20;
+
+/// At most this many lines in the message; past it, the last line counts
+/// the rest. The client cuts hook output at 10,000 characters; a few lines
+/// are what a person reads at the top of a session.
+pub const MAX_LINES: usize = 6;
+
+/// A path, a reason or a command longer than this is shortened in the
+/// message (its start and end kept), so no line grows with the input.
+const MAX_SHOWN: usize = 160;
+
+/// At most this many places are named for one problem.
+const MAX_PLACES: usize = 3;
+
+/// The variable that names another managed settings file (doctor's
+/// `--managed-settings` reads it too; tests use it).
+pub const MANAGED_VAR: &str = "GK_MANAGED_SETTINGS";
+
+/// What the check needs to know about the machine, as values.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    pub ctx: CommandContext,
+    pub user_settings: PathBuf,
+    pub managed: PathBuf,
+    /// `PATH`, to find a gk registered by bare name.
+    pub path_var: Option<OsString>,
+    /// The folder the hook was started in: the client starts hooks in the
+    /// session's folder (measured), so it stands in for an event without a
+    /// usable `cwd` field.
+    pub current_dir: Option<PathBuf>,
+}
+
+impl Machine {
+    /// From the process environment: the home folder, `<claude dir>` (made
+    /// absolute, as the client and doctor take it) and the platform.
+    pub fn from_env(home: Option<PathBuf>, paths: &ClaudePaths) -> Machine {
+        let os = Os::current();
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let claude_dir = absolute(paths.dir());
+        let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .map(|v| absolute(Path::new(&v)));
+        Machine {
+            ctx: CommandContext {
+                os,
+                home: home.unwrap_or_else(|| claude_dir.clone()),
+                claude_dir: claude_dir.clone(),
+                claude_config_dir,
+            },
+            user_settings: claude_dir.join("settings.json"),
+            // The override doctor honours too, so both read the same file.
+            managed: std::env::var_os(MANAGED_VAR)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| scopes::default_managed_path(os)),
+            path_var: std::env::var_os("PATH"),
+            current_dir: std::env::current_dir().ok(),
+        }
+    }
+}
+
+/// The hook's stdout for this event, or `None` for no output (healthy).
+/// `config_error`: why gk.json was ignored, if it was.
+pub fn answer(
+    input: &Input,
+    machine: &Machine,
+    config: &Config,
+    config_error: Option<&ConfigError>,
+) -> Option<String> {
+    let project = project_dir(event_of(input).as_ref(), machine.current_dir.as_deref());
+    let files = scopes::load_scopes(&machine.user_settings, project.as_deref(), &machine.managed);
+    let table = Table::new(&files, &machine.ctx);
+    let os = machine.ctx.os;
+    let exists = |p: &Path| p.is_file();
+    let locate = |program: &str| {
+        crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
+    };
+    let found = problems(&files, &table, &locate, config, config_error);
+    let text = message(&found, project.as_deref(), os)?;
+    Some(super::jsonout::stop_output(&text))
+}
+
+/// The event as far as the hook kept it (the members of a cut one), or
+/// `None` when stdin held no JSON object.
+fn event_of(input: &Input) -> Option<Value> {
+    let text = String::from_utf8_lossy(&input.bytes);
+    if input.complete {
+        input::parse_lenient(&text).ok()
+    } else {
+        input::members_of_prefix(&text).map(|(members, _)| Value::Object(members))
+    }
+}
+
+/// The project folder whose settings the client loads: the event's `cwd`
+/// when it is a string naming a folder that is there (a relative path, a
+/// file or a missing folder: no project settings can load, so none are
+/// read); when the event has no string `cwd` (or an empty one), the folder
+/// the hook was started in.
+pub fn project_dir(event: Option<&Value>, current_dir: Option<&Path>) -> Option<PathBuf> {
+    let is_dir = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_dir());
+    match event.and_then(|e| e.get("cwd")) {
+        Some(Value::String(s)) if !s.is_empty() => {
+            let p = PathBuf::from(s);
+            (p.is_absolute() && is_dir(&p)).then_some(p)
+        }
+        _ => current_dir.filter(|p| is_dir(p)).map(Path::to_path_buf),
+    }
+}
+
+/// One problem, as the message will say it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// What is wrong, in a sentence without the leading `gk: `.
+    pub text: String,
+    /// `gk doctor --fix` repairs it (else `gk doctor` explains what to do).
+    pub fix: bool,
+    /// It involves the project's or the local settings: the command names
+    /// the project folder, so it looks at the same files from anywhere.
+    pub project: bool,
+}
+
+fn in_project(scope: Scope) -> bool {
+    matches!(scope, Scope::Project | Scope::Local)
+}
+
+/// Every problem with the setup, in the order the message gives them: gk's
+/// config, files the client skips, hooks that fire twice, misplaced,
+/// missing, and programs that are not there.
+pub fn problems(
+    files: &[ScopeFile],
+    t: &Table,
+    locate: &dyn Fn(&str) -> Option<PathBuf>,
+    config: &Config,
+    config_error: Option<&ConfigError>,
+) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if let Some(e) = config_error {
+        let at = match e.position {
+            Some((line, column)) => format!("{}:{line}:{column}", shown_path(&e.path)),
+            None => shown_path(&e.path),
+        };
+        out.push(Problem {
+            text: format!(
+                "{at}: {}; gk's hooks ignore this gk.json and run on the built-in rules",
+                shown(&e.reason)
+            ),
+            fix: false,
+            project: false,
+        });
+    }
+    for (f, why) in rules::skipped_files(files) {
+        let text = match why {
+            Skipped::Unreadable(reason) => format!(
+                "{} ({} settings) cannot be read ({}); Claude Code skips it",
+                shown_path(&f.path),
+                f.scope.name(),
+                shown(reason)
+            ),
+            Skipped::NotJson(e) => format!(
+                "{}:{}:{}: {}; Claude Code skips this whole file ({} settings), env included",
+                shown_path(&f.path),
+                e.line,
+                e.column,
+                shown(&e.reason),
+                f.scope.name()
+            ),
+            Skipped::Voided(i) => format!(
+                "{}:{}:{}: {}: {}; Claude Code skips this whole file ({} settings), env included",
+                shown_path(&f.path),
+                i.line,
+                i.column,
+                shown(&i.at),
+                shown(&i.reason),
+                f.scope.name()
+            ),
+        };
+        out.push(Problem {
+            text,
+            fix: false,
+            project: in_project(f.scope),
+        });
+    }
+    for twice in rules::fires_twice(t) {
+        let n = twice.spellings.len();
+        let firsts: Vec<&Registration> = twice.spellings.iter().map(|s| s.places[0]).collect();
+        out.push(Problem {
+            text: format!(
+                "gk's {} hook runs {} on every {}: it is registered under {n} different commands ({})",
+                twice.kind.arg(),
+                times(n),
+                twice.kind.event(),
+                places(&firsts)
+            ),
+            fix: !firsts.iter().all(|r| r.scope == Scope::Managed),
+            project: twice
+                .spellings
+                .iter()
+                .flat_map(|s| &s.places)
+                .any(|r| in_project(r.scope)),
+        });
+    }
+    for (row, kind) in rules::wrong_event(t) {
+        let r = &t.rows[row];
+        if !t.runs(r) {
+            continue;
+        }
+        out.push(Problem {
+            text: format!(
+                "`gk hook {}` is registered under {} in {}; it belongs under {}",
+                kind.arg(),
+                shown(&r.event),
+                place(r),
+                kind.event()
+            ),
+            fix: r.scope != Scope::Managed,
+            project: in_project(r.scope),
+        });
+    }
+    for kind in rules::missing(t) {
+        // This hook is running, so something registers it; a hook switched
+        // off in gk.json is not wanted.
+        if kind == HookKind::Session || !config.enabled(kind) {
+            continue;
+        }
+        out.push(Problem {
+            text: format!(
+                "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
+                kind.arg(),
+                kind.event()
+            ),
+            fix: true,
+            project: false,
+        });
+    }
+    for p in rules::gk_programs(t, locate) {
+        let running: Vec<&Registration> = p.places.iter().copied().filter(|r| t.runs(r)).collect();
+        if p.located.is_some() || running.is_empty() {
+            continue;
+        }
+        let events: Vec<String> = p.events().into_iter().map(shown).collect();
+        let events: Vec<&str> = events.iter().map(String::as_str).collect();
+        out.push(Problem {
+            text: format!(
+                "{} does not exist, so every {} fails (registered in {})",
+                shown(p.program),
+                and_list(&events),
+                places(&running)
+            ),
+            fix: !running.iter().all(|r| r.scope == Scope::Managed),
+            project: running.iter().any(|r| in_project(r.scope)),
+        });
+    }
+    out
+}
+
+/// The message for `problems` (`None` when there are none): one line per
+/// problem, `gk: <what> -- <gk doctor command>`, at most [`MAX_LINES`].
+pub fn message(problems: &[Problem], project: Option<&Path>, os: Os) -> Option<String> {
+    if problems.is_empty() {
+        return None;
+    }
+    let shown_count = if problems.len() > MAX_LINES {
+        MAX_LINES - 1
+    } else {
+        problems.len()
+    };
+    let mut lines: Vec<String> = problems[..shown_count]
+        .iter()
+        .map(|p| {
+            format!(
+                "gk: {} -- {}",
+                p.text,
+                doctor_command(p.fix, p.project, project, os)
+            )
+        })
+        .collect();
+    let rest = &problems[shown_count..];
+    if !rest.is_empty() {
+        lines.push(format!(
+            "gk: {} more problems -- {}",
+            rest.len(),
+            doctor_command(false, rest.iter().any(|p| p.project), project, os)
+        ));
+    }
+    Some(lines.join("\n"))
+}
+
+/// `gk doctor`, with `--fix` when it repairs the problem and `--project
+/// <folder>` when the problem is in that folder's settings (so it reads
+/// the same files wherever it is typed).
+pub fn doctor_command(fix: bool, in_project: bool, project: Option<&Path>, os: Os) -> String {
+    let mut out = String::from("gk doctor");
+    if fix {
+        out.push_str(" --fix");
+    }
+    if let (true, Some(dir)) = (in_project, project) {
+        out.push_str(" --project ");
+        out.push_str(&quoted_folder(dir, os));
+    }
+    out
+}
+
+/// A folder as a shell argument: as it is when it needs no quoting, else
+/// in single quotes (sh and PowerShell both read those literally; a quote
+/// inside is `'\''` for sh, `''` for PowerShell). A folder with a control
+/// character, or too long to be worth typing, is named in words instead.
+fn quoted_folder(dir: &Path, os: Os) -> String {
+    let Some(text) = dir.to_str().filter(|t| {
+        t.chars().count() <= 2 * MAX_SHOWN && !t.chars().any(|c| c.is_control() || hidden(c))
+    }) else {
+        return "<this session's folder>".to_string();
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/\\:._-+,@%=".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_string();
+    }
+    let inner = if os.is_windows() {
+        text.replace('\'', "''")
+    } else {
+        text.replace('\'', "'\\''")
+    };
+    format!("'{inner}'")
+}
+
+/// Characters that change how the text around them is displayed
+/// (direction marks and overrides, zero-width ones): shown as `?`.
+fn hidden(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// `text` fit for one line of the message: control and direction
+/// characters as `?`, and no longer than [`MAX_SHOWN`] characters (the
+/// start and the end kept, `...` between).
+fn shown(text: &str) -> String {
+    let clean: Vec<char> = text
+        .chars()
+        .map(|c| if c.is_control() || hidden(c) { '?' } else { c })
+        .collect();
+    if clean.len() <= MAX_SHOWN {
+        return clean.into_iter().collect();
+    }
+    let head = MAX_SHOWN / 3;
+    let tail = MAX_SHOWN - head - 3;
+    let mut out: String = clean[..head].iter().collect();
+    out.push_str("...");
+    out.extend(&clean[clean.len() - tail..]);
+    out
+}
+
+fn shown_path(path: &Path) -> String {
+    shown(&path.to_string_lossy())
+}
+
+/// `user settings /h/.claude/settings.json:12`.
+fn place(r: &Registration) -> String {
+    format!(
+        "{} settings {}:{}",
+        r.scope.name(),
+        shown_path(&r.path),
+        r.line
+    )
+}
+
+/// The first [`MAX_PLACES`] places, then how many more; a place in the
+/// same file as the one before it is only its line (`…settings.json:5 and :8`).
+fn places(regs: &[&Registration]) -> String {
+    let mut named: Vec<String> = Vec::new();
+    for (i, r) in regs.iter().take(MAX_PLACES).enumerate() {
+        match i.checked_sub(1).map(|j| regs[j]) {
+            Some(before) if before.scope == r.scope && before.path == r.path => {
+                named.push(format!(":{}", r.line))
+            }
+            _ => named.push(place(r)),
+        }
+    }
+    if regs.len() > MAX_PLACES {
+        named.push(format!("{} more", regs.len() - MAX_PLACES));
+    }
+    and_list(&named.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+fn times(n: usize) -> String {
+    match n {
+        2 => "twice".to_string(),
+        n => format!("{n} times"),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::scopes::classify_text;
+
+    fn ctx() -> CommandContext {
+        CommandContext {
+            os: Os::Linux,
+            home: PathBuf::from("/home/u"),
+            claude_dir: PathBuf::from("/home/u/.claude"),
+            claude_config_dir: None,
+        }
+    }
+
+    const USER: &str = "/home/u/.claude/settings.json";
+    const LOCAL: &str = "/w/p/.claude/settings.local.json";
+
+    fn file(scope: Scope, path: &str, text: &str) -> ScopeFile {
+        ScopeFile {
+            scope,
+            path: PathBuf::from(path),
+            load: classify_text(Path::new(path), text),
+        }
+    }
+
+    /// A settings file with an `env` secret and one group per entry, each
+    /// on its own line: events in first-seen order, so the first entry's
+    /// handler is on line 5 and each further one of the same event a line
+    /// below; a new event adds two lines.
+    fn hooks_json(entries: &[(&str, &str)]) -> String {
+        let mut events: Vec<(&str, Vec<String>)> = Vec::new();
+        for (event, command) in entries {
+            let group = format!(
+                "      {{\"hooks\": [{{\"type\": \"command\", \"command\": {}}}]}}",
+                serde_json::to_string(command).unwrap()
+            );
+            match events.iter_mut().find(|(e, _)| e == event) {
+                Some((_, groups)) => groups.push(group),
+                None => events.push((event, vec![group])),
+            }
+        }
+        let body: Vec<String> = events
+            .iter()
+            .map(|(event, groups)| format!("    \"{event}\": [\n{}\n    ]", groups.join(",\n")))
+            .collect();
+        format!(
+            "{{\n  \"env\": {{\"API_TOKEN\": \"sk-secret-value-1234\"}},\n  \"hooks\": {{\n{}\n  }}\n}}\n",
+            body.join(",\n")
+        )
+    }
+
+    fn healthy_user() -> String {
+        hooks_json(&[
+            ("UserPromptSubmit", "\"$HOME/.claude/hooks/gk\" hook prompt"),
+            ("Stop", "\"$HOME/.claude/hooks/gk\" hook stop"),
+            ("SessionStart", "\"$HOME/.claude/hooks/gk\" hook session"),
+            ("PreToolUse", "/usr/local/bin/bash-guard --strict"),
+        ])
+    }
+
+    /// The message for these files, every program present unless listed in `gone`.
+    fn check_with(files: &[ScopeFile], gone: &[&str], config: &Config) -> Option<String> {
+        let t = Table::new(files, &ctx());
+        let locate = |p: &str| (!gone.contains(&p)).then(|| PathBuf::from(p));
+        let found = problems(files, &t, &locate, config, None);
+        message(&found, Some(Path::new("/w/p")), Os::Linux)
+    }
+
+    fn check(files: &[ScopeFile]) -> Option<String> {
+        check_with(files, &[], &Config::default())
+    }
+
+    #[test]
+    fn a_healthy_setup_says_nothing() {
+        let files = vec![
+            file(Scope::User, USER, &healthy_user()),
+            file(Scope::Project, "/w/p/.claude/settings.json", "{}"),
+            file(Scope::Local, LOCAL, ""),
+        ];
+        assert_eq!(check(&files), None);
+        // A string registered twice runs once: doctor's business, not a warning.
+        let twice = file(
+            Scope::Local,
+            LOCAL,
+            &hooks_json(&[("UserPromptSubmit", "\"$HOME/.claude/hooks/gk\" hook prompt")]),
+        );
+        assert_eq!(check(&[files[0].clone(), twice]), None);
+    }
+
+    #[test]
+    fn two_spellings_of_one_hook_are_named_with_their_places() {
+        let local = file(
+            Scope::Local,
+            LOCAL,
+            &hooks_json(&[("UserPromptSubmit", "~/.claude/hooks/gk hook prompt")]),
+        );
+        let msg = check(&[file(Scope::User, USER, &healthy_user()), local]).unwrap();
+        assert_eq!(
+            msg,
+            "gk: gk's prompt hook runs twice on every UserPromptSubmit: it is registered under 2 different commands (user settings /home/u/.claude/settings.json:5 and local settings /w/p/.claude/settings.local.json:5) -- gk doctor --fix --project /w/p"
+        );
+        assert!(!msg.contains("sk-secret"));
+    }
+
+    #[test]
+    fn the_python_hook_beside_gk_fires_twice_too() {
+        let mut user: Value = serde_json::from_str(&healthy_user()).unwrap();
+        user["hooks"]["Stop"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"hooks": [{"type": "command", "command": "python3 ~/.claude/hooks/state_monitor.py"}]}));
+        let msg = check(&[file(Scope::User, USER, &user.to_string())]).unwrap();
+        assert!(
+            msg.starts_with("gk: gk's stop hook runs twice on every Stop"),
+            "{msg}"
+        );
+        assert!(msg.ends_with("-- gk doctor --fix"), "{msg}");
+    }
+
+    #[test]
+    fn a_file_the_client_skips_is_named_at_its_place() {
+        let broken = file(
+            Scope::Local,
+            LOCAL,
+            "{\n  \"env\": {\"TOKEN\": \"sk-secret-value-1234\"},\n}\n",
+        );
+        let msg = check(&[file(Scope::User, USER, &healthy_user()), broken]).unwrap();
+        assert_eq!(
+            msg,
+            "gk: /w/p/.claude/settings.local.json:3:1: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project /w/p"
+        );
+        let voided = file(
+            Scope::User,
+            USER,
+            r#"{"hooks": {"Stop": [{"matcher": ["x"], "hooks": []}]}}"#,
+        );
+        let msg = check(&[voided]).unwrap();
+        assert!(
+            msg.starts_with("gk: /home/u/.claude/settings.json:1:33: hooks.Stop[0].matcher: `matcher` must be a string; Claude Code skips this whole file (user settings), env included -- gk doctor\n"),
+            "{msg}"
+        );
+        // The hooks that file held do not load: reported as missing.
+        assert!(msg.contains("gk's prompt hook (UserPromptSubmit) is not registered"));
+    }
+
+    #[test]
+    fn an_unreadable_file_is_named() {
+        let f = ScopeFile {
+            scope: Scope::Project,
+            path: PathBuf::from("/w/p/.claude/settings.json"),
+            load: scopes::Load::Unreadable("not a regular file (a named pipe)".into()),
+        };
+        let msg = check(&[file(Scope::User, USER, &healthy_user()), f]).unwrap();
+        assert_eq!(
+            msg,
+            "gk: /w/p/.claude/settings.json (project settings) cannot be read (not a regular file (a named pipe)); Claude Code skips it -- gk doctor --project /w/p"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_names_the_events_that_fail() {
+        let msg = check_with(
+            &[file(Scope::User, USER, &healthy_user())],
+            &["/home/u/.claude/hooks/gk"],
+            &Config::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            msg,
+            "gk: /home/u/.claude/hooks/gk does not exist, so every UserPromptSubmit, Stop and SessionStart fails (registered in user settings /home/u/.claude/settings.json:5, :8 and :11) -- gk doctor --fix"
+        );
+        // Another tool's program is not looked up (doctor reports it).
+        let msg = check_with(
+            &[file(Scope::User, USER, &healthy_user())],
+            &["/usr/local/bin/bash-guard"],
+            &Config::default(),
+        );
+        assert_eq!(msg, None);
+    }
+
+    #[test]
+    fn a_hook_under_the_wrong_event_and_a_missing_hook() {
+        let user = hooks_json(&[
+            ("UserPromptSubmit", "\"$HOME/.claude/hooks/gk\" hook prompt"),
+            ("Stop", "\"$HOME/.claude/hooks/gk\" hook prompt"),
+            ("SessionStart", "\"$HOME/.claude/hooks/gk\" hook session"),
+        ]);
+        let msg = check(&[file(Scope::User, USER, &user)]).unwrap();
+        assert_eq!(
+            msg,
+            "gk: `gk hook prompt` is registered under Stop in user settings /home/u/.claude/settings.json:8; it belongs under UserPromptSubmit -- gk doctor --fix\n\
+             gk: gk's stop hook (Stop) is not registered in any settings file Claude Code loads -- gk doctor --fix"
+        );
+        // Switched off in gk.json: not wanted, so not missing.
+        let mut config = Config::default();
+        config.stop.enabled = false;
+        let msg = check_with(&[file(Scope::User, USER, &user)], &[], &config).unwrap();
+        assert!(!msg.contains("not registered"), "{msg}");
+    }
+
+    #[test]
+    fn managed_problems_point_at_doctor_not_fix() {
+        let managed = file(
+            Scope::Managed,
+            "/etc/claude-code/managed-settings.json",
+            &hooks_json(&[("UserPromptSubmit", "/opt/gk/gk hook prompt")]),
+        );
+        let mut also = managed.clone();
+        also.path = PathBuf::from("/etc/claude-code/managed-settings.d/10-gk.json");
+        also.load = classify_text(
+            &also.path,
+            &hooks_json(&[("UserPromptSubmit", "'/opt/gk/gk' hook prompt")]),
+        );
+        let user = hooks_json(&[
+            ("Stop", "\"$HOME/.claude/hooks/gk\" hook stop"),
+            ("SessionStart", "\"$HOME/.claude/hooks/gk\" hook session"),
+        ]);
+        let msg = check(&[file(Scope::User, USER, &user), managed, also]).unwrap();
+        assert_eq!(
+            msg,
+            "gk: gk's prompt hook runs twice on every UserPromptSubmit: it is registered under 2 different commands (managed settings /etc/claude-code/managed-settings.json:5 and managed settings /etc/claude-code/managed-settings.d/10-gk.json:5) -- gk doctor"
+        );
+    }
+
+    #[test]
+    fn a_broken_gk_json_is_one_line() {
+        let t = Table::new(&[], &ctx());
+        let e = ConfigError {
+            path: PathBuf::from("/home/u/.claude/hooks/gk.json"),
+            position: Some((2, 7)),
+            reason: "unknown field `promt`".into(),
+        };
+        let found = problems(&[], &t, &|_| None, &Config::default(), Some(&e));
+        assert_eq!(
+            found[0].text,
+            "/home/u/.claude/hooks/gk.json:2:7: unknown field `promt`; gk's hooks ignore this gk.json and run on the built-in rules"
+        );
+    }
+
+    #[test]
+    fn the_message_stays_a_few_short_lines() {
+        let long = format!("/w/{}/p", "x".repeat(5000));
+        let problem = |i: usize| Problem {
+            text: format!("{} thing {i}", shown(&long)),
+            fix: i.is_multiple_of(2),
+            project: true,
+        };
+        let many: Vec<Problem> = (0..40).map(problem).collect();
+        let msg = message(&many, Some(Path::new(&long)), Os::Linux).unwrap();
+        let lines: Vec<&str> = msg.lines().collect();
+        assert_eq!(lines.len(), MAX_LINES);
+        assert_eq!(
+            lines[5],
+            "gk: 35 more problems -- gk doctor --project <this session's folder>"
+        );
+        assert!(msg.len() < 2_000, "{}", msg.len());
+        assert!(lines.iter().all(|l| l.starts_with("gk: ")));
+        // Exactly MAX_LINES problems: every one is shown.
+        let msg = message(&many[..MAX_LINES], None, Os::Linux).unwrap();
+        assert_eq!(msg.lines().count(), MAX_LINES);
+        assert!(!msg.contains("more problems"));
+    }
+
+    #[test]
+    fn the_longest_message_stays_under_what_the_client_keeps() {
+        // Every field as long as it gets: paths of 4,000 characters, a
+        // 300-character project folder (still written out), event names of
+        // 1,000, more spellings and problems than are shown.
+        let dir = format!("/{}", "d".repeat(4_000));
+        let project = format!("/{}", "p".repeat(299));
+        let event = "E".repeat(1_000);
+        let mut files = Vec::new();
+        for (i, scope) in [Scope::User, Scope::Local, Scope::Project, Scope::Managed]
+            .into_iter()
+            .enumerate()
+        {
+            let mut entries: Vec<(&str, String)> = Vec::new();
+            for n in 0..5 {
+                entries.push((
+                    "UserPromptSubmit",
+                    format!("'{dir}/{n}/{i}/gk' hook prompt"),
+                ));
+                entries.push(("Stop", format!("'{dir}/{n}/{i}/gk' hook stop")));
+                entries.push((&event, format!("'{dir}/{n}/{i}/gk' hook session")));
+            }
+            let refs: Vec<(&str, &str)> = entries.iter().map(|(e, c)| (*e, c.as_str())).collect();
+            files.push(file(scope, &format!("{dir}/{i}.json"), &hooks_json(&refs)));
+        }
+        files.push(file(
+            Scope::Local,
+            &format!("{dir}/broken.json"),
+            &format!("{{\"hooks\": {{\"{event}\": [{{\"matcher\": 1, \"hooks\": []}}]}}}}"),
+        ));
+        let t = Table::new(&files, &ctx());
+        let found = problems(&files, &t, &|_| None, &Config::default(), None);
+        assert!(found.len() > MAX_LINES, "{}", found.len());
+        let msg = message(&found, Some(Path::new(&project)), Os::Linux).unwrap();
+        assert_eq!(msg.lines().count(), MAX_LINES);
+        assert!(msg.contains(&project), "the folder is written out");
+        let n = msg.chars().count();
+        eprintln!("the longest message: {n} characters");
+        assert!(n < 7_000, "{n} characters:\n{msg}");
+        // Escaped as the hook prints it (ASCII JSON), still under 10,000.
+        assert!(super::super::jsonout::stop_output(&msg).len() < 10_000);
+    }
+
+    #[test]
+    fn control_and_direction_characters_cannot_forge_lines() {
+        assert_eq!(shown("a\nb\u{202e}c\td"), "a?b?c?d");
+        assert_eq!(shown(&"é".repeat(1000)).chars().count(), MAX_SHOWN);
+        assert_eq!(
+            quoted_folder(Path::new("/w/a\nb"), Os::Linux),
+            "<this session's folder>"
+        );
+    }
+
+    #[test]
+    fn the_project_folder_is_quoted_for_the_shell() {
+        let q = |p: &str, os| quoted_folder(Path::new(p), os);
+        assert_eq!(q("/home/u/work/p-1", Os::Linux), "/home/u/work/p-1");
+        assert_eq!(q("/home/u/my work", Os::Linux), "'/home/u/my work'");
+        assert_eq!(q("/home/u/it's", Os::Linux), "'/home/u/it'\\''s'");
+        assert_eq!(q(r"C:\Users\Ann\proj", Os::Windows), r"C:\Users\Ann\proj");
+        assert_eq!(
+            q(r"C:\Users\Ann Lee\O'Brien", Os::Windows),
+            r"'C:\Users\Ann Lee\O''Brien'"
+        );
+        assert_eq!(
+            doctor_command(true, true, Some(Path::new("/w/p q")), Os::Linux),
+            "gk doctor --fix --project '/w/p q'"
+        );
+        assert_eq!(
+            doctor_command(true, true, None, Os::Linux),
+            "gk doctor --fix"
+        );
+        assert_eq!(
+            doctor_command(false, false, Some(Path::new("/w")), Os::Linux),
+            "gk doctor"
+        );
+    }
+
+    #[test]
+    fn the_project_folder_comes_from_the_event_or_the_current_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // A file that is there (nothing under src/hooks/ writes one, tests included).
+        let file_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let ev = |cwd: Value| serde_json::json!({"cwd": cwd});
+        let here = Some(d);
+        assert_eq!(
+            project_dir(Some(&ev(Value::from(d.to_str().unwrap()))), None),
+            Some(d.to_path_buf())
+        );
+        // Named but not a folder that is there: no project settings.
+        for bad in [
+            file_path.to_str().unwrap().to_string(),
+            d.join("gone").to_string_lossy().into_owned(),
+            "relative/dir".to_string(),
+            "/w/a\u{0}b".to_string(),
+        ] {
+            assert_eq!(
+                project_dir(Some(&ev(Value::from(bad.clone()))), here),
+                None,
+                "{bad:?}"
+            );
+        }
+        // No usable field: the folder the hook runs in.
+        for missing in [
+            Value::Null,
+            Value::from(42),
+            Value::from(""),
+            serde_json::json!({"a": 1}),
+        ] {
+            assert_eq!(project_dir(Some(&ev(missing)), here), Some(d.to_path_buf()));
+        }
+        assert_eq!(project_dir(None, here), Some(d.to_path_buf()));
+        assert_eq!(
+            project_dir(Some(&serde_json::json!([1])), here),
+            Some(d.to_path_buf())
+        );
+        assert_eq!(project_dir(None, Some(&file_path)), None);
+    }
+}
