@@ -139,10 +139,23 @@ fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
         handler(&settings, "Stop"),
         (exe.clone(), vec!["hook".into(), "stop".into()])
     );
+    assert_eq!(
+        handler(&settings, "SessionStart"),
+        (exe.clone(), vec!["hook".into(), "session".into()])
+    );
+    assert!(
+        stdout.contains("smoke test: gk hook session passed"),
+        "{stdout}"
+    );
 
-    // One turn: the context once, the Stop line shown.
+    // One turn: the context once, the Stop line shown, the session check
+    // run once and silent (a healthy setup).
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
+    let session = turn.hook_responses("SessionStart");
+    assert_eq!(session.len(), 1, "{}", turn.describe_hooks());
+    assert_eq!(session[0]["exit_code"], 0, "{}", session[0]);
+    assert_eq!(session[0]["stdout"], "", "a healthy install says nothing");
     let context = turn.single_context();
     assert!(
         context.starts_with("[Gatekeeper] State: clean"),
@@ -185,6 +198,16 @@ fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
             "{what}: {}",
             turn.describe_hooks()
         );
+        // The session check at the start of that turn said so, in one line
+        // ending with the doctor command.
+        let warnings = turn.system_messages("SessionStart");
+        assert_eq!(warnings.len(), 1, "{what}: {}", turn.describe_hooks());
+        assert!(
+            warnings[0].starts_with("gk: gk's prompt hook runs twice on every UserPromptSubmit")
+                && warnings[0].ends_with(" -- gk doctor --fix")
+                && !warnings[0].contains('\n'),
+            "{what}: {warnings:?}"
+        );
         let (code, codes) = doctor_codes(&sb);
         assert_eq!(code, Some(2), "{what}: {codes:?}");
         assert!(
@@ -210,6 +233,12 @@ fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
             "{what}: {}",
             turn.describe_hooks()
         );
+        assert_eq!(
+            turn.system_messages("SessionStart"),
+            Vec::<String>::new(),
+            "{what}: {}",
+            turn.describe_hooks()
+        );
     }
 
     // Uninstall: the settings bytes back, the program gone, no copy left.
@@ -227,11 +256,13 @@ fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
     assert!(turn.contexts().is_empty(), "{}", turn.describe_hooks());
-    assert!(
-        turn.hook_responses("Stop").is_empty(),
-        "{}",
-        turn.describe_hooks()
-    );
+    for event in ["Stop", "SessionStart"] {
+        assert!(
+            turn.hook_responses(event).is_empty(),
+            "{event}: {}",
+            turn.describe_hooks()
+        );
+    }
 }
 
 #[test]
@@ -290,7 +321,7 @@ fn windows_release_archive_as_a_user_uses_it() {
     );
     assert!(raw.contains(ENV_BLOCK), "env block changed");
 
-    // Both hooks, run through the registered command (program + args, no shell).
+    // The prompt and Stop hooks, run through the registered command (program + args, no shell).
     let settings = parse_settings(&raw);
     for (event, payload, expect) in [
         (
@@ -324,6 +355,16 @@ fn windows_release_archive_as_a_user_uses_it() {
             "{event}: {printed}"
         );
     }
+
+    // The session check, the same way: a healthy setup (a BOM does not
+    // change what runs) prints nothing.
+    let (command, args) = handler(&settings, "SessionStart");
+    let line = format!("\"{command}\" {}", args.join(" "));
+    let payload = json!({"hook_event_name": "SessionStart", "source": "startup", "session_id": "s", "cwd": sb.win(&sb.project())});
+    let out = sb.batch("hook", &[line], payload.to_string().as_bytes(), &[]);
+    assert_eq!(out.status.code(), Some(0), "SessionStart");
+    assert!(out.stderr.is_empty(), "SessionStart: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "", "SessionStart: a healthy setup");
 
     let project = sb.win(&sb.project());
     let out = sb.gk_at(&gk, &["doctor", "--project", &project], b"");
