@@ -149,7 +149,7 @@ impl Backups {
         super::apply::remove_dead_temps(&incoming);
         let (tmp, lock) = super::apply::write_temp(&incoming, &bytes, mode)?;
         let name = format!("{key}{MARK}{stamp}");
-        let named = self.name_copy(&tmp, &name);
+        let named = self.name_copy(&tmp, &name, self.next_counter(&key, stamp));
         drop(lock);
         let _ = fs::remove_file(&tmp);
         let dest = named.map_err(|e| Error::io("back up", file, &e))?;
@@ -157,12 +157,29 @@ impl Backups {
         Ok(dest)
     }
 
-    /// Give the finished copy `tmp` the first free name of `name`, `name-2`,
-    /// `name-3`, … A name another run took in the meantime is never
-    /// overwritten. Where the file system has no hard links the copy is
-    /// renamed onto a name that is free just before.
-    fn name_copy(&self, tmp: &Path, name: &str) -> std::io::Result<PathBuf> {
-        for n in 1u32..10_000 {
+    /// The counter a new backup of `key` made at `stamp` starts from: one
+    /// past the highest of that second still in the folder. Not the first
+    /// free one: once pruning has removed `<stamp>`, a copy given that name
+    /// again would sort as the oldest and be the next one removed.
+    fn next_counter(&self, key: &str, stamp: &str) -> u64 {
+        let prefix = format!("{key}{MARK}");
+        self.of(key)
+            .iter()
+            .filter_map(|p| {
+                let name = p.file_name()?.to_string_lossy().into_owned();
+                let (s, n) = age_key(name.strip_prefix(&prefix)?);
+                (s == stamp).then_some(n)
+            })
+            .max()
+            .map_or(1, |n| n + 1)
+    }
+
+    /// Give the finished copy `tmp` the first free name of `name`-`first`,
+    /// `name`-`first + 1`, … (`name` alone for 1). A name another run took
+    /// in the meantime is never overwritten. Where the file system has no
+    /// hard links the copy is renamed onto a name that is free just before.
+    fn name_copy(&self, tmp: &Path, name: &str, first: u64) -> std::io::Result<PathBuf> {
+        for n in first..first.saturating_add(10_000) {
             let candidate = if n == 1 {
                 self.dir.join(name)
             } else {
@@ -365,6 +382,27 @@ mod tests {
         // The other file's backup is not touched by this file's pruning.
         assert_eq!(b.of(&file_key(&other)).len(), 1);
         assert_eq!(b.list().len(), 4);
+    }
+
+    #[test]
+    fn many_runs_in_one_second_keep_the_newest_three_not_a_reused_name() {
+        // Five runs in the same second: after the fourth, `<stamp>` itself
+        // was pruned; the fifth must not take that name back (it would sort
+        // as the oldest and be dropped at once, keeping an older copy).
+        let tmp = tempfile::tempdir().unwrap();
+        let b = Backups::at(tmp.path().join("backups"));
+        b.prepare().unwrap();
+        let file = tmp.path().join("settings.json");
+        for i in 0..5 {
+            fs::write(&file, format!("v{i}")).unwrap();
+            b.keep(&file, "20261101-093000").unwrap();
+        }
+        let texts: Vec<String> = b
+            .of(&file_key(&file))
+            .iter()
+            .map(|p| fs::read_to_string(p).unwrap())
+            .collect();
+        assert_eq!(texts, ["v2", "v3", "v4"]);
     }
 
     #[cfg(unix)]
