@@ -10,7 +10,7 @@
 #
 # Needs `dist` (cargo-dist) of the version dist-workspace.toml pins, on PATH
 # or in $DIST; `cargo install cargo-dist --version <that version> --locked`
-# installs it (docs/testing.md, "The release path"). .ci/run does not run
+# installs it (docs/maintainers/testing.md, "The release path"). .ci/run does not run
 # this script.
 #
 # --build: dist builds into target/distrib (emptied first):
