@@ -85,7 +85,7 @@ def check(ok, what):
 
 if "REPLACE-WITH-OWNER" in pkg.get("repository", ""):
     print("NOTE  Cargo.toml's repository is still the placeholder "
-          "(docs/install.md, \"Before the first release\")")
+          "(docs/maintainers/release.md, \"Before the first release\")")
 
 # cargo-binstall tries each suffix of a format (.txz and .tar.xz for txz);
 # the one dist uses stands for them here.

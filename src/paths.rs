@@ -227,7 +227,7 @@ pub fn is_absolute_on(os: Os, path: &str) -> bool {
 /// 3. `<home>/.local/state/gk`, on Windows too (`%USERPROFILE%\.local\state\gk`):
 ///    a folder under the home folder is named by a `~/` permission rule,
 ///    which the client resolves from the same home folder gk uses, on every
-///    machine and drive (measured: docs/configuration.md).
+///    machine and drive (measured: docs/maintainers/design.md).
 ///
 /// `None` when none of these can be found.
 pub fn state_dir(
