@@ -16,7 +16,7 @@
 //! `gk_wine`: set when `scripts/windows-cross-test.sh test` builds the suite
 //! as Windows programs to run under Wine (`GK_WINE=1`). Tests that hit a gap
 //! in Wine rather than in gk carry
-//! `#[cfg_attr(gk_wine, ignore = "Wine gap: …")]`; docs/testing.md lists them.
+//! `#[cfg_attr(gk_wine, ignore = "Wine gap: …")]`; docs/maintainers/testing.md lists them.
 
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 # Two gk builds are timed: the plain `cargo build --release` binary, and
 # the same code linked statically (`cargo rustc --release --bin gk --
 # -C target-feature=+crt-static`, Linux), which skips the dynamic loader
-# and is the build docs/hooks.md recommends for installing on Linux.
+# and is the build docs/maintainers/benchmarks.md recommends for Linux.
 # The Python reference is looked for in $GK_REFERENCE_DIR, else
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
 # same interleaved run as gk) rather than RUNS.

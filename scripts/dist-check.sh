@@ -10,7 +10,7 @@
 #
 # Needs `dist` (cargo-dist) of the version dist-workspace.toml pins, on PATH
 # or in $DIST; `cargo install cargo-dist --version <that version> --locked`
-# installs it (docs/testing.md, "The release path"). .ci/run does not run
+# installs it (docs/maintainers/testing.md, "The release path"). .ci/run does not run
 # this script.
 #
 # --build: dist builds into target/distrib (emptied first):
@@ -85,7 +85,7 @@ def check(ok, what):
 
 if "REPLACE-WITH-OWNER" in pkg.get("repository", ""):
     print("NOTE  Cargo.toml's repository is still the placeholder "
-          "(docs/install.md, \"Before the first release\")")
+          "(docs/maintainers/release.md, \"Before the first release\")")
 
 # cargo-binstall tries each suffix of a format (.txz and .tar.xz for txz);
 # the one dist uses stands for them here.

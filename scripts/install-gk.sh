@@ -5,7 +5,7 @@
 #
 # On Linux with glibc the binary is linked statically: the hooks then start
 # without the dynamic loader, about 1.1x a no-op process instead of 1.7x
-# (figures in docs/hooks.md). A plain `cargo install --path .` works too.
+# (figures in docs/maintainers/benchmarks.md). A plain `cargo install --path .` works too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 host=$(rustc -vV | sed -n 's/^host: //p')

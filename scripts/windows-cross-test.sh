@@ -115,7 +115,7 @@ run_tests() {
     ensure_prefix
     cross_env
     # GK_WINE=1: build.rs sets the `gk_wine` cfg, which skips exactly the
-    # tests listed in docs/testing.md (Wine gaps, each with its reason).
+    # tests listed in docs/maintainers/testing.md (Wine gaps, each with its reason).
     # The runner goes through --config, not CARGO_TARGET_<triple>_RUNNER:
     # assert_cmd inside the Windows test programs would read that variable
     # and try to start gk.exe through "wine" as a Windows program.

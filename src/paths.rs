@@ -17,7 +17,7 @@
 //! and asks (or, in `-p` mode, refuses) before each write there, whatever
 //! the allow rules say; outside it, the narrow rules of [`state_rules`] let
 //! Claude write its record without a prompt (measured on 2.1.332, see
-//! docs/claude-code-facts.md). Claude may read and write that folder, so
+//! docs/maintainers/claude-code-facts.md). Claude may read and write that folder, so
 //! nothing but task records may ever be put there.
 //!
 //! The home folder is the one Claude Code itself uses (Node's home folder):
@@ -227,7 +227,7 @@ pub fn is_absolute_on(os: Os, path: &str) -> bool {
 /// 3. `<home>/.local/state/gk`, on Windows too (`%USERPROFILE%\.local\state\gk`):
 ///    a folder under the home folder is named by a `~/` permission rule,
 ///    which the client resolves from the same home folder gk uses, on every
-///    machine and drive (measured: docs/configuration.md).
+///    machine and drive (measured: docs/maintainers/design.md).
 ///
 /// `None` when none of these can be found.
 pub fn state_dir(

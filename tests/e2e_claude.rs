@@ -2,7 +2,7 @@
 //! tests/e2e/claude-version) runs whole turns offline against a loopback
 //! Messages API stand-in, with gk installed, doubled, uninstalled. This is
 //! where "gk does what Claude Code wants" is checked against Claude Code
-//! itself. See docs/testing.md for how to run it and what each test proves.
+//! itself. See docs/maintainers/testing.md for how to run it and what each test proves.
 //!
 //! Without the client (`GK_E2E_CLAUDE` unset or not an executable) build.rs
 //! sets `gk_e2e_missing`, and `cargo test` lists these tests as ignored,
@@ -123,7 +123,7 @@ fn assert_env_unchanged(sb: &Sandbox) {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -203,7 +203,7 @@ fn client_runs_each_command_spelling_once() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -250,7 +250,7 @@ fn scenario_1_install_then_one_turn() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -317,7 +317,7 @@ fn scenario_2_dirty_state_and_check_mode() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -384,7 +384,7 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -426,7 +426,7 @@ fn scenario_4_identical_string_in_project_runs_once() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -467,7 +467,7 @@ fn scenario_5_uninstall_gives_the_settings_back() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -505,7 +505,7 @@ fn scenario_9_home_folder_runs_each_hook_once() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -586,7 +586,7 @@ fn median(mut values: Vec<u64>) -> u64 {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -727,7 +727,7 @@ fn record_named_in(context: &str) -> std::path::PathBuf {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,
@@ -812,7 +812,7 @@ fn scenario_7_claude_writes_its_session_record_without_asking() {
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/testing.md)"
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
 )]
 #[cfg_attr(
     gk_wine,

@@ -2,7 +2,7 @@
 //! into a Windows profile and driven by the pinned client's Windows build
 //! (claude.exe), offline against the loopback mock; and the Windows release
 //! archive used as a user would. A Linux test that starts Wine (see
-//! tests/e2e/wine.rs); docs/testing.md says what each test proves.
+//! tests/e2e/wine.rs); docs/maintainers/testing.md says what each test proves.
 //!
 //! Without Wine, the prefix, gk.exe, claude.exe or the archive, build.rs
 //! sets `gk_e2e_windows_missing` and `cargo test` lists these tests as
@@ -105,7 +105,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
 #[cfg_attr(gk_wine, ignore = "Wine gap: this Linux test starts Wine itself")]
 #[cfg_attr(
     all(gk_e2e_windows_missing, not(gk_wine)),
-    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/testing.md, Windows under Wine)"
+    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/maintainers/testing.md, Windows under Wine)"
 )]
 fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
     let _serial = harness::serial();
@@ -269,7 +269,7 @@ fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
 #[cfg_attr(gk_wine, ignore = "Wine gap: this Linux test starts Wine itself")]
 #[cfg_attr(
     all(gk_e2e_windows_missing, not(gk_wine)),
-    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/testing.md, Windows under Wine)"
+    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/maintainers/testing.md, Windows under Wine)"
 )]
 fn windows_release_archive_as_a_user_uses_it() {
     let _serial = harness::serial();

@@ -383,7 +383,7 @@ fn utf16le_with_bom(text: &str) -> Vec<u8> {
 
 #[test]
 fn rules_saved_by_windows_powershell_redirection_are_used() {
-    // docs/hooks.md suggests `gk rules > ~/.claude/hooks/gk.json`; in
+    // docs/configuration.md has `gk rules > …/gk.new.json`, moved to gk.json; in
     // Windows PowerShell 5.1 that writes UTF-16LE with a BOM.
     let home = Home::new();
     let rules = home.run(&["rules"], "").stdout_text();

@@ -9,8 +9,9 @@
 //! [`state::locate`]), prints at most one line and exits 0; the session
 //! check reads gk.json and the settings files. It never lists the state folder, so the
 //! number of records in it costs nothing. Nothing in this folder may spawn
-//! a process, open a connection or write a file (see docs/hooks.md, "How
-//! the prime directive is kept"; a test scans this folder's source).
+//! a process, open a connection or write a file (see
+//! docs/maintainers/hooks-internals.md, "How the prime directive is kept";
+//! a test scans this folder's source).
 //!
 //! For `gk doctor`, two read-only, side-effect-free entry points report
 //! things exactly as the hooks would:
@@ -323,7 +324,7 @@ pub fn print_rules() -> crate::error::Result<u8> {
 
 /// Whether stdout is the file at `path` (`gk rules > gk.json`). Unix only:
 /// on Windows the shells that truncate (cmd, PowerShell) are not told
-/// apart here, and docs/hooks.md gives the safe recipe.
+/// apart here, and docs/configuration.md gives the safe recipe.
 #[cfg(unix)]
 fn stdout_is(path: &std::path::Path) -> bool {
     use std::os::fd::AsFd;

@@ -44,7 +44,7 @@ pub fn tools(test: &str, need_client: bool) -> WinTools {
     let unavailable = |reason: String| -> WinTools {
         panic!(
             "{test}: the Windows end-to-end tests cannot run: {reason} \
-             (see docs/testing.md, \"Windows under Wine\")"
+             (see docs/maintainers/testing.md, \"Windows under Wine\")"
         )
     };
     let prefix = var_path("WINEPREFIX")
