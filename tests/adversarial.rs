@@ -384,6 +384,14 @@ impl Hostile {
             ) => "not a regular file",
             (Place::State, Hostile::Folder) => "IsADirectoryError",
             (Place::State, Hostile::LinkLoop) => "OSError",
+            // What a registered program is instead of a program.
+            (Place::Binary, Hostile::Fifo) => "is a named pipe, not a program",
+            (Place::Binary, Hostile::DevZero | Hostile::DevNull) => {
+                "is a character device, not a program"
+            }
+            (Place::Binary, Hostile::Socket) => "is a socket",
+            (Place::Binary, Hostile::Folder) => "is a folder, not a program",
+            (Place::Binary, Hostile::LinkLoop) => "cannot be opened",
             _ => self.reason(),
         }
     }
@@ -523,11 +531,13 @@ fn doctor_reads_every_hostile_file_without_hanging_and_names_it() {
                 out.all()
             );
             assert!(out.stderr.is_empty(), "{what}\n{}", out.all());
-            // A program that is not a file is reported missing, and a
-            // folder among the managed drop-ins is not a drop-in; every
-            // other file that cannot be read is named with the reason.
+            // A program that is not a file is named with what is there
+            // instead (a huge one is a file: gk's version is looked for in
+            // it), and a folder among the managed drop-ins is not a
+            // drop-in; every other file that cannot be read is named with
+            // the reason.
             let named = match (place, hostile) {
-                (Place::Binary, _) => false,
+                (Place::Binary, Hostile::Huge) => false,
                 (Place::ManagedDropIn, Hostile::Folder) => false,
                 (_, h) => h.unreadable(),
             };

@@ -271,6 +271,42 @@ fn a_missing_gk_program_is_named_with_the_events_that_fail() {
 }
 
 #[test]
+fn a_folder_where_gk_should_be_is_named_as_a_folder() {
+    let s = Setup::installed();
+    std::fs::remove_file(s.binary()).unwrap();
+    std::fs::create_dir(s.binary()).unwrap();
+    let msg = s.session().unwrap();
+    assert!(
+        msg.contains(&format!(
+            "{} is a folder, not a program, so every UserPromptSubmit, Stop and SessionStart fails",
+            s.binary().display()
+        )),
+        "{msg}"
+    );
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_where_gk_should_be_is_named_and_never_waited_on() {
+    let s = Setup::installed();
+    std::fs::remove_file(s.binary()).unwrap();
+    let made = assert_cmd::Command::new("mkfifo")
+        .arg(s.binary())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "mkfifo: {made:?}");
+    let msg = s.session().unwrap();
+    assert!(
+        msg.contains(&format!(
+            "{} is a named pipe, not a program, so every",
+            s.binary().display()
+        )),
+        "{msg}"
+    );
+}
+
+#[test]
 fn the_hook_in_two_spellings_and_under_the_wrong_event() {
     let s = Setup::installed();
     s.register(&s.user_settings(), "SessionStart", &s.variant("session"));

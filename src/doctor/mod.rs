@@ -514,7 +514,8 @@ fn check_binaries(
                     Severity::Error,
                     Group::Binaries,
                     format!(
-                        "{program} does not exist; {} fails on every {}",
+                        "{program} {}; {} fails on every {}",
+                        p.absence(),
                         first.place(),
                         and_list(&p.events())
                     ),

@@ -287,8 +287,9 @@ pub fn problems(
         let events: Vec<&str> = events.iter().map(String::as_str).collect();
         out.push(Problem {
             text: format!(
-                "{} does not exist, so every {} fails (registered in {})",
+                "{} {}, so every {} fails (registered in {})",
                 shown(p.program),
+                p.absence(),
                 and_list(&events),
                 places(&running)
             ),

@@ -232,6 +232,26 @@ pub struct Program<'t> {
 }
 
 impl Program<'_> {
+    /// Why a program with `located: None` cannot run, in the words that
+    /// follow its name: `does not exist`, or what is there instead (`is a
+    /// folder, not a program`, `is a named pipe, not a program`). Asked only
+    /// for a missing program, through the bounded reader's open, which
+    /// never waits on a pipe and reads nothing.
+    pub fn absence(&self) -> String {
+        use crate::bounded::ReadError;
+        if !super::locate::is_absolute(self.program) {
+            return "does not exist".to_string();
+        }
+        match crate::bounded::open(std::path::Path::new(self.program)) {
+            Ok(_) | Err(ReadError::NotFound | ReadError::TooLarge { .. }) => {
+                "does not exist".to_string()
+            }
+            Err(ReadError::Folder) => "is a folder, not a program".to_string(),
+            Err(ReadError::NotRegular(what)) => format!("is {what}, not a program"),
+            Err(ReadError::Io(e)) => format!("cannot be opened ({e})"),
+        }
+    }
+
     /// The events whose every firing fails when the program is missing,
     /// each once, in first-seen order.
     pub fn events(&self) -> Vec<&str> {
