@@ -178,6 +178,27 @@ fn a_deny_rule_that_refuses_the_records_is_reported() {
 }
 
 #[test]
+fn an_ask_rule_that_outweighs_the_allow_rules_is_reported() {
+    let h = Home::new();
+    h.install(&[]);
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
+    v["permissions"]["ask"] = serde_json::json!(["Edit(~/.local/state/gk/*)", "Edit(~/src/**)"]);
+    std::fs::write(h.settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["state-permission-missing"], "{doc}");
+    let message = finding(&doc, "state-permission-missing")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("ask rule `Edit(~/.local/state/gk/*)`"),
+        "{message}"
+    );
+    assert!(!message.contains("~/src"), "{message}");
+}
+
+#[test]
 fn global_scope_needs_no_rule() {
     let h = Home::new();
     h.install(&["--no-permissions"]);

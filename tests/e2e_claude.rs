@@ -845,3 +845,68 @@ fn scenario_8_without_the_rules_the_same_write_is_denied() {
     let line = stop_line(&turn);
     assert!(line.starts_with("STATE [CLEAN]"), "STATE line: {line}");
 }
+
+/// Scenario 11: an `ask` rule for the records beside gk's allow rules.
+/// Claude Code weighs `ask` above `allow`, so in `-p` mode (nobody to ask)
+/// the scripted write of the record is refused, as with no rule at all —
+/// and `gk doctor` says so (`state-permission-missing`, naming the rule).
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
+)]
+fn scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it");
+    install(&sb);
+    let text = sb.read(&sb.user_settings());
+    let permissions = "\"permissions\": {";
+    let at = text.find(permissions).expect("permissions") + permissions.len();
+    let ask = "\n    \"ask\": [\"Edit(~/.local/state/gk/**)\"],";
+    sb.write(
+        &sb.user_settings(),
+        &format!("{}{ask}{}", &text[..at], &text[at..]),
+    );
+
+    let project = sb.project();
+    let turn = sb.turn_with(
+        "implement the ontology",
+        &project,
+        Some(&write_the_named_record("should not land")),
+    );
+    turn.assert_completed();
+    let record = record_named_in(&turn.first_request_context());
+    eprintln!(
+        "denials: {:?}\ntool results: {:?}",
+        turn.permission_denials(),
+        turn.tool_results()
+    );
+    assert_eq!(
+        turn.permission_denials(),
+        vec![("Write".to_string(), record.display().to_string())],
+        "tool results: {:?}",
+        turn.tool_results()
+    );
+    assert!(!record.exists(), "written despite the ask rule");
+
+    let out = sb.gk(&["doctor", "--json", "--no-smoke"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "state-permission-missing")
+        .unwrap_or_else(|| panic!("no state-permission-missing: {report}"));
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("`Edit(~/.local/state/gk/**)`"),
+        "{finding}"
+    );
+    assert_env_unchanged(&sb);
+}

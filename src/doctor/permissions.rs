@@ -2,7 +2,8 @@
 //!
 //! - `state-permission-missing`: no `permissions.allow` rule in a settings
 //!   file Claude Code uses lets Claude write records in the state folder
-//!   (or a `permissions.deny` rule refuses it). Claude Code then asks before
+//!   (or a `permissions.deny` rule refuses it, or a `permissions.ask` rule,
+//!   which weighs above `allow`, asks). Claude Code then asks before
 //!   every update, and `claude -p` refuses it (measured on 2.1.332).
 //! - `state-folder-unwritable`: the state folder cannot be written (or
 //!   created), so every record write fails.
@@ -140,6 +141,24 @@ pub fn check_rules(
                     )
                     .at(&f.path, None)
                     .fix(format!("remove `{rule}` from {} if the task records should be kept", f.path.display())),
+                );
+            }
+        }
+        // `ask` weighs above `allow` (measured: e2e scenario 11).
+        for rule in string_list(&settings.value, "ask") {
+            if covers(&rule, "Edit", dir, home, os) {
+                out.push(
+                    Finding::new(
+                        "state-permission-missing",
+                        Severity::Warning,
+                        Group::State,
+                        format!(
+                            "the ask rule `{rule}` in {} makes Claude Code ask before every task record write in {shown}, whatever the allow rules say, and `claude -p` refuses it",
+                            f.label()
+                        ),
+                    )
+                    .at(&f.path, None)
+                    .fix(format!("remove `{rule}` from {} if the task records should be kept without asking", f.path.display())),
                 );
             }
         }
