@@ -15,7 +15,9 @@
 //!    regular file; on Windows `GetFileType` must say disk file (a pipe or a
 //!    console, reached through a link, is refused) and the metadata must not
 //!    be a folder. Whatever is checked is what gets read, so a swap between
-//!    a check and the open cannot happen.
+//!    a check and the open cannot happen. (Windows does not open a folder
+//!    as a file at all: it says "Access denied", which is reported as the
+//!    folder it is.)
 //! 3. **Read at most `limit` bytes** (one more to tell "too large"), from
 //!    the handle that was checked.
 //!
@@ -152,6 +154,7 @@ fn open_with(path: &Path, follow: bool) -> Result<(File, Metadata), ReadError> {
     let file = open_no_wait(path, follow).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::NotFound,
         std::io::ErrorKind::IsADirectory => ReadError::Folder,
+        std::io::ErrorKind::PermissionDenied if refused_as_folder(path) => ReadError::Folder,
         _ if !follow && is_link_refusal(&e) => ReadError::NotRegular("a symbolic link"),
         _ if refused_as_special(&e) => {
             ReadError::NotRegular("a socket, or a device with no driver")
@@ -192,6 +195,21 @@ fn is_link_refusal(e: &std::io::Error) -> bool {
 
 #[cfg(not(unix))]
 const LINK_REFUSED: &str = "a symbolic link";
+
+/// Windows refuses to open a folder as a file with "Access denied"
+/// (`ERROR_ACCESS_DENIED`, on Windows itself as under Wine): that is a
+/// folder, as Unix says with EISDIR, not a permission problem. Asked only
+/// after the open failed (one more system call on that path alone), and
+/// only to choose the words: nothing is read from what it finds.
+#[cfg(windows)]
+fn refused_as_folder(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+#[cfg(not(windows))]
+fn refused_as_folder(_path: &Path) -> bool {
+    false
+}
 
 /// Unix refuses to open a socket, and a device whose driver is absent,
 /// with ENXIO: that is still "not a regular file", not an I/O failure.

@@ -414,7 +414,8 @@ mod tests {
 
     #[test]
     fn run_feeds_stdin_and_collects_output() {
-        let inv = script("more & echo err>&2 & exit 3", "cat; echo err >&2; exit 3");
+        // cmd.exe echoes everything up to the `&`, a space before it too.
+        let inv = script("more & echo err>&2& exit 3", "cat; echo err >&2; exit 3");
         let r = run(&inv, "payload", Duration::from_secs(10), &[]).unwrap();
         let newline = if cfg!(windows) { "\r\n" } else { "\n" };
         assert_eq!(

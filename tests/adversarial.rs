@@ -32,6 +32,7 @@ const LIMIT: Duration = Duration::from_secs(120);
 const MEMORY: u64 = 1 << 20;
 
 /// The limit the issue measured the prompt hook against (160 MiB, in KiB).
+#[cfg(unix)]
 const SMALL_MEMORY: u64 = 160 << 10;
 
 /// Files larger than every limit gk reads with (created sparse: no disk).
@@ -119,6 +120,7 @@ fn run_limited(cmd: Command, stdin: Stdin, memory_kib: u64, what: &str) -> Out {
 enum Stdin {
     Bytes(Vec<u8>),
     /// stdin opened from this file (a device such as /dev/zero).
+    #[cfg_attr(not(unix), allow(dead_code))] // no such device on Windows
     File(PathBuf),
 }
 
@@ -163,7 +165,7 @@ impl Machine {
         let root = tmp.path().to_path_buf();
         let home = root.join("home");
         let project = root.join("project");
-        let managed = root.join("etc/managed-settings.json");
+        let managed = root.join("etc").join("managed-settings.json");
         std::fs::create_dir_all(home.join(".claude/hooks")).unwrap();
         std::fs::create_dir_all(project.join(".claude")).unwrap();
         std::fs::create_dir_all(managed.parent().unwrap().join("managed-settings.d")).unwrap();
@@ -180,25 +182,30 @@ impl Machine {
         self.home.join(".claude")
     }
 
+    /// Where gk reads the file, spelled with the platform's separator (as
+    /// gk names it in what it prints).
     fn path(&self, place: Place) -> PathBuf {
+        let under = |base: PathBuf, rel: &str| rel.split('/').fold(base, |p, c| p.join(c));
         match place {
             Place::UserSettings => self.claude().join("settings.json"),
-            Place::ProjectSettings => self.project.join(".claude/settings.json"),
-            Place::LocalSettings => self.project.join(".claude/settings.local.json"),
+            Place::ProjectSettings => under(self.project.clone(), ".claude/settings.json"),
+            Place::LocalSettings => under(self.project.clone(), ".claude/settings.local.json"),
             Place::Managed => self.managed.clone(),
-            Place::ManagedDropIn => self
-                .managed
-                .parent()
-                .unwrap()
-                .join("managed-settings.d/50-extra.json"),
+            Place::ManagedDropIn => under(
+                self.managed.parent().unwrap().to_path_buf(),
+                "managed-settings.d/50-extra.json",
+            ),
             Place::ClaudeMd => self.claude().join("CLAUDE.md"),
-            Place::Config => self.claude().join("hooks/gk.json"),
-            Place::State => self.claude().join("hooks/task_state.json"),
-            Place::Binary => self.claude().join(if cfg!(windows) {
-                "hooks/gk.exe"
-            } else {
-                "hooks/gk"
-            }),
+            Place::Config => under(self.claude(), "hooks/gk.json"),
+            Place::State => under(self.claude(), "hooks/task_state.json"),
+            Place::Binary => under(
+                self.claude(),
+                if cfg!(windows) {
+                    "hooks/gk.exe"
+                } else {
+                    "hooks/gk"
+                },
+            ),
         }
     }
 
@@ -822,6 +829,7 @@ fn hooks_keep_their_contract_on_hostile_stdin() {
 // ------------------------------------------------------------ memory limit
 
 /// A prompt event of about `mib` MiB: `head`, then filler words.
+#[cfg(unix)]
 fn big_event(head: &str, mib: usize) -> Vec<u8> {
     let filler = "lorem ipsum dolor ".repeat(mib * (1 << 20) / 18);
     serde_json::to_vec(&serde_json::json!({

@@ -535,22 +535,31 @@ fn an_install_from_before_the_session_hook_is_told_and_fixed() {
 
 #[test]
 fn an_exec_form_gk_entry_fires_twice_beside_the_shell_form() {
-    // Exec form (client 2.1.139+): the program in `command`, its words in `args`.
+    // Exec form (client 2.1.139+): the program in `command`, its words in
+    // `args`. Install writes the shell form on Linux and the exec form on
+    // Windows, so the second entry is the other form: exec on Linux, the
+    // shell-form string of the same program on Windows.
     let h = Home::new();
     h.install();
     let bin = h.binary();
+    let second = if cfg!(windows) {
+        serde_json::json!({"type": "command", "command": format!("\"{}\" hook stop", bin.display())})
+    } else {
+        serde_json::json!({"type": "command", "command": bin.to_str().unwrap(), "args": ["hook", "stop"]})
+    };
     h.write(
         &h.local(),
-        &serde_json::json!({"hooks": {"Stop": [{"hooks": [
-            {"type": "command", "command": bin.to_str().unwrap(), "args": ["hook", "stop"]}
-        ]}]}})
-        .to_string(),
+        &serde_json::json!({"hooks": {"Stop": [{"hooks": [second]}]}}).to_string(),
     );
     let (code, codes, doc) = h.codes(&[]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{doc}");
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
     h.fix_then_clean();
-    assert!(!h.read(&h.local()).contains("\"args\""));
+    let local = h.read(&h.local());
+    assert!(
+        !local.contains("\"args\"") && !local.contains("hook stop"),
+        "{local}"
+    );
 }
 
 #[test]
@@ -761,14 +770,18 @@ fn a_foreign_hook_with_a_missing_program_is_reported_but_not_touched() {
     assert_eq!(doc["findings"][0]["fixable"], false);
 }
 
-#[cfg(unix)]
+/// A program of `body` at `path` (executable on Unix). On Windows it is
+/// only ever read, never run: doctor reads the version marker from the
+/// file's bytes.
 fn write_script(path: &Path, body: &str) {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, body).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }
 
-#[cfg(unix)]
 #[test]
 fn hook_binary_outdated() {
     let h = Home::new();
@@ -798,6 +811,8 @@ fn hook_binary_outdated() {
     assert_eq!(std::fs::read(h.binary()).unwrap(), before);
 }
 
+// Unix only: the smoke test runs the program, and a shell script cannot
+// stand in for gk.exe on Windows.
 #[cfg(unix)]
 #[test]
 fn hook_smoke_failed() {
@@ -815,6 +830,7 @@ fn hook_smoke_failed() {
     h.fix_then_clean();
 }
 
+// Unix only, as hook_smoke_failed: the stand-in program is a shell script.
 #[cfg(unix)]
 #[test]
 fn hook_slow() {
@@ -1392,7 +1408,9 @@ fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
         // Something for --fix to do in the same file.
         h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
         h.fix_then_clean();
-        assert!(h.read(&h.settings()).contains(&cmd), "{cmd}");
+        // As JSON in the file (a Windows path's backslashes are doubled).
+        let quoted = serde_json::to_string(&cmd).unwrap();
+        assert!(h.read(&h.settings()).contains(&quoted), "{quoted}");
     }
 }
 
@@ -1615,7 +1633,6 @@ fn a_variant_in_a_file_fix_cannot_edit_is_not_offered_as_fixable() {
     assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
 }
 
-#[cfg(unix)]
 #[test]
 fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
     let h = Home::new();
@@ -1721,7 +1738,15 @@ fn backups_an_older_gk_left_beside_settings_files_are_reported() {
     assert_eq!(codes, ["backup-beside-file", "backup-beside-file"], "{doc}");
     let all = doc.to_string();
     assert!(all.contains("committed"), "{all}");
-    assert!(all.contains(&in_project.display().to_string()), "{all}");
+    let paths: Vec<PathBuf> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| PathBuf::from(f["path"].as_str().unwrap()))
+        .collect();
+    // Path equality compares components: `/` and `\` alike on Windows.
+    assert!(paths.contains(&in_project), "{all}");
+    assert!(paths.contains(&in_claude), "{all}");
     let f = finding(&doc, "backup-beside-file");
     assert_eq!(f["fixable"], false);
     // gk's own backups, in its own folder, are nothing to report.

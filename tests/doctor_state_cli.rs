@@ -152,8 +152,23 @@ fn a_wider_rule_of_the_users_counts_and_a_write_rule_does_not() {
         h.codes(&[]).1
     };
     assert_eq!(with("Edit(~/.local/state/gk/**)"), Vec::<String>::new());
-    let abs = format!("Edit(/{}/.local/state/gk)", h.home().display());
-    assert_eq!(with(&abs), Vec::<String>::new());
+    let folder = h.home().join(".local").join("state").join("gk");
+    let folder = folder.to_str().unwrap();
+    let absolute: Vec<String> = if cfg!(windows) {
+        // `C:\…` as it is, and the POSIX form `//c/…` the client also
+        // matches (docs/claude-code-facts.md).
+        let posix = folder.replace('\\', "/");
+        let (drive, rest) = posix.split_once(':').unwrap();
+        vec![
+            format!("Edit({folder})"),
+            format!("Edit(//{}{rest})", drive.to_ascii_lowercase()),
+        ]
+    } else {
+        vec![format!("Edit(/{folder})")]
+    };
+    for rule in &absolute {
+        assert_eq!(with(rule), Vec::<String>::new(), "{rule}");
+    }
     // Measured: Write(...) rules do not let the Write tool write.
     assert_eq!(
         with("Write(~/.local/state/gk/**)"),

@@ -153,9 +153,12 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
         .join("state")
         .join(gk::paths::record_file_name(&id).unwrap());
     if case["hook"] == "prompt" {
+        // Spliced into the JSON text, so escaped as JSON (a Windows path's
+        // backslashes are doubled).
+        let path = serde_json::to_string(&record.display().to_string()).unwrap();
         let sentence = format!(
             " [Task state] This session's task_state.json is {}.",
-            record.display()
+            &path[1..path.len() - 1]
         );
         let at = reference
             .rfind("\"}}")

@@ -118,6 +118,39 @@ fn mode(_p: &Path) -> u32 {
     0
 }
 
+/// The program's name in `hooks/`: `gk`, `gk.exe` on Windows.
+const BIN: &str = if cfg!(windows) { "gk.exe" } else { "gk" };
+
+/// Check the handler install registered for `kind` (`prompt` or `stop`) in
+/// `settings`, for the program in `<home>/<dir>/hooks/`: the shell form
+/// `"$HOME/<dir>/hooks/gk" hook <kind>` on Linux and macOS, the exec form on
+/// Windows (`command` the program's absolute path, `args` its words).
+fn assert_registered(settings: &str, home: &Path, dir: &str, kind: &str) {
+    let v: serde_json::Value = serde_json::from_str(settings).unwrap();
+    let event = if kind == "prompt" {
+        "UserPromptSubmit"
+    } else {
+        "Stop"
+    };
+    let handler = &v["hooks"][event][0]["hooks"][0];
+    if cfg!(windows) {
+        let program = home.join(dir).join("hooks").join(BIN);
+        assert_eq!(handler["command"], program.to_str().unwrap(), "{settings}");
+        assert_eq!(
+            handler["args"],
+            serde_json::json!(["hook", kind]),
+            "{settings}"
+        );
+    } else {
+        assert_eq!(
+            handler["command"],
+            format!("\"$HOME/{dir}/hooks/gk\" hook {kind}"),
+            "{settings}"
+        );
+        assert!(handler.get("args").is_none(), "{settings}");
+    }
+}
+
 fn output(cmd: &mut Command) -> (i32, String, String) {
     let out = cmd.output().unwrap();
     (
@@ -187,21 +220,21 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
     let settings = home.read(".claude/settings.json");
-    assert!(settings.contains("\"command\": \"\\\"$HOME/.claude/hooks/gk\\\" hook prompt\""));
-    assert!(home.claude().join("hooks/gk").is_file());
+    assert_registered(&settings, home.path(), ".claude", "prompt");
+    assert!(home.claude().join("hooks").join(BIN).is_file());
     assert_eq!(
         home.read(".claude/hooks/task_state.json"),
         "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n"
     );
     let md = home.read(".claude/CLAUDE.md");
-    let state = home.claude().join("hooks/task_state.json");
+    let state = home.claude().join("hooks").join("task_state.json");
     assert!(md.contains(&format!("    {}\n", state.display())), "{md}");
 
     let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(home.read(".claude/settings.json"), SETTINGS);
     assert_eq!(home.read(".claude/CLAUDE.md"), "# My rules\n\nBe brief.\n");
-    assert!(!home.claude().join("hooks/gk").exists());
+    assert!(!home.claude().join("hooks").join(BIN).exists());
     assert!(state.exists(), "task_state.json stays without --purge");
     assert!(out.contains("--purge removes it"), "{out}");
 
@@ -238,7 +271,7 @@ fn empty_hooks_and_event_arrays_that_were_there_come_back_after_uninstall() {
         assert_eq!(code, 0, "{out}{err}");
         assert_eq!(home.read(".claude/settings.json"), before);
         assert!(!record.exists(), "the note goes with uninstall");
-        assert!(!home.claude().join("hooks/gk").exists());
+        assert!(!home.claude().join("hooks").join(BIN).exists());
     }
 }
 
@@ -386,11 +419,8 @@ fn claude_config_dir_is_honoured() {
         );
     assert_eq!(code, 0, "{out}{err}");
     let settings = fs::read_to_string(cfg.join("settings.json")).unwrap();
-    assert!(
-        settings.contains("\"command\": \"\\\"$HOME/cfg/hooks/gk\\\" hook stop\""),
-        "{settings}"
-    );
-    assert!(cfg.join("hooks/gk").is_file());
+    assert_registered(&settings, home.path(), "cfg", "stop");
+    assert!(cfg.join("hooks").join(BIN).is_file());
     assert!(cfg.join("hooks/task_state.json").is_file());
     assert!(cfg.join("CLAUDE.md").is_file());
     assert!(!home.claude().exists(), "~/.claude must not be touched");
@@ -477,7 +507,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
 #[test]
 fn a_different_binary_is_replaced_and_a_foreign_one_is_never_removed() {
     let home = Home::new();
-    home.write(".claude/hooks/gk", "#!/bin/sh\necho not gk\n");
+    home.write(&format!(".claude/hooks/{BIN}"), "#!/bin/sh\necho not gk\n");
     let (_, out, _) = output(home.gk().args(["install", "--dry-run"]));
     assert!(out.contains("replace   "), "{out}");
     assert!(out.contains("now:   22 bytes"), "{out}");
@@ -489,7 +519,7 @@ fn a_different_binary_is_replaced_and_a_foreign_one_is_never_removed() {
     let (code, out, _) = output(home.gk().args(["uninstall", "-y"]));
     assert_eq!(code, 0);
     assert!(out.contains("does not look like a gk build"), "{out}");
-    assert!(home.claude().join("hooks/gk").exists());
+    assert!(home.claude().join("hooks").join(BIN).exists());
 }
 
 #[test]
@@ -552,13 +582,15 @@ fn install_says_when_disable_all_hooks_will_keep_the_hooks_off() {
     );
 }
 
-#[cfg(unix)]
 #[test]
 fn a_read_only_settings_file_is_refused_before_anything_is_written() {
-    use std::os::unix::fs::PermissionsExt;
     let home = user_setup();
     let settings = home.claude().join("settings.json");
-    fs::set_permissions(&settings, fs::Permissions::from_mode(0o444)).unwrap();
+    // Mode 0444 on Unix, the read-only attribute on Windows (where a rename
+    // would replace the file all the same).
+    let mut perms = fs::metadata(&settings).unwrap().permissions();
+    perms.set_readonly(true);
+    fs::set_permissions(&settings, perms).unwrap();
     let before = home.snapshot();
     let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 1, "{out}{err}");
@@ -618,12 +650,13 @@ fn a_relative_claude_config_dir_still_registers_a_command_that_works_anywhere() 
         );
     assert_eq!(code, 0, "{out}{err}");
     let settings = home.read("cfg/settings.json");
-    assert!(
-        settings.contains("\"command\": \"\\\"$HOME/cfg/hooks/gk\\\" hook prompt\""),
-        "{settings}"
-    );
+    assert_registered(&settings, home.path(), "cfg", "prompt");
     let md = home.read("cfg/CLAUDE.md");
-    let state = home.path().join("cfg/hooks/task_state.json");
+    let state = home
+        .path()
+        .join("cfg")
+        .join("hooks")
+        .join("task_state.json");
     assert!(md.contains(&format!("    {}\n", state.display())), "{md}");
 }
 

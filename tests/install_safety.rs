@@ -102,6 +102,7 @@ impl Home {
     }
 }
 
+#[cfg(unix)] // the link tests: making links on Windows needs a privilege
 fn is_link(p: &Path) -> bool {
     fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
 }
@@ -240,7 +241,7 @@ fn a_claude_md_ending_in_a_lone_carriage_return_round_trips() {
 #[test]
 fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
     let h = Home::new();
-    let config = h.claude().join("hooks/gk.json");
+    let config = h.claude().join("hooks").join("gk.json");
     // Valid JSON, over the 1 MiB the hooks read.
     let big = format!("{{\"stale_hours\": 24{}}}\n", " ".repeat(1 << 20));
     // Just under the limit, but the edit would take it over.
@@ -300,7 +301,11 @@ fn two_uninstalls_at_once_both_succeed() {
             "# mine\n",
             "round {round}"
         );
-        assert!(!h.claude().join("hooks/gk").exists(), "round {round}");
+        let binary = if cfg!(windows) { "gk.exe" } else { "gk" };
+        assert!(
+            !h.claude().join("hooks").join(binary).exists(),
+            "round {round}"
+        );
     }
     assert!(
         failures.is_empty(),
@@ -343,7 +348,6 @@ fn leftovers_of_a_dead_run_are_removed_by_the_next_run() {
     assert_eq!(fs::read_to_string(&other).unwrap(), "mine");
 }
 
-#[cfg(unix)]
 #[test]
 #[allow(clippy::disallowed_methods)] // the test starts the run it kills
 fn installs_killed_mid_write_leave_nothing_after_the_next_run() {

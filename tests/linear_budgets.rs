@@ -112,13 +112,36 @@ fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
     );
     assert_eq!((run(&["install", "--yes", "--no-smoke"]).0), Some(0));
     let after = std::fs::read_to_string(&settings).unwrap();
-    assert_eq!(after.matches("hook prompt").count(), 1);
+    assert_eq!(gk_prompt_handlers(&after), 1);
+    if !cfg!(windows) {
+        // The shell form; Windows registers the exec form (`args`).
+        assert_eq!(after.matches("hook prompt").count(), 1);
+    }
     assert_eq!(after.matches("/usr/bin/tool-").count(), 5_000);
     // The other tool's programs do not exist here: only that is left.
     let (_, out) = run(&["doctor", "--no-smoke"]);
     assert!(out.contains("[✓] Hook registrations"), "{out}");
     assert_eq!(run(&["uninstall", "--yes"]).0, Some(0));
     let back = std::fs::read_to_string(&settings).unwrap();
+    assert_eq!(gk_prompt_handlers(&back), 0);
     assert!(!back.contains("hooks/gk"));
     assert_eq!(back.matches("/usr/bin/tool-").count(), 5_000);
+}
+
+/// How many UserPromptSubmit handlers in `settings` run gk's prompt hook,
+/// in the shell form (`… hook prompt`) or the exec form (`args`).
+fn gk_prompt_handlers(settings: &str) -> usize {
+    let v: serde_json::Value = serde_json::from_str(settings).unwrap();
+    let groups = v["hooks"]["UserPromptSubmit"].as_array().cloned();
+    groups
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .filter(|h| {
+            let command = h["command"].as_str().unwrap_or_default();
+            command.contains("gk")
+                && (command.trim_end().ends_with("hook prompt")
+                    || h["args"] == serde_json::json!(["hook", "prompt"]))
+        })
+        .count()
 }

@@ -11,7 +11,8 @@
 //! Which rules count is decided by [`covers`], from what was measured on the
 //! client: `Edit(...)` rules govern the Write and Edit tools (and let the
 //! file be read too); `Write(...)` rules do not; `~/` is the home folder,
-//! `//` an absolute path (`//c/...` on Windows); a folder, `folder/`,
+//! `//` an absolute path (`//c/...` on Windows, where `C:\...`, `C:/...`
+//! and `~\...` count too, but not `//C:/...`); a folder, `folder/`,
 //! `folder/*`, `folder/*.json` and `folder/**` all cover the records.
 
 use std::path::Path;
@@ -36,10 +37,19 @@ pub fn covers(rule: &str, tool: &str, dir: &Path, home: &Path, os: Os) -> bool {
     else {
         return false;
     };
+    // The Windows client reads `\` in a rule as `/` (`~\.local\…` and
+    // `C:\Users\…` both let Claude write, measured).
+    let spec = if os.is_windows() {
+        spec.replace('\\', "/")
+    } else {
+        spec.to_string()
+    };
     let expanded = if let Some(rest) = spec.strip_prefix("~/") {
         format!("{}/{rest}", home.to_string_lossy())
     } else if let Some(rest) = spec.strip_prefix("//") {
         format!("/{rest}")
+    } else if os.is_windows() && is_drive_path(&spec) {
+        spec.clone()
     } else {
         return false;
     };
@@ -59,6 +69,13 @@ pub fn covers(rule: &str, tool: &str, dir: &Path, home: &Path, os: Os) -> bool {
     let want = normalize_path(&dir.to_string_lossy(), os);
     let have = normalize_path(folder, os);
     want == have || (any_depth && want.starts_with(&format!("{}/", have.trim_end_matches('/'))))
+}
+
+/// `C:/…`: a Windows path from a drive's root (backslashes already made
+/// forward slashes).
+fn is_drive_path(spec: &str) -> bool {
+    let b = spec.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/'
 }
 
 fn string_list(v: &serde_json::Value, key: &str) -> Vec<String> {
@@ -298,12 +315,37 @@ mod tests {
             win_home,
             Os::Windows
         ));
-        assert!(covers(
+        // The forms measured on the Windows client (docs/claude-code-facts.md).
+        for rule in [
             "Edit(//c/users/ann/.local/state/GK/**)",
+            r"Edit(~\.local\state\gk\*.json)",
+            r"Edit(C:\Users\Ann\.local\state\gk\*.json)",
+            "Edit(C:/Users/Ann/.local/state/gk/*.json)",
+            r"Edit(c:\users\ann\.local\state\gk)",
+        ] {
+            assert!(
+                covers(rule, "Edit", &win_dir, win_home, Os::Windows),
+                "{rule}"
+            );
+        }
+        for rule in [
+            "Edit(//C:/Users/Ann/.local/state/gk/*.json)",
+            r"Edit(D:\Users\Ann\.local\state\gk\*.json)",
+            r"Edit(\.local\state\gk\*.json)",
+            "Edit(%LOCALAPPDATA%/gk/*.json)",
+        ] {
+            assert!(
+                !covers(rule, "Edit", &win_dir, win_home, Os::Windows),
+                "{rule}"
+            );
+        }
+        // A backslash is no separator in a Linux rule.
+        assert!(!covers(
+            r"Edit(~\.local\state\gk\*.json)",
             "Edit",
-            &win_dir,
-            win_home,
-            Os::Windows
+            dir,
+            home,
+            Os::Linux
         ));
     }
 

@@ -488,7 +488,10 @@ fn commit(
         if change.old.is_some() {
             match change.strategy {
                 ReplaceStrategy::MoveAsideFirst => {
-                    let aside = move_aside(target, stamp)?;
+                    // Gone since the last look: another run removed it.
+                    let Some(aside) = move_aside(target, stamp)? else {
+                        return Ok(None);
+                    };
                     kept.extend(remove_unless_running(aside).map(|a| (change.path.clone(), a)));
                 }
                 // Still running (Windows refuses to delete it): left for a
@@ -507,13 +510,15 @@ fn commit(
         return Ok(Some(kept));
     };
     let aside = if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
-        Some(move_aside(target, stamp)?)
+        // None when another run moved it away since the last look: the new
+        // copy goes in all the same.
+        move_aside(target, stamp)?
     } else {
         None
     };
     // The temp file stays open (and locked) through its rename, so no other
     // run takes it for a dead run's leftover.
-    if let Err(e) = fs::rename(&tmp.path, target) {
+    if let Err(e) = rename(&tmp.path, target) {
         let _ = fs::remove_file(&tmp.path);
         // Put the old copy back rather than leave no program at all.
         if let Some(aside) = &aside {
@@ -590,10 +595,52 @@ fn free_sibling(path: &Path, suffix: &str) -> PathBuf {
         .unwrap_or(first)
 }
 
-fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf> {
+/// Rename `path` to a free `<name>.gk-old-<stamp>` beside it; `None` when
+/// `path` is no longer there (another run moved or removed it).
+fn move_aside(path: &Path, stamp: &str) -> Result<Option<PathBuf>> {
     let dest = free_sibling(path, &format!(".gk-old-{stamp}"));
-    fs::rename(path, &dest).map_err(|e| Error::io("move aside", path, &e))?;
-    Ok(dest)
+    match rename(path, &dest) {
+        Ok(()) => Ok(Some(dest)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("move aside", path, &e)),
+    }
+}
+
+/// `fs::rename`, tried again for a moment on Windows while the target is in
+/// use. Windows refuses to replace a file another program has open at that
+/// instant — Claude Code or an editor reading settings.json, a virus
+/// scanner, another gk run that has just renamed its own copy there — with
+/// "Access denied" or a sharing violation, and such a program lets go
+/// within milliseconds. (Windows 10's POSIX rename, which std falls back
+/// to, avoids it on NTFS; FAT, exFAT, network drives and Wine do not have
+/// it.) Eight tries over about 0.6 s; elsewhere one.
+fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut waits = RENAME_WAITS_MS.iter();
+    loop {
+        match fs::rename(from, to) {
+            Err(e) if in_use(&e) => match waits.next() {
+                Some(ms) => std::thread::sleep(std::time::Duration::from_millis(*ms)),
+                None => return Err(e),
+            },
+            other => return other,
+        }
+    }
+}
+
+#[cfg(windows)]
+const RENAME_WAITS_MS: [u64; 7] = [5, 10, 20, 40, 80, 160, 320];
+#[cfg(not(windows))]
+const RENAME_WAITS_MS: [u64; 0] = [];
+
+/// `ERROR_ACCESS_DENIED`, `ERROR_SHARING_VIOLATION`, `ERROR_LOCK_VIOLATION`.
+#[cfg(windows)]
+fn in_use(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(5 | 32 | 33))
+}
+
+#[cfg(not(windows))]
+fn in_use(_e: &std::io::Error) -> bool {
+    false
 }
 
 #[cfg(unix)]
@@ -623,7 +670,7 @@ fn set_mode(_file: &fs::File, _mode: u32) -> std::io::Result<()> {
 /// Temp file in the same folder, write, sync, set mode, rename over `path`.
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     let (tmp, _lock) = write_temp(path, bytes, mode)?;
-    fs::rename(&tmp, path).map_err(|e| {
+    rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
         Error::io("write", path, &e)
     })
@@ -643,7 +690,7 @@ pub(crate) fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBu
             .create_new(true)
             .open(&tmp)?;
         // Where locks are not supported the process id still tells.
-        let _ = file.try_lock();
+        lock_temp(&file);
         set_mode(&file, mode)?;
         file.write_all(bytes)?;
         file.sync_all()?;
@@ -655,6 +702,65 @@ pub(crate) fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBu
             let _ = fs::remove_file(&tmp);
             Err(Error::io("write", path, &e))
         }
+    }
+}
+
+/// Lock a temp file for as long as it is open, so other runs see it is
+/// alive ([`lock_sign`]). Unix: an exclusive flock of the whole file
+/// (advisory: readers are not held up). Windows locks are mandatory — a
+/// lock over the data would make every reader of the file fail until the
+/// handle closes, and after the rename that file is settings.json, read by
+/// Claude Code — so there the lock covers one byte far past the end of any
+/// file, which the whole-file shared lock of [`lock_sign`] still meets.
+#[cfg(not(windows))]
+fn lock_temp(file: &fs::File) {
+    let _ = file.try_lock();
+}
+
+#[cfg(windows)]
+fn lock_temp(file: &fs::File) {
+    use std::os::windows::io::AsRawHandle;
+    #[repr(C)]
+    struct Overlapped {
+        internal: usize,
+        internal_high: usize,
+        offset: u32,
+        offset_high: u32,
+        event: *mut std::ffi::c_void,
+    }
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn LockFileEx(
+            file: *mut std::ffi::c_void,
+            flags: u32,
+            reserved: u32,
+            bytes_low: u32,
+            bytes_high: u32,
+            overlapped: *mut Overlapped,
+        ) -> i32;
+    }
+    const LOCKFILE_FAIL_IMMEDIATELY: u32 = 1;
+    const LOCKFILE_EXCLUSIVE_LOCK: u32 = 2;
+    // Byte 2^62: no file gk writes comes near it.
+    let mut at = Overlapped {
+        internal: 0,
+        internal_high: 0,
+        offset: 0,
+        offset_high: 1 << 30,
+        event: std::ptr::null_mut(),
+    };
+    // SAFETY: the handle is open and owned by `file` for the whole call;
+    // `at` lives across it and, with no event and a synchronous handle, the
+    // call completes before it returns.
+    unsafe {
+        LockFileEx(
+            file.as_raw_handle().cast(),
+            LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY,
+            0,
+            1,
+            0,
+            &mut at,
+        );
     }
 }
 
@@ -1170,6 +1276,26 @@ mod tests {
     }
 
     #[test]
+    fn a_file_another_program_holds_open_for_a_moment_is_still_replaced() {
+        // A reader (Claude Code, an editor) has settings.json open while gk
+        // renames its new copy over it; it lets go 100 ms later. Windows
+        // without POSIX rename (FAT, network drives, Wine) refuses the
+        // rename while the file is open.
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        fs::write(&a, "old").unwrap();
+        let reader = fs::File::open(&a).unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            drop(reader);
+        });
+        atomic_write(&a, b"new", 0o644).unwrap();
+        release.join().unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"new");
+        assert_eq!(names_in(dir.path()), vec!["a.json".to_string()]);
+    }
+
+    #[test]
     fn a_temp_file_is_locked_while_it_waits_for_its_rename() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.json");
@@ -1178,7 +1304,18 @@ mod tests {
             fs::File::open(&tmp).unwrap().try_lock_shared(),
             Err(fs::TryLockError::WouldBlock)
         ));
+        // The lock keeps no reader out (on Windows, where locks are
+        // mandatory, a lock over the data would): the file is renamed into
+        // place while still open.
+        assert_eq!(fs::read(&tmp).unwrap(), b"new");
+        fs::rename(&tmp, &a).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"new");
+        assert!(matches!(
+            fs::File::open(&a).unwrap().try_lock_shared(),
+            Err(fs::TryLockError::WouldBlock)
+        ));
         drop(file);
+        let tmp = a.clone();
         assert!(fs::File::open(&tmp).unwrap().try_lock_shared().is_ok());
     }
 
