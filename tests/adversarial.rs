@@ -248,7 +248,17 @@ impl Machine {
                 if e.file_type().unwrap().is_dir() {
                     copy(&src, &dst, old_home, new_home);
                 } else if let Ok(text) = std::fs::read_to_string(&src) {
-                    std::fs::write(&dst, text.replace(old_home, new_home)).unwrap();
+                    // As written, and as JSON spells it (`C:\\…` on Windows).
+                    let json = |p: &str| {
+                        serde_json::to_string(p)
+                            .unwrap()
+                            .trim_matches('"')
+                            .to_string()
+                    };
+                    let text = text
+                        .replace(old_home, new_home)
+                        .replace(&json(old_home), &json(new_home));
+                    std::fs::write(&dst, text).unwrap();
                 } else {
                     std::fs::hard_link(&src, &dst).unwrap();
                 }

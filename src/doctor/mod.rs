@@ -514,7 +514,8 @@ fn check_binaries(
                     Severity::Error,
                     Group::Binaries,
                     format!(
-                        "{program} {}; {} fails on every {}",
+                        "{} {}; {} fails on every {}",
+                        p.spelled(),
                         p.absence(),
                         first.place(),
                         and_list(&p.events())

@@ -288,7 +288,7 @@ pub fn problems(
         out.push(Problem {
             text: format!(
                 "{} {}, so every {} fails (registered in {})",
-                shown(p.program),
+                shown(p.spelled()),
                 p.absence(),
                 and_list(&events),
                 places(&running)

@@ -232,6 +232,18 @@ pub struct Program<'t> {
 }
 
 impl Program<'_> {
+    /// The program as the first registration that runs it spells it: an
+    /// exec form's program as written (`C:\Users\ann\.claude\hooks\gk.exe`),
+    /// else the normalised program (`/home/ann/.claude/hooks/gk`; on
+    /// Windows lower case, `/`, no `.exe`), for messages.
+    pub fn spelled(&self) -> &str {
+        self.places
+            .first()
+            .and_then(|r| r.exec.as_ref())
+            .and_then(|e| e.first())
+            .map_or(self.program, String::as_str)
+    }
+
     /// Why a program with `located: None` cannot run, in the words that
     /// follow its name: `does not exist`, or what is there instead (`is a
     /// folder, not a program`, `is a named pipe, not a program`). Asked only
@@ -242,14 +254,22 @@ impl Program<'_> {
         if !super::locate::is_absolute(self.program) {
             return "does not exist".to_string();
         }
-        match crate::bounded::open(std::path::Path::new(self.program)) {
-            Ok(_) | Err(ReadError::NotFound | ReadError::TooLarge { .. }) => {
-                "does not exist".to_string()
-            }
-            Err(ReadError::Folder) => "is a folder, not a program".to_string(),
-            Err(ReadError::NotRegular(what)) => format!("is {what}, not a program"),
-            Err(ReadError::Io(e)) => format!("cannot be opened ({e})"),
+        // The names `locate` tried: on Windows `<program>.exe` first (the
+        // normalised program has no `.exe`), then the program as spelled.
+        let mut names = Vec::new();
+        if cfg!(windows) && !self.program.to_ascii_lowercase().ends_with(".exe") {
+            names.push(format!("{}.exe", self.program));
         }
+        names.push(self.program.to_string());
+        for name in names {
+            match crate::bounded::open(std::path::Path::new(&name)) {
+                Ok(_) | Err(ReadError::NotFound | ReadError::TooLarge { .. }) => continue,
+                Err(ReadError::Folder) => return "is a folder, not a program".to_string(),
+                Err(ReadError::NotRegular(what)) => return format!("is {what}, not a program"),
+                Err(ReadError::Io(e)) => return format!("cannot be opened ({e})"),
+            }
+        }
+        "does not exist".to_string()
     }
 
     /// The events whose every firing fails when the program is missing,
