@@ -144,39 +144,36 @@ pub fn check_rules(
         let Some(settings) = f.settings() else {
             continue;
         };
-        for rule in string_list(&settings.value, "deny") {
-            if covers(&rule, "Edit", dir, home, os) {
-                out.push(
-                    Finding::new(
-                        "state-permission-missing",
-                        Severity::Warning,
-                        Group::State,
-                        format!(
-                            "the deny rule `{rule}` in {} refuses Claude's writes of its task records in {shown}",
-                            f.label()
-                        ),
-                    )
-                    .at(&f.path, None)
-                    .fix(format!("remove `{rule}` from {} if the task records should be kept", f.path.display())),
-                );
-            }
-        }
-        // `ask` weighs above `allow` (measured: e2e scenario 11).
-        for rule in string_list(&settings.value, "ask") {
-            if covers(&rule, "Edit", dir, home, os) {
-                out.push(
-                    Finding::new(
-                        "state-permission-missing",
-                        Severity::Warning,
-                        Group::State,
-                        format!(
-                            "the ask rule `{rule}` in {} makes Claude Code ask before every task record write in {shown}, whatever the allow rules say, and `claude -p` refuses it",
-                            f.label()
-                        ),
-                    )
-                    .at(&f.path, None)
-                    .fix(format!("remove `{rule}` from {} if the task records should be kept without asking", f.path.display())),
-                );
+        // A deny rule refuses; an ask rule weighs above `allow` (measured:
+        // e2e scenario 11), so Claude Code asks anyway and `-p` refuses.
+        for (list, does, unless) in [
+            (
+                "deny",
+                format!("refuses Claude's writes of its task records in {shown}"),
+                "",
+            ),
+            (
+                "ask",
+                format!("makes Claude Code ask before every task record write in {shown}, whatever the allow rules say, and `claude -p` refuses it"),
+                " without asking",
+            ),
+        ] {
+            for rule in string_list(&settings.value, list) {
+                if covers(&rule, "Edit", dir, home, os) {
+                    out.push(
+                        Finding::new(
+                            "state-permission-missing",
+                            Severity::Warning,
+                            Group::State,
+                            format!("the {list} rule `{rule}` in {} {does}", f.label()),
+                        )
+                        .at(&f.path, None)
+                        .fix(format!(
+                            "remove `{rule}` from {} if the task records should be kept{unless}",
+                            f.path.display()
+                        )),
+                    );
+                }
             }
         }
         allowed |= string_list(&settings.value, "allow")
