@@ -87,6 +87,21 @@ pub struct CommandContext {
     pub claude_config_dir: Option<PathBuf>,
 }
 
+impl CommandContext {
+    /// A machine whose `<claude dir>` is the default `<home>/.claude` and
+    /// with no `CLAUDE_CONFIG_DIR`; `home` is spelled natively for `os`
+    /// (`/home/u`, `C:\Users\u`). What the tests and fuzz targets describe.
+    pub fn with_home(os: Os, home: &str) -> CommandContext {
+        let sep = if os.is_windows() { '\\' } else { '/' };
+        CommandContext {
+            os,
+            home: PathBuf::from(home),
+            claude_dir: PathBuf::from(format!("{}{sep}.claude", home.trim_end_matches(sep))),
+            claude_config_dir: None,
+        }
+    }
+}
+
 /// A command to register: the `command` string, plus the `args` (exec form)
 /// or the `shell` field it needs, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -618,30 +633,22 @@ mod tests {
     use super::*;
 
     fn linux() -> CommandContext {
-        CommandContext {
-            os: Os::Linux,
-            home: PathBuf::from("/home/u"),
-            claude_dir: PathBuf::from("/home/u/.claude"),
-            claude_config_dir: None,
-        }
+        CommandContext::with_home(Os::Linux, "/home/u")
     }
 
     fn mac() -> CommandContext {
-        CommandContext {
-            os: Os::MacOs,
-            home: PathBuf::from("/Users/Jo Smith"),
-            claude_dir: PathBuf::from("/Users/Jo Smith/.claude"),
-            claude_config_dir: None,
-        }
+        CommandContext::with_home(Os::MacOs, "/Users/Jo Smith")
     }
 
     fn windows() -> CommandContext {
-        CommandContext {
-            os: Os::Windows,
-            home: PathBuf::from(r"C:\Users\Ann"),
-            claude_dir: PathBuf::from(r"C:\Users\Ann\.claude"),
-            claude_config_dir: None,
-        }
+        CommandContext::with_home(Os::Windows, r"C:\Users\Ann")
+    }
+
+    #[test]
+    fn with_home_puts_the_claude_dir_under_home_in_native_form() {
+        assert_eq!(linux().claude_dir, PathBuf::from("/home/u/.claude"));
+        assert_eq!(windows().claude_dir, PathBuf::from(r"C:\Users\Ann\.claude"));
+        assert_eq!(windows().claude_config_dir, None);
     }
 
     fn inv(program: &str, args: &[&str]) -> Option<Invocation> {

@@ -17,12 +17,7 @@ use gk::install::settings_edit::{
 use gk::platform::Os;
 
 fn ctx() -> CommandContext {
-    CommandContext {
-        os: Os::Linux,
-        home: PathBuf::from("/home/u"),
-        claude_dir: PathBuf::from("/home/u/.claude"),
-        claude_config_dir: None,
-    }
+    CommandContext::with_home(Os::Linux, "/home/u")
 }
 
 fn wanted() -> WantedHooks {

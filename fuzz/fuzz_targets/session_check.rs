@@ -29,12 +29,7 @@ const HEALTHY: &str = r#"{"env": {"TOKEN": "sk-fuzz-SESSION-7f3a"}, "hooks": {
 }}"#;
 
 fn ctx() -> CommandContext {
-    CommandContext {
-        os: Os::Linux,
-        home: PathBuf::from("/home/u"),
-        claude_dir: PathBuf::from("/home/u/.claude"),
-        claude_config_dir: None,
-    }
+    CommandContext::with_home(Os::Linux, "/home/u")
 }
 
 fn file(scope: Scope, path: &str, text: &str) -> ScopeFile {

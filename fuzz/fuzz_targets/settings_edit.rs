@@ -9,7 +9,7 @@
 //! only where it is defined.
 #![no_main]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gk::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
 use gk::install::plan::{render, FileChange, Plan, Style};
@@ -20,12 +20,7 @@ use gk::platform::Os;
 use libfuzzer_sys::fuzz_target;
 
 fn ctx() -> CommandContext {
-    CommandContext {
-        os: Os::Linux,
-        home: PathBuf::from("/home/u"),
-        claude_dir: PathBuf::from("/home/u/.claude"),
-        claude_config_dir: None,
-    }
+    CommandContext::with_home(Os::Linux, "/home/u")
 }
 
 /// Does the text hold a hook entry gk owns (its own or the Python hooks)?

@@ -408,7 +408,7 @@ fn unrecognised(r: &Registration, u: &rules::Unrecognised) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hookcmd::{Invocation, Owner};
+    use crate::hookcmd::Owner;
     use crate::registry::rules::mentions_gk;
     use crate::registry::scopes::ScopeFile;
 
@@ -416,23 +416,7 @@ mod tests {
         check_registrations(&Table::of_rows(regs.to_vec(), p.clone()), Path::new(USER))
     }
 
-    fn reg(scope: Scope, event: &str, command: &str, owner: Owner) -> Registration {
-        Registration {
-            scope,
-            path: PathBuf::from(format!("/{}/settings.json", scope.name())),
-            line: 3,
-            event: event.to_string(),
-            command: command.to_string(),
-            exec: None,
-            shell: None,
-            timeout: None,
-            owner,
-            invocation: Some(Invocation {
-                program: "/h/.claude/hooks/gk".to_string(),
-                args: vec![],
-            }),
-        }
-    }
+    use crate::registry::test_row as reg;
 
     fn codes(f: &[Finding]) -> Vec<&'static str> {
         f.iter().map(|f| f.code).collect()

@@ -448,12 +448,7 @@ mod tests {
     use crate::registry::scopes::classify_text;
 
     fn ctx() -> CommandContext {
-        CommandContext {
-            os: Os::Linux,
-            home: PathBuf::from("/home/u"),
-            claude_dir: PathBuf::from("/home/u/.claude"),
-            claude_config_dir: None,
-        }
+        CommandContext::with_home(Os::Linux, "/home/u")
     }
 
     const USER: &str = "/home/u/.claude/settings.json";

@@ -1149,12 +1149,7 @@ pub(crate) mod tests {
     use std::path::PathBuf;
 
     pub(crate) fn ctx() -> CommandContext {
-        CommandContext {
-            os: Os::Linux,
-            home: PathBuf::from("/home/u"),
-            claude_dir: PathBuf::from("/home/u/.claude"),
-            claude_config_dir: None,
-        }
+        CommandContext::with_home(Os::Linux, "/home/u")
     }
 
     fn wanted(shell: ShellForm) -> WantedHooks {

@@ -46,4 +46,6 @@ pub mod rules;
 pub mod scopes;
 mod table;
 
+#[cfg(test)]
+pub(crate) use table::test_row;
 pub use table::{policy, switches, Policy, Registration, Switch, SwitchKey, Table};

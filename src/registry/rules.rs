@@ -367,26 +367,9 @@ pub fn skipped_files(files: &[ScopeFile]) -> Vec<(&ScopeFile, Skipped<'_>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hookcmd::Invocation;
     use std::path::Path;
 
-    fn reg(scope: Scope, event: &str, command: &str, owner: Owner) -> Registration {
-        Registration {
-            scope,
-            path: PathBuf::from(format!("/{}/settings.json", scope.name())),
-            line: 3,
-            event: event.to_string(),
-            command: command.to_string(),
-            exec: None,
-            shell: None,
-            timeout: None,
-            owner,
-            invocation: Some(Invocation {
-                program: "/h/.claude/hooks/gk".to_string(),
-                args: vec![],
-            }),
-        }
-    }
+    use crate::registry::test_row as reg;
 
     #[test]
     fn mentions_gk_agrees_with_the_pattern_it_replaces() {

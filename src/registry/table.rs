@@ -33,6 +33,27 @@ pub struct Registration {
     pub invocation: Option<Invocation>,
 }
 
+/// A row for unit tests: `command` under `event` at line 3 of
+/// `/<scope>/settings.json`, shell form, running `/h/.claude/hooks/gk`.
+#[cfg(test)]
+pub(crate) fn test_row(scope: Scope, event: &str, command: &str, owner: Owner) -> Registration {
+    Registration {
+        scope,
+        path: PathBuf::from(format!("/{}/settings.json", scope.name())),
+        line: 3,
+        event: event.to_string(),
+        command: command.to_string(),
+        exec: None,
+        shell: None,
+        timeout: None,
+        owner,
+        invocation: Some(crate::hookcmd::Invocation {
+            program: "/h/.claude/hooks/gk".to_string(),
+            args: vec![],
+        }),
+    }
+}
+
 impl Registration {
     /// `scope path:line`, for messages.
     pub fn place(&self) -> String {
