@@ -162,14 +162,9 @@ impl Backups {
     /// free one: once pruning has removed `<stamp>`, a copy given that name
     /// again would sort as the oldest and be the next one removed.
     fn next_counter(&self, key: &str, stamp: &str) -> u64 {
-        let prefix = format!("{key}{MARK}");
-        self.of(key)
-            .iter()
-            .filter_map(|p| {
-                let name = p.file_name()?.to_string_lossy().into_owned();
-                let (s, n) = age_key(name.strip_prefix(&prefix)?);
-                (s == stamp).then_some(n)
-            })
+        self.aged(key)
+            .into_iter()
+            .filter_map(|((s, n), _)| (s == stamp).then_some(n))
             .max()
             .map_or(1, |n| n + 1)
     }
@@ -200,6 +195,11 @@ impl Backups {
 
     /// The backups of the file whose key is `key`, oldest first.
     fn of(&self, key: &str) -> Vec<PathBuf> {
+        self.aged(key).into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// [`Backups::of`], each with its `(stamp, counter)`.
+    fn aged(&self, key: &str) -> Vec<((String, u64), PathBuf)> {
         let prefix = format!("{key}{MARK}");
         let mut found: Vec<((String, u64), PathBuf)> = self
             .list()
@@ -211,7 +211,7 @@ impl Backups {
             })
             .collect();
         found.sort();
-        found.into_iter().map(|(_, p)| p).collect()
+        found
     }
 
     /// Remove all but the newest [`KEEP`] backups of one file. A backup
