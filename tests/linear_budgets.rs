@@ -128,6 +128,52 @@ fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
     assert_eq!(back.matches("/usr/bin/tool-").count(), 5_000);
 }
 
+#[test]
+fn the_session_check_with_ten_thousand_missing_programs_finishes_in_time() {
+    // Every entry a gk prompt hook at a program of its own that is not
+    // there (each one looked up), beside as many of another tool's: one
+    // SessionStart answers in at most six lines, in linear time. The limit
+    // is far above linear work in a debug build under Wine; the release
+    // build takes a fraction of the hook's registered 5 s (figures in
+    // docs/maintainers/benchmarks.md).
+    let home = Home::new();
+    let missing = home.path().join("nope");
+    let gk: Vec<serde_json::Value> = (0..10_000)
+        .map(|i| {
+            let program = missing.join(i.to_string()).join("gk");
+            serde_json::json!({"hooks": [{"type": "command", "command": program.display().to_string(), "args": ["hook", "prompt"]}]})
+        })
+        .collect();
+    let tools: Vec<serde_json::Value> = (0..10_000)
+        .map(|i| serde_json::json!({"matcher": "Bash", "hooks": [{"type": "command", "command": format!("/usr/bin/tool-{i} --check")}]}))
+        .collect();
+    let text = serde_json::to_string_pretty(
+        &serde_json::json!({"hooks": {"UserPromptSubmit": gk, "PreToolUse": tools}}),
+    )
+    .unwrap();
+    std::fs::write(home.path().join(".claude").join("settings.json"), text).unwrap();
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": project});
+    let out = home
+        .command(&["hook", "session"])
+        .write_stdin(event.to_string())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = v["systemMessage"].as_str().unwrap();
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(lines.len(), 6, "{message}");
+    assert!(
+        lines[0].contains("runs 10000 times on every UserPromptSubmit"),
+        "{message}"
+    );
+    assert!(lines[5].contains("more problems"), "{message}");
+}
+
 /// How many UserPromptSubmit handlers in `settings` run gk's prompt hook,
 /// in the shell form (`… hook prompt`) or the exec form (`args`).
 fn gk_prompt_handlers(settings: &str) -> usize {

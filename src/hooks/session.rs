@@ -283,6 +283,19 @@ pub fn problems(
         if p.located.is_some() || running.is_empty() {
             continue;
         }
+        let fix = !running.iter().all(|r| r.scope == Scope::Managed);
+        let project = running.iter().any(|r| in_project(r.scope));
+        // Past the lines the message can show, a problem is only counted:
+        // its words (and the open `absence` makes to choose them) would be
+        // thrown away.
+        if out.len() >= MAX_LINES {
+            out.push(Problem {
+                text: String::new(),
+                fix,
+                project,
+            });
+            continue;
+        }
         let events: Vec<String> = p.events().into_iter().map(shown).collect();
         let events: Vec<&str> = events.iter().map(String::as_str).collect();
         out.push(Problem {
@@ -293,8 +306,8 @@ pub fn problems(
                 and_list(&events),
                 places(&running)
             ),
-            fix: !running.iter().all(|r| r.scope == Scope::Managed),
-            project: running.iter().any(|r| in_project(r.scope)),
+            fix,
+            project,
         });
     }
     out
