@@ -4,6 +4,8 @@
 #   scripts/windows-cross-test.sh build   # release gk.exe; its path is the last line
 #   scripts/windows-cross-test.sh test    # the whole test suite as Windows programs
 #   scripts/windows-cross-test.sh prefix  # only set up the Wine prefix; prints it
+#   scripts/windows-cross-test.sh clippy  # clippy -D warnings on the Windows build,
+#                                         # so cfg(windows) code is linted too
 #
 # What it uses (installed with apt-get when missing, as on a clean Debian 12):
 # Debian's rustc-web/cargo-web (1.96, with the standard library's source in
@@ -41,6 +43,7 @@ die() { say "$*"; exit 1; }
 # has no std source for this target.
 cargo_bin=/usr/bin/cargo
 rustc_bin=/usr/bin/rustc
+clippy_bin=/usr/bin/cargo-clippy
 
 sysroot_src() { "$rustc_bin" --print sysroot 2>/dev/null | sed 's|$|/lib/rustlib/src/rust/library|'; }
 
@@ -53,6 +56,9 @@ missing_packages() {
     if [ "${1:-}" = run ]; then
         command -v wine >/dev/null || want+=(wine)
         [ -x /usr/lib/wine/wine64 ] || want+=(wine64)
+    fi
+    if [ "${1:-}" = lint ]; then
+        [ -x "$clippy_bin" ] || want+=(rust-web-clippy)
     fi
     [ "${#want[@]}" -eq 0 ] || printf '%s\n' "${want[@]}"
 }
@@ -110,6 +116,17 @@ build() {
     printf '%s\n' "$exe"
 }
 
+# Clippy as CI runs it on Linux, here on the Windows build: the cfg(windows)
+# code only exists there. Debian's cargo-clippy by path, with Debian's cargo
+# first on PATH (a rustup cargo-clippy has no std for this target).
+lint() {
+    ensure_tools lint
+    cross_env
+    say "clippy on the Windows build ($target)"
+    (cd "$repo" && PATH="/usr/bin:$PATH" CARGO="$cargo_bin" "$clippy_bin" clippy --locked \
+        --target "$target" -Zbuild-std --all-targets -- -D warnings) >&2
+}
+
 run_tests() {
     ensure_tools run
     ensure_prefix
@@ -125,11 +142,14 @@ run_tests() {
     # temp folders live in its Temp folder, which is left out).
     local before after rc=0
     before="$(profile_snapshot)"
+    # One wineserver for the whole suite, kept 30 s past its last client, so
+    # no test program starts while a server is on its way out.
+    wineserver -p30 2>/dev/null || true
     (cd "$repo" && GK_WINE=1 "$cargo_bin" test --locked --target "$target" -Zbuild-std \
-        --config "target.$target.runner=[\"wine\"]" "$@") || rc=$?
-    # Leave no wineserver behind (it ends by itself a few seconds after the
-    # last Wine program).
-    timeout 60 wineserver -w 2>/dev/null || wineserver -k 2>/dev/null || true
+        --config "target.$target.runner=[\"$repo/scripts/windows/wine-runner.sh\"]" "$@") || rc=$?
+    # Leave no wineserver behind: the suite's programs have all ended, and
+    # -k ends the server and any program a test left running.
+    wineserver -k 2>/dev/null || true
     after="$(profile_snapshot)"
     if [ "$before" != "$after" ]; then
         say "the test suite changed the Windows profile of the prefix:"
@@ -152,5 +172,6 @@ case "${1:-}" in
     build) build ;;
     test) shift; run_tests "$@" ;;
     prefix) ensure_tools run; ensure_prefix; printf '%s\n' "$WINEPREFIX" ;;
-    *) die "usage: $0 build|test [cargo test args]|prefix" ;;
+    clippy) lint ;;
+    *) die "usage: $0 build|test [cargo test args]|prefix|clippy" ;;
 esac

@@ -147,7 +147,40 @@ impl WinSandbox {
 
     /// Run `lines` in a batch file with USERPROFILE set to the sandbox
     /// profile and the project as the current folder; `stdin` is fed to it.
+    /// Every batch file runs one program. Run it once more, saying so on
+    /// stderr, when Wine could not start or keep that program: "wine client
+    /// error:" (the wineserver connection was lost) or cmd's "ShellExecuteEx
+    /// failed: Internal error" (the new process died in its start-up), Wine
+    /// faults no Windows program prints, each seen once here
+    /// (docs/maintainers/testing.md, "Wine's own faults"). A second such
+    /// failure stands.
     pub fn batch(
+        &self,
+        name: &str,
+        lines: &[String],
+        stdin: &[u8],
+        env: &[(&str, String)],
+    ) -> Output {
+        let out = self.batch_once(name, lines, stdin, env);
+        let said = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        let wine_fault = [
+            "wine client error:",
+            "ShellExecuteEx failed: Internal error",
+        ]
+        .iter()
+        .any(|sign| said.contains(sign));
+        if out.status.success() || !wine_fault {
+            return out;
+        }
+        eprintln!(
+            "{name}.bat: Wine could not start or keep its program ({}); running it once more",
+            out.status
+        );
+        self.batch_once(name, lines, stdin, env)
+    }
+
+    fn batch_once(
         &self,
         name: &str,
         lines: &[String],

@@ -1,0 +1,183 @@
+//! `scripts/windows/wine-runner.sh`, the runner of the test programs under
+//! Wine, with a stand-in `wine` on PATH: it repeats a test program once
+//! when Wine itself failed to start or keep a process, and never repeats a
+//! test program whose tests failed. A runner that repeated every failure
+//! would let a flaky gk bug through CI; one that repeated none fails CI on
+//! a Wine fault that says nothing about gk.
+#![cfg(unix)]
+// A test of a script: it starts bash.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+/// What one call of the stand-in `wine` prints (stdout, stderr) and exits
+/// with; the calls after the listed ones pass.
+struct Script<'a> {
+    runs: &'a [(&'a str, &'a str, i32)],
+}
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    calls: usize,
+}
+
+fn run(script: Script) -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let count = dir.path().join("calls");
+    let mut cases = String::new();
+    for (i, (out, err, code)) in script.runs.iter().enumerate() {
+        cases.push_str(&format!(
+            "  {n}) printf '%s\\n' '{out}'; printf '%s\\n' '{err}' >&2; exit {code} ;;\n",
+            n = i + 1
+        ));
+    }
+    let wine = format!(
+        "#!/usr/bin/env bash\n\
+         n=$(( $(cat '{count}' 2>/dev/null || echo 0) + 1 )); echo $n > '{count}'\n\
+         [ \"$1\" = prog.exe ] && [ \"$2\" = --flag ] || {{ echo bad args: \"$@\"; exit 99; }}\n\
+         case $n in\n{cases}  *) echo 'test result: ok. 3 passed'; exit 0 ;;\nesac\n",
+        count = count.display()
+    );
+    let path = bin.join("wine");
+    std::fs::write(&path, wine).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows/wine-runner.sh");
+    let out = Command::new("bash")
+        .arg(runner)
+        .args(["prog.exe", "--flag"])
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let calls = std::fs::read_to_string(&count)
+        .map(|s| s.trim().parse().unwrap())
+        .unwrap_or(0);
+    // The runner leaves no log file behind.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("gk-wine-runner"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    Outcome {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        calls,
+    }
+}
+
+#[test]
+fn a_passing_test_program_runs_once() {
+    let o = run(Script { runs: &[] });
+    assert_eq!((o.code, o.calls), (Some(0), 1));
+    assert!(
+        o.stdout.contains("test result: ok. 3 passed"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+}
+
+#[test]
+fn a_lost_wineserver_connection_runs_the_program_once_more() {
+    let o = run(Script {
+        runs: &[(
+            "",
+            "wine client error:0: recvmsg: Connection reset by peer",
+            1,
+        )],
+    });
+    assert_eq!((o.code, o.calls), (Some(0), 2), "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr
+            .contains("wine-runner: prog.exe failed (exit 1) because Wine could not start or keep a process; running it once more"),
+        "{}",
+        o.stderr
+    );
+    // Both runs' lines are in the log.
+    assert!(o.stdout.contains("wine client error:0"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("test result: ok. 3 passed"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_program_that_wine_could_not_start_runs_the_test_program_once_more() {
+    for line in [
+        "called `Result::unwrap()` on an `Err` value: Os { code: 1359, kind: Uncategorized, message: \"Internal error.\" }",
+        "gk: cannot run C:\\x\\gk.exe: Internal error. (os error 1359)",
+    ] {
+        let o = run(Script {
+            runs: &[(line, "", 101)],
+        });
+        assert_eq!((o.code, o.calls), (Some(0), 2), "{line}: {}{}", o.stdout, o.stderr);
+    }
+}
+
+#[test]
+fn a_failing_test_is_never_run_again() {
+    for (out, code) in [
+        (
+            "test a ... FAILED\ntest result: FAILED. 2 passed; 1 failed",
+            101,
+        ),
+        // Near misses of the two signs.
+        ("error code: 13590, wine client", 101),
+        ("Os { code: 5, kind: PermissionDenied }", 101),
+        ("", 1),
+    ] {
+        let o = run(Script {
+            runs: &[(out, "", code)],
+        });
+        assert_eq!((o.code, o.calls), (Some(code), 1), "{out}: {}", o.stderr);
+        assert!(!o.stderr.contains("wine-runner"), "{}", o.stderr);
+    }
+}
+
+#[test]
+fn a_second_wine_failure_fails_the_run() {
+    let lost = (
+        "",
+        "wine client error:0: recvmsg: Connection reset by peer",
+        1,
+    );
+    let o = run(Script {
+        runs: &[lost, lost],
+    });
+    assert_eq!((o.code, o.calls), (Some(1), 2));
+    assert!(
+        o.stderr
+            .contains("wine-runner: prog.exe failed again (exit 1)"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_test_that_fails_again_on_the_repeat_fails_the_run() {
+    // The first run failed a test *and* lost its server: the repeat decides,
+    // and a test that fails again fails the run.
+    let o = run(Script {
+        runs: &[
+            (
+                "test a ... FAILED",
+                "wine client error:0: recvmsg: Connection reset by peer",
+                101,
+            ),
+            ("test a ... FAILED", "", 101),
+        ],
+    });
+    assert_eq!((o.code, o.calls), (Some(101), 2));
+}
