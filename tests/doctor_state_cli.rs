@@ -213,6 +213,55 @@ fn an_ask_rule_that_outweighs_the_allow_rules_is_reported() {
     assert!(!message.contains("~/src"), "{message}");
 }
 
+/// Measured on the client (e2e scenario 12): with no allow rule, sessions
+/// that start in bypassPermissions mode write their records; so doctor says
+/// so as a note (exit 0), and `--fix` leaves settings.json alone. A local
+/// settings file that starts sessions in another mode brings the warning
+/// back, and `gk install` adds the rules either way.
+#[test]
+fn sessions_that_start_in_bypass_mode_get_a_note_not_a_warning() {
+    let h = Home::new();
+    h.install(&["--no-permissions"]);
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
+    v["permissions"] = serde_json::json!({"defaultMode": "bypassPermissions"});
+    let bypass = serde_json::to_string_pretty(&v).unwrap();
+    std::fs::write(h.settings(), &bypass).unwrap();
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(
+        (code, codes),
+        (Some(0), vec!["state-permission-missing".to_string()]),
+        "{doc}"
+    );
+    let f = finding(&doc, "state-permission-missing");
+    assert_eq!(f["severity"], "info", "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("bypassPermissions mode"),
+        "{f}"
+    );
+    let fixed = h.run(&["doctor", "--fix", "--yes", "--no-smoke"]);
+    assert_eq!(fixed.code, Some(0), "{}", fixed.stdout);
+    assert_eq!(std::fs::read_to_string(h.settings()).unwrap(), bypass);
+
+    let local = h.dir.path().join("project/.claude/settings.local.json");
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).unwrap();
+    let (code, _, doc) = h.codes(&[]);
+    assert_eq!(code, Some(1), "{doc}");
+    assert_eq!(
+        finding(&doc, "state-permission-missing")["severity"],
+        "warning"
+    );
+    std::fs::remove_file(&local).unwrap();
+
+    h.install(&[]);
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (Some(0), vec![]), "{doc}");
+}
+
 #[test]
 fn global_scope_needs_no_rule() {
     let h = Home::new();

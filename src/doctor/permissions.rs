@@ -5,6 +5,8 @@
 //!   (or a `permissions.deny` rule refuses it, or a `permissions.ask` rule,
 //!   which weighs above `allow`, asks). Claude Code then asks before
 //!   every update, and `claude -p` refuses it (measured on 2.1.332).
+//!   Sessions that start in bypassPermissions mode write the records with
+//!   no allow rule (measured), so there the missing rule is only a note.
 //! - `state-folder-unwritable`: the state folder cannot be written (or
 //!   created), so every record write fails.
 //!
@@ -181,6 +183,30 @@ pub fn check_rules(
             .any(|r| covers(r, "Edit", dir, home, os));
     }
     if !allowed {
+        if let Some(from) = bypass_start(files) {
+            // Measured (2.1.332, `-p`): in bypassPermissions mode the record
+            // is written with no allow rule; deny and ask rules still refuse
+            // it, so they were reported above whatever the mode.
+            out.push(
+                Finding::new(
+                    "state-permission-missing",
+                    Severity::Info,
+                    Group::State,
+                    format!(
+                        "no permissions.allow rule lets Claude write its task records in {shown}; none is needed while a session stays in bypassPermissions mode, where sessions start (`defaultMode` in {}), but a session switched to another mode asks before every update",
+                        from.label()
+                    ),
+                )
+                .at(&from.path, None)
+                .fix(format!(
+                    "to keep the records in every mode, add `{}` and `{}` to permissions.allow in {} (`gk install` adds them)",
+                    rules[0],
+                    rules[1],
+                    user_settings.display()
+                )),
+            );
+            return out;
+        }
         let f = Finding::new(
             "state-permission-missing",
             Severity::Warning,
@@ -202,6 +228,31 @@ pub fn check_rules(
         });
     }
     out
+}
+
+/// The file whose `permissions.defaultMode` starts sessions in
+/// `bypassPermissions` mode: the highest scope that sets a mode (managed
+/// over local over project over user; the last such file of that scope).
+/// `None` when sessions start in another mode, or when a loaded file sets
+/// `permissions.disableBypassPermissionsMode` to `"disable"` (the client then
+/// refuses the mode; read from the setting's meaning, not measured).
+fn bypass_start(files: &[ScopeFile]) -> Option<&ScopeFile> {
+    let permission = |f: &ScopeFile, key: &str| -> Option<String> {
+        f.settings()?
+            .value
+            .get("permissions")?
+            .get(key)?
+            .as_str()
+            .map(String::from)
+    };
+    let used = || files.iter().filter(|f| f.effective());
+    if used().any(|f| permission(f, "disableBypassPermissionsMode").as_deref() == Some("disable")) {
+        return None;
+    }
+    let (file, mode) = used()
+        .filter_map(|f| Some((f, permission(f, "defaultMode")?)))
+        .max_by_key(|(f, _)| f.scope)?;
+    (mode == "bypassPermissions").then_some(file)
 }
 
 /// `state-folder-unwritable` when records cannot be written in `dir`. An
@@ -271,6 +322,7 @@ pub fn check_folder(dir: &Path) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::scopes::Scope;
     use std::path::PathBuf;
 
     #[test]
@@ -344,6 +396,100 @@ mod tests {
             home,
             Os::Linux
         ));
+    }
+
+    /// check_rules on settings texts, one per scope, for /home/u's records.
+    fn rules_for(files: &[(Scope, &str)]) -> Vec<Finding> {
+        check_rules(
+            &crate::registry::scopes::test_files(files),
+            Path::new("/home/u/.local/state/gk"),
+            Path::new("/home/u"),
+            Os::Linux,
+            Path::new("/home/u/.claude"),
+            Path::new("/home/u/.claude/settings.json"),
+            Ok(()),
+        )
+    }
+
+    fn severities(f: &[Finding]) -> Vec<(&str, Severity)> {
+        f.iter().map(|f| (f.code, f.severity)).collect()
+    }
+
+    #[test]
+    fn sessions_that_start_in_bypass_mode_need_no_allow_rule_but_are_told() {
+        let bypass = r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#;
+        let f = rules_for(&[(Scope::User, bypass)]);
+        assert_eq!(
+            severities(&f),
+            [("state-permission-missing", Severity::Info)]
+        );
+        assert!(
+            f[0].message
+                .contains("`defaultMode` in user settings /user.json")
+                && f[0].message.contains("switched to another mode asks"),
+            "{}",
+            f[0].message
+        );
+        assert!(
+            f[0].fix
+                .as_deref()
+                .unwrap()
+                .contains("`Edit(~/.local/state/gk/*.json)`"),
+            "{:?}",
+            f[0].fix
+        );
+        assert_eq!(f[0].path.as_deref(), Some(Path::new("/user.json")));
+        // A mode set by a higher scope decides (managed > local > project > user).
+        for (scope, mode) in [
+            (Scope::Project, "acceptEdits"),
+            (Scope::Local, "default"),
+            (Scope::Managed, "plan"),
+        ] {
+            let other = format!(r#"{{"permissions": {{"defaultMode": "{mode}"}}}}"#);
+            let f = rules_for(&[(Scope::User, bypass), (scope, &other)]);
+            assert_eq!(
+                severities(&f),
+                [("state-permission-missing", Severity::Warning)],
+                "{mode} in {scope:?}"
+            );
+            // And the other way round, bypass from the higher scope wins.
+            let f = rules_for(&[(Scope::User, &other), (scope, bypass)]);
+            assert_eq!(
+                severities(&f),
+                [("state-permission-missing", Severity::Info)],
+                "bypass in {scope:?}"
+            );
+        }
+        // A file that switches the mode off, or that Claude Code skips.
+        let off = r#"{"permissions": {"disableBypassPermissionsMode": "disable"}}"#;
+        let f = rules_for(&[(Scope::User, bypass), (Scope::Managed, off)]);
+        assert_eq!(
+            severities(&f),
+            [("state-permission-missing", Severity::Warning)]
+        );
+        let skipped = r#"{"permissions": {"defaultMode": "bypassPermissions",}}"#;
+        let f = rules_for(&[(Scope::User, skipped)]);
+        assert_eq!(
+            severities(&f),
+            [("state-permission-missing", Severity::Warning)]
+        );
+        // Not a string: no mode.
+        let f = rules_for(&[(Scope::User, r#"{"permissions": {"defaultMode": true}}"#)]);
+        assert_eq!(
+            severities(&f),
+            [("state-permission-missing", Severity::Warning)]
+        );
+        // Deny and ask rules refuse in bypass mode too (measured): still warned.
+        let deny = r#"{"permissions": {"defaultMode": "bypassPermissions", "deny": ["Edit(~/.local/**)"], "allow": ["Edit(~/.local/state/gk/*.json)"]}}"#;
+        let f = rules_for(&[(Scope::User, deny)]);
+        assert_eq!(
+            severities(&f),
+            [("state-permission-missing", Severity::Warning)]
+        );
+        assert!(f[0].message.contains("the deny rule"), "{}", f[0].message);
+        // With the rules, nothing to say in any mode.
+        let allowed = r#"{"permissions": {"defaultMode": "bypassPermissions", "allow": ["Edit(~/.local/state/gk/*.json)"]}}"#;
+        assert!(rules_for(&[(Scope::User, allowed)]).is_empty());
     }
 
     #[test]

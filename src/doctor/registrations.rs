@@ -410,7 +410,6 @@ mod tests {
     use super::*;
     use crate::hookcmd::Owner;
     use crate::registry::rules::mentions_gk;
-    use crate::registry::scopes::ScopeFile;
 
     fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
         check_registrations(&Table::of_rows(regs.to_vec(), p.clone()), Path::new(USER))
@@ -769,14 +768,7 @@ mod tests {
     /// The whole pipeline on real settings text and real command identity:
     /// parse → collect (hookcmd::classify/normalize) → findings.
     fn findings_for(ctx: &crate::hookcmd::CommandContext, files: &[(Scope, &str)]) -> Vec<Finding> {
-        let loaded: Vec<ScopeFile> = files
-            .iter()
-            .map(|(scope, text)| ScopeFile {
-                scope: *scope,
-                path: PathBuf::from(format!("/{}.json", scope.name())),
-                load: crate::registry::scopes::classify_text(Path::new("/x.json"), text),
-            })
-            .collect();
+        let loaded = crate::registry::scopes::test_files(files);
         let identify = |c: &str| {
             (
                 crate::hookcmd::classify(c, ctx),

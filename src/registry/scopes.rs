@@ -79,6 +79,19 @@ impl ScopeFile {
     }
 }
 
+/// Settings files for unit tests: each text loaded as `/<scope>.json`.
+#[cfg(test)]
+pub(crate) fn test_files(files: &[(Scope, &str)]) -> Vec<ScopeFile> {
+    files
+        .iter()
+        .map(|(scope, text)| ScopeFile {
+            scope: *scope,
+            path: PathBuf::from(format!("/{}.json", scope.name())),
+            load: classify_text(Path::new("/x.json"), text),
+        })
+        .collect()
+}
+
 /// The platform's managed (policy) settings file.
 pub fn default_managed_path(os: Os) -> PathBuf {
     match os {

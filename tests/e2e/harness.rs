@@ -148,6 +148,8 @@ pub struct Sandbox {
     turns: usize,
     /// Where turns and gk run: the project folder unless set otherwise.
     cwd: Option<PathBuf>,
+    /// Variables added to every run's isolated environment.
+    env: Vec<(String, String)>,
 }
 
 impl Sandbox {
@@ -160,7 +162,13 @@ impl Sandbox {
             client,
             turns: 0,
             cwd: None,
+            env: Vec::new(),
         }
+    }
+
+    /// Give the following turns and gk commands `key=value`.
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.env.push((key.into(), value.into()));
     }
 
     /// Run the following turns and gk commands in `dir` (the home folder,
@@ -207,6 +215,9 @@ impl Sandbox {
             .stdin(Stdio::null());
         if let Some(tmp) = std::env::var_os("TMPDIR") {
             cmd.env("TMPDIR", tmp);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
         }
     }
 
