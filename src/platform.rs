@@ -35,12 +35,16 @@ impl Os {
     }
 }
 
-/// Find Git Bash the way Claude Code does on Windows: `CLAUDE_CODE_GIT_BASH_PATH`
-/// first (when it names an existing file), then the `bash.exe` beside a
-/// `git.exe` found on `PATH` (`…\Git\cmd\git.exe` → `…\Git\bin\bash.exe`),
-/// then the usual install folders. `env` looks up a variable and `exists`
-/// tests a path, both injected so the search is a pure function that Linux
-/// tests can drive with Windows paths. Always `None` off Windows.
+/// Find Git Bash the way Claude Code does on Windows (its 2.1.332 code):
+/// `CLAUDE_CODE_GIT_BASH_PATH` when it names an existing `bash.exe`,
+/// `sh.exe`, `bash` or `sh`; then `C:\Program Files\Git\bin\bash.exe` and
+/// `C:\Program Files (x86)\Git\bin\bash.exe`; then the `bash.exe` two
+/// folders up from a `git.exe` on `PATH` (`…\Git\cmd\git.exe` →
+/// `…\Git\bin\bash.exe`). Found: the client runs shell-form hooks and the
+/// status line through it; not found: through PowerShell. `env` looks up a
+/// variable and `exists` tests a path, both injected so the search is a
+/// pure function that Linux tests can drive with Windows paths. Always
+/// `None` off Windows.
 pub fn find_git_bash(
     os: Os,
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
@@ -55,37 +59,33 @@ pub fn find_git_bash(
             .map(|v| v.to_string_lossy().into_owned())
             .filter(|v| !v.is_empty())
     };
-    let mut candidates: Vec<String> = Vec::new();
     if let Some(p) = var("CLAUDE_CODE_GIT_BASH_PATH") {
-        candidates.push(p);
+        let name = p
+            .rsplit(['\\', '/'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let path = PathBuf::from(&p);
+        if ["bash.exe", "sh.exe", "bash", "sh"].contains(&name.as_str()) && exists(&path) {
+            return Some(path);
+        }
     }
+    let mut candidates: Vec<String> = vec![
+        r"C:\Program Files\Git\bin\bash.exe".to_string(),
+        r"C:\Program Files (x86)\Git\bin\bash.exe".to_string(),
+    ];
     if let Some(path) = var("PATH") {
-        for dir in path
+        // The first git.exe on PATH, as `which` finds it.
+        let git_dir = path
             .split(';')
-            .map(|d| d.trim().trim_matches('"'))
+            .map(|d| d.trim().trim_matches('"').trim_end_matches(['\\', '/']))
             .filter(|d| !d.is_empty())
-        {
-            let dir = dir.trim_end_matches(['\\', '/']);
-            if exists(&PathBuf::from(format!("{dir}\\git.exe"))) {
-                // git.exe lives in Git\cmd or Git\bin; bash.exe in Git\bin.
-                if let Some(cut) = dir.rfind(['\\', '/']) {
-                    candidates.push(format!("{}\\bin\\bash.exe", &dir[..cut]));
-                }
-            }
+            .find(|d| exists(&PathBuf::from(format!("{d}\\git.exe"))));
+        // git.exe lives in Git\cmd or Git\bin; bash.exe in Git\bin.
+        if let Some(cut) = git_dir.and_then(|d| d.rfind(['\\', '/']).map(|c| &d[..c])) {
+            candidates.push(format!("{cut}\\bin\\bash.exe"));
         }
     }
-    for base in ["ProgramFiles", "ProgramW6432", "ProgramFiles(x86)"] {
-        if let Some(b) = var(base) {
-            candidates.push(format!("{}\\Git\\bin\\bash.exe", b.trim_end_matches('\\')));
-        }
-    }
-    if let Some(local) = var("LOCALAPPDATA") {
-        candidates.push(format!(
-            "{}\\Programs\\Git\\bin\\bash.exe",
-            local.trim_end_matches('\\')
-        ));
-    }
-    candidates.push(r"C:\Program Files\Git\bin\bash.exe".to_string());
     candidates
         .into_iter()
         .map(PathBuf::from)
@@ -147,6 +147,52 @@ mod tests {
             ],
         );
         assert_eq!(found, Some(PathBuf::from(r"E:\PortableGit\bin\bash.exe")));
+    }
+
+    #[test]
+    fn only_where_the_client_looks() {
+        // A per-user Git (LOCALAPPDATA) not on PATH, a Program Files folder
+        // on another drive: the client looks at neither, so neither is found.
+        assert_eq!(
+            search(
+                &[
+                    ("LOCALAPPDATA", r"C:\Users\a\AppData\Local"),
+                    ("ProgramFiles", r"D:\Program Files")
+                ],
+                &[
+                    r"C:\Users\a\AppData\Local\Programs\Git\bin\bash.exe",
+                    r"D:\Program Files\Git\bin\bash.exe"
+                ],
+            ),
+            None
+        );
+        // An override that names no bash or sh is passed over.
+        assert_eq!(
+            search(
+                &[("CLAUDE_CODE_GIT_BASH_PATH", r"D:\tools\zsh.exe")],
+                &[r"D:\tools\zsh.exe"],
+            ),
+            None
+        );
+        assert_eq!(
+            search(
+                &[("CLAUDE_CODE_GIT_BASH_PATH", r"D:\msys\usr\bin\SH.EXE")],
+                &[r"D:\msys\usr\bin\SH.EXE"],
+            ),
+            Some(PathBuf::from(r"D:\msys\usr\bin\SH.EXE"))
+        );
+        // Program Files comes before a git.exe on PATH.
+        assert_eq!(
+            search(
+                &[("PATH", r"E:\PortableGit\cmd")],
+                &[
+                    r"E:\PortableGit\cmd\git.exe",
+                    r"E:\PortableGit\bin\bash.exe",
+                    r"C:\Program Files\Git\bin\bash.exe"
+                ],
+            ),
+            Some(PathBuf::from(r"C:\Program Files\Git\bin\bash.exe"))
+        );
     }
 
     #[test]

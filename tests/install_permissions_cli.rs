@@ -188,12 +188,14 @@ fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
     let command = v["statusLine"]["command"].as_str().unwrap();
     let mut run = if cfg!(windows) {
         // A status line has no exec form: the client (2.1.332) runs it
-        // through Git Bash when it finds one (turning `\` into `/`), else
-        // PowerShell. Both split this command at its one space into the
-        // absolute program path and `statusline` (docs/limitations.md); it
-        // is run that way here, as Wine's PowerShell runs nothing.
+        // through Git Bash when it finds one, else PowerShell; here there is
+        // none, so the PowerShell form. It is run as PowerShell would run it
+        // (Wine's PowerShell runs nothing): the profile's gk.exe, `statusline`.
+        assert_eq!(
+            command,
+            r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#
+        );
         let program = home.dir.path().join(".claude").join("hooks").join("gk.exe");
-        assert_eq!(command, format!("{} statusline", program.display()));
         let mut cmd = Command::new(&program);
         cmd.arg("statusline").env("USERPROFILE", home.dir.path());
         cmd
@@ -223,6 +225,43 @@ fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
     assert_eq!(v["statusLine"]["command"], "~/bin/my-line.sh");
     home.ok(&["uninstall", "--yes"]);
     assert_eq!(home.settings(), theirs);
+}
+
+/// Git for Windows installed after gk: the client now runs the status line
+/// through Git Bash, so `gk install --statusline` again respells gk's own
+/// status line for bash (and says so); the hooks keep the exec form. Off
+/// Windows the variable changes nothing.
+#[test]
+fn a_status_line_follows_the_shell_the_client_will_use() {
+    let home = Home::new(Some("{\n  \"model\": \"opus\"\n}\n"));
+    let line = |home: &Home| {
+        let v: Value = serde_json::from_str(&home.settings()).unwrap();
+        v["statusLine"]["command"].as_str().unwrap().to_string()
+    };
+    home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
+    let first = line(&home);
+    let bash = home.dir.path().join("Git").join("bin").join("bash.exe");
+    std::fs::create_dir_all(bash.parent().unwrap()).unwrap();
+    std::fs::write(&bash, "").unwrap();
+    let out = home
+        .gk(&["install", "--yes", "--no-smoke", "--statusline"])
+        .env("CLAUDE_CODE_GIT_BASH_PATH", &bash)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    if cfg!(windows) {
+        assert_eq!(line(&home), r#""$HOME/.claude/hooks/gk.exe" statusline"#);
+        assert!(said.contains("spelled for Git Bash"), "{said}");
+        let v: Value = serde_json::from_str(&home.settings()).unwrap();
+        let handler = &v["hooks"]["UserPromptSubmit"][0]["hooks"][0];
+        assert_eq!(handler["args"], serde_json::json!(["hook", "prompt"]));
+    } else {
+        assert_eq!(line(&home), first);
+        assert!(!said.contains("Git Bash"), "{said}");
+    }
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), "{\n  \"model\": \"opus\"\n}\n");
 }
 
 #[test]

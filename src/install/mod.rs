@@ -268,6 +268,22 @@ pub fn statusline_command(wanted: &WantedHooks) -> String {
     }
 }
 
+/// The shell a status line runs in on Windows. The client has no exec form
+/// for `statusLine` (its `args` are ignored, measured) and runs the command
+/// through Git Bash when it finds one, else PowerShell (its 2.1.332 code:
+/// `bash.exe -c "<command as written>"`, measured with a stand-in bash). So
+/// a Windows install in the exec form gets the status line in the form of
+/// the shell the client will use, found as the client finds Git Bash
+/// ([`crate::platform::find_git_bash`]); the bash and PowerShell forms stay
+/// as they were chosen.
+pub fn statusline_shell(shell: ShellForm, git_bash: Option<&Path>) -> ShellForm {
+    match (shell, git_bash) {
+        (ShellForm::Exec, Some(_)) => ShellForm::Bash,
+        (ShellForm::Exec, None) => ShellForm::PowerShell,
+        (other, _) => other,
+    }
+}
+
 /// Build install's plan: the binary, task_state.json, CLAUDE.md,
 /// settings.json (hooks, and the permission rules for the task records);
 /// and notes on anything that will keep the hooks from running even so.
@@ -344,12 +360,27 @@ pub fn plan_install_with(
         filled.extend(more);
     }
     if extras.statusline {
-        match settings_keys::add_statusline(
-            &settings,
-            &new_settings,
-            &statusline_command(&wanted),
-            &m.ctx,
-        )? {
+        let line_shell = statusline_shell(shell, m.git_bash.as_deref());
+        let line = if line_shell == shell {
+            statusline_command(&wanted)
+        } else {
+            statusline_command(&verified_wanted_hooks(
+                &m.ctx,
+                line_shell,
+                m.bash_home.as_deref(),
+                &bin,
+            )?)
+        };
+        if line_shell != shell {
+            notes.push(match m.git_bash.as_deref() {
+                Some(bash) => format!(
+                    "note: Claude Code runs a status line through a shell; the status line is spelled for Git Bash ({}), which it will use",
+                    bash.display()
+                ),
+                None => "note: Claude Code runs a status line through a shell; the status line is spelled for PowerShell, which it uses where no Git Bash is found".to_string(),
+            } + " (after installing or removing Git for Windows, run `gk install --statusline` again)");
+        }
+        match settings_keys::add_statusline(&settings, &new_settings, &line, &m.ctx)? {
             settings_keys::StatusLine::Registered(text) => new_settings = text,
             settings_keys::StatusLine::Taken(_) => notes.push(format!(
                 "note: {} already sets a statusLine; it is left as it is (docs/usage.md shows how to add gk's segment to it)",
@@ -763,6 +794,90 @@ mod tests {
         assert_eq!(
             crate::hookcmd::classify(&abs, &ctx),
             crate::hookcmd::Owner::Gk(HookKind::Prompt)
+        );
+    }
+
+    #[test]
+    fn a_windows_status_line_is_spelled_for_the_shell_the_client_will_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let extras = Extras {
+            rules: None,
+            statusline: true,
+        };
+        let line_of = |m: &Machine| {
+            let (plan, notes) =
+                plan_install_with(m, ShellForm::Exec, b"new build", &extras).unwrap();
+            let change = plan
+                .changes
+                .iter()
+                .find(|c| c.path == m.paths.settings())
+                .unwrap();
+            let text = String::from_utf8(change.new.clone().unwrap()).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            (
+                v["statusLine"]["command"].as_str().unwrap().to_string(),
+                text,
+                notes,
+            )
+        };
+        let ps = r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#;
+        let bash = r#""$HOME/.claude/hooks/gk.exe" statusline"#;
+        let none = windows_machine(dir.path(), None);
+        let (line, text, notes) = line_of(&none);
+        assert_eq!(line, ps);
+        assert!(
+            notes.iter().any(|n| n.contains("spelled for PowerShell")),
+            "{notes:?}"
+        );
+        // The hooks stay in the exec form: only the status line needs a shell.
+        assert!(text.contains("\"args\": [\n"), "{text}");
+        let found = windows_machine(dir.path(), Some(PathBuf::from(r"C:\Git\bin\bash.exe")));
+        let (line, _, notes) = line_of(&found);
+        assert_eq!(line, bash);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(r"Git Bash (C:\Git\bin\bash.exe)")),
+            "{notes:?}"
+        );
+
+        // Git for Windows installed later: installing again respells gk's
+        // own status line and leaves every other byte as it was.
+        std::fs::create_dir_all(none.paths.dir()).unwrap();
+        let before = format!(
+            "{{\n  \"statusLine\": {{\"type\": \"command\", \"command\": {}, \"padding\": 1}},\n  \"env\": {{\"K\": \"v\"}}\n}}\n",
+            serde_json::to_string(ps).unwrap()
+        );
+        std::fs::write(none.paths.settings(), &before).unwrap();
+        let (line, text, _) = line_of(&found);
+        assert_eq!(line, bash);
+        let respelled = before.replace(
+            &serde_json::to_string(ps).unwrap(),
+            &serde_json::to_string(bash).unwrap(),
+        );
+        // The hooks go in front; what was there follows, respelled only.
+        assert!(text.ends_with(&respelled["{\n".len()..]), "{text}");
+        // A status line that is not gk's is never touched.
+        let other =
+            "{\"statusLine\": {\"type\": \"command\", \"command\": \"C:\\\\tools\\\\line.exe\"}}\n";
+        std::fs::write(none.paths.settings(), other).unwrap();
+        let (line, _, notes) = line_of(&found);
+        assert_eq!(line, r"C:\tools\line.exe");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("already sets a statusLine")),
+            "{notes:?}"
+        );
+        // Both forms are gk's, so uninstall takes either out.
+        for line in [ps, bash] {
+            assert!(settings_keys::is_gk_statusline(line, &none.ctx), "{line}");
+        }
+        // Linux and macOS: the hooks' own form, no note.
+        assert_eq!(statusline_shell(ShellForm::Bash, None), ShellForm::Bash);
+        assert_eq!(
+            statusline_shell(ShellForm::PowerShell, Some(Path::new("x"))),
+            ShellForm::PowerShell
         );
     }
 

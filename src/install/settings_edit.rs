@@ -585,9 +585,9 @@ fn owned_handlers(root: &Object, ctx: &CommandContext) -> Vec<OwnedHandler> {
 /// A replacement of `body[start..end]` by `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Edit {
-    start: usize,
-    end: usize,
-    text: String,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) text: String,
 }
 
 pub(crate) fn apply_edits(body: &str, mut edits: Vec<Edit>) -> String {

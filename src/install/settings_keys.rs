@@ -377,20 +377,36 @@ pub fn add_statusline(
     let root = parse_strict(path, body)?;
     if let Some(prop) = single(path, body, &root, "statusLine", "statusLine")? {
         let ours = match &prop.value {
-            Value::Object(o) => o
-                .get("command")
-                .and_then(|c| match &c.value {
-                    Value::StringLit(s) => Some(s.value.to_string()),
-                    _ => None,
-                })
-                .is_some_and(|c| is_gk_statusline(&c, ctx)),
-            _ => false,
+            Value::Object(o) => o.get("command").and_then(|c| match &c.value {
+                Value::StringLit(s) if is_gk_statusline(&s.value, ctx) => Some((
+                    s.value.to_string(),
+                    crate::install::settings_edit::value_range(&c.value),
+                )),
+                _ => None,
+            }),
+            _ => None,
         };
-        return Ok(if ours {
-            StatusLine::Registered(text.to_string())
-        } else {
-            StatusLine::Taken(text.to_string())
-        });
+        let Some((had, (start, end))) = ours else {
+            return Ok(StatusLine::Taken(text.to_string()));
+        };
+        if had == command {
+            return Ok(StatusLine::Registered(text.to_string()));
+        }
+        // gk's own status line in another spelling (one for the other
+        // Windows shell, say): only its command string is replaced.
+        let edit = crate::install::settings_edit::Edit {
+            start,
+            end,
+            text: serde_json::to_string(command).map_err(|e| internal(path, &e.to_string()))?,
+        };
+        let out = format!("{bom}{}", apply_edits(body, vec![edit]));
+        let after = value_of(path, &out).map_err(|e| internal(path, e.message()))?;
+        let mut expected = before;
+        expected["statusLine"]["command"] = serde_json::Value::String(command.into());
+        if after != expected {
+            return Err(internal(path, "the status line was not changed as planned"));
+        }
+        return Ok(StatusLine::Registered(out));
     }
     let style = Style::detect(body, &root);
     let edit = insert_prop(body, &root, root_index(&root), "statusLine", value, &style);

@@ -35,6 +35,8 @@ pub fn isolated_gk(home: &Path) -> Command {
         .env_remove("GK_STATE_DIR")
         .env_remove("XDG_STATE_HOME")
         .env_remove("LOCALAPPDATA")
+        // On Windows it decides the shell a status line is spelled for.
+        .env_remove("CLAUDE_CODE_GIT_BASH_PATH")
         .env("NO_COLOR", "1");
     cmd
 }
