@@ -264,6 +264,28 @@ fn a_status_line_follows_the_shell_the_client_will_use() {
     assert_eq!(home.settings(), "{\n  \"model\": \"opus\"\n}\n");
 }
 
+/// A settings.json that is an object with only whitespace inside: install
+/// (hooks, rules, status line) and uninstall give back its exact bytes,
+/// whichever key is the last one taken out. Before, `{ }` came back `{}`.
+#[test]
+fn a_whitespace_only_object_comes_back_byte_for_byte() {
+    for before in ["{ }\n", "{\n\n}\n", "{\t}", "\u{feff}{\r\n}\r\n"] {
+        for extra in [
+            &[][..],
+            &["--statusline"][..],
+            &["--no-permissions", "--statusline"][..],
+        ] {
+            let home = Home::new(Some(before));
+            let mut args = vec!["install", "--yes", "--no-smoke"];
+            args.extend_from_slice(extra);
+            home.ok(&args);
+            assert_ne!(home.settings(), before);
+            home.ok(&["uninstall", "--yes"]);
+            assert_eq!(home.settings(), before, "{before:?} with {extra:?}");
+        }
+    }
+}
+
 #[test]
 fn the_claude_md_block_explains_the_per_session_record_once() {
     let home = Home::new(None);

@@ -6,7 +6,9 @@
 //! original bytes when it held nothing of gk's (and in any case leaves no
 //! gk entry, and uninstalling again changes nothing); and the diff shown
 //! for the change never shows an `env` or secret-named value that occurs
-//! only where it is defined.
+//! only where it is defined. The status line alike: added where none is
+//! set, gk's own respelled (nothing else changed), another tool's left as
+//! it is, and uninstall takes out only gk's.
 #![no_main]
 
 use std::path::Path;
@@ -79,6 +81,8 @@ fuzz_target!(|data: &[u8]| {
         "uninstall is not idempotent"
     );
 
+    status_line(path, text, &c, &filled);
+
     if let Ok(before) = gk::settings::parse(path, text) {
         let mut found = Vec::new();
         gk::doctor::render::secrets_in(&before.value, &mut found);
@@ -111,3 +115,46 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// `gk install --statusline` and uninstall on the same text.
+fn status_line(
+    path: &Path,
+    text: &str,
+    c: &CommandContext,
+    filled: &[gk::install::settings_edit::EmptyContainer],
+) {
+    use gk::install::settings_keys::{add_statusline, remove_statusline, StatusLine};
+    let want = "\"$HOME/.claude/hooks/gk\" statusline";
+    let other = "/home/u/.claude/hooks/gk statusline";
+    let Ok(first) = add_statusline(path, text, other, c) else {
+        return;
+    };
+    let StatusLine::Registered(first) = first else {
+        return;
+    };
+    let before: Option<serde_json::Value> = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
+    let after = |t: &str| -> serde_json::Value {
+        serde_json::from_str(t.trim_start_matches('\u{feff}')).expect("a status line edit that is not JSON")
+    };
+    // gk's status line in another spelling is brought to the wanted one,
+    // and nothing else in the file changes.
+    let StatusLine::Registered(second) =
+        add_statusline(path, &first, want, c).expect("respelling refused")
+    else {
+        panic!("gk's own status line taken for another's: {first}");
+    };
+    let mut expected = after(&first);
+    expected["statusLine"]["command"] = serde_json::Value::String(want.into());
+    assert_eq!(after(&second), expected, "respelling changed more than the command");
+    let StatusLine::Registered(third) = add_statusline(path, &second, want, c).unwrap() else {
+        panic!("taken");
+    };
+    assert_eq!(third, second, "the status line edit is not idempotent");
+    let back = remove_statusline(path, &second, c, filled).expect("uninstall refused");
+    assert!(after(&back).get("statusLine").is_none(), "uninstall left gk's status line: {back}");
+    if let Some(v) = before {
+        if v.get("statusLine").is_none() && !text.trim_start_matches('\u{feff}').trim().is_empty() {
+            assert_eq!(back, text, "uninstall did not give the file back");
+        }
+    }
+}

@@ -445,7 +445,7 @@ pub fn plan_uninstall_with(
         if let Some(rules) = &extras.rules {
             new = settings_keys::remove_rules_keeping(&settings, &new, rules, &keep)?;
         }
-        new = settings_keys::remove_statusline(&settings, &new, &m.ctx)?;
+        new = settings_keys::remove_statusline(&settings, &new, &m.ctx, &keep)?;
         plan.push(FileChange::text(
             &settings,
             Some(old),

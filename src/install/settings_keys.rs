@@ -84,14 +84,25 @@ fn insert_prop(
 }
 
 /// The edits cutting property `prop` out of `obj` (the inverse of [`insert_prop`]).
-fn cut_prop(obj: &Object, prop: &jsonc_parser::ast::ObjectProp) -> Vec<Edit> {
+/// Cut `prop` out of `obj`; when it was the last property, `inside` is
+/// what stays between the braces.
+fn cut_prop(obj: &Object, prop: &jsonc_parser::ast::ObjectProp, inside: &str) -> Vec<Edit> {
     let props: Vec<(usize, usize)> = obj.properties.iter().map(prop_range).collect();
     let which: Vec<bool> = obj
         .properties
         .iter()
         .map(|p| std::ptr::eq(p, prop))
         .collect();
-    cut_items(range_of_obj(obj), &props, &which, "")
+    cut_items(range_of_obj(obj), &props, &which, inside)
+}
+
+/// What was between the root's braces before install, when install noted
+/// a root that held only whitespace (`{ }`, `{\n}`): the last key taken
+/// out of the root gives it back.
+fn root_inside(keep: &[EmptyContainer]) -> &str {
+    keep.iter()
+        .find(|c| c.at.is_empty())
+        .map_or("", |c| c.inside.as_str())
 }
 
 fn internal(path: &Path, what: &str) -> Error {
@@ -304,8 +315,8 @@ pub fn remove_rules_keeping(
             (None, Some(inside)) if perms.properties.len() == 1 => {
                 cut_items(range_of_obj(perms), &[prop_range(allow)], &[true], inside)
             }
-            _ if perms.properties.len() == 1 => cut_prop(&root, prop),
-            _ => cut_prop(perms, allow),
+            _ if perms.properties.len() == 1 => cut_prop(&root, prop, root_inside(keep)),
+            _ => cut_prop(perms, allow, ""),
         }
     } else {
         cut_items(range_of_arr(list), &items, &remove, "")
@@ -426,7 +437,12 @@ pub fn add_statusline(
 }
 
 /// Take out a `statusLine` that runs `gk statusline`; any other stays.
-pub fn remove_statusline(path: &Path, text: &str, ctx: &CommandContext) -> Result<String> {
+pub fn remove_statusline(
+    path: &Path,
+    text: &str,
+    ctx: &CommandContext,
+    keep: &[EmptyContainer],
+) -> Result<String> {
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         return Ok(text.to_string());
@@ -448,7 +464,10 @@ pub fn remove_statusline(path: &Path, text: &str, ctx: &CommandContext) -> Resul
     if !ours {
         return Ok(text.to_string());
     }
-    let out = format!("{bom}{}", apply_edits(body, cut_prop(&root, prop)));
+    let out = format!(
+        "{bom}{}",
+        apply_edits(body, cut_prop(&root, prop, root_inside(keep)))
+    );
     value_of(path, &out).map_err(|e| internal(path, e.message()))?;
     Ok(out)
 }
@@ -582,16 +601,16 @@ mod tests {
             add_statusline(p(), &after, cmd, &ctx()).unwrap(),
             StatusLine::Registered(after.clone())
         );
-        assert_eq!(remove_statusline(p(), &after, &ctx()).unwrap(), before);
+        assert_eq!(remove_statusline(p(), &after, &ctx(), &[]).unwrap(), before);
         let theirs =
             "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"~/bin/line.sh\"}\n}\n";
         assert_eq!(
             add_statusline(p(), theirs, cmd, &ctx()).unwrap(),
             StatusLine::Taken(theirs.to_string())
         );
-        assert_eq!(remove_statusline(p(), theirs, &ctx()).unwrap(), theirs);
+        assert_eq!(remove_statusline(p(), theirs, &ctx(), &[]).unwrap(), theirs);
         // gk's under another spelling is still gk's.
         let other = "{\"statusLine\": {\"type\": \"command\", \"command\": \"/home/u/.claude/hooks/gk statusline\"}}";
-        assert_eq!(remove_statusline(p(), other, &ctx()).unwrap(), "{}");
+        assert_eq!(remove_statusline(p(), other, &ctx(), &[]).unwrap(), "{}");
     }
 }
