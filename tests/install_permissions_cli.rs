@@ -260,6 +260,37 @@ fn a_status_line_follows_the_shell_the_client_will_use() {
         assert_eq!(line(&home), first);
         assert!(!said.contains("Git Bash"), "{said}");
     }
+    // Git for Windows gone again: doctor names the status line bash would
+    // run and PowerShell cannot, and --fix respells it; off Windows the
+    // status line always runs in sh and doctor has nothing to say.
+    let codes = |home: &Home| -> Vec<String> {
+        let out = home
+            .gk(&["doctor", "--json", "--no-smoke"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let bashed = home.settings();
+    if cfg!(windows) {
+        assert!(codes(&home).contains(&"statusline-broken".to_string()));
+        let fixed = home.ok(&["doctor", "--fix", "--yes", "--no-smoke"]);
+        assert!(fixed.contains("statusline"), "{fixed}");
+        assert_eq!(line(&home), first);
+        assert_eq!(
+            home.settings(),
+            bashed.replace(
+                &serde_json::to_string(r#""$HOME/.claude/hooks/gk.exe" statusline"#).unwrap(),
+                &serde_json::to_string(&first).unwrap()
+            )
+        );
+    }
+    assert!(!codes(&home).contains(&"statusline-broken".to_string()));
     home.ok(&["uninstall", "--yes"]);
     assert_eq!(home.settings(), "{\n  \"model\": \"opus\"\n}\n");
 }

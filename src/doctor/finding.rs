@@ -88,6 +88,8 @@ pub enum Remedy {
     StateFile,
     /// Add the permission rules for the task records to user settings.
     PermissionRules,
+    /// Respell gk's status line in user settings for the shell that runs it.
+    StatusLine,
 }
 
 /// One thing doctor found. `message` names the file (and line where it helps).

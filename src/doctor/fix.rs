@@ -47,6 +47,8 @@ pub struct FixNeeds {
     pub state_file: bool,
     /// Add the task records' permission rules to user settings.
     pub permission_rules: bool,
+    /// Respell gk's status line in user settings.
+    pub status_line: bool,
     /// Findings that need a person, each with why doctor leaves it alone.
     pub manual: Vec<String>,
 }
@@ -59,6 +61,7 @@ impl FixNeeds {
             && !self.claude_md
             && !self.state_file
             && !self.permission_rules
+            && !self.status_line
     }
 }
 
@@ -127,6 +130,7 @@ pub fn needs(
             Remedy::ClaudeMd => n.claude_md = true,
             Remedy::StateFile => n.state_file = true,
             Remedy::PermissionRules => n.permission_rules = true,
+            Remedy::StatusLine => n.status_line = true,
         }
     }
     if n.permission_rules {
@@ -238,7 +242,7 @@ pub fn plan(
     // Everything --fix does to user settings is one change (one diff, one write).
     let user = inputs.paths.settings();
     let removes_user = needs.remove_from.contains(&user);
-    if needs.user_registrations || needs.permission_rules || removes_user {
+    if needs.user_registrations || needs.permission_rules || needs.status_line || removes_user {
         let old = crate::install::read_text(&user)?;
         let mut text = old.clone().unwrap_or_default();
         let mut reasons = Vec::new();
@@ -270,6 +274,21 @@ pub fn plan(
             text = added;
             filled.extend(noted);
             reasons.push("let Claude write its task records without asking");
+        }
+        if needs.status_line {
+            let line = install::statusline_for(
+                &inputs.ctx,
+                install::shell_form(ShellChoice::Auto, os),
+                inputs.git_bash.as_deref(),
+                inputs.bash_home.as_deref(),
+                &inputs.paths.binary(os),
+            )?;
+            if let install::settings_keys::StatusLine::Registered(t) =
+                install::settings_keys::add_statusline(&user, &text, &line, &inputs.ctx)?
+            {
+                text = t;
+            }
+            reasons.push("gk's status line spelled for the shell Claude Code runs it in");
         }
         plan.push(FileChange::text(
             &user,

@@ -17,6 +17,7 @@ pub mod permissions;
 pub mod registrations;
 pub mod render;
 pub mod state;
+pub mod statusline;
 
 pub use crate::registry::scopes;
 
@@ -272,6 +273,8 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         ));
         report.findings.extend(permissions::check_folder(dir));
     }
+
+    report.findings.extend(statusline::check(&files, inputs));
 
     let md_path = inputs.paths.claude_md();
     let section = match read_claude_md(&md_path) {

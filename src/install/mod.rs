@@ -284,6 +284,44 @@ pub fn statusline_shell(shell: ShellForm, git_bash: Option<&Path>) -> ShellForm 
     }
 }
 
+/// The status line command install writes for hooks registered in `shell`
+/// (read back like the hooks' commands before anything is written).
+pub fn statusline_for(
+    ctx: &CommandContext,
+    shell: ShellForm,
+    git_bash: Option<&Path>,
+    bash_home: Option<&Path>,
+    binary: &Path,
+) -> Result<String> {
+    let line_shell = statusline_shell(shell, git_bash);
+    Ok(statusline_command(&verified_wanted_hooks(
+        ctx, line_shell, bash_home, binary,
+    )?))
+}
+
+/// Why gk's status line `command` cannot run in `shell` on Windows, where
+/// the client runs it through Git Bash when it finds one and PowerShell
+/// otherwise; `None` when it can (or off Windows, where it is always sh).
+pub fn statusline_breaks(os: Os, command: &str, git_bash: Option<&Path>) -> Option<&'static str> {
+    if !os.is_windows() {
+        return None;
+    }
+    let c = command.trim_start();
+    if git_bash.is_some() {
+        if c.starts_with('&') {
+            Some("PowerShell's call operator `&` is a syntax error in bash")
+        } else if c.contains('\\') {
+            Some("bash reads each backslash as an escape and drops it")
+        } else {
+            None
+        }
+    } else if c.starts_with(['"', '\'', '$']) {
+        Some("PowerShell reads a line that starts with a quoted path or a variable as a value and runs nothing")
+    } else {
+        None
+    }
+}
+
 /// Build install's plan: the binary, task_state.json, CLAUDE.md,
 /// settings.json (hooks, and the permission rules for the task records);
 /// and notes on anything that will keep the hooks from running even so.
@@ -361,16 +399,13 @@ pub fn plan_install_with(
     }
     if extras.statusline {
         let line_shell = statusline_shell(shell, m.git_bash.as_deref());
-        let line = if line_shell == shell {
-            statusline_command(&wanted)
-        } else {
-            statusline_command(&verified_wanted_hooks(
-                &m.ctx,
-                line_shell,
-                m.bash_home.as_deref(),
-                &bin,
-            )?)
-        };
+        let line = statusline_for(
+            &m.ctx,
+            shell,
+            m.git_bash.as_deref(),
+            m.bash_home.as_deref(),
+            &bin,
+        )?;
         if line_shell != shell {
             notes.push(match m.git_bash.as_deref() {
                 Some(bash) => format!(

@@ -1,0 +1,158 @@
+//! `statusline-broken`: gk's own status line in user settings, spelled for
+//! a shell Claude Code will not run it in. A status line has no exec form;
+//! on Windows the client runs it through Git Bash when it finds one and
+//! through PowerShell otherwise (measured, docs/maintainers/claude-code-facts.md),
+//! so a status line written for the other shell (Git for Windows installed
+//! or removed since, or written by a gk that spelled it for neither) shows
+//! nothing. `--fix` respells it as install would; a status line that is not
+//! gk's is never looked at.
+
+use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::scopes::{Scope, ScopeFile};
+use super::Inputs;
+use crate::install::settings_keys::is_gk_statusline;
+
+/// The finding for the user settings' status line, if it is gk's and
+/// cannot run in the shell the client will use.
+pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
+    let user = files
+        .iter()
+        .find(|f| f.scope == Scope::User && f.effective())?;
+    let command = user
+        .settings()?
+        .value
+        .get("statusLine")?
+        .get("command")?
+        .as_str()?;
+    if !is_gk_statusline(command, &inputs.ctx) {
+        return None;
+    }
+    let os = inputs.ctx.os;
+    let why = crate::install::statusline_breaks(os, command, inputs.git_bash.as_deref())?;
+    let shell = match inputs.git_bash.as_deref() {
+        Some(bash) => format!("Git Bash ({})", bash.display()),
+        None => "PowerShell (no Git Bash found)".to_string(),
+    };
+    let wanted = crate::install::statusline_for(
+        &inputs.ctx,
+        crate::install::shell_form(crate::cli::ShellChoice::Auto, os),
+        inputs.git_bash.as_deref(),
+        inputs.bash_home.as_deref(),
+        &inputs.paths.binary(os),
+    );
+    let finding = Finding::new(
+        "statusline-broken",
+        Severity::Warning,
+        Group::State,
+        format!(
+            "the status line in {} runs `{command}`, but Claude Code runs a status line through {shell} here, and {why}: it shows nothing",
+            user.label()
+        ),
+    )
+    .at(&user.path, None);
+    Some(match (wanted, super::fix::editable(user)) {
+        (Ok(line), Ok(())) => finding
+            .fix(format!("{FIX_COMMAND} (writes `{line}`)"))
+            .remedy(Remedy::StatusLine),
+        (Ok(line), Err(why)) => finding.fix(format!("{why}; then set its command to `{line}`")),
+        (Err(e), _) => finding.fix(e.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hookcmd::CommandContext;
+    use crate::paths::ClaudePaths;
+    use crate::platform::Os;
+    use crate::registry::scopes::{test_files, ScopePaths};
+    use std::path::PathBuf;
+
+    fn inputs(os: Os, git_bash: Option<&str>) -> Inputs {
+        let home = if os.is_windows() {
+            r"C:\Users\Ann"
+        } else {
+            "/home/ann"
+        };
+        let ctx = CommandContext::with_home(os, home);
+        let paths = ClaudePaths::at(ctx.claude_dir.clone());
+        Inputs {
+            scope_paths: ScopePaths {
+                user: paths.settings(),
+                project_dir: PathBuf::from(home),
+                managed: PathBuf::from("/none.json"),
+            },
+            ctx,
+            paths,
+            path_var: None,
+            git_bash: git_bash.map(PathBuf::from),
+            bash_home: None,
+            smoke: false,
+            now: std::time::SystemTime::now(),
+            state_dir: None,
+        }
+    }
+
+    fn finding_for(os: Os, git_bash: Option<&str>, command: &str) -> Option<Finding> {
+        let text = serde_json::json!({"statusLine": {"type": "command", "command": command}});
+        let files = test_files(&[(Scope::User, &text.to_string())]);
+        check(&files, &inputs(os, git_bash))
+    }
+
+    const PS: &str = r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#;
+    const BASH: &str = r#""$HOME/.claude/hooks/gk.exe" statusline"#;
+    const RAW: &str = r"C:\Users\Ann\.claude\hooks\gk.exe statusline";
+    const GIT: Option<&str> = Some(r"C:\Program Files\Git\bin\bash.exe");
+
+    #[test]
+    fn a_status_line_for_the_other_shell_is_named_with_the_fix() {
+        // PowerShell form, Git Bash found since.
+        let f = finding_for(Os::Windows, GIT, PS).unwrap();
+        assert_eq!(
+            (f.code, f.severity, f.remedy),
+            ("statusline-broken", Severity::Warning, Remedy::StatusLine)
+        );
+        assert!(
+            f.message
+                .contains("through Git Bash (C:\\Program Files\\Git\\bin\\bash.exe)"),
+            "{}",
+            f.message
+        );
+        assert!(
+            f.message.contains("`&` is a syntax error in bash"),
+            "{}",
+            f.message
+        );
+        assert_eq!(
+            f.fix.as_deref(),
+            Some(format!("gk doctor --fix (writes `{BASH}`)").as_str())
+        );
+        // The raw path the exec-form install used to write, under Git Bash.
+        let f = finding_for(Os::Windows, GIT, RAW).unwrap();
+        assert!(f.message.contains("backslash"), "{}", f.message);
+        // The bash form with no Git Bash: PowerShell prints the string.
+        let f = finding_for(Os::Windows, None, BASH).unwrap();
+        assert!(
+            f.message.contains("PowerShell (no Git Bash found)"),
+            "{}",
+            f.message
+        );
+        assert_eq!(
+            f.fix.as_deref(),
+            Some(format!("gk doctor --fix (writes `{PS}`)").as_str())
+        );
+    }
+
+    #[test]
+    fn a_status_line_that_runs_is_left_alone_and_so_is_anothers() {
+        assert!(finding_for(Os::Windows, GIT, BASH).is_none());
+        assert!(finding_for(Os::Windows, None, PS).is_none());
+        // The raw path runs in PowerShell (gk's words are what matters).
+        assert!(finding_for(Os::Windows, None, RAW).is_none());
+        // Not gk's: never looked at, whatever the shell.
+        assert!(finding_for(Os::Windows, GIT, r#"& "C:\tools\line.exe""#).is_none());
+        // Off Windows a status line always runs in sh.
+        assert!(finding_for(Os::Linux, None, r#""$HOME/.claude/hooks/gk" statusline"#).is_none());
+        assert!(finding_for(Os::Linux, None, r"& /home/ann/.claude/hooks/gk statusline").is_none());
+    }
+}
