@@ -83,9 +83,9 @@ fn insert_prop(
     )
 }
 
-/// The edits cutting property `prop` out of `obj` (the inverse of [`insert_prop`]).
-/// Cut `prop` out of `obj`; when it was the last property, `inside` is
-/// what stays between the braces.
+/// The edits cutting property `prop` out of `obj` (the inverse of
+/// [`insert_prop`]); when it was the last property, `inside` is what stays
+/// between the braces.
 fn cut_prop(obj: &Object, prop: &jsonc_parser::ast::ObjectProp, inside: &str) -> Vec<Edit> {
     let props: Vec<(usize, usize)> = obj.properties.iter().map(prop_range).collect();
     let which: Vec<bool> = obj
