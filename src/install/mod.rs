@@ -406,17 +406,20 @@ pub fn plan_install_with(
             m.bash_home.as_deref(),
             &bin,
         )?;
-        if line_shell != shell {
-            notes.push(match m.git_bash.as_deref() {
-                Some(bash) => format!(
-                    "note: Claude Code runs a status line through a shell; the status line is spelled for Git Bash ({}), which it will use",
-                    bash.display()
-                ),
-                None => "note: Claude Code runs a status line through a shell; the status line is spelled for PowerShell, which it uses where no Git Bash is found".to_string(),
-            } + " (after installing or removing Git for Windows, run `gk install --statusline` again)");
-        }
         match settings_keys::add_statusline(&settings, &new_settings, &line, &m.ctx)? {
-            settings_keys::StatusLine::Registered(text) => new_settings = text,
+            settings_keys::StatusLine::Registered(text) => {
+                new_settings = text;
+                // Said only of a status line gk writes, never of another's.
+                if line_shell != shell {
+                    notes.push(match m.git_bash.as_deref() {
+                        Some(bash) => format!(
+                            "note: Claude Code runs a status line through a shell; the status line is spelled for Git Bash ({}), which it will use",
+                            bash.display()
+                        ),
+                        None => "note: Claude Code runs a status line through a shell; the status line is spelled for PowerShell, which it uses where no Git Bash is found".to_string(),
+                    } + " (after installing or removing Git for Windows, `gk doctor --fix` respells it)");
+                }
+            }
             settings_keys::StatusLine::Taken(_) => notes.push(format!(
                 "note: {} already sets a statusLine; it is left as it is (docs/usage.md shows how to add gk's segment to it)",
                 settings.display()
@@ -902,6 +905,11 @@ mod tests {
             notes
                 .iter()
                 .any(|n| n.contains("already sets a statusLine")),
+            "{notes:?}"
+        );
+        // And nothing is said of a spelling gk did not write.
+        assert!(
+            !notes.iter().any(|n| n.contains("spelled for")),
             "{notes:?}"
         );
         // Both forms are gk's, so uninstall takes either out.
