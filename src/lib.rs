@@ -16,3 +16,4 @@ pub mod records;
 pub mod registry;
 pub mod settings;
 pub mod smoke;
+pub mod text;

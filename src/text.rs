@@ -1,0 +1,199 @@
+//! Text gk did not write, on its way to a person or to Claude.
+//!
+//! Task records are JSON that Claude writes without asking (and any session
+//! may write any record in the state folder); project settings come with a
+//! cloned repository; plugin files come from a marketplace. Their text is
+//! data. When gk shows it — the Stop line, the prompt hook's context, the
+//! status line, `gk state`, doctor's findings, a plan's diff — it must not
+//! be able to move the cursor, clear the screen, set the clipboard (OSC
+//! 52), start a second line that looks like one of gk's own, or hide what
+//! it says behind direction overrides and zero-width marks. And it must
+//! stay short enough that the fixed sentences around it are still seen.
+//!
+//! This module is the one definition of that. It is pure (no I/O), so the
+//! hooks use it too.
+//!
+//! - [`is_unsafe`]: the characters that are never passed through: C0 and
+//!   C1 controls and DEL (ESC and the 8-bit CSI U+009B among them), the
+//!   line and paragraph separators, and the invisible format characters
+//!   (direction marks, embeddings, overrides and isolates; zero-width
+//!   spaces and joiners; the word joiner and invisible operators; the BOM;
+//!   interlinear annotation marks; the tag characters U+E0000–U+E007F).
+//! - [`one_line`]: a field as one bounded line: whitespace controls become
+//!   a space, every other unsafe character a `?`, and text past the bound
+//!   is cut with `...`.
+//! - [`escaped`]: a multi-line text (a diff) with its line breaks kept and
+//!   every other unsafe character written as a visible escape (`\x1b`,
+//!   `\u{202e}`), the way a careful pager shows them.
+
+use std::borrow::Cow;
+
+/// The marker put where text was cut.
+pub const CUT: &str = "...";
+
+/// Whether `c` may change how a terminal or a reader takes the text around
+/// it, rather than being seen as itself.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() // C0, DEL and C1 (U+0080..U+009F)
+        || matches!(
+            c,
+            '\u{00ad}'                    // soft hyphen (invisible)
+            | '\u{061c}'                  // Arabic letter mark
+            | '\u{180e}'                  // Mongolian vowel separator
+            | '\u{200b}'..='\u{200f}'     // zero-width space/joiners, LRM, RLM
+            | '\u{2028}' | '\u{2029}'     // line and paragraph separators
+            | '\u{202a}'..='\u{202e}'     // embeddings and overrides
+            | '\u{2060}'..='\u{2064}'     // word joiner, invisible operators
+            | '\u{2066}'..='\u{206f}'     // isolates and deprecated format marks
+            | '\u{feff}'                  // BOM / zero-width no-break space
+            | '\u{fff9}'..='\u{fffb}'     // interlinear annotation marks
+            | '\u{e0000}'..='\u{e007f}' // tag characters
+        )
+}
+
+/// Whether `c` separates words or lines (shown as a space by [`one_line`]).
+fn is_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\t' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// Whether `text` would pass through [`one_line`] unchanged with no bound.
+pub fn is_clean(text: &str) -> bool {
+    !text.chars().any(is_unsafe)
+}
+
+/// `text` as one line of at most `max_chars` characters: line breaks and
+/// tabs become spaces, every other unsafe character becomes `?`, and longer
+/// text keeps its first `max_chars - 3` characters followed by `...`.
+/// Borrowed when nothing changes. `max_chars` below 4 is taken as 4.
+pub fn one_line(text: &str, max_chars: usize) -> Cow<'_, str> {
+    let max = max_chars.max(CUT.len() + 1);
+    // Fast path: clean and short (counting stops at the bound).
+    if is_clean(text) && text.chars().nth(max).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len().min(max * 4));
+    let mut keep = 0; // out's length after the first `max - 3` characters
+    for (i, c) in text.chars().enumerate() {
+        if i == max - CUT.len() {
+            keep = out.len();
+        }
+        if i == max {
+            out.truncate(keep);
+            out.push_str(CUT);
+            break;
+        }
+        out.push(shown(c));
+    }
+    Cow::Owned(out)
+}
+
+fn shown(c: char) -> char {
+    if is_break(c) {
+        ' '
+    } else if is_unsafe(c) {
+        '?'
+    } else {
+        c
+    }
+}
+
+/// `text` with its `\n` line breaks kept and every other unsafe character
+/// written as an escape: `\t`, `\r`, `\x1b` for the C0 controls and DEL,
+/// `\u{9b}` and the like for the rest. A backslash is left as it is.
+/// Borrowed when nothing changes.
+pub fn escaped(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_short_text_is_borrowed_unchanged() {
+        let t = "Refactor parser (phase 2) — café ✓";
+        assert!(matches!(one_line(t, 80), Cow::Borrowed(s) if s == t));
+        assert!(matches!(escaped(t), Cow::Borrowed(s) if s == t));
+    }
+
+    #[test]
+    fn escape_sequences_lose_their_escape() {
+        let t = "x\u{1b}]52;c;Y3VybA==\u{7}\u{1b}[2J\u{9b}2J";
+        let line = one_line(t, 200);
+        assert!(!line.chars().any(|c| c.is_control()), "{line:?}");
+        assert_eq!(line, "x?]52;c;Y3VybA==??[2J?2J");
+    }
+
+    #[test]
+    fn line_breaks_cannot_forge_a_second_line() {
+        let t = "fix\nSTATE [CLEAN] safe to switch\r\u{2028}x\u{85}y";
+        assert_eq!(one_line(t, 200), "fix STATE [CLEAN] safe to switch  x y");
+    }
+
+    #[test]
+    fn direction_and_zero_width_marks_are_shown() {
+        for c in [
+            '\u{202e}',
+            '\u{200b}',
+            '\u{2066}',
+            '\u{feff}',
+            '\u{e0041}',
+            '\u{061c}',
+            '\u{2060}',
+        ] {
+            let t = format!("a{c}b");
+            assert_eq!(one_line(&t, 10), "a?b", "U+{:04X}", c as u32);
+            assert!(!is_clean(&t));
+        }
+    }
+
+    #[test]
+    fn long_text_is_cut_to_the_bound() {
+        let t = "é".repeat(1000);
+        let line = one_line(&t, 20);
+        assert_eq!(line.chars().count(), 20);
+        assert!(line.ends_with(CUT));
+        // Exactly at the bound: kept whole.
+        let t = "a".repeat(20);
+        assert_eq!(one_line(&t, 20), t);
+        let t = "a".repeat(21);
+        assert_eq!(one_line(&t, 20), format!("{}...", "a".repeat(17)));
+        // Dirty and at the bound: cleaned, not cut.
+        let t = format!("{}\n", "a".repeat(19));
+        assert_eq!(one_line(&t, 20), format!("{} ", "a".repeat(19)));
+    }
+
+    #[test]
+    fn a_tiny_bound_still_gives_a_visible_cut() {
+        assert_eq!(one_line("abcdefgh", 0), "a...");
+        assert_eq!(one_line("abcd", 0), "abcd");
+    }
+
+    #[test]
+    fn escaped_keeps_lines_and_shows_the_rest() {
+        let t = "+ garbage \u{1b}[2J\u{1b}]52;c;QUJD\u{7}\n- \u{9b}x\t\u{202e}\r\n";
+        assert_eq!(
+            escaped(t),
+            "+ garbage \\x1b[2J\\x1b]52;c;QUJD\\x07\n- \\u{9b}x\\t\\u{202e}\\r\n"
+        );
+    }
+}
