@@ -596,6 +596,16 @@ mod tests {
     }
 
     #[test]
+    fn json_the_client_loads_is_not_called_skipped() {
+        // Measured on client 2.1.332: each of these loads, hooks and env too.
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        for x in ["1e400", r#""\ud83d""#, deep.as_str()] {
+            let text = healthy_user().replacen('{', &format!("{{\"x\": {x},"), 1);
+            assert_eq!(check(&[file(Scope::User, USER, &text)]), None, "{x:.20}");
+        }
+    }
+
+    #[test]
     fn an_unreadable_file_is_named() {
         let f = ScopeFile {
             scope: Scope::Project,
