@@ -773,7 +773,7 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
 /// is asked of the file as it is on disk too, and that answer, with its
 /// places, is the one reported. A step that refuses only gk's own text is
 /// gk's fault, reported as it came.
-fn on_disk_places<T>(
+pub(crate) fn on_disk_places<T>(
     on_disk: Option<&str>,
     current: &str,
     step: impl Fn(&str) -> Result<T>,
