@@ -167,7 +167,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
     if body.trim().is_empty() {
         return Err(err(1, 1, "the file is empty".to_string()));
     }
-    let value: Value = serde_json::from_str(body).map_err(|e| {
+    let read = as_the_client_reads(body);
+    let value: Value = serde_json::from_str(&read).map_err(|e| {
         let reason = e.to_string();
         // serde_json appends " at line L column C"; keep only the reason.
         let reason = match reason.rfind(" at line ") {
@@ -197,6 +198,184 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
     })
 }
 
+/// Values nested deeper than this are read as a placeholder (see
+/// [`as_the_client_reads`]); nothing gk reads sits deeper than a handler's
+/// `args` (depth 7), and both JSON readers gk uses stop at 128.
+pub const READ_DEPTH: usize = 64;
+
+/// `body` as gk's JSON readers can take it, for JSON the client's parser
+/// (`JSON.parse`) accepts and theirs refuse — measured on client 2.1.332,
+/// see docs/maintainers/claude-code-facts.md: a number past the range of a
+/// double (`1e400`, Infinity to the client), a lone surrogate escape
+/// (`"\ud83d"`), and nesting deeper than 127 levels. The result has the
+/// same length and the same line breaks, so every offset, line and column
+/// found in it is a place in the file as it is on disk; and it reads the
+/// same for everything gk looks at:
+/// - a number that overflows becomes `1e308` (or `-1e308`), padded with
+///   spaces (a finite number of the same sign: it is still a number);
+/// - a lone surrogate escape becomes `\ufffd` (six bytes for six);
+/// - a value that opens deeper than [`READ_DEPTH`] becomes `0` followed by
+///   spaces, its line breaks kept (still not a string, for the one check
+///   that looks at a value's type, `matcher`).
+///
+/// Anything else — text that is not JSON at all — is passed over as it
+/// is, for the parser to report. One pass, linear in the text; borrowed
+/// when nothing needs changing (every file gk writes).
+pub fn as_the_client_reads(body: &str) -> std::borrow::Cow<'_, str> {
+    let b = body.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let put = |out: &mut Option<Vec<u8>>, at: usize, with: &[u8]| {
+        out.get_or_insert_with(|| b.to_vec())[at..at + with.len()].copy_from_slice(with);
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = string_end(b, i),
+            b'[' | b'{' if depth >= READ_DEPTH => {
+                let start = i;
+                let end = value_end(b, i);
+                let buf = out.get_or_insert_with(|| b.to_vec());
+                for (k, byte) in buf[start..end].iter_mut().enumerate() {
+                    if k == 0 {
+                        *byte = b'0';
+                    } else if *byte != b'\n' && *byte != b'\r' {
+                        *byte = b' ';
+                    }
+                }
+                i = end;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let token = &body[start..i];
+                if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    let with: &[u8] = if token.starts_with('-') {
+                        b"-1e308"
+                    } else {
+                        b"1e308"
+                    };
+                    if with.len() <= token.len() {
+                        let mut padded = with.to_vec();
+                        padded.resize(token.len(), b' ');
+                        put(&mut out, start, &padded);
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII was replaced, and only whole characters (a number, or
+    // every byte but line breaks of a span that starts and ends on ASCII
+    // brackets — a multi-byte character inside it turns into as many
+    // spaces), so the bytes are still UTF-8.
+    let read = match out.map(String::from_utf8) {
+        Some(Ok(text)) => std::borrow::Cow::Owned(text),
+        _ => std::borrow::Cow::Borrowed(body),
+    };
+    match repair_lone_surrogates(&read) {
+        Some(repaired) => std::borrow::Cow::Owned(repaired),
+        None => read,
+    }
+}
+
+/// The offset just past the string that opens at `b[start]` (or the end of
+/// the text, if it never closes), escapes skipped.
+fn string_end(b: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < b.len() && b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    i + 1
+}
+
+fn hex4(b: &[u8]) -> Option<u16> {
+    let s = std::str::from_utf8(b.get(..4)?).ok()?;
+    u16::from_str_radix(s, 16).ok()
+}
+
+/// `text` with every `\uXXXX` escape that is an unpaired surrogate replaced
+/// by `\ufffd` (six bytes for six, so places stay where they were); `None`
+/// when there is none. `JSON.parse` keeps such a string, serde_json and
+/// jsonc-parser refuse it.
+pub fn repair_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out: Vec<u8> = Vec::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(unit) = hex4(&b[i + 2..]) else {
+            i += 2;
+            continue;
+        };
+        let is_high = (0xD800..=0xDBFF).contains(&unit);
+        let is_low = (0xDC00..=0xDFFF).contains(&unit);
+        if is_high
+            && b.get(i + 6) == Some(&b'\\')
+            && b.get(i + 7) == Some(&b'u')
+            && hex4(&b[(i + 8).min(b.len())..]).is_some_and(|n| (0xDC00..=0xDFFF).contains(&n))
+        {
+            i += 12;
+            continue;
+        }
+        if is_high || is_low {
+            out.extend_from_slice(&b[copied..i]);
+            out.extend_from_slice(b"\\ufffd");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.extend_from_slice(&b[copied..]);
+    String::from_utf8(out).ok()
+}
+
+/// The offset just past the array or object that opens at `b[start]` (or
+/// the end of the text, if it never closes), strings skipped.
+fn value_end(b: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = string_end(b, i);
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
 /// Every hook handler in the file, in file order, and every schema issue
 /// found on the way (`hooks` not an object, an event not an array, a group
 /// not an object, `hooks` of a group not an array, a matcher not a string,
@@ -212,7 +391,8 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         0
     };
     let body = &text[body_offset..];
-    let Ok(parsed) = jsonc_parser::parse_to_ast(body, &Default::default(), &strict_options())
+    let read = as_the_client_reads(body);
+    let Ok(parsed) = jsonc_parser::parse_to_ast(&read, &Default::default(), &strict_options())
     else {
         // `parse` already accepted the text as strict JSON; the AST parser
         // disagreeing would be a bug in one of them. Report nothing rather
@@ -579,6 +759,64 @@ mod tests {
         assert_eq!((e.line, e.column), (2, 3));
         assert!(e.reason.contains("object"));
         assert!(parse(p(), "  \n").unwrap_err().reason.contains("empty"));
+    }
+
+    /// Measured on client 2.1.332 (docs/maintainers/claude-code-facts.md):
+    /// a settings file holding any of these loads, its hooks fire and its
+    /// `env` applies. gk reads them too, at the same places.
+    #[test]
+    fn json_the_client_accepts_is_read_not_refused() {
+        let deep = format!("{}1{}", "[".repeat(5_000), "]".repeat(5_000));
+        let cases = [
+            ("1e400".to_string(), "1e308"),
+            ("1.5e400".to_string(), "1e308  "),
+            ("-1e4000".to_string(), "-1e308 "),
+            (r#""\ud83d""#.to_string(), r#""\ufffd""#),
+            (
+                r#""a\udc00\ud83d\ude00""#.to_string(),
+                r#""a\ufffd\ud83d\ude00""#,
+            ),
+            (r#""\\ud83d""#.to_string(), r#""\\ud83d""#),
+            (deep.clone(), ""),
+        ];
+        for (x, _) in &cases {
+            let text = format!(
+                "{{\"x\": {x},\n \"env\": {{\"A\": \"1\"}},\n \"hooks\": {{\"Stop\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"gk hook stop\", \"timeout\": 1e999}}]}}]}}}}"
+            );
+            let s = parse(p(), &text).unwrap_or_else(|e| panic!("{}: {e}", &x[..x.len().min(20)]));
+            assert_eq!(s.value["env"]["A"], "1");
+            let (entries, issues) = hook_entries(&s);
+            assert!(issues.is_empty(), "{issues:?}");
+            assert_eq!(entries.len(), 1);
+            assert_eq!(entries[0].line, 3, "placed in the file as it is");
+            assert!(
+                entries[0].timeout.is_some_and(|t| t >= 1e308),
+                "a timeout past any wait"
+            );
+        }
+        for (x, read) in &cases[..6] {
+            let r = as_the_client_reads(x);
+            assert_eq!(r.len(), x.len());
+            assert_eq!(&*r, *read);
+        }
+        // Every file gk writes is passed through as it is.
+        assert!(matches!(
+            as_the_client_reads(r#"{"a": [1.5e3, "\ud83d\ude00 \\u"]}"#),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // A deep value keeps its line breaks, so later places stay right.
+        let text = format!(
+            "{{\"x\": {}\n{},\n\"hooks\": 1}}",
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        let s = parse(p(), &text).unwrap();
+        let (_, issues) = hook_entries(&s);
+        assert_eq!((issues[0].line, issues[0].column), (3, 10), "{issues:?}");
+        // Still refused: what the client refuses too.
+        for bad in [r#"{"x": 1,}"#, r#"{"x": "\ud83d"#, r#"{"x": [[[["#] {
+            assert!(parse(p(), bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

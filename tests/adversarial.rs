@@ -767,7 +767,12 @@ fn the_session_check_names_every_hostile_settings_file_and_keeps_its_contract() 
             let reason = match (place, hostile) {
                 (Place::Config, _) => None,
                 (Place::ManagedDropIn, Hostile::Folder) => None,
-                (_, Hostile::DeepArrays | Hostile::DeepObjects) => Some("not valid JSON"),
+                (_, Hostile::DeepArrays) => Some("not valid JSON"),
+                // Past the check's budget (256 KiB; the nested objects are
+                // 500 KB): set aside, for doctor to read whole.
+                (_, Hostile::Huge | Hostile::DeepObjects) => {
+                    Some("is too large to check at session start")
+                }
                 (_, h) if h.unreadable() || h == Hostile::InvalidUtf8 => Some(h.reason()),
                 _ => None,
             };
@@ -1010,5 +1015,109 @@ fn a_state_file_swapped_for_a_pipe_never_blocks_the_reader() {
             std::thread::sleep(Duration::from_millis(100));
             panic!("the reader blocked on the pipe (no answer after {LIMIT:?}, {swaps} swaps)");
         }
+    }
+}
+
+// ------------------------------------------- the session check's budget
+
+/// The session check runs at every session start in whatever repository
+/// the session opens; a repository may bring settings files of any size.
+/// The issue-17 reproducers (each measured at 4-7 s and 0.8-1.8 GB before):
+/// two 16 MB project files with 400,000 trivial handlers each; 230,000
+/// distinct spellings of gk's prompt hook and 125,000 copies of one; three
+/// 15 MiB managed drop-ins. Each must finish inside the hook's own timeout
+/// (5 s, here in a debug build on a shared machine) and under a 160 MiB
+/// address space, naming every file it set aside and the doctor command
+/// that reads it whole. The figures (under 50 ms and 64 MiB, release) are
+/// scripts/bench-session.sh's.
+#[cfg(unix)]
+#[test]
+fn the_session_check_stays_small_in_a_hostile_repository() {
+    if !ulimit_works() {
+        eprintln!("skipped: `sh -c 'ulimit -v'` does not work here");
+        return;
+    }
+    let handlers = |command: &str, n: usize| {
+        let one = format!("{{\"type\":\"command\",\"command\":{command:?}}}");
+        let list = vec![one; n].join(",");
+        format!("{{\"hooks\":{{\"PreToolUse\":[{{\"hooks\":[{list}]}}]}}}}")
+    };
+    let spellings = {
+        let list: Vec<String> = (0..230_000)
+            .map(|i| format!("{{\"type\":\"command\",\"command\":\"/opt/{i}/gk hook prompt\"}}"))
+            .collect();
+        format!(
+            "{{\"hooks\":{{\"UserPromptSubmit\":[{{\"hooks\":[{}]}}]}}}}",
+            list.join(",")
+        )
+    };
+    let template = Machine::new();
+    template.install();
+    let copies = handlers("\"$HOME/.claude/hooks/gk\" hook prompt", 125_000);
+    let trivial = handlers("true", 400_000);
+    let dropin = handlers("true", (15 << 20) / 34);
+    type Files<'a> = Vec<(Place, &'a str)>;
+    let cases: [(&str, Files); 3] = [
+        (
+            "400,000 handlers in each project file",
+            vec![
+                (Place::ProjectSettings, &trivial),
+                (Place::LocalSettings, &trivial),
+            ],
+        ),
+        (
+            "230,000 spellings and 125,000 copies",
+            vec![
+                (Place::ProjectSettings, &spellings),
+                (Place::LocalSettings, &copies),
+            ],
+        ),
+        (
+            "three 15 MiB managed drop-ins",
+            vec![(Place::ManagedDropIn, &dropin)],
+        ),
+    ];
+    for (what, files) in cases {
+        let m = Machine::like(&template);
+        let mut named = Vec::new();
+        for (place, text) in files {
+            let path = m.path(place);
+            if place == Place::ManagedDropIn {
+                for n in ["10", "20", "30"] {
+                    let p = path.with_file_name(format!("{n}-big.json"));
+                    std::fs::write(&p, text).unwrap();
+                    named.push(p);
+                }
+            } else {
+                std::fs::write(&path, text).unwrap();
+                named.push(path);
+            }
+        }
+        let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project});
+        let start = Instant::now();
+        let out = run_limited(
+            m.gk(&["hook", "session"]),
+            Stdin::Bytes(event.to_string().into_bytes()),
+            SMALL_MEMORY,
+            what,
+        );
+        let took = start.elapsed();
+        assert_hook_contract(&out, what);
+        assert!(took < Duration::from_secs(5), "{what}: {took:?}");
+        let v: serde_json::Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", out.all()));
+        let message = v["systemMessage"].as_str().unwrap();
+        // The first file past the budget is named (the rest may be counted
+        // in the last line), with the command that reads it whole.
+        let first = named[0].display().to_string();
+        assert!(
+            message.lines().any(|l| l.starts_with(&format!(
+                "gk: {first} is too large to check at session start -- gk doctor"
+            ))),
+            "{what}\n{message}"
+        );
+        // Nothing is called missing: a file not read may register it.
+        assert!(!message.contains("not registered"), "{what}\n{message}");
+        eprintln!("{what}: {took:?}");
     }
 }

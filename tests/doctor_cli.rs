@@ -1755,3 +1755,74 @@ fn backups_an_older_gk_left_beside_settings_files_are_reported() {
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (0, vec![]));
 }
+
+/// The issue-17 reproducer: a project's `settings.local.json` that is a
+/// link to the user's settings.json. `--fix` took gk's user entries for
+/// the project's and removed them (0 gk hooks left for the user, the plan
+/// calling the user file "already up to date"). Now the file is read once,
+/// as user settings, and nothing is removed from it.
+#[cfg(unix)]
+#[test]
+fn fix_through_a_project_link_to_the_user_file_leaves_the_user_file_alone() {
+    let h = Home::new();
+    h.install();
+    let before = h.read(&h.settings());
+    std::fs::create_dir_all(h.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(h.settings(), h.local()).unwrap();
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    assert_eq!(doc["findings"][0]["code"], "settings-same-file", "{doc}");
+    let project = h.project.to_str().unwrap();
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke", "--project", project]);
+    assert_eq!(fix.code, 0, "{}\n{}", fix.stdout, fix.stderr);
+    assert_eq!(h.read(&h.settings()), before, "{}", fix.stdout);
+    assert!(std::fs::symlink_metadata(h.local()).unwrap().is_symlink());
+}
+
+/// A project or local settings file that leads out of the project folder
+/// (here to another project's file) is never edited through the link:
+/// doctor names it, and leaves it as it is.
+#[cfg(unix)]
+#[test]
+fn fix_never_edits_a_project_file_that_resolves_outside_the_project() {
+    let h = Home::new();
+    h.install();
+    let elsewhere = h.home.join("elsewhere/settings.json");
+    h.register(
+        &elsewhere,
+        "UserPromptSubmit",
+        "~/.claude/hooks/gk hook prompt",
+    );
+    let theirs = h.read(&elsewhere);
+    std::fs::create_dir_all(h.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, h.local()).unwrap();
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-fires-twice"), "{doc}");
+    let project = h.project.to_str().unwrap();
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke", "--project", project]);
+    assert_eq!(h.read(&elsewhere), theirs, "{}", fix.stdout);
+    let line = format!(
+        "cannot fix: {} leads to {}, outside the project folder",
+        h.local().display(),
+        std::fs::canonicalize(&elsewhere).unwrap().display()
+    );
+    assert!(fix.stdout.contains(&line), "{}", fix.stdout);
+}
+
+/// `--fix` edits user settings in steps (hooks, then permission rules, then
+/// the status line); a refusal names the place in the file as it is on
+/// disk, not in the text after gk's own insertion (`1:431` for this
+/// 36-byte file, before).
+#[test]
+fn a_fix_refusal_points_into_the_file_as_it_is_on_disk() {
+    let h = Home::new();
+    let text = r#"{"model": "x", "permissions": ["a"]}"#;
+    h.write(&h.settings(), text);
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    let want = format!(
+        "gk: {}:1:31: `permissions` must be an object",
+        h.settings().display()
+    );
+    assert!(fix.stderr.contains(&want), "{}\n{}", fix.stdout, fix.stderr);
+    assert_eq!(h.read(&h.settings()), text);
+}

@@ -1004,3 +1004,36 @@ fn scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so()
     );
     assert_env_unchanged(&sb);
 }
+
+/// JSON the client's parser takes and serde_json / jsonc-parser refused
+/// (docs/maintainers/claude-code-facts.md): a number past a double's range,
+/// a lone surrogate escape, nesting 5,000 levels deep, each in the user's
+/// settings.json beside gk's hooks. The client loads the file (gk's prompt
+/// hook still gives its context, once), and gk's session check agrees: it
+/// says nothing (it used to say the client skips the whole file).
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
+)]
+fn scenario_13_json_the_client_loads_is_not_called_skipped() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_13_json_the_client_loads_is_not_called_skipped");
+    install(&sb);
+    let installed = sb.read(&sb.user_settings());
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    for x in ["1e400".to_string(), r#""\ud83d""#.to_string(), deep] {
+        let text = installed.replacen('{', &format!("{{\n  \"x\": {x},"), 1);
+        sb.write(&sb.user_settings(), &text);
+        let turn = sb.turn("explain the build");
+        turn.assert_completed();
+        turn.single_context();
+        let session = turn.hook_responses("SessionStart");
+        assert_eq!(session.len(), 1, "{:.20}: {}", x, turn.describe_hooks());
+        assert_eq!(session[0]["stdout"], "", "{:.20}: {}", x, session[0]);
+    }
+}

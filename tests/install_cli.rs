@@ -160,6 +160,21 @@ fn output(cmd: &mut Command) -> (i32, String, String) {
     )
 }
 
+/// `gk <args>` in `home` refuses, exits 1, names the user settings file at
+/// `place` (`:line:col: reason`), and writes nothing. Its stderr.
+fn refused_at(home: &Home, args: &[&str], place: &str) -> String {
+    let before = home.snapshot();
+    let (code, _, err) = output(home.gk().args(args));
+    assert_eq!(code, 1, "{args:?}: {err}");
+    let settings = home.claude().join("settings.json");
+    assert!(
+        err.starts_with(&format!("gk: {}{place}", settings.display())),
+        "{args:?}: {err}"
+    );
+    assert_eq!(home.snapshot(), before, "{args:?}: nothing written");
+    err
+}
+
 fn user_setup() -> Home {
     let home = Home::new();
     home.write(".claude/settings.json", SETTINGS);
@@ -350,7 +365,6 @@ fn a_key_twice_at_the_top_or_a_matcher_that_is_not_a_string_stops_everything() {
     // The client reads the last `env` (the first one's variables are lost)
     // and skips a file whose matcher is not a string: install refuses both,
     // naming the place, and writes nothing (it did write, and exited 0).
-    let settings_path = |home: &Home| home.claude().join("settings.json");
     for (text, place) in [
         (
             "{\n  \"env\": {\"A\": \"1\"},\n  \"model\": \"opus\",\n  \"env\": {\"B\": \"2\"}\n}\n",
@@ -363,18 +377,11 @@ fn a_key_twice_at_the_top_or_a_matcher_that_is_not_a_string_stops_everything() {
     ] {
         let home = Home::new();
         home.write(".claude/settings.json", text);
-        let before = home.snapshot();
         for args in [
             &["install", "-y", "--no-smoke"][..],
             &["uninstall", "-y"][..],
         ] {
-            let (code, _, err) = output(home.gk().args(args));
-            assert_eq!(code, 1, "{args:?}: {err}");
-            assert!(
-                err.starts_with(&format!("gk: {}{place}", settings_path(&home).display())),
-                "{args:?}: {err}"
-            );
-            assert_eq!(home.snapshot(), before, "{args:?}: nothing written");
+            refused_at(&home, args, place);
         }
     }
 }
@@ -1082,4 +1089,56 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
     assert!(!out.contains("still running"), "{out}");
+}
+
+/// A refusal names a place in the file as it is on disk, not in gk's own
+/// edit of it (which inserts the hooks first: `settings.json:1:431` for a
+/// 36-byte file, before).
+#[test]
+fn a_refusal_points_into_the_file_as_it_is_on_disk() {
+    for (text, place) in [
+        (
+            r#"{"model": "x", "permissions": ["a"]}"#,
+            ":1:31: `permissions` must be an object",
+        ),
+        (
+            "{\n  \"model\": \"x\",\n  \"permissions\": {\"allow\": \"Edit\"}\n}\n",
+            ":3:28: `permissions.allow` must be an array",
+        ),
+    ] {
+        let home = Home::new();
+        home.write(".claude/settings.json", text);
+        refused_at(&home, &["install", "-y", "--no-smoke"], place);
+    }
+}
+
+/// JSON the client's parser accepts (measured: the file loads, its hooks
+/// fire, its `env` applies) is never called a file the client skips.
+/// Install edits what its editor can keep byte for byte (a number past a
+/// double's range) and otherwise refuses, saying why.
+#[test]
+fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
+    let home = Home::new();
+    let text = "{\n  \"x\": 1e400,\n  \"model\": \"opus\"\n}\n";
+    home.write(".claude/settings.json", text);
+    let (code, _, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{err}");
+    let after = home.read(".claude/settings.json");
+    assert!(after.contains("\"x\": 1e400,"), "kept as written:\n{after}");
+    for kind in ["prompt", "stop", "session"] {
+        assert!(after.contains(&format!("gk\\\" hook {kind}\"")), "{after}");
+    }
+
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    for (x, place) in [(r#""\ud83d""#.to_string(), ":2:9: "), (deep, ":2:")] {
+        let home = Home::new();
+        home.write(
+            ".claude/settings.json",
+            &format!("{{\n  \"x\": {x},\n  \"model\": \"opus\"\n}}\n"),
+        );
+        let err = refused_at(&home, &["install", "-y", "--no-smoke"], place);
+        assert!(!err.contains("skips"), "{err}");
+        assert!(!err.contains("not valid JSON"), "{err}");
+        assert!(err.contains("Claude Code does load the file"), "{err}");
+    }
 }

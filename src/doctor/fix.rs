@@ -88,6 +88,13 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
             e.reason
         )),
         Load::Unreadable(why) => Err(format!("{} cannot be read ({why})", file.path.display())),
+        Load::Unchecked(why) => Err(format!("{} {why}", file.path.display())),
+        Load::SameAs { scope, path } => Err(format!(
+            "{} is the same file as {} settings {}; gk edits it as that file only",
+            file.path.display(),
+            scope.name(),
+            path.display()
+        )),
         Load::SameAsUser => Ok(()),
     }
 }
@@ -262,7 +269,9 @@ pub fn plan(
             reasons.push("one canonical entry per gk hook; variants and Python hooks removed");
         }
         if removes_user {
-            text = settings_edit::remove_hooks(&user, &text, &inputs.ctx)?;
+            text = install::on_disk_places(old.as_deref(), &text, |t| {
+                settings_edit::remove_hooks(&user, t, &inputs.ctx)
+            })?;
             reasons.push("managed settings register gk's hooks; these would run a second time");
         }
         let rules = inputs
@@ -270,7 +279,9 @@ pub fn plan(
             .as_deref()
             .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)));
         if let (true, Some(rules)) = (needs.permission_rules, rules) {
-            let (added, noted) = install::settings_keys::add_rules_noting(&user, &text, &rules)?;
+            let (added, noted) = install::on_disk_places(old.as_deref(), &text, |t| {
+                install::settings_keys::add_rules_noting(&user, t, &rules)
+            })?;
             text = added;
             filled.extend(noted);
             reasons.push("let Claude write its task records without asking");
@@ -284,7 +295,9 @@ pub fn plan(
                 &inputs.paths.binary(os),
             )?;
             if let install::settings_keys::StatusLine::Registered(t) =
-                install::settings_keys::add_statusline(&user, &text, &line, &inputs.ctx)?
+                install::on_disk_places(old.as_deref(), &text, |t| {
+                    install::settings_keys::add_statusline(&user, t, &line, &inputs.ctx)
+                })?
             {
                 text = t;
             }
@@ -389,17 +402,60 @@ fn running_program() -> Result<Vec<u8>> {
         .map_err(|e| Error::io("read", &exe, &e.into_io()))
 }
 
+/// Where `path` really is, when that is outside `project_dir`: a project
+/// or local settings file that is a link out of the project (to the user's
+/// own settings, another project's, anywhere) is not the project's to edit.
+/// `None` when it is inside, or cannot be resolved (then it is not there,
+/// and nothing is edited through it either).
+pub fn outside_project(path: &Path, project_dir: &Path) -> Option<PathBuf> {
+    let target = std::fs::canonicalize(path).ok()?;
+    let root = std::fs::canonicalize(project_dir).ok()?;
+    (!target.starts_with(&root)).then_some(target)
+}
+
+/// Take out of `needs` every project or local settings file that resolves
+/// outside the project folder, each with one line saying so.
+pub fn confine_to_project(
+    needs: &mut FixNeeds,
+    files: &[ScopeFile],
+    project_dir: &Path,
+    outside: &dyn Fn(&Path) -> Option<PathBuf>,
+) {
+    let in_project = |p: &PathBuf| {
+        files
+            .iter()
+            .any(|f| &f.path == p && matches!(f.scope, Scope::Project | Scope::Local))
+    };
+    let mut kept = Vec::new();
+    for path in std::mem::take(&mut needs.remove_from) {
+        match outside(&path).filter(|_| in_project(&path)) {
+            Some(target) => needs.manual.push(format!(
+                "{} leads to {}, outside the project folder {}; doctor does not edit a file there through the project's link: remove gk's entries from it by hand if they should go",
+                crate::text::one_line(&path.display().to_string(), 300),
+                crate::text::one_line(&target.display().to_string(), 300),
+                crate::text::one_line(&project_dir.display().to_string(), 300)
+            )),
+            None => kept.push(path),
+        }
+    }
+    needs.remove_from = kept;
+}
+
 pub fn run(
     inputs: &Inputs,
     diagnosis: &Diagnosis,
     args: &DoctorArgs,
     color: ColorChoice,
 ) -> Result<u8> {
-    let needs = needs(
+    let mut needs = needs(
         &diagnosis.report.findings,
         &diagnosis.files,
         &diagnosis.registrations,
     );
+    let project_dir = &inputs.scope_paths.project_dir;
+    confine_to_project(&mut needs, &diagnosis.files, project_dir, &|p| {
+        outside_project(p, project_dir)
+    });
     println!();
     for m in &needs.manual {
         println!("{}", diagnosis.redactor.redact(&format!("cannot fix: {m}")));

@@ -403,6 +403,30 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                 .at(&f.path, None)
                 .fix(format!("make {shown} a readable file")),
             ),
+            // Measured: identical command strings run once however many
+            // files register them, so one file under two names changes
+            // nothing that runs; but an edit made for one scope (a
+            // project's local file) would land in the other.
+            Load::SameAs { scope, path } => report.findings.push(
+                Finding::new(
+                    "settings-same-file",
+                    Severity::Info,
+                    Group::Settings,
+                    format!(
+                        "{} is the same file as {} settings {} (a link); read once, as {} settings, and --fix edits it only as that file",
+                        f.label(),
+                        scope.name(),
+                        path.display(),
+                        scope.name()
+                    ),
+                )
+                .at(&f.path, None),
+            ),
+            // Doctor reads every file whole; only the session check's
+            // bounded reading sets a file aside.
+            Load::Unchecked(why) => report
+                .notes
+                .push((Group::Settings, format!("{}: {why}", f.label()))),
             Load::Unparseable(e) => report.findings.push(
                 Finding::new(
                     "settings-unparseable",

@@ -197,63 +197,11 @@ fn cut_string(body: &str) -> &str {
 pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
     match serde_json::from_str(text) {
         Ok(v) => Ok(v),
-        Err(first) => match repair_lone_surrogates(text) {
+        Err(first) => match crate::settings::repair_lone_surrogates(text) {
             Some(repaired) => serde_json::from_str(&repaired).map_err(|_| first),
             None => Err(first),
         },
     }
-}
-
-fn hex4(b: &[u8]) -> Option<u16> {
-    if b.len() < 4 {
-        return None;
-    }
-    let s = std::str::from_utf8(&b[..4]).ok()?;
-    u16::from_str_radix(s, 16).ok()
-}
-
-/// `text` with every `\uXXXX` escape that is an unpaired surrogate replaced
-/// by `\ufffd`; `None` when there is none.
-fn repair_lone_surrogates(text: &str) -> Option<String> {
-    let b = text.as_bytes();
-    let mut out: Vec<u8> = Vec::new();
-    let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if b.get(i + 1) != Some(&b'u') {
-            i += 2;
-            continue;
-        }
-        let Some(unit) = hex4(&b[i + 2..]) else {
-            i += 2;
-            continue;
-        };
-        let is_high = (0xD800..=0xDBFF).contains(&unit);
-        let is_low = (0xDC00..=0xDFFF).contains(&unit);
-        if is_high
-            && b.get(i + 6) == Some(&b'\\')
-            && b.get(i + 7) == Some(&b'u')
-            && hex4(&b[(i + 8).min(b.len())..]).is_some_and(|n| (0xDC00..=0xDFFF).contains(&n))
-        {
-            i += 12;
-            continue;
-        }
-        if is_high || is_low {
-            out.extend_from_slice(&b[copied..i]);
-            out.extend_from_slice(b"\\ufffd");
-            copied = i + 6;
-        }
-        i += 6;
-    }
-    if copied == 0 {
-        return None;
-    }
-    out.extend_from_slice(&b[copied..]);
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -114,7 +114,12 @@ pub fn answer(
     config_error: Option<&ConfigError>,
 ) -> Option<String> {
     let project = project_dir(event_of(input).as_ref(), machine.current_dir.as_deref());
-    let files = scopes::load_scopes(&machine.user_settings, project.as_deref(), &machine.managed);
+    let files = scopes::load_scopes_within(
+        &machine.user_settings,
+        project.as_deref(),
+        &machine.managed,
+        Some(scopes::Budget::SESSION),
+    );
     let table = Table::new(&files, &machine.ctx);
     let os = machine.ctx.os;
     let exists = |p: &Path| p.is_file();
@@ -226,6 +231,21 @@ pub fn problems(
             project: in_project(f.scope),
         });
     }
+    // Past the check's budget (a repository can bring settings files of
+    // any size): named, never parsed; doctor reads them whole.
+    let unchecked: Vec<&ScopeFile> = files
+        .iter()
+        .filter(|f| matches!(f.load, scopes::Load::Unchecked(_)))
+        .collect();
+    for f in &unchecked {
+        if let scopes::Load::Unchecked(why) = &f.load {
+            out.push(Problem {
+                text: format!("{} {why}", shown_path(&f.path)),
+                fix: false,
+                project: in_project(f.scope),
+            });
+        }
+    }
     for twice in rules::fires_twice(t) {
         let n = twice.spellings.len();
         let firsts: Vec<&Registration> = twice.spellings.iter().map(|s| s.places[0]).collect();
@@ -265,7 +285,8 @@ pub fn problems(
     for kind in rules::missing(t) {
         // This hook is running, so something registers it; a hook switched
         // off in gk.json is not wanted.
-        if kind == HookKind::Session || !config.enabled(kind) {
+        // A file that was not read may register it.
+        if kind == HookKind::Session || !config.enabled(kind) || !unchecked.is_empty() {
             continue;
         }
         out.push(Problem {
@@ -593,6 +614,32 @@ mod tests {
         );
         // The hooks that file held do not load: reported as missing.
         assert!(msg.contains("gk's prompt hook (UserPromptSubmit) is not registered"));
+    }
+
+    #[test]
+    fn json_the_client_loads_is_not_called_skipped() {
+        // Measured on client 2.1.332: each of these loads, hooks and env too.
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        for x in ["1e400", r#""\ud83d""#, deep.as_str()] {
+            let text = healthy_user().replacen('{', &format!("{{\"x\": {x},"), 1);
+            assert_eq!(check(&[file(Scope::User, USER, &text)]), None, "{x:.20}");
+        }
+    }
+
+    #[test]
+    fn a_file_past_the_budget_is_named_and_nothing_is_called_missing() {
+        let f = ScopeFile {
+            scope: Scope::Project,
+            path: PathBuf::from("/w/p/.claude/settings.json"),
+            load: scopes::Load::Unchecked(scopes::TOO_LARGE.into()),
+        };
+        // The user file registers no prompt or Stop hook; the big file may.
+        let user = hooks_json(&[("SessionStart", "\"$HOME/.claude/hooks/gk\" hook session")]);
+        let msg = check(&[file(Scope::User, USER, &user), f]).unwrap();
+        assert_eq!(
+            msg,
+            "gk: /w/p/.claude/settings.json is too large to check at session start -- gk doctor --project /w/p"
+        );
     }
 
     #[test]

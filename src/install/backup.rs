@@ -122,9 +122,25 @@ impl Backups {
             builder
                 .create(dir)
                 .map_err(|e| Error::io("create the backup folder", dir, &e))?;
-            // It may have been there already with other permissions.
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-                .map_err(|e| Error::io("make private the backup folder", dir, &e))?;
+            // It may have been there already with other permissions. Only
+            // the folder itself is made private, never what a link there
+            // leads to (a folder gk did not make, perhaps shared): the open
+            // refuses a link (O_NOFOLLOW) and the mode is set on the handle,
+            // so no link swapped in after a check is followed either.
+            use std::os::unix::fs::OpenOptionsExt;
+            match fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_DIRECTORY)
+                .open(dir)
+            {
+                Ok(handle) => handle
+                    .set_permissions(fs::Permissions::from_mode(0o700))
+                    .map_err(|e| Error::io("make private the backup folder", dir, &e))?,
+                // A link (ELOOP, or ENOTDIR for a link to a folder on some
+                // systems): the backups go where it leads, its mode as it is.
+                Err(_) if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) => {}
+                Err(e) => return Err(Error::io("make private the backup folder", dir, &e)),
+            }
         }
         #[cfg(not(unix))]
         builder
@@ -403,6 +419,30 @@ mod tests {
             .map(|p| fs::read_to_string(p).unwrap())
             .collect();
         assert_eq!(texts, ["v2", "v3", "v4"]);
+    }
+
+    /// A backup folder that is a link (to a folder gk did not make, maybe
+    /// shared): the backups go there, but its mode is not changed.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_backup_folder_is_used_but_never_chmod_ed() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let shared = tmp.path().join("shared");
+        fs::create_dir(&shared).unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+        let dir = tmp.path().join("backups");
+        std::os::unix::fs::symlink(&shared, &dir).unwrap();
+        let b = Backups::at(&dir);
+        b.prepare().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&shared), 0o755, "the link's target keeps its mode");
+        let file = tmp.path().join("settings.json");
+        fs::write(&file, "{}").unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        let copy = b.keep(&file, "20261101-000000").unwrap();
+        assert_eq!(mode(&copy), 0o600);
+        assert!(shared.join(copy.file_name().unwrap()).is_file());
     }
 
     #[cfg(unix)]

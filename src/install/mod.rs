@@ -393,7 +393,9 @@ pub fn plan_install_with(
     )?;
     let mut filled = filled;
     if let Some(rules) = &extras.rules {
-        let (text, more) = settings_keys::add_rules_noting(&settings, &new_settings, rules)?;
+        let (text, more) = on_disk_places(old_settings.as_deref(), &new_settings, |t| {
+            settings_keys::add_rules_noting(&settings, t, rules)
+        })?;
         new_settings = text;
         filled.extend(more);
     }
@@ -406,7 +408,9 @@ pub fn plan_install_with(
             m.bash_home.as_deref(),
             &bin,
         )?;
-        match settings_keys::add_statusline(&settings, &new_settings, &line, &m.ctx)? {
+        match on_disk_places(old_settings.as_deref(), &new_settings, |t| {
+            settings_keys::add_statusline(&settings, t, &line, &m.ctx)
+        })? {
             settings_keys::StatusLine::Registered(text) => {
                 new_settings = text;
                 // Said only of a status line gk writes, never of another's.
@@ -481,9 +485,13 @@ pub fn plan_uninstall_with(
         let keep = record::read(&record)?;
         let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
         if let Some(rules) = &extras.rules {
-            new = settings_keys::remove_rules_keeping(&settings, &new, rules, &keep)?;
+            new = on_disk_places(Some(&old), &new, |t| {
+                settings_keys::remove_rules_keeping(&settings, t, rules, &keep)
+            })?;
         }
-        new = settings_keys::remove_statusline(&settings, &new, &m.ctx, &keep)?;
+        new = on_disk_places(Some(&old), &new, |t| {
+            settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
+        })?;
         plan.push(FileChange::text(
             &settings,
             Some(old),
@@ -757,6 +765,26 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
     ));
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
     Ok(outcome.exit_code())
+}
+
+/// One step of a chain of edits of one settings file, run on the text the
+/// steps before it made. Its refusal names a place in that text, which is
+/// not the file on disk (gk's own insertion comes before it): so a refusal
+/// is asked of the file as it is on disk too, and that answer, with its
+/// places, is the one reported. A step that refuses only gk's own text is
+/// gk's fault, reported as it came.
+pub(crate) fn on_disk_places<T>(
+    on_disk: Option<&str>,
+    current: &str,
+    step: impl Fn(&str) -> Result<T>,
+) -> Result<T> {
+    match step(current) {
+        Ok(v) => Ok(v),
+        Err(e) => match on_disk.filter(|t| !t.trim().is_empty()).map(&step) {
+            Some(Err(original)) => Err(original),
+            _ => Err(e),
+        },
+    }
 }
 
 #[cfg(test)]

@@ -296,7 +296,19 @@ pub(crate) fn at(path: &Path, body: &str, offset: usize, reason: &str) -> Error 
 fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     let parsed = settings::parse(path, text).map_err(|e| Error::new(e.to_string()))?;
     let (_, body) = split_bom(text);
-    let root = parse_strict(path, body)?;
+    // The client loads this file (the shared read model took it as the
+    // client's parser does), but gk's editor cannot hold all of it as it
+    // is — a lone surrogate escape, nesting past the editor's depth — and
+    // gk never writes back what it did not read: refuse, saying so.
+    let root = parse_strict(path, body).map_err(|e| {
+        let m = e.message();
+        let (place, reason) = m.split_once(": not valid JSON: ").unwrap_or((m, ""));
+        Error::new(format!(
+            "{place}: gk's editor cannot keep this as it is ({}); Claude Code does load the \
+             file, so gk leaves it unchanged -- rewrite that value, or add gk's hooks by hand",
+            reason.trim_end_matches('.')
+        ))
+    })?;
     // A repeated key is read differently by different parsers (the last one
     // usually wins, the first one here): do not edit a guess. That holds for
     // every key at the top level (a second `env` silently drops the first

@@ -40,10 +40,21 @@ pub enum Load {
     SameAsUser,
     /// Empty or whitespace only.
     Empty,
+    /// The same file as an earlier scope's (a link, `..`, a hard link):
+    /// read and counted there, once, and never edited as this scope —
+    /// through a project's `settings.local.json` linked to the user's
+    /// file, doctor would otherwise take gk's user entries for the
+    /// project's and remove them.
+    SameAs { scope: Scope, path: PathBuf },
     /// Exists but could not be read (permissions, not a file).
     Unreadable(String),
     /// Not strict JSON, or not UTF-8: Claude Code skips the whole file.
     Unparseable(ParseError),
+    /// Past the [`Budget`] of a bounded read (the session check): not read,
+    /// or read and set aside, so nothing is known of it. The reason follows
+    /// the path in a message (`is too large to check at session start`).
+    /// Doctor reads without a budget and never gets this.
+    Unchecked(String),
     Parsed {
         settings: Box<Settings>,
         entries: Vec<HookEntry>,
@@ -131,6 +142,73 @@ pub fn dropin_dir(managed: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("managed-settings.d"))
 }
 
+/// How much one reading of the scopes may take. The session check runs at
+/// every session start, in whatever repository the session opens, so it
+/// reads within [`Budget::SESSION`]: a file past it is
+/// [`Load::Unchecked`], and the check says so in one line instead of
+/// parsing it. Doctor and install read every file whole (up to
+/// [`crate::bounded::TEXT_LIMIT`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Bytes of one settings file.
+    pub file_bytes: u64,
+    /// Bytes of every file read, together.
+    pub total_bytes: u64,
+    /// Hook handlers in every file read, together.
+    pub entries: usize,
+    /// Files in `managed-settings.d/` (any kind; past it the folder is
+    /// not listed further and none of its files is read).
+    pub dropins: usize,
+}
+
+impl Budget {
+    /// The session check's budget. Real settings files are a few KiB with
+    /// a few dozen handlers (the largest seen in the issues: ~40 KiB); the
+    /// budget is ten times that per file, and bounds the whole check to a
+    /// few MiB of memory and a few milliseconds (scripts/bench-session.sh).
+    pub const SESSION: Budget = Budget {
+        file_bytes: 256 << 10,
+        total_bytes: 1 << 20,
+        entries: 2_000,
+        dropins: 64,
+    };
+}
+
+/// What a bounded reading has left of its [`Budget`].
+struct Spent {
+    budget: Budget,
+    bytes: u64,
+    entries: usize,
+}
+
+/// The reason of a [`Load::Unchecked`] file.
+pub const TOO_LARGE: &str = "is too large to check at session start";
+
+impl Spent {
+    /// Read `path` within what is left: past it, [`Load::Unchecked`].
+    fn load(&mut self, path: &Path) -> Load {
+        let left = self.budget.total_bytes.saturating_sub(self.bytes);
+        let limit = self.budget.file_bytes.min(left);
+        let bytes = match crate::bounded::read(path, limit) {
+            Ok(c) => c.bytes,
+            Err(crate::bounded::ReadError::TooLarge { .. }) => {
+                return Load::Unchecked(TOO_LARGE.to_string())
+            }
+            Err(crate::bounded::ReadError::NotFound) => return Load::Absent,
+            Err(e) => return Load::Unreadable(e.reason()),
+        };
+        self.bytes += bytes.len() as u64;
+        let load = classify_bytes(path, bytes);
+        if let Load::Parsed { entries, .. } = &load {
+            if self.entries + entries.len() > self.budget.entries {
+                return Load::Unchecked(TOO_LARGE.to_string());
+            }
+            self.entries += entries.len();
+        }
+        load
+    }
+}
+
 /// Read every scope: user, project, local, managed, then managed drop-ins
 /// in name order (later ones override earlier ones, as Claude Code merges them).
 pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
@@ -142,76 +220,129 @@ pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
 /// user and managed settings are read, and no project or local entry is
 /// listed at all.
 pub fn load_scopes(user: &Path, project_dir: Option<&Path>, managed: &Path) -> Vec<ScopeFile> {
-    let mut files = vec![ScopeFile {
-        scope: Scope::User,
-        path: user.to_path_buf(),
-        load: load_file(user),
-    }];
-    if let Some(dir) = project_dir {
-        let project = dir.join(".claude").join("settings.json");
-        let project_load = if same_file(&project, user) {
-            Load::SameAsUser
-        } else {
-            load_file(&project)
-        };
-        files.push(ScopeFile {
-            scope: Scope::Project,
-            path: project,
-            load: project_load,
-        });
-        let local = dir.join(".claude").join("settings.local.json");
-        files.push(ScopeFile {
-            scope: Scope::Local,
-            load: load_file(&local),
-            path: local,
-        });
-    }
-    files.push(ScopeFile {
-        scope: Scope::Managed,
-        path: managed.to_path_buf(),
-        load: load_file(managed),
+    load_scopes_within(user, project_dir, managed, None)
+}
+
+/// [`load_scopes`] within `budget` (`None`: every file whole).
+pub fn load_scopes_within(
+    user: &Path,
+    project_dir: Option<&Path>,
+    managed: &Path,
+    budget: Option<Budget>,
+) -> Vec<ScopeFile> {
+    let mut spent = budget.map(|budget| Spent {
+        budget,
+        bytes: 0,
+        entries: 0,
     });
-    for path in dropins(&dropin_dir(managed)) {
-        files.push(ScopeFile {
+    let mut load = |path: &Path| match &mut spent {
+        Some(spent) => spent.load(path),
+        None => load_file(path),
+    };
+    // Every file is told apart from the ones before it by what it is on
+    // disk (device and inode), not by its name: one file is read once.
+    let mut seen: Vec<(FileKey, Scope, PathBuf)> = Vec::new();
+    let mut files: Vec<ScopeFile> = Vec::new();
+    let mut add = |files: &mut Vec<ScopeFile>, scope: Scope, path: PathBuf| {
+        let key = file_key(&path);
+        let earlier = key
+            .as_ref()
+            .and_then(|k| seen.iter().find(|(s, _, _)| s == k));
+        let load = match earlier {
+            Some((_, Scope::User, _)) if scope == Scope::Project => Load::SameAsUser,
+            Some((_, scope, path)) => Load::SameAs {
+                scope: *scope,
+                path: path.clone(),
+            },
+            None => load(&path),
+        };
+        if let (Some(k), None) = (key, earlier) {
+            seen.push((k, scope, path.clone()));
+        }
+        files.push(ScopeFile { scope, path, load });
+    };
+    add(&mut files, Scope::User, user.to_path_buf());
+    if let Some(dir) = project_dir {
+        add(
+            &mut files,
+            Scope::Project,
+            dir.join(".claude").join("settings.json"),
+        );
+        add(
+            &mut files,
+            Scope::Local,
+            dir.join(".claude").join("settings.local.json"),
+        );
+    }
+    add(&mut files, Scope::Managed, managed.to_path_buf());
+    let dir = dropin_dir(managed);
+    match dropins(&dir, budget.map(|b| b.dropins)) {
+        Some(paths) => {
+            for path in paths {
+                add(&mut files, Scope::Managed, path);
+            }
+        }
+        None => files.push(ScopeFile {
             scope: Scope::Managed,
-            load: load_file(&path),
-            path,
-        });
+            path: dir,
+            load: Load::Unchecked(format!(
+                "holds more than {} files, too many to check at session start",
+                budget.map_or(0, |b| b.dropins)
+            )),
+        }),
     }
     files
 }
 
 /// Every `*.json` in the drop-in folder that is not a folder: a named pipe
 /// or a device there is listed too, so that it is reported (as unreadable)
-/// rather than passed over in silence.
-fn dropins(dir: &Path) -> Vec<PathBuf> {
+/// rather than passed over in silence. `None` when the folder holds more
+/// than `most` entries of any kind (then it is not listed further).
+fn dropins(dir: &Path, most: Option<usize>) -> Option<Vec<PathBuf>> {
     let Ok(read) = std::fs::read_dir(dir) else {
-        return Vec::new();
+        return Some(Vec::new());
     };
-    let mut found: Vec<PathBuf> = read
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.is_dir())
-        .collect();
+    let mut found = Vec::new();
+    for (n, entry) in read.filter_map(|e| e.ok()).enumerate() {
+        if most.is_some_and(|most| n >= most) {
+            return None;
+        }
+        let p = entry.path();
+        if p.extension().is_some_and(|x| x == "json") && !p.is_dir() {
+            found.push(p);
+        }
+    }
     found.sort();
-    found
+    Some(found)
 }
 
-/// Both paths name one existing file (after links and `..`). On Unix by
-/// device and inode (two `stat`s; resolving both paths costs a `readlink`
-/// per folder on the way, and the session check asks this at every start).
-pub fn same_file(a: &Path, b: &Path) -> bool {
+/// What tells one existing file from another: device and inode on Unix
+/// (one `stat`, through links; resolving the path would cost a `readlink`
+/// per folder on the way, and the session check asks this at every
+/// start); elsewhere the path with every link and `..` resolved (the
+/// standard library gives no file id on Windows without an unstable
+/// feature; a hard link there is two files to gk).
+#[cfg(unix)]
+type FileKey = (u64, u64);
+#[cfg(not(unix))]
+type FileKey = PathBuf;
+
+fn file_key(path: &Path) -> Option<FileKey> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
-            _ => false,
-        }
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
     }
     #[cfg(not(unix))]
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
+    {
+        std::fs::canonicalize(path).ok()
+    }
+}
+
+/// Both paths name one existing file (after links and `..`).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (file_key(a), file_key(b)) {
+        (Some(x), Some(y)) => x == y,
         _ => false,
     }
 }
@@ -229,6 +360,11 @@ pub fn load_file(path: &Path) -> Load {
         Err(crate::bounded::ReadError::NotFound) => return Load::Absent,
         Err(e) => return Load::Unreadable(e.reason()),
     };
+    classify_bytes(path, bytes)
+}
+
+/// The bytes of one settings file, classified.
+fn classify_bytes(path: &Path, bytes: Vec<u8>) -> Load {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -312,6 +448,71 @@ mod tests {
             std::os::unix::fs::symlink(d.join("a"), d.join("link")).unwrap();
             assert!(same_file(&d.join("a/s.json"), &d.join("link/s.json")));
         }
+    }
+
+    #[test]
+    fn a_bounded_reading_sets_aside_what_is_past_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let handlers = |n: usize| {
+            let one = r#"{"type": "command", "command": "true"}"#;
+            format!(
+                r#"{{"hooks": {{"Stop": [{{"hooks": [{}]}}]}}}}"#,
+                vec![one; n].join(",")
+            )
+        };
+        std::fs::create_dir_all(d.join("p/.claude")).unwrap();
+        std::fs::create_dir_all(d.join("etc/managed-settings.d")).unwrap();
+        let user = d.join("settings.json");
+        std::fs::write(&user, handlers(3)).unwrap();
+        std::fs::write(d.join("p/.claude/settings.json"), handlers(10)).unwrap();
+        std::fs::write(d.join("p/.claude/settings.local.json"), handlers(10)).unwrap();
+        let managed = d.join("etc/managed-settings.json");
+        let budget = Budget {
+            file_bytes: 1_000,
+            total_bytes: 100_000,
+            entries: 20,
+            dropins: 3,
+        };
+        let read = |b: Option<Budget>| load_scopes_within(&user, Some(&d.join("p")), &managed, b);
+        let unchecked = |files: &[ScopeFile]| -> Vec<String> {
+            files
+                .iter()
+                .filter(|f| matches!(f.load, Load::Unchecked(_)))
+                .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        // Entries: 3 + 10 fit, the local file's 10 more do not.
+        assert_eq!(unchecked(&read(Some(budget))), ["settings.local.json"]);
+        // Bytes of one file.
+        let small = Budget {
+            file_bytes: 200,
+            ..budget
+        };
+        assert_eq!(
+            unchecked(&read(Some(small))),
+            ["settings.json", "settings.local.json"]
+        );
+        // Bytes of all files together: the user file is read, then none fits.
+        let total = Budget {
+            total_bytes: 450,
+            ..budget
+        };
+        assert_eq!(
+            unchecked(&read(Some(total))),
+            ["settings.json", "settings.local.json"]
+        );
+        // A drop-in folder of more files than the budget: the folder is named.
+        for n in 0..4 {
+            std::fs::write(d.join(format!("etc/managed-settings.d/{n}.json")), "{}").unwrap();
+        }
+        assert_eq!(
+            unchecked(&read(Some(budget))),
+            ["settings.local.json", "managed-settings.d"]
+        );
+        // Without a budget everything is read.
+        assert!(unchecked(&read(None)).is_empty());
+        assert_eq!(read(None).len(), 8);
     }
 
     #[test]

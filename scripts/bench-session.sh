@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The session check (`gk hook session`) on a healthy setup and on hostile
+# repositories, timed and with its peak memory, side by side in one run:
+#
+#   scripts/bench-session.sh [RUNS]          (default 20 runs per case)
+#
+# Cases (the issue-17 reproducers), each a fresh project folder:
+#   healthy     user settings with gk's three hooks and a few other tools',
+#               a small project and local file;
+#   handlers    project and local settings of ~15 MB each, 400,000 trivial
+#               command handlers apiece;
+#   spellings   230,000 distinct spellings of gk's prompt hook and 125,000
+#               copies of one, split over the project and local files;
+#   dropins     three 15 MiB managed drop-ins (managed-settings.d/).
+# For each: the median wall time of RUNS runs and the largest maximum
+# resident set size (`/usr/bin/time -v`) over them. The budget for every
+# hostile case is under 50 ms and 64 MiB (docs/limitations.md).
+#
+# GK=<path> times that binary (default: a fresh `cargo build --release`);
+# GK_BENCH_BASELINE=<path of another gk build> times it in the same run,
+# case by case, so a change is judged side by side.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-20}
+if [ -z "${GK:-}" ]; then
+  cargo build --release >/dev/null 2>&1 || cargo build --release
+  GK="$PWD/target/release/gk"
+fi
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time)" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp/home" USERPROFILE="$tmp/home"
+unset CLAUDE_CONFIG_DIR GK_STATE_DIR XDG_STATE_HOME
+mkdir -p "$HOME/.claude/hooks"
+cp "$GK" "$HOME/.claude/hooks/gk"
+
+python3 - "$tmp" <<'PY'
+import json, os, sys
+tmp = sys.argv[1]
+home = os.path.join(tmp, "home")
+gk = '"$HOME/.claude/hooks/gk" hook '
+def handler(cmd):
+    return {"type": "command", "command": cmd}
+def write(path, value):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(value, f, separators=(",", ":"))
+user = {
+    "env": {"HTTPS_PROXY": "http://proxy.internal:8080"},
+    "permissions": {"allow": ["Bash(git status:*)", "Bash(cargo test:*)"]},
+    "hooks": {
+        "UserPromptSubmit": [{"hooks": [handler(gk + "prompt")]}],
+        "Stop": [{"hooks": [handler(gk + "stop")]}, {"hooks": [handler("notify-send done")]}],
+        "SessionStart": [{"hooks": [handler(gk + "session")]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [handler("/usr/local/bin/bash-guard --strict")]}],
+    },
+}
+write(os.path.join(home, ".claude/settings.json"), user)
+healthy = os.path.join(tmp, "healthy")
+write(os.path.join(healthy, ".claude/settings.json"),
+      {"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [handler("cargo fmt")]}]}})
+write(os.path.join(healthy, ".claude/settings.local.json"),
+      {"permissions": {"allow": ["Bash(make:*)"]}})
+trivial = [handler("true")] * 400_000
+for name in ["settings.json", "settings.local.json"]:
+    write(os.path.join(tmp, "handlers/.claude", name),
+          {"hooks": {"PreToolUse": [{"hooks": trivial}]}})
+distinct = [handler(f"/opt/{i}/gk hook prompt") for i in range(230_000)]
+copies = [handler(gk + "prompt")] * 125_000
+write(os.path.join(tmp, "spellings/.claude/settings.json"),
+      {"hooks": {"UserPromptSubmit": [{"hooks": distinct}]}})
+write(os.path.join(tmp, "spellings/.claude/settings.local.json"),
+      {"hooks": {"UserPromptSubmit": [{"hooks": copies}]}})
+os.makedirs(os.path.join(tmp, "dropins"), exist_ok=True)
+per = (15 << 20) // 34
+for i in range(3):
+    write(os.path.join(tmp, f"managed/managed-settings.d/{i}0-big.json"),
+          {"hooks": {"PreToolUse": [{"hooks": [handler("true")] * per}]}})
+PY
+
+run_case() { # binary case -> "median_ms max_rss_kib"
+  local bin=$1 case=$2 managed
+  managed="$tmp/none/managed-settings.json"
+  [ "$case" = dropins ] && managed="$tmp/managed/managed-settings.json"
+  printf '{"session_id":"s","transcript_path":"/t.jsonl","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' \
+    "$tmp/$case" > "$tmp/event.json"
+  GK_MANAGED_SETTINGS="$managed" python3 - "$bin" "$tmp/event.json" "$RUNS" <<'PY'
+import re, statistics, subprocess, sys, time
+binary, event, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+times, peak = [], 0
+for _ in range(runs):
+    with open(event, "rb") as stdin:
+        start = time.perf_counter()
+        out = subprocess.run(["/usr/bin/time", "-v", binary, "hook", "session"],
+                             stdin=stdin, capture_output=True)
+        times.append(time.perf_counter() - start)
+    m = re.search(rb"Maximum resident set size \(kbytes\): (\d+)", out.stderr)
+    peak = max(peak, int(m.group(1)) if m else 0)
+print(f"{statistics.median(times) * 1000:.1f} {peak}")
+PY
+}
+
+printf '%-10s %-10s %10s %12s\n' case build "median ms" "max RSS MiB"
+for case in healthy handlers spellings dropins; do
+  for which in gk baseline; do
+    bin=$GK
+    if [ "$which" = baseline ]; then
+      [ -n "${GK_BENCH_BASELINE:-}" ] || continue
+      bin=$GK_BENCH_BASELINE
+    fi
+    read -r ms kib < <(run_case "$bin" "$case")
+    printf '%-10s %-10s %10s %12s\n' "$case" "$which" "$ms" "$(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}')"
+  done
+done
