@@ -316,6 +316,57 @@ fn fnv1a_128(bytes: &[u8]) -> u128 {
         .fold(OFFSET, |h, b| (h ^ u128::from(*b)).wrapping_mul(PRIME))
 }
 
+/// The file in the state folder that names the last session to start work
+/// in `folder` (see [`folder_key`]): `folder.<32 hex digits>.json`, the
+/// digits a 128-bit FNV-1a hash of the key. Claude writes it (`{"session":
+/// "<id>"}`) beside its record when it sets the record in progress, as the
+/// prompt hook's context asks; a later session in the same folder (after
+/// `/clear`, a fork, a new `claude`) reads it to find the task left in
+/// flight there, with one read by name, whatever else the folder holds. The
+/// `.` in its stem means it is never a record name ([`is_record_file_name`]).
+pub fn folder_pointer_name(key: &str) -> Option<String> {
+    if key.is_empty() {
+        return None;
+    }
+    Some(format!("folder.{:032x}.json", fnv1a_128(key.as_bytes())))
+}
+
+/// Whether `name` is a name [`folder_pointer_name`] gives.
+pub fn is_folder_pointer_name(name: &str) -> bool {
+    name.strip_prefix("folder.")
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|hex| {
+            hex.len() == 32
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+}
+
+/// The key a project folder is known by in the state folder: the path with
+/// its trailing separators dropped, and on Windows with `\` written as `/`
+/// and lower-cased (the same folder may be spelled `C:\Work\P` by one
+/// event and `c:/work/p` by another). `None` for a relative or empty path:
+/// no folder can be told from it.
+pub fn folder_key(os: Os, folder: &str) -> Option<String> {
+    let key = if os.is_windows() {
+        folder.replace('\\', "/").to_lowercase()
+    } else {
+        folder.to_string()
+    };
+    let absolute = key.starts_with('/')
+        || (os.is_windows() && key.as_bytes().get(1) == Some(&b':') && key.get(2..3) == Some("/"));
+    if !absolute {
+        return None;
+    }
+    let trimmed = key.trim_end_matches('/');
+    Some(if trimmed.is_empty() || trimmed.ends_with(':') {
+        format!("{trimmed}/")
+    } else {
+        trimmed.to_string()
+    })
+}
+
 /// Whether `name` is a file name [`record_file_name`] can give (used to
 /// tell task records from anything else in the state folder).
 pub fn is_record_file_name(name: &str) -> bool {

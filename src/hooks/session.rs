@@ -105,8 +105,8 @@ impl Machine {
     }
 }
 
-/// The hook's stdout for this event, or `None` for no output (healthy).
-/// `config_error`: why gk.json was ignored, if it was.
+/// The warnings for this event (the `systemMessage` text), or `None` for
+/// a healthy setup. `config_error`: why gk.json was ignored, if it was.
 pub fn answer(
     input: &Input,
     machine: &Machine,
@@ -122,8 +122,7 @@ pub fn answer(
         crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
     };
     let found = problems(&files, &table, &locate, config, config_error);
-    let text = message(&found, project.as_deref(), os)?;
-    Some(super::jsonout::stop_output(&text))
+    message(&found, project.as_deref(), os)
 }
 
 /// The event as far as the hook kept it (the members of a cut one), or
