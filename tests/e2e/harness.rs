@@ -293,6 +293,18 @@ impl Sandbox {
     /// One `claude -p` turn started in `project`, whose model plays the
     /// tool calls in `tools` (a JSON list, see mock_messages.py) when given.
     pub fn turn_with(&mut self, prompt: &str, project: &Path, tools: Option<&Value>) -> Turn {
+        self.turn_with_args(prompt, project, tools, &[])
+    }
+
+    /// As [`Sandbox::turn_with`], with more arguments for the client
+    /// (`--resume <id> --fork-session`, say).
+    pub fn turn_with_args(
+        &mut self,
+        prompt: &str,
+        project: &Path,
+        tools: Option<&Value>,
+        args: &[&str],
+    ) -> Turn {
         self.turns += 1;
         let dir = self.root.path().join(format!("turn-{}", self.turns));
         fs::create_dir_all(&dir).expect("turn dir");
@@ -309,7 +321,8 @@ impl Sandbox {
 
         let mock = Mock::start(&requests_log, tools_file.as_deref());
         let mut cmd = Command::new(&self.client.bin);
-        cmd.args(["-p", prompt])
+        cmd.args(args)
+            .args(["-p", prompt])
             .args(["--output-format", "stream-json", "--verbose"])
             .arg("--include-hook-events")
             .arg("--debug-file")
@@ -498,6 +511,29 @@ impl Turn {
                 parsed["systemMessage"].as_str().map(str::to_string)
             })
             .collect()
+    }
+
+    /// The `additionalContext` of every run of one hook event, from its stdout.
+    pub fn hook_contexts(&self, event: &str) -> Vec<String> {
+        self.hook_responses(event)
+            .into_iter()
+            .filter_map(|e| {
+                let stdout = e["stdout"].as_str()?;
+                let parsed: Value = serde_json::from_str(stdout.trim()).ok()?;
+                parsed["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .collect()
+    }
+
+    /// Whether `text` reached the model: some request body holds it.
+    pub fn model_saw(&self, text: &str) -> bool {
+        self.requests.iter().any(|body| {
+            let mut strings = Vec::new();
+            collect_strings(body, &mut strings);
+            strings.iter().any(|s| s.contains(text))
+        })
     }
 
     /// What the client shows the user from hooks (`informational` events).

@@ -18,9 +18,11 @@ already in its conversation (the client may merge consecutive assistant
 messages, so calls are counted, not messages): the first request gets call
 0, the request carrying its result call 1, and so on; once every call has
 been played, the reply is "Done.". In every string of a step's input, "{{RECORD}}"
-becomes the first absolute path ending in ".json" that the request's
-gatekeeper context ("[Gatekeeper] State: ..." paragraph) names: the model
-writes the record the hook told it about, and nothing else.
+becomes the first absolute path ending in ".json" that the request's last
+gatekeeper context ("[Gatekeeper] State: ..." paragraph) names, "{{POINTER}}"
+the second (the folder's pointer file) and "{{SESSION}}" the first one's
+file name without ".json" (the session id): the model writes the files the
+hook told it about, and nothing else.
 """
 import json
 import re
@@ -47,26 +49,35 @@ def strings_of(value):
             yield from strings_of(item)
 
 
-def record_named(body):
-    """The first .json path in the request's gatekeeper context, or None."""
+def paths_named(body):
+    """The .json paths in the request's last gatekeeper context (the
+    current prompt's: a resumed or forked conversation repeats earlier
+    prompts' contexts before it), in order."""
+    found = []
     for text in strings_of(body.get("messages", [])):
         at = text.find(CONTEXT_MARKER)
         while at >= 0:
             paragraph = text[at:].split("\n\n", 1)[0]
-            found = RECORD_PATH.search(paragraph)
-            if found:
-                return found.group(0)
+            paths = RECORD_PATH.findall(paragraph)
+            if paths:
+                found = paths
             at = text.find(CONTEXT_MARKER, at + 1)
-    return None
+    return found
 
 
-def fill(value, record):
+def fill(value, paths):
     if isinstance(value, str):
-        return value.replace("{{RECORD}}", record) if record else value
+        if paths:
+            value = value.replace("{{RECORD}}", paths[0])
+            session = re.split(r"[\\/]", paths[0])[-1][: -len(".json")]
+            value = value.replace("{{SESSION}}", session)
+        if len(paths) > 1:
+            value = value.replace("{{POINTER}}", paths[1])
+        return value
     if isinstance(value, list):
-        return [fill(v, record) for v in value]
+        return [fill(v, paths) for v in value]
     if isinstance(value, dict):
-        return {k: fill(v, record) for k, v in value.items()}
+        return {k: fill(v, paths) for k, v in value.items()}
     return value
 
 
@@ -85,7 +96,7 @@ def step_for(body):
     if done >= len(SCRIPT):
         return ("text", REPLY_TEXT)
     step = SCRIPT[done]
-    return ("tool", step["tool"], fill(step.get("input", {}), record_named(body)))
+    return ("tool", step["tool"], fill(step.get("input", {}), paths_named(body)))
 
 
 def sse(event, data):
