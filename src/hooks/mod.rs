@@ -3,12 +3,13 @@
 //! `gk hook session` (SessionStart, [`session`]: the setup check, which
 //! reads the settings files through `crate::registry`) and
 //! `gk statusline`. Each prompt, Stop or status line run reads stdin and
-//! at most three small files (`<claude dir>/hooks/gk.json`; this session's
-//! record in the state folder; the shared `<claude dir>/hooks/task_state.json`
-//! when the session has no record or the scope is global — see
+//! at most five small files (`<claude dir>/hooks/gk.json`; this session's
+//! record in the state folder; when the session has no record, the shared
+//! `<claude dir>/hooks/task_state.json`, the folder's pointer and the
+//! record it names; in global scope the shared file only — see
 //! [`state::locate`]), prints at most one line and exits 0; the session
-//! check reads gk.json and the settings files. It never lists the state folder, so the
-//! number of records in it costs nothing. Nothing in this folder may spawn
+//! check reads gk.json, the settings files and the same records. It never
+//! lists the state folder, so the number of records in it costs nothing. Nothing in this folder may spawn
 //! a process, open a connection or write a file (see
 //! docs/maintainers/hooks-internals.md, "How the prime directive is kept";
 //! a test scans this folder's source).
