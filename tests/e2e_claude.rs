@@ -1130,3 +1130,88 @@ fn scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so()
     );
     assert_env_unchanged(&sb);
 }
+
+/// The text from the last `marker` on `screen` to the end.
+fn after_last<'s>(screen: &'s str, marker: &str) -> &'s str {
+    screen.rfind(marker).map_or("", |at| &screen[at..])
+}
+
+/// Scenario 14 (issue 16, c, and the continuation hint): the interactive
+/// client in tmux, the mock as the API. A turn starts a task (the model
+/// writes its record with a `next` hint, and the folder pointer): the
+/// screen shows the DIRTY Stop line, the hint on its own line, and the
+/// status line with both. `/clear` starts a new session: its SessionStart
+/// line names the earlier task, and after the next prompt the Stop line
+/// and the status line show the earlier task, not "safe to switch". Then
+/// Claude writes this session's own record: the screen shows its own task.
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock), no tmux and no Linux client inside Wine"
+)]
+fn scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own");
+    sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
+    assert_no_secret(&sb.gk_ok(&["install", "--yes", "--statusline"]));
+    let mut start = start_a_task(
+        "Refactor parser",
+        Some("Opus 5.5, high: the refactor goes on"),
+    );
+    let own = json!({"status": "in_progress", "task": "Parser wrap-up", "detail": "", "project": "E2E", "cwd": "", "updated": ""});
+    let tools = json!({
+        "implement the parser refactor": start.take(),
+        "take the parser over": [
+            {"tool": "Write", "input": {"file_path": "{{RECORD}}", "content": format!("{own:#}\n")}}
+        ],
+    });
+    let project = sb.project();
+    let tui = harness::Tui::start(&mut sb, &project, &tools);
+
+    tui.send("implement the parser refactor");
+    let screen = tui.wait_until("the DIRTY Stop line and status line", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
+            && s.contains("gk DIRTY 'Refactor parser' [E2E]")
+    });
+    assert!(
+        screen.contains(" Next: Opus 5.5, high: the refactor goes on"),
+        "the hint's own line is not on the screen:\n{screen}"
+    );
+    assert!(
+        screen.contains("| next: Opus 5.5, high: the refactor goes on"),
+        "the status line does not show the hint:\n{screen}"
+    );
+
+    tui.send("/clear");
+    let screen = tui.wait_until("the SessionStart line of the new session", |s| {
+        s.contains("gk: an earlier session in this folder left 'Refactor parser' [E2E] in progress")
+    });
+    eprintln!("after /clear:\n{screen}");
+
+    tui.send("what is left to do?");
+    let screen = tui.wait_until("the Stop line of the new session", |s| {
+        s.contains("from an earlier session in this folder") && s.contains("(earlier session)")
+    });
+    let last = after_last(&screen, "STATE [");
+    assert!(
+        last.starts_with("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]"),
+        "the Stop line after /clear:\n{screen}"
+    );
+    assert!(!last.contains("safe to switch"), "{screen}");
+
+    tui.send("take the parser over");
+    let screen = tui.wait_until("this session's own task", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Parser wrap-up' [E2E]")
+            && s.contains("gk DIRTY 'Parser wrap-up' [E2E]")
+    });
+    let last = after_last(&screen, "STATE [");
+    assert!(
+        !last.contains("earlier session"),
+        "its own record speaks now:\n{screen}"
+    );
+    eprintln!("at the end:\n{screen}");
+}

@@ -12,7 +12,9 @@ Any other request gets an empty JSON object. Stops when stdin closes, so a
 test that dies never leaves it behind.
 
 SCRIPT_FILE, when given, makes the model call tools: a JSON list of tool
-calls, each {"tool": "<name>", "input": {...}}, played one per request. A
+calls, each {"tool": "<name>", "input": {...}}, played one per request (or
+a JSON object of such lists keyed by text of the prompt they answer, for an
+interactive session of several prompts: see calls_for). A
 request is answered with the call whose index is the number of tool calls
 already in its conversation (the client may merge consecutive assistant
 messages, so calls are counted, not messages): the first request gets call
@@ -32,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPLY_TEXT = "Done."
 LOG_LOCK = threading.Lock()
-SCRIPT = []
+SCRIPT = []  # a list, or a dict of lists keyed by prompt text
 CONTEXT_MARKER = "[Gatekeeper] State:"
 # An absolute path: /..., C:\..., C:/... ; up to ".json".
 RECORD_PATH = re.compile(r"(?:[A-Za-z]:[\\/]|/)[^\s'\"`]*?\.json")
@@ -90,12 +92,41 @@ def tool_calls_played(body):
     return count
 
 
+def is_prompt(message):
+    """A user message that is a typed prompt, not a tool's result."""
+    if message.get("role") != "user":
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    blocks = [b for b in content or [] if isinstance(b, dict)]
+    return not any(b.get("type") == "tool_result" for b in blocks) and any(
+        b.get("type") == "text" for b in blocks)
+
+
+def calls_for(body):
+    """The tool calls for this request's prompt, and how many of them the
+    conversation has played. A list script plays across the conversation;
+    a dict script ({"<text in the prompt>": [calls], ...}, for interactive
+    sessions of several prompts) plays the list whose key the latest
+    prompt holds, counting only the calls made since that prompt."""
+    if isinstance(SCRIPT, list):
+        return SCRIPT, tool_calls_played(body)
+    messages = body.get("messages", [])
+    last = max((i for i, m in enumerate(messages) if is_prompt(m)), default=-1)
+    if last < 0:
+        return [], 0
+    text = "\n".join(strings_of(messages[last].get("content")))
+    calls = next((v for k, v in SCRIPT.items() if k in text), [])
+    return calls, tool_calls_played({"messages": messages[last + 1:]})
+
+
 def step_for(body):
     """The scripted reply for this request: ("text", str) or ("tool", name, input)."""
-    done = tool_calls_played(body)
-    if done >= len(SCRIPT):
+    calls, done = calls_for(body)
+    if done >= len(calls):
         return ("text", REPLY_TEXT)
-    step = SCRIPT[done]
+    step = calls[done]
     return ("tool", step["tool"], fill(step.get("input", {}), paths_named(body)))
 
 
@@ -183,9 +214,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    global SCRIPT
     if len(sys.argv) > 2:
         with open(sys.argv[2], encoding="utf-8") as f:
-            SCRIPT.extend(json.load(f))
+            SCRIPT = json.load(f)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
