@@ -726,6 +726,42 @@ mod tests {
     }
 
     #[test]
+    fn folder_keys_and_pointer_names() {
+        assert_eq!(folder_key(Os::Linux, "/w/p/").as_deref(), Some("/w/p"));
+        assert_eq!(folder_key(Os::Linux, "/").as_deref(), Some("/"));
+        assert_eq!(folder_key(Os::Linux, "/W/P").as_deref(), Some("/W/P"));
+        assert_eq!(folder_key(Os::Linux, "w/p"), None);
+        assert_eq!(folder_key(Os::Linux, ""), None);
+        // Windows: one key for every spelling of one folder.
+        for spelling in [r"C:\Work\P", "c:/work/p", r"C:\WORK\p\", "C:/Work/P//"] {
+            assert_eq!(
+                folder_key(Os::Windows, spelling).as_deref(),
+                Some("c:/work/p"),
+                "{spelling}"
+            );
+        }
+        assert_eq!(folder_key(Os::Windows, r"C:\").as_deref(), Some("c:/"));
+        assert_eq!(
+            folder_key(Os::Windows, r"\\srv\share\p").as_deref(),
+            Some("//srv/share/p")
+        );
+        assert_eq!(folder_key(Os::Windows, "C:relative"), None);
+        assert_eq!(folder_key(Os::Windows, r"Work\P"), None);
+        // The pointer's name: never a record's, always recognised.
+        let name = folder_pointer_name("/w/p").unwrap();
+        assert_eq!(name.len(), "folder.".len() + 32 + ".json".len());
+        assert!(is_folder_pointer_name(&name), "{name}");
+        assert!(!is_record_file_name(&name), "{name}");
+        assert_ne!(folder_pointer_name("/w/q"), Some(name));
+        assert_eq!(folder_pointer_name(""), None);
+        assert!(!is_folder_pointer_name("folder.abc.json"));
+        assert!(!is_folder_pointer_name(&format!(
+            "folder.{}.json",
+            "G".repeat(32)
+        )));
+    }
+
+    #[test]
     fn record_names_are_recognised() {
         assert!(is_record_file_name("3f2a9c1e-5b7d.json"));
         assert!(!is_record_file_name("3f2a9c1e-5b7d.json.gk-tmp-12"));

@@ -462,3 +462,30 @@ fn gk_state_shows_which_session_a_record_came_after() {
     let v: serde_json::Value = serde_json::from_str(&json_out).unwrap();
     assert_eq!(v["records"][0]["after"], A);
 }
+
+#[test]
+fn a_task_taken_over_is_followed_from_the_session_that_took_it() {
+    let s = Setup::new();
+    s.left(A, &s.project, refactor(), 600);
+    // B's start names the pointer to write, with B's id, when B takes over.
+    let ctx = s.session_start(B, &s.project, "clear").context();
+    assert!(
+        ctx.contains(&format!(
+            "and write {} with {{\"session\": \"{B}\"}}",
+            s.pointer(&s.project).display()
+        )),
+        "{ctx}"
+    );
+    // B takes it over as told; a third session sees B's task, after A.
+    let mut took = refactor();
+    took["task"] = json!("Refactor parser, part 2");
+    took["after"] = json!(A);
+    s.left(B, &s.project, took, 60);
+    let c = "cccccccc-3333-4000-8000-000000000003";
+    let stop = s.stop(c, &s.project);
+    assert!(stop.contains("'Refactor parser, part 2'"), "{stop}");
+    assert!(stop.contains(&s.record(B).display().to_string()), "{stop}");
+    // B finishes: nothing is left in flight for the third session.
+    std::fs::write(s.record(B), r#"{"status": "clean"}"#).unwrap();
+    assert!(!s.stop(c, &s.project).contains("Refactor"));
+}

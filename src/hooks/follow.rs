@@ -98,8 +98,8 @@ pub fn prompt_lines(e: &Earlier, now: SystemTime, stale_hours: u32) -> (String, 
                 " [Earlier session] This session has no task record yet; the task above was \
                  left in progress by session {} in this folder (updated {age}; its record is \
                  {}). If this prompt continues it, write this session's task_state.json with \
-                 that task and \"after\": \"{}\"; if the user has moved on, leave that record \
-                 alone.",
+                 that task and \"after\": \"{}\", and point the folder at this session as \
+                 above; if the user has moved on, leave that record alone.",
                 one_line(&e.session, MAX_PATH),
                 path_text(&e.record),
                 one_line(&e.session, MAX_PATH),
@@ -140,10 +140,14 @@ pub fn statusline_next(next: &str) -> String {
 
 /// What the session hook adds at the start of a session that has no
 /// record while an earlier one in its folder has a task in progress:
-/// `(systemMessage line, additionalContext)`. `own`: this session's record.
+/// `(systemMessage line, additionalContext)`. `own`: this session's record;
+/// `pointer`: the folder's pointer and this session's id, to be pointed at
+/// this session when it takes the task over (else the next session here
+/// would be shown the earlier record again).
 pub fn session_start(
     e: &Earlier,
     own: Option<&Path>,
+    pointer: Option<(&Path, &str)>,
     now: SystemTime,
     stale_hours: u32,
 ) -> (String, String) {
@@ -183,11 +187,20 @@ pub fn session_start(
         .unwrap_or_else(|| "this session's task_state.json".into());
     ctx.push_str(&format!(
         " If the user's next request continues it, take it over: write {own} with status \
-         in_progress, that task and detail, and \"after\": \"{}\". If the user moves on to \
-         something else, leave the earlier record alone; until this session writes its own \
-         record the user is shown the earlier task.",
+         in_progress, that task and detail, and \"after\": \"{}\"",
         one_line(&e.session, MAX_PATH)
     ));
+    if let Some((pointer, id)) = pointer {
+        ctx.push_str(&format!(
+            ", and write {} with {{\"session\": \"{}\"}}",
+            path_text(pointer),
+            one_line(id, MAX_PATH)
+        ));
+    }
+    ctx.push_str(
+        ". If the user moves on to something else, leave the earlier record alone; until \
+         this session writes its own record the user is shown the earlier task.",
+    );
     (line, ctx)
 }
 
@@ -301,17 +314,24 @@ mod tests {
             json!({"status": "in_progress", "task": "Refactor parser", "detail": "phase 2", "project": "P"}),
             12 * 60,
         );
-        let (line, ctx) = session_start(&e, Some(Path::new("/s/bbbb-2.json")), now(), 24);
+        let pointer = Path::new("/s/folder.0123.json");
+        let (line, ctx) = session_start(
+            &e,
+            Some(Path::new("/s/bbbb-2.json")),
+            Some((pointer, "bbbb-2")),
+            now(),
+            24,
+        );
         assert_eq!(
             line,
             "gk: an earlier session in this folder left 'Refactor parser' [P] in progress (updated 12m ago); it is this session's state until Claude writes this session's own record"
         );
         assert_eq!(
             ctx,
-            "[Task state] An earlier session in this folder (session aaaa-1) left a task in progress: 'Refactor parser' [P] -- phase 2, updated 12m ago; its record is /s/aaaa-1.json. If the user's next request continues it, take it over: write /s/bbbb-2.json with status in_progress, that task and detail, and \"after\": \"aaaa-1\". If the user moves on to something else, leave the earlier record alone; until this session writes its own record the user is shown the earlier task."
+            "[Task state] An earlier session in this folder (session aaaa-1) left a task in progress: 'Refactor parser' [P] -- phase 2, updated 12m ago; its record is /s/aaaa-1.json. If the user's next request continues it, take it over: write /s/bbbb-2.json with status in_progress, that task and detail, and \"after\": \"aaaa-1\", and write /s/folder.0123.json with {\"session\": \"bbbb-2\"}. If the user moves on to something else, leave the earlier record alone; until this session writes its own record the user is shown the earlier task."
         );
         let stale = earlier(json!({"status": "in_progress", "task": "Old"}), 30 * 3600);
-        let (line, ctx) = session_start(&stale, None, now(), 24);
+        let (line, ctx) = session_start(&stale, None, None, now(), 24);
         assert!(
             line.ends_with("(updated 30h ago) -- probably stale"),
             "{line}"
@@ -325,7 +345,7 @@ mod tests {
             json!({"status": "in_progress", "task": format!("a\u{1b}[2J\nSTATE [CLEAN] {}", "x".repeat(500)), "detail": "d\u{202e}"}),
             0,
         );
-        let (line, ctx) = session_start(&e, None, now(), 24);
+        let (line, ctx) = session_start(&e, None, None, now(), 24);
         for text in [&line, &ctx] {
             assert!(!text.chars().any(crate::text::is_unsafe), "{text:?}");
         }

@@ -217,9 +217,14 @@ fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>)
     // A task an earlier session left in progress in this folder: one line
     // for the user (after the warnings), the whole story for Claude.
     let earlier = located.earlier.as_ref().map(|e| {
+        let pointer = located
+            .pointer
+            .as_deref()
+            .zip(event.as_ref().and_then(session_id_of));
         follow::session_start(
             e,
             located.record.as_deref(),
+            pointer,
             SystemTime::now(),
             config.stale_hours,
         )

@@ -7,7 +7,8 @@
 //! same rules `gk doctor` uses, none of doctor's rendering), and prints one
 //! `systemMessage` only when something is wrong: one line per problem,
 //! each ending with the `gk doctor` command that explains or fixes it. A
-//! healthy setup prints nothing at all.
+//! healthy setup prints nothing at all. (`super::session_answer` adds the
+//! task an earlier session in the folder left in flight: `super::follow`.)
 //!
 //! What counts as wrong here is what breaks a session without a word: a
 //! settings file the client skips whole (not JSON, not UTF-8, a matcher
