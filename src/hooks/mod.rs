@@ -9,8 +9,9 @@
 //! record it names; in global scope the shared file only — see
 //! [`state::locate`]), prints at most one line and exits 0; the session
 //! check reads gk.json, the settings files and the same records. It never
-//! lists the state folder, so the number of records in it costs nothing. Nothing in this folder may spawn
-//! a process, open a connection or write a file (see
+//! lists the state folder, so the number of records in it costs nothing.
+//! Nothing in this folder may spawn a process, open a connection or write
+//! a file (see
 //! docs/maintainers/hooks-internals.md, "How the prime directive is kept";
 //! a test scans this folder's source).
 //!
