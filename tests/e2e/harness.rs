@@ -657,7 +657,7 @@ impl Turn {
 }
 
 /// The client's interactive TUI in a tmux session of its own (its own
-/// server socket, 160×45), against a mock that lives as long as it does:
+/// server, its socket in the sandbox; 160×45), against a mock that lives as long as it does:
 /// onboarding and the project's trust dialog pre-accepted in
 /// `<HOME>/.claude.json`, the "custom API key" question answered. What a
 /// user would see is read with `capture-pane` (wrapped lines joined, the
@@ -689,11 +689,8 @@ impl Tui {
         let tools_file = dir.join("tools.json");
         fs::write(&tools_file, tools.to_string()).expect("write the mock's tool script");
         let mock = Mock::start(&dir.join("requests.jsonl"), Some(&tools_file));
-        let socket = format!(
-            "gk-e2e-{}-{}",
-            std::process::id(),
-            sb.root.path().file_name().unwrap().to_string_lossy()
-        );
+        // The server's socket lives in the sandbox, and goes with it.
+        let socket = dir.join("tmux.sock").to_string_lossy().into_owned();
         let mut env: Vec<String> = vec![
             format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
             format!("HOME={}", sb.home().display()),
@@ -708,7 +705,7 @@ impl Tui {
         ];
         env.extend(sb.env.iter().map(|(k, v)| format!("{k}={v}")));
         let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-S", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", "160", "-y", "45", "-c"])
             .arg(project)
             .arg("env")
@@ -748,7 +745,7 @@ impl Tui {
 
     fn tmux(&self, args: &[&str]) -> Output {
         Command::new("tmux")
-            .args(["-L", &self.socket])
+            .args(["-S", &self.socket])
             .args(args)
             .stdin(Stdio::null())
             .output()
