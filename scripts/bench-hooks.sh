@@ -46,12 +46,13 @@ unset CLAUDE_CONFIG_DIR
 mkdir -p "$HOME/.claude/hooks"
 # A realistic state, per session (the default scope): this session's record
 # says a task is in progress, written a few minutes ago, in a state folder
-# holding 1,000 other sessions' records (the hooks read one file by name, so
-# the others must cost nothing).
+# holding GK_BENCH_RECORDS (default 10,000) other sessions' records (the
+# hooks read files by name, so the others must cost nothing).
+RECORDS=${GK_BENCH_RECORDS:-10000}
 export GK_STATE_DIR="$tmp/state"
-unset XDG_STATE_HOME
+unset XDG_STATE_HOME CLAUDE_PROJECT_DIR
 mkdir -p "$GK_STATE_DIR"
-for i in $(seq 1 1000); do
+for i in $(seq 1 "$RECORDS"); do
   printf '{"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}\n' \
     > "$GK_STATE_DIR/$(printf '%08x' "$i")-0000-4000-8000-000000000000.json"
 done
@@ -192,8 +193,25 @@ mkdir -p "$PROJ2/.claude"
 cp "$PROJ/.claude/settings.json" "$PROJ2/.claude/settings.json"
 printf '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}]}}\n' > "$PROJ2/.claude/settings.local.json"
 sed "s|$PROJ|$PROJ2|" "$tmp/session.json" > "$tmp/session-warn.json"
+# The session check at the start of a successor in $PROJ (issue 16).
+sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/session.json" > "$tmp/session-next.json"
+printf '{"session_id":"7c1d0b2a-0000-4000-8000-00000000beef","cwd":"%s","prompt":"go"}' "$PROJ" > "$tmp/prompt-proj.json"
+pointer=$("$GK" hook prompt < "$tmp/prompt-proj.json" | grep -o 'folder\.[0-9a-f]\{32\}\.json' | head -1)
+printf '{"session": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f"}\n' > "$GK_STATE_DIR/$pointer"
+"$GK" hook session < "$tmp/session-next.json" | grep -q 'an earlier session in this folder left'
+
 # The status line's input (shape from the client's docs).
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"/home/u/work","project_dir":"/home/u/work"},"version":"2.1.332"}' > "$tmp/statusline.json"
+
+# A successor: another session in the same folder, with no record yet
+# (after /clear or a fork); the folder's pointer names the first session,
+# so its hooks read the pointer and that record too (issue 16). The
+# pointer's name is the one the prompt hook asks Claude to write.
+sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/prompt.json" > "$tmp/prompt-next.json"
+sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/stop.json" > "$tmp/stop-next.json"
+pointer=$("$GK" hook prompt < "$tmp/prompt-next.json" | grep -o 'folder\.[0-9a-f]\{32\}\.json' | head -1)
+printf '{"session": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f"}\n' > "$GK_STATE_DIR/$pointer"
+"$GK" hook stop < "$tmp/stop-next.json" | grep -q 'from an earlier session in this folder'
 
 # Sanity: the hooks answer before they are timed.
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
@@ -214,9 +232,12 @@ SW="$tmp/session-warn.json"
   echo "no-op(/bin/true)${TAB}$P${TAB}/bin/true"
   echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
+  echo "gk-prompt-successor(static)${TAB}$tmp/prompt-next.json${TAB}$GK${TAB}hook${TAB}prompt"
+  echo "gk-stop-successor(static)${TAB}$tmp/stop-next.json${TAB}$GK${TAB}hook${TAB}stop"
   echo "gk-statusline(static)${TAB}$L${TAB}$GK${TAB}statusline"
   echo "gk-session(static)${TAB}$SS${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-warn(static)${TAB}$SW${TAB}$GK${TAB}hook${TAB}session"
+  echo "gk-session-successor(static)${TAB}$tmp/session-next.json${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
   if [ -n "${GK_BENCH_BASELINE:-}" ]; then
@@ -255,9 +276,12 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     t = med["no-op(/bin/true)"]
     printf "gk hook prompt, static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-prompt(static)"] / t
     printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-stop(static)"] / t
+    printf "gk hook prompt, successor / no-op %5.2fx  (target <= 1.3x; no record, the earlier session'"'"'s read)\n", med["gk-prompt-successor(static)"] / t
+    printf "gk hook stop,   successor / no-op %5.2fx  (target <= 1.3x; no record, the earlier session'"'"'s read)\n", med["gk-stop-successor(static)"] / t
     printf "gk statusline,  static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-statusline(static)"] / t
     printf "gk hook session, static / no-op   %5.2fx  (target <= 1.5x; healthy, silent)\n", med["gk-session(static)"] / t
     printf "gk hook session, static / no-op   %5.2fx  (one problem, one line printed)\n", med["gk-session-warn(static)"] / t
+    printf "gk hook session, successor / no-op %5.2fx (healthy; the earlier session'"'"'s task told)\n", med["gk-session-successor(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
     if ("baseline-prompt" in med) {

@@ -316,6 +316,57 @@ fn fnv1a_128(bytes: &[u8]) -> u128 {
         .fold(OFFSET, |h, b| (h ^ u128::from(*b)).wrapping_mul(PRIME))
 }
 
+/// The file in the state folder that names the last session to start work
+/// in `folder` (see [`folder_key`]): `folder.<32 hex digits>.json`, the
+/// digits a 128-bit FNV-1a hash of the key. Claude writes it (`{"session":
+/// "<id>"}`) beside its record when it sets the record in progress, as the
+/// prompt hook's context asks; a later session in the same folder (after
+/// `/clear`, a fork, a new `claude`) reads it to find the task left in
+/// flight there, with one read by name, whatever else the folder holds. The
+/// `.` in its stem means it is never a record name ([`is_record_file_name`]).
+pub fn folder_pointer_name(key: &str) -> Option<String> {
+    if key.is_empty() {
+        return None;
+    }
+    Some(format!("folder.{:032x}.json", fnv1a_128(key.as_bytes())))
+}
+
+/// Whether `name` is a name [`folder_pointer_name`] gives.
+pub fn is_folder_pointer_name(name: &str) -> bool {
+    name.strip_prefix("folder.")
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|hex| {
+            hex.len() == 32
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+}
+
+/// The key a project folder is known by in the state folder: the path with
+/// its trailing separators dropped, and on Windows with `\` written as `/`
+/// and lower-cased (the same folder may be spelled `C:\Work\P` by one
+/// event and `c:/work/p` by another). `None` for a relative or empty path:
+/// no folder can be told from it.
+pub fn folder_key(os: Os, folder: &str) -> Option<String> {
+    let key = if os.is_windows() {
+        folder.replace('\\', "/").to_lowercase()
+    } else {
+        folder.to_string()
+    };
+    let absolute = key.starts_with('/')
+        || (os.is_windows() && key.as_bytes().get(1) == Some(&b':') && key.get(2..3) == Some("/"));
+    if !absolute {
+        return None;
+    }
+    let trimmed = key.trim_end_matches('/');
+    Some(if trimmed.is_empty() || trimmed.ends_with(':') {
+        format!("{trimmed}/")
+    } else {
+        trimmed.to_string()
+    })
+}
+
 /// Whether `name` is a file name [`record_file_name`] can give (used to
 /// tell task records from anything else in the state folder).
 pub fn is_record_file_name(name: &str) -> bool {
@@ -672,6 +723,42 @@ mod tests {
         // Stable: the same id always gives the same record.
         assert_eq!(record_file_name("../x"), record_file_name("../x"));
         assert_ne!(record_file_name("ABC"), record_file_name("abc"));
+    }
+
+    #[test]
+    fn folder_keys_and_pointer_names() {
+        assert_eq!(folder_key(Os::Linux, "/w/p/").as_deref(), Some("/w/p"));
+        assert_eq!(folder_key(Os::Linux, "/").as_deref(), Some("/"));
+        assert_eq!(folder_key(Os::Linux, "/W/P").as_deref(), Some("/W/P"));
+        assert_eq!(folder_key(Os::Linux, "w/p"), None);
+        assert_eq!(folder_key(Os::Linux, ""), None);
+        // Windows: one key for every spelling of one folder.
+        for spelling in [r"C:\Work\P", "c:/work/p", r"C:\WORK\p\", "C:/Work/P//"] {
+            assert_eq!(
+                folder_key(Os::Windows, spelling).as_deref(),
+                Some("c:/work/p"),
+                "{spelling}"
+            );
+        }
+        assert_eq!(folder_key(Os::Windows, r"C:\").as_deref(), Some("c:/"));
+        assert_eq!(
+            folder_key(Os::Windows, r"\\srv\share\p").as_deref(),
+            Some("//srv/share/p")
+        );
+        assert_eq!(folder_key(Os::Windows, "C:relative"), None);
+        assert_eq!(folder_key(Os::Windows, r"Work\P"), None);
+        // The pointer's name: never a record's, always recognised.
+        let name = folder_pointer_name("/w/p").unwrap();
+        assert_eq!(name.len(), "folder.".len() + 32 + ".json".len());
+        assert!(is_folder_pointer_name(&name), "{name}");
+        assert!(!is_record_file_name(&name), "{name}");
+        assert_ne!(folder_pointer_name("/w/q"), Some(name));
+        assert_eq!(folder_pointer_name(""), None);
+        assert!(!is_folder_pointer_name("folder.abc.json"));
+        assert!(!is_folder_pointer_name(&format!(
+            "folder.{}.json",
+            "G".repeat(32)
+        )));
     }
 
     #[test]

@@ -74,7 +74,9 @@ pub struct Record {
 pub const SHARED_LABEL: &str = "(shared)";
 
 /// The fields of the convention; only these are kept of a listed record.
-const FIELDS: [&str; 6] = ["status", "task", "detail", "project", "cwd", "updated"];
+const FIELDS: [&str; 8] = [
+    "status", "task", "detail", "project", "cwd", "updated", "after", "next",
+];
 
 /// The most of one field kept per listed record (a record may be 4 MiB;
 /// thousands of them must not all be held whole).
@@ -220,7 +222,7 @@ pub fn table(p: &Places, records: &[Record]) -> String {
         out.push_str("no records\n");
         return out;
     }
-    let rows: Vec<[String; 6]> = records
+    let rows: Vec<[String; 7]> = records
         .iter()
         .map(|r| {
             [
@@ -229,18 +231,23 @@ pub fn table(p: &Places, records: &[Record]) -> String {
                 status_word(&r.verdict),
                 crate::hooks::age_text(r.age_secs),
                 one_line(&r.file.text("task"), 40),
+                // The session this one took its task over from (`after`,
+                // which Claude writes when it continues an earlier task).
+                crate::text::one_line(&r.file.text("after"), 40).into_owned(),
                 one_line(&r.file.text("cwd"), 50),
             ]
         })
         .collect();
-    let heads = ["SESSION", "PROJECT", "STATUS", "AGE", "TASK", "CWD"];
+    let heads = [
+        "SESSION", "PROJECT", "STATUS", "AGE", "TASK", "AFTER", "CWD",
+    ];
     let mut width = heads.map(str::len);
     for row in &rows {
         for (w, cell) in width.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 6]| {
+    let line = |cells: [&str; 7]| {
         let mut l = String::new();
         for (i, c) in cells.iter().enumerate() {
             if i + 1 == cells.len() {
@@ -255,7 +262,7 @@ pub fn table(p: &Places, records: &[Record]) -> String {
     out.push_str(&line(heads));
     for row in &rows {
         out.push_str(&line([
-            &row[0], &row[1], &row[2], &row[3], &row[4], &row[5],
+            &row[0], &row[1], &row[2], &row[3], &row[4], &row[5], &row[6],
         ]));
     }
     out
@@ -283,6 +290,8 @@ pub fn json(p: &Places, records: &[Record]) -> Value {
                 "detail": field("detail"),
                 "project": field("project"),
                 "cwd": field("cwd"),
+                "after": field("after"),
+                "next": field("next"),
                 "age_seconds": r.age_secs.map(|a| a.round() as i64),
             })
         })

@@ -706,16 +706,142 @@ fn write_the_named_record(task: &str) -> Value {
     json!([{"tool": "Write", "input": {"file_path": "{{RECORD}}", "content": format!("{record:#}\n")}}])
 }
 
-/// This session's record, as the context named it (the one `.json` path).
+/// This session's record, as the context named it: the first `.json`
+/// path; the only other one is the folder's pointer (`folder.<hex>.json`
+/// in the same folder), which Claude writes beside it.
 fn record_named_in(context: &str) -> std::path::PathBuf {
     let re = regex::Regex::new(r"/[^\s'`]*?\.json").expect("valid regex");
     let paths: Vec<&str> = re.find_iter(context).map(|m| m.as_str()).collect();
-    assert_eq!(
-        paths.len(),
-        1,
-        "the context must name exactly one .json path: {context}"
+    assert!(
+        !paths.is_empty() && paths.len() <= 2,
+        "the context must name this session's record and at most the folder's pointer: {context}"
     );
-    std::path::PathBuf::from(paths[0])
+    let record = std::path::PathBuf::from(paths[0]);
+    if let Some(pointer) = paths.get(1) {
+        let pointer = std::path::Path::new(pointer);
+        assert_eq!(pointer.parent(), record.parent(), "{context}");
+        let name = pointer.file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with("folder.") && name.len() == "folder.".len() + 32 + ".json".len(),
+            "{context}"
+        );
+    }
+    record
+}
+
+/// The model starts a task: it writes this session's record in progress
+/// and points the folder at it, as the context asks (the mock fills in the
+/// paths and the session id the context names).
+fn start_a_task(task: &str, next: Option<&str>) -> Value {
+    let mut record = json!({
+        "status": "in_progress",
+        "task": task,
+        "detail": "written by the model",
+        "project": "E2E",
+        "cwd": "",
+        "updated": "",
+    });
+    if let Some(next) = next {
+        record["next"] = json!(next);
+    }
+    json!([
+        {"tool": "Write", "input": {"file_path": "{{RECORD}}", "content": format!("{record:#}\n")}},
+        {"tool": "Write", "input": {"file_path": "{{POINTER}}", "content": "{\"session\": \"{{SESSION}}\"}\n"}},
+    ])
+}
+
+/// Scenario 13 (issue 16, a and b): session A starts a task in the
+/// project (the mock plays both Writes: record and folder pointer, no
+/// permission prompt); `--resume A --fork-session` starts session B in the
+/// same folder: B's SessionStart context names A's task and record and
+/// reaches the model, its line is shown, and B's Stop line shows A's task,
+/// not "safe to switch". A new session in another folder: CLEAN as before.
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
+)]
+fn scenario_13_a_fork_sees_the_task_its_parent_left_in_flight() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_13_a_fork_sees_the_task_its_parent_left_in_flight");
+    install(&sb);
+    let project = sb.project();
+    let a = sb.turn_with(
+        "implement the parser refactor",
+        &project,
+        Some(&start_a_task("Refactor parser", None)),
+    );
+    a.assert_completed();
+    assert_eq!(
+        a.permission_denials(),
+        Vec::<(String, String)>::new(),
+        "tool results: {:?}",
+        a.tool_results()
+    );
+    let record_a = record_named_in(&a.first_request_context());
+    let state_dir = record_a.parent().unwrap().to_path_buf();
+    let pointers: Vec<_> = std::fs::read_dir(&state_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("folder."))
+        .collect();
+    assert_eq!(pointers.len(), 1, "{pointers:?}");
+    let pointer = parse(&sb.read(&state_dir.join(&pointers[0])), "the pointer");
+    assert_eq!(pointer["session"], a.session_id().as_str());
+    assert!(stop_line(&a).starts_with("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]"));
+
+    let id_a = a.session_id();
+    let b = sb.turn_with_args(
+        "what is left to do?",
+        &project,
+        None,
+        &["--resume", &id_a, "--fork-session"],
+    );
+    b.assert_completed();
+    assert_ne!(b.session_id(), id_a, "a fork gets a new session id");
+    let lines = b.system_messages("SessionStart");
+    assert_eq!(lines.len(), 1, "{lines:?}\n{}", b.describe_hooks());
+    assert!(
+        lines[0].contains(
+            "gk: an earlier session in this folder left 'Refactor parser' [E2E] in progress"
+        ),
+        "{lines:?}"
+    );
+    let contexts = b.hook_contexts("SessionStart");
+    assert_eq!(contexts.len(), 1, "{}", b.describe_hooks());
+    let ctx = &contexts[0];
+    assert!(ctx.contains(&format!("(session {id_a})")), "{ctx}");
+    assert!(ctx.contains(&record_a.display().to_string()), "{ctx}");
+    assert!(
+        b.model_saw("[Task state] An earlier session in this folder"),
+        "the SessionStart context did not reach the model"
+    );
+    let line = stop_line(&b);
+    assert!(
+        line.starts_with("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]"),
+        "STATE line: {line}"
+    );
+    assert!(!line.contains("safe to switch"), "STATE line: {line}");
+    assert!(
+        line.contains("from an earlier session in this folder"),
+        "STATE line: {line}"
+    );
+
+    // (b) A new session in another folder: nothing of A's.
+    let other = sb.home().join("other-project");
+    let c = sb.turn_with("what is left to do?", &other, None);
+    c.assert_completed();
+    assert_eq!(c.system_messages("SessionStart"), Vec::<String>::new());
+    let line = stop_line(&c);
+    assert!(
+        line.starts_with("STATE [CLEAN] safe to switch model or effort"),
+        "STATE line: {line}"
+    );
+    assert!(!line.contains("Refactor"), "STATE line: {line}");
 }
 
 /// Scenario 7 (issue 8): after `gk install`, Claude writes its session's
@@ -1005,6 +1131,91 @@ fn scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so()
     assert_env_unchanged(&sb);
 }
 
+/// The text from the last `marker` on `screen` to the end.
+fn after_last<'s>(screen: &'s str, marker: &str) -> &'s str {
+    screen.rfind(marker).map_or("", |at| &screen[at..])
+}
+
+/// Scenario 14 (issue 16, c, and the continuation hint): the interactive
+/// client in tmux, the mock as the API. A turn starts a task (the model
+/// writes its record with a `next` hint, and the folder pointer): the
+/// screen shows the DIRTY Stop line, the hint on its own line, and the
+/// status line with both. `/clear` starts a new session: its SessionStart
+/// line names the earlier task, and after the next prompt the Stop line
+/// and the status line show the earlier task, not "safe to switch". Then
+/// Claude writes this session's own record: the screen shows its own task.
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock), no tmux and no Linux client inside Wine"
+)]
+fn scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own");
+    sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
+    assert_no_secret(&sb.gk_ok(&["install", "--yes", "--statusline"]));
+    let mut start = start_a_task(
+        "Refactor parser",
+        Some("Opus 5.5, high: the refactor goes on"),
+    );
+    let own = json!({"status": "in_progress", "task": "Parser wrap-up", "detail": "", "project": "E2E", "cwd": "", "updated": ""});
+    let tools = json!({
+        "implement the parser refactor": start.take(),
+        "take the parser over": [
+            {"tool": "Write", "input": {"file_path": "{{RECORD}}", "content": format!("{own:#}\n")}}
+        ],
+    });
+    let project = sb.project();
+    let tui = harness::Tui::start(&mut sb, &project, &tools);
+
+    tui.send("implement the parser refactor");
+    let screen = tui.wait_until("the DIRTY Stop line and status line", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
+            && s.contains("gk DIRTY 'Refactor parser' [E2E]")
+    });
+    assert!(
+        screen.contains(" Next: Opus 5.5, high: the refactor goes on"),
+        "the hint's own line is not on the screen:\n{screen}"
+    );
+    assert!(
+        screen.contains("| next: Opus 5.5, high: the refactor goes on"),
+        "the status line does not show the hint:\n{screen}"
+    );
+
+    tui.send("/clear");
+    let screen = tui.wait_until("the SessionStart line of the new session", |s| {
+        s.contains("gk: an earlier session in this folder left 'Refactor parser' [E2E] in progress")
+    });
+    eprintln!("after /clear:\n{screen}");
+
+    tui.send("what is left to do?");
+    let screen = tui.wait_until("the Stop line of the new session", |s| {
+        s.contains("from an earlier session in this folder") && s.contains("(earlier session)")
+    });
+    let last = after_last(&screen, "STATE [");
+    assert!(
+        last.starts_with("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]"),
+        "the Stop line after /clear:\n{screen}"
+    );
+    assert!(!last.contains("safe to switch"), "{screen}");
+
+    tui.send("take the parser over");
+    let screen = tui.wait_until("this session's own task", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Parser wrap-up' [E2E]")
+            && s.contains("gk DIRTY 'Parser wrap-up' [E2E]")
+    });
+    let last = after_last(&screen, "STATE [");
+    assert!(
+        !last.contains("earlier session"),
+        "its own record speaks now:\n{screen}"
+    );
+    eprintln!("at the end:\n{screen}");
+}
+
 /// JSON the client's parser takes and serde_json / jsonc-parser refused
 /// (docs/maintainers/claude-code-facts.md): a number past a double's range,
 /// a lone surrogate escape, nesting 5,000 levels deep, each in the user's
@@ -1020,9 +1231,9 @@ fn scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so()
     gk_wine,
     ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
 )]
-fn scenario_13_json_the_client_loads_is_not_called_skipped() {
+fn scenario_15_json_the_client_loads_is_not_called_skipped() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_13_json_the_client_loads_is_not_called_skipped");
+    let mut sb = sandbox("scenario_15_json_the_client_loads_is_not_called_skipped");
     install(&sb);
     let installed = sb.read(&sb.user_settings());
     let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));

@@ -162,8 +162,17 @@ fn gk(home: &Path) -> Command {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("XDG_STATE_HOME")
         .env_remove("LOCALAPPDATA")
+        .env_remove("CLAUDE_PROJECT_DIR")
         .env("GK_STATE_DIR", home.join("state"));
     cmd
+}
+
+/// The folder a case's event names (`cwd`), as the state folder keys it,
+/// when the event is JSON with a string `cwd`.
+fn folder_in(stdin: &str) -> Option<String> {
+    let event: Value = serde_json::from_str(stdin).ok()?;
+    let cwd = event.get("cwd")?.as_str()?;
+    gk::paths::folder_key(gk::platform::Os::current(), cwd)
 }
 
 /// The session id a case's event carries, when it is a plain JSON string.
@@ -188,10 +197,25 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
         // Spliced into the JSON text, so escaped as JSON (a Windows path's
         // backslashes are doubled).
         let path = serde_json::to_string(&record.display().to_string()).unwrap();
-        let sentence = format!(
+        let mut sentence = format!(
             " [Task state] This session's task_state.json is {}.",
             &path[1..path.len() - 1]
         );
+        // With the event's folder known, where to point the folder at the
+        // record, and the continuation hint (docs/configuration.md).
+        if let Some(key) = folder_in(case["stdin"].as_str().unwrap()) {
+            let pointer = home
+                .join("state")
+                .join(gk::paths::folder_pointer_name(&key).unwrap());
+            let raw = format!(
+                " When you set it in_progress, also write {} with {{\"session\": \"{id}\"}} \
+                 (so a later session in this folder finds the task), and give the record \
+                 \"next\": one line recommending the model and effort for the next prompt, and why.",
+                pointer.display()
+            );
+            let escaped = serde_json::to_string(&raw).unwrap();
+            sentence.push_str(&escaped[1..escaped.len() - 1]);
+        }
         let at = reference
             .rfind("\"}}")
             .expect("the context ends the output");

@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         complete: true,
     };
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let state = |_: Option<&str>| {
+    let state = |_: Option<&Value>| {
         let mut map = serde_json::Map::new();
         map.insert(
             "status".into(),
@@ -59,6 +59,8 @@ fuzz_target!(|data: &[u8]| {
             },
             record: None,
             from_shared: false,
+            pointer: None,
+            earlier: None,
         }
     };
     let config = Config::default();

@@ -20,7 +20,7 @@
 //!   "effort": { "high": ["audit"], "low": ["quick"] },
 //!   "haiku_max_words": 8,
 //!   "stale_hours": 24,
-//!   "state": { "scope": "session" }
+//!   "state": { "scope": "session", "next": true }
 //! }
 //! ```
 
@@ -60,11 +60,33 @@ pub struct Config {
     pub state: StateConfig,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StateConfig {
     #[serde(default)]
     pub scope: StateScope,
+    /// The continuation hint: the prompt hook asks Claude to give a record
+    /// in progress a `next` line (the model and effort it recommends for
+    /// the next prompt, and why), and the hooks show it. Per-session scope
+    /// only: in global scope it is off whatever this says (v5's output).
+    #[serde(default = "yes")]
+    pub next: bool,
+}
+
+impl Default for StateConfig {
+    fn default() -> Self {
+        StateConfig {
+            scope: StateScope::default(),
+            next: true,
+        }
+    }
+}
+
+impl StateConfig {
+    /// Whether the hooks ask for and show `next` (see [`StateConfig::next`]).
+    pub fn next_on(&self) -> bool {
+        self.next && self.scope == StateScope::Session
+    }
 }
 
 /// `"session"`: each session keeps its own record in the state folder and

@@ -76,6 +76,34 @@ pub fn stop_output(system_message: &str) -> String {
     out
 }
 
+/// The SessionStart answer: `systemMessage` for the user and, when given,
+/// `additionalContext` for Claude; `None` when there is neither.
+pub fn session_output(
+    system_message: Option<&str>,
+    additional_context: Option<&str>,
+) -> Option<String> {
+    let mut out = String::from("{");
+    if let Some(m) = system_message {
+        out.push_str("\"systemMessage\": ");
+        push_json_str(&mut out, m);
+    }
+    if let Some(c) = additional_context {
+        if system_message.is_some() {
+            out.push_str(", ");
+        }
+        out.push_str(
+            "\"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", \"additionalContext\": ",
+        );
+        push_json_str(&mut out, c);
+        out.push('}');
+    }
+    if out.len() == 1 {
+        return None;
+    }
+    out.push_str("}\n");
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +139,12 @@ mod tests {
         assert_eq!(back["k"], "é😀");
         let s = stop_output("x");
         assert_eq!(s, "{\"systemMessage\": \"x\"}\n");
+        assert_eq!(session_output(Some("x"), None).unwrap(), s);
+        assert_eq!(session_output(None, None), None);
+        let both: serde_json::Value =
+            serde_json::from_str(&session_output(Some("m"), Some("c")).unwrap()).unwrap();
+        assert_eq!(both["systemMessage"], "m");
+        assert_eq!(both["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        assert_eq!(both["hookSpecificOutput"]["additionalContext"], "c");
     }
 }

@@ -3,13 +3,15 @@
 //! `gk hook session` (SessionStart, [`session`]: the setup check, which
 //! reads the settings files through `crate::registry`) and
 //! `gk statusline`. Each prompt, Stop or status line run reads stdin and
-//! at most three small files (`<claude dir>/hooks/gk.json`; this session's
-//! record in the state folder; the shared `<claude dir>/hooks/task_state.json`
-//! when the session has no record or the scope is global — see
+//! at most five small files (`<claude dir>/hooks/gk.json`; this session's
+//! record in the state folder; when the session has no record, the shared
+//! `<claude dir>/hooks/task_state.json`, the folder's pointer and the
+//! record it names; in global scope the shared file only — see
 //! [`state::locate`]), prints at most one line and exits 0; the session
-//! check reads gk.json and the settings files. It never lists the state folder, so the
-//! number of records in it costs nothing. Nothing in this folder may spawn
-//! a process, open a connection or write a file (see
+//! check reads gk.json, the settings files and the same records. It never
+//! lists the state folder, so the number of records in it costs nothing.
+//! Nothing in this folder may spawn a process, open a connection or write
+//! a file (see
 //! docs/maintainers/hooks-internals.md, "How the prime directive is kept";
 //! a test scans this folder's source).
 //!
@@ -26,6 +28,7 @@
 //!   only I/O (one read and its mtime); `verdict` is pure.
 
 mod config;
+mod follow;
 mod input;
 mod jsonout;
 mod keywords;
@@ -115,23 +118,59 @@ fn session_id_of(event: &serde_json::Value) -> Option<&str> {
         .filter(|s| !s.is_empty())
 }
 
+/// The variable the client sets for every hook command: the project root
+/// it resolved when the session started (the folder `claude` was started
+/// in), which stays the same when Claude's shell changes folder.
+pub const PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
+
+/// The folder this session works for, as a key of the state folder (see
+/// [`crate::paths::folder_key`]): the client's project root
+/// (`CLAUDE_PROJECT_DIR`, `project_dir`), else the status line's
+/// `workspace.project_dir`, else the event's `cwd`. The project root comes
+/// first because the event's `cwd` follows the shell: a session that `cd`s
+/// into `src/` is still the project's session, and its successor starts in
+/// the root again.
+pub fn folder_of(
+    os: crate::platform::Os,
+    project_dir: Option<&std::ffi::OsStr>,
+    event: Option<&serde_json::Value>,
+) -> Option<String> {
+    let text = |v: Option<&serde_json::Value>| {
+        v.and_then(serde_json::Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    project_dir
+        .filter(|v| !v.is_empty())
+        .map(|v| v.to_string_lossy().into_owned())
+        .or_else(|| text(event.and_then(|e| e.pointer("/workspace/project_dir"))))
+        .or_else(|| text(event.and_then(|e| e.get("cwd"))))
+        .and_then(|f| crate::paths::folder_key(os, &f))
+}
+
 /// The state for this event under the configured scope (see [`state::locate`]).
 fn state_for(
     config: &Config,
     paths: Option<&ClaudePaths>,
     home: Option<&std::path::Path>,
-    session_id: Option<&str>,
+    event: Option<&serde_json::Value>,
 ) -> Located {
+    let os = crate::platform::Os::current();
     let shared = paths.map(ClaudePaths::state_file);
     let dir = match config.state.scope {
         StateScope::Global => None,
-        StateScope::Session => crate::paths::state_dir_for(crate::platform::Os::current(), home),
+        StateScope::Session => crate::paths::state_dir_for(os, home),
+    };
+    let folder = match config.state.scope {
+        StateScope::Global => None,
+        StateScope::Session => folder_of(os, std::env::var_os(PROJECT_DIR_VAR).as_deref(), event),
     };
     locate(
         config.state.scope,
-        session_id,
+        event.and_then(session_id_of),
         dir.as_deref(),
         shared.as_deref(),
+        folder.as_deref(),
     )
 }
 
@@ -150,26 +189,12 @@ fn answer(hook: Hook) -> Option<String> {
         _ => input::MAX_EVENT_BYTES,
     };
     let input = read_stdin(keep);
-    let dir = match config.state.scope {
-        StateScope::Global => None,
-        StateScope::Session => {
-            crate::paths::state_dir_for(crate::platform::Os::current(), home.as_deref())
-        }
-    };
-    let shared = paths.as_ref().map(ClaudePaths::state_file);
     respond(
         hook,
         &input,
         config,
         note,
-        |session_id| {
-            locate(
-                config.state.scope,
-                session_id,
-                dir.as_deref(),
-                shared.as_deref(),
-            )
-        },
+        |event| state_for(config, paths.as_ref(), home.as_deref(), event),
         SystemTime::now(),
     )
 }
@@ -185,13 +210,36 @@ fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>)
     if !on {
         return None;
     }
+    let config = &loaded.config;
+    let event = event_of(&input).map(|(e, _)| e);
+    let located = state_for(config, Some(paths), home.as_deref(), event.as_ref());
     let machine = session::Machine::from_env(home, paths);
-    session::answer(&input, &machine, &loaded.config, loaded.error.as_ref())
+    let warnings = session::answer(&input, &machine, config, loaded.error.as_ref());
+    // A task an earlier session left in progress in this folder: one line
+    // for the user (after the warnings), the whole story for Claude.
+    let earlier = located.earlier.as_ref().map(|e| {
+        let pointer = located
+            .pointer
+            .as_deref()
+            .zip(event.as_ref().and_then(session_id_of));
+        follow::session_start(
+            e,
+            located.record.as_deref(),
+            pointer,
+            SystemTime::now(),
+            config.stale_hours,
+        )
+    });
+    let text = match (warnings, &earlier) {
+        (Some(w), Some((line, _))) => Some(format!("{w}\n{line}")),
+        (w, e) => w.or_else(|| e.as_ref().map(|(line, _)| line.clone())),
+    };
+    jsonout::session_output(text.as_deref(), earlier.as_ref().map(|(_, c)| c.as_str()))
 }
 
 /// The pure part of a hook run: what `hook` prints for what it read of
 /// stdin (`input`), with `config` (and the line saying why gk.json was
-/// ignored, if it was), the task state for the event's session id (`state`
+/// ignored, if it was), the task state for the event (`state`
 /// is called at most once, only when the hook needs it) and the time
 /// `now`. `None`: print nothing. What the fuzz target
 /// `fuzz/fuzz_targets/hook_input.rs` drives.
@@ -200,7 +248,7 @@ pub fn respond(
     input: &input::Input,
     config: &Config,
     mut note: Option<String>,
-    state: impl FnOnce(Option<&str>) -> Located,
+    state: impl FnOnce(Option<&serde_json::Value>) -> Located,
     now: SystemTime,
 ) -> Option<String> {
     match hook {
@@ -217,15 +265,46 @@ pub fn respond(
                     None => cut,
                 });
             }
-            let located = state(session_id_of(&event));
-            let (msg, ctx) = prompt::respond(
-                prompt::prompt_of(&event),
+            let located = state(Some(&event));
+            let stale_hours = config.stale_hours;
+            // An earlier session's task in flight speaks for this session
+            // until it writes its own record.
+            let earlier_in_flight = located
+                .earlier
+                .as_ref()
+                .filter(|e| follow::in_flight(e, now, stale_hours));
+            let file = earlier_in_flight.map_or(&located.file, |e| &e.file);
+            let prompt_text = prompt::prompt_of(&event);
+            let (mut msg, mut ctx) = prompt::respond(
+                prompt_text,
                 config,
-                &located.file,
+                file,
                 now,
                 note.as_deref(),
                 located.record.as_deref(),
             );
+            if let Some(next) = follow::next_of(file, config) {
+                let a = prompt::analyse(prompt_text, config);
+                for line in
+                    follow::prompt_next(&next, config, a.choice.label, a.effort.map(|(e, _)| e))
+                {
+                    msg.push('\n');
+                    msg.push_str(&line);
+                }
+            }
+            if let (Some(_), Some(pointer)) = (&located.record, &located.pointer) {
+                ctx.push_str(&prompt::pointer_sentence(
+                    pointer,
+                    session_id_of(&event).unwrap_or_default(),
+                    config.state.next_on(),
+                ));
+            }
+            if let Some(e) = &located.earlier {
+                let (line, sentence) = follow::prompt_lines(e, now, stale_hours);
+                msg.push('\n');
+                msg.push_str(&line);
+                ctx.push_str(&sentence);
+            }
             Some(jsonout::prompt_output(&msg, &ctx))
         }
         Hook::Stop => {
@@ -237,14 +316,37 @@ pub fn respond(
                 StateScope::Global => None,
                 StateScope::Session => event_of(input).map(|(event, _)| event),
             };
-            let located = state(event.as_ref().and_then(session_id_of));
-            let msg = stop::message(
-                &located.file,
-                now,
-                config.stale_hours,
-                note.as_deref(),
-                located.from_shared,
-            );
+            let located = state(event.as_ref());
+            let stale_hours = config.stale_hours;
+            let msg = match &located.earlier {
+                Some(e) if follow::in_flight(e, now, stale_hours) => {
+                    let next = follow::next_of(&e.file, config);
+                    let mut msg =
+                        stop::message(&e.file, now, stale_hours, None, false, next.as_deref());
+                    msg.push('\n');
+                    msg.push_str(&follow::stop_in_flight_note(e));
+                    if let Some(n) = &note {
+                        msg.push_str(&format!("\n ! {n}"));
+                    }
+                    msg
+                }
+                earlier => {
+                    let next = follow::next_of(&located.file, config);
+                    let mut msg = stop::message(
+                        &located.file,
+                        now,
+                        stale_hours,
+                        note.as_deref(),
+                        located.from_shared,
+                        next.as_deref(),
+                    );
+                    if let Some(e) = earlier {
+                        msg.push('\n');
+                        msg.push_str(&follow::stale_note(e, now, stale_hours));
+                    }
+                    msg
+                }
+            };
             Some(jsonout::stop_output(&msg))
         }
     }

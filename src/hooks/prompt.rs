@@ -230,6 +230,27 @@ pub fn record_sentence(record: &std::path::Path) -> String {
     )
 }
 
+/// The sentence after [`record_sentence`] when the session's folder is
+/// known: write the folder's pointer beside the record (so a later session
+/// here finds the task), and, with the continuation hint on, give the
+/// record a `next` line.
+pub fn pointer_sentence(pointer: &std::path::Path, session_id: &str, next: bool) -> String {
+    let session = crate::text::one_line(session_id, 300);
+    let mut out = format!(
+        " When you set it in_progress, also write {} with {{\"session\": \"{session}\"}} \
+         (so a later session in this folder finds the task)",
+        pointer.display()
+    );
+    if next {
+        out.push_str(
+            ", and give the record \"next\": one line recommending the model and effort \
+             for the next prompt, and why",
+        );
+    }
+    out.push('.');
+    out
+}
+
 /// `(systemMessage, additionalContext)` for a prompt. `record`: this
 /// session's record in per-session scope, named in one added sentence at
 /// the end of the context (`None` leaves the v5 text exactly as it is).

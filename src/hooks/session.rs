@@ -7,7 +7,8 @@
 //! same rules `gk doctor` uses, none of doctor's rendering), and prints one
 //! `systemMessage` only when something is wrong: one line per problem,
 //! each ending with the `gk doctor` command that explains or fixes it. A
-//! healthy setup prints nothing at all.
+//! healthy setup prints nothing at all. (`super::session_answer` adds the
+//! task an earlier session in the folder left in flight: `super::follow`.)
 //!
 //! What counts as wrong here is what breaks a session without a word: a
 //! settings file the client skips whole (not JSON, not UTF-8, a matcher
@@ -105,8 +106,8 @@ impl Machine {
     }
 }
 
-/// The hook's stdout for this event, or `None` for no output (healthy).
-/// `config_error`: why gk.json was ignored, if it was.
+/// The warnings for this event (the `systemMessage` text), or `None` for
+/// a healthy setup. `config_error`: why gk.json was ignored, if it was.
 pub fn answer(
     input: &Input,
     machine: &Machine,
@@ -127,8 +128,7 @@ pub fn answer(
         crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
     };
     let found = problems(&files, &table, &locate, config, config_error);
-    let text = message(&found, project.as_deref(), os)?;
-    Some(super::jsonout::stop_output(&text))
+    message(&found, project.as_deref(), os)
 }
 
 /// The event as far as the hook kept it (the members of a cut one), or

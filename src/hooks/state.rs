@@ -122,10 +122,41 @@ pub struct Located {
     /// Per-session scope: this session (it has an id) has no record yet, so
     /// `file` is the shared one.
     pub from_shared: bool,
+    /// Per-session scope, the session's folder known: the folder's pointer
+    /// file (see [`crate::paths::folder_pointer_name`]), which the prompt
+    /// hook asks Claude to write beside its record.
+    pub pointer: Option<PathBuf>,
+    /// This session has no record, and the last session to start work in
+    /// the same folder left its task in progress.
+    pub earlier: Option<Earlier>,
 }
 
+/// A task left in progress by an earlier session in the same folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Earlier {
+    /// That session's id, as the pointer names it.
+    pub session: String,
+    /// Its record.
+    pub record: PathBuf,
+    pub file: StateFile,
+}
+
+impl Earlier {
+    /// `(stale, age in seconds)`: older than the stale limit, and how old.
+    pub fn age(&self, now: SystemTime, stale_hours: u32) -> (bool, Option<f64>) {
+        match self.file.verdict(now, stale_hours) {
+            StateVerdict::InProgress { stale, age_hours } => (stale, age_hours.map(|h| h * 3600.0)),
+            _ => (false, None),
+        }
+    }
+}
+
+/// The most of a folder's pointer file the hooks read: it holds one
+/// session id (`{"session": "<id>"}`).
+pub const MAX_POINTER_BYTES: u64 = 4 << 10;
+
 /// Decide which file speaks for this session, and read it (one read, two
-/// when the session has no record yet).
+/// when the session has no record yet, two more when it also has a folder).
 ///
 /// - Global scope: the shared file (`<claude dir>/hooks/task_state.json`),
 ///   nothing else, as v5.
@@ -134,12 +165,16 @@ pub struct Located {
 ///   whatever it holds: a corrupt record reads as unreadable, it is not
 ///   passed over. Only when there is no record (or no session id) is the
 ///   shared file read, as v5 reads it, so a state written by hand or by
-///   the Python hooks is never silently dropped.
+///   the Python hooks is never silently dropped. Then, when the session's
+///   folder is known (`folder`, a [`crate::paths::folder_key`]), the
+///   folder's pointer is read and, when it names another session, that
+///   session's record: in progress, it is [`Located::earlier`].
 pub fn locate(
     scope: StateScope,
     session_id: Option<&str>,
     state_dir: Option<&Path>,
     shared: Option<&Path>,
+    folder: Option<&str>,
 ) -> Located {
     let shared_file = || match shared {
         Some(p) => read_state(p),
@@ -148,11 +183,16 @@ pub fn locate(
             mtime: None,
         },
     };
-    let record = match scope {
-        StateScope::Global => None,
-        StateScope::Session => state_dir
-            .zip(session_id.and_then(crate::paths::record_file_name))
-            .map(|(dir, name)| dir.join(name)),
+    let (record, pointer) = match scope {
+        StateScope::Global => (None, None),
+        StateScope::Session => (
+            state_dir
+                .zip(session_id.and_then(crate::paths::record_file_name))
+                .map(|(dir, name)| dir.join(name)),
+            state_dir
+                .zip(folder.and_then(crate::paths::folder_pointer_name))
+                .map(|(dir, name)| dir.join(name)),
+        ),
     };
     if let Some(path) = &record {
         let own = read_record(path);
@@ -161,13 +201,47 @@ pub fn locate(
                 file: own,
                 record,
                 from_shared: false,
+                pointer,
+                earlier: None,
             };
         }
     }
+    let earlier = match (state_dir, &pointer) {
+        (Some(dir), Some(p)) => earlier_in(dir, p, record.as_deref()),
+        _ => None,
+    };
     Located {
         file: shared_file(),
         from_shared: record.is_some(),
         record,
+        pointer,
+        earlier,
+    }
+}
+
+/// The task the folder's pointer leads to, when it is another session's
+/// and in progress (pure but for the two bounded reads, neither following
+/// a link).
+fn earlier_in(dir: &Path, pointer: &Path, own: Option<&Path>) -> Option<Earlier> {
+    let bytes = crate::bounded::read_no_link(pointer, MAX_POINTER_BYTES)
+        .ok()?
+        .bytes;
+    let StateRead::Object(map) = parse_state_bytes(&bytes) else {
+        return None;
+    };
+    let session = map.get("session")?.as_str()?;
+    let record = dir.join(crate::paths::record_file_name(session)?);
+    if Some(record.as_path()) == own {
+        return None;
+    }
+    let file = read_record(&record);
+    match file.field("status") {
+        Some(Value::String(s)) if s == "in_progress" => Some(Earlier {
+            session: session.to_string(),
+            record,
+            file,
+        }),
+        _ => None,
     }
 }
 

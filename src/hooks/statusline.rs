@@ -44,18 +44,29 @@ fn answer() -> String {
             super::event_of(&super::read_stdin(super::input::MAX_EVENT_BYTES)).map(|(e, _)| e)
         }
     };
-    let located = super::state_for(
-        &config,
-        paths.as_ref(),
-        home.as_deref(),
-        event.as_ref().and_then(super::session_id_of),
-    );
+    let located = super::state_for(&config, paths.as_ref(), home.as_deref(), event.as_ref());
+    let now = SystemTime::now();
+    let earlier_in_flight = located
+        .earlier
+        .as_ref()
+        .filter(|e| super::follow::in_flight(e, now, config.stale_hours));
+    let file = earlier_in_flight.map_or(&located.file, |e| &e.file);
     let mut line = text(
-        &located.file,
-        SystemTime::now(),
+        file,
+        now,
         config.stale_hours,
-        located.from_shared,
+        located.from_shared && earlier_in_flight.is_none(),
     );
+    if let Some(e) = &located.earlier {
+        line.push_str(&super::follow::statusline_suffix(
+            e,
+            now,
+            config.stale_hours,
+        ));
+    }
+    if let Some(next) = super::follow::next_of(file, &config) {
+        line.push_str(&super::follow::statusline_next(&next));
+    }
     if note.is_some() {
         line.push_str(" ! gk.json ignored");
     }

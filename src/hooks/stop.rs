@@ -33,13 +33,15 @@ pub const SHARED_NOTE: &str =
 
 /// The `systemMessage` for the state as read. `from_shared`: per-session
 /// scope, and the state is the shared record's (then a task in progress
-/// gets [`SHARED_NOTE`]).
+/// gets [`SHARED_NOTE`]). `next`: Claude's continuation hint, shown on a
+/// line of its own under the task (per-session scope; `None` in global).
 pub fn message(
     state: &StateFile,
     now: SystemTime,
     stale_hours: u32,
     config_note: Option<&str>,
     from_shared: bool,
+    next: Option<&str>,
 ) -> String {
     let mut lines: Vec<String> = Vec::with_capacity(4);
     match state.verdict(now, stale_hours) {
@@ -62,6 +64,9 @@ pub fn message(
             if let Some(detail) = state.truthy_text("detail") {
                 lines.push(format!(" {detail}"));
             }
+            if let Some(next) = next {
+                lines.push(format!(" Next: {next}"));
+            }
             if let (true, Some(h)) = (stale, age_hours) {
                 lines.push(format!(
                     " ! flagged in_progress for {}h -- may be stale. \
@@ -74,10 +79,15 @@ pub fn message(
                 lines.push(SHARED_NOTE.into());
             }
         }
-        StateVerdict::Clean { age_hours } => lines.push(format!(
-            "STATE [CLEAN] safe to switch model or effort (updated {})",
-            age_text(age_hours.map(|h| h * 3600.0))
-        )),
+        StateVerdict::Clean { age_hours } => {
+            lines.push(format!(
+                "STATE [CLEAN] safe to switch model or effort (updated {})",
+                age_text(age_hours.map(|h| h * 3600.0))
+            ));
+            if let Some(next) = next {
+                lines.push(format!(" Next: {next}"));
+            }
+        }
         StateVerdict::NoStatus => lines
             .push("STATE [UNKNOWN] task_state.json has no status field -- assuming clean".into()),
         StateVerdict::BadStatus { value } => lines.push(format!(

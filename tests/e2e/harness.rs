@@ -293,6 +293,18 @@ impl Sandbox {
     /// One `claude -p` turn started in `project`, whose model plays the
     /// tool calls in `tools` (a JSON list, see mock_messages.py) when given.
     pub fn turn_with(&mut self, prompt: &str, project: &Path, tools: Option<&Value>) -> Turn {
+        self.turn_with_args(prompt, project, tools, &[])
+    }
+
+    /// As [`Sandbox::turn_with`], with more arguments for the client
+    /// (`--resume <id> --fork-session`, say).
+    pub fn turn_with_args(
+        &mut self,
+        prompt: &str,
+        project: &Path,
+        tools: Option<&Value>,
+        args: &[&str],
+    ) -> Turn {
         self.turns += 1;
         let dir = self.root.path().join(format!("turn-{}", self.turns));
         fs::create_dir_all(&dir).expect("turn dir");
@@ -309,7 +321,8 @@ impl Sandbox {
 
         let mock = Mock::start(&requests_log, tools_file.as_deref());
         let mut cmd = Command::new(&self.client.bin);
-        cmd.args(["-p", prompt])
+        cmd.args(args)
+            .args(["-p", prompt])
             .args(["--output-format", "stream-json", "--verbose"])
             .arg("--include-hook-events")
             .arg("--debug-file")
@@ -500,6 +513,29 @@ impl Turn {
             .collect()
     }
 
+    /// The `additionalContext` of every run of one hook event, from its stdout.
+    pub fn hook_contexts(&self, event: &str) -> Vec<String> {
+        self.hook_responses(event)
+            .into_iter()
+            .filter_map(|e| {
+                let stdout = e["stdout"].as_str()?;
+                let parsed: Value = serde_json::from_str(stdout.trim()).ok()?;
+                parsed["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .collect()
+    }
+
+    /// Whether `text` reached the model: some request body holds it.
+    pub fn model_saw(&self, text: &str) -> bool {
+        self.requests.iter().any(|body| {
+            let mut strings = Vec::new();
+            collect_strings(body, &mut strings);
+            strings.iter().any(|s| s.contains(text))
+        })
+    }
+
     /// What the client shows the user from hooks (`informational` events).
     pub fn notices(&self) -> Vec<String> {
         self.events
@@ -617,5 +653,147 @@ impl Turn {
             );
         }
         text
+    }
+}
+
+/// The client's interactive TUI in a tmux session of its own (its own
+/// server, its socket in the sandbox; 160×45), against a mock that lives as long as it does:
+/// onboarding and the project's trust dialog pre-accepted in
+/// `<HOME>/.claude.json`, the "custom API key" question answered. What a
+/// user would see is read with `capture-pane` (wrapped lines joined, the
+/// scrollback included). The server is killed on drop.
+pub struct Tui {
+    socket: String,
+    _mock: Mock,
+}
+
+/// Longest wait for the screen to show something.
+const SCREEN_TIMEOUT: Duration = Duration::from_secs(90);
+
+impl Tui {
+    /// Start `claude` in `project`; `tools`: the mock's script (a dict of
+    /// call lists keyed by prompt text, see mock_messages.py).
+    pub fn start(sb: &mut Sandbox, project: &Path, tools: &Value) -> Tui {
+        sb.turns += 1;
+        let dir = sb.root.path().join(format!("tui-{}", sb.turns));
+        fs::create_dir_all(&dir).expect("tui dir");
+        fs::create_dir_all(project).expect("create the project folder");
+        let key = "sk-e2e-not-a-real-key";
+        let state = serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [key, &key[key.len() - 20..]], "rejected": []},
+            "projects": {project.to_string_lossy(): {"hasTrustDialogAccepted": true}},
+        });
+        fs::write(sb.home().join(".claude.json"), state.to_string()).expect("write .claude.json");
+        let tools_file = dir.join("tools.json");
+        fs::write(&tools_file, tools.to_string()).expect("write the mock's tool script");
+        let mock = Mock::start(&dir.join("requests.jsonl"), Some(&tools_file));
+        // The server's socket lives in the sandbox, and goes with it.
+        let socket = dir.join("tmux.sock").to_string_lossy().into_owned();
+        let mut env: Vec<String> = vec![
+            format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+            format!("HOME={}", sb.home().display()),
+            format!("USERPROFILE={}", sb.home().display()),
+            "TERM=xterm-256color".into(),
+            "LANG=C.UTF-8".into(),
+            format!("ANTHROPIC_BASE_URL=http://127.0.0.1:{}", mock.port),
+            format!("ANTHROPIC_API_KEY={key}"),
+            "DISABLE_AUTOUPDATER=1".into(),
+            "DISABLE_TELEMETRY=1".into(),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1".into(),
+        ];
+        env.extend(sb.env.iter().map(|(k, v)| format!("{k}={v}")));
+        let status = Command::new("tmux")
+            .args(["-S", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", "160", "-y", "45", "-c"])
+            .arg(project)
+            .arg("env")
+            .arg("-i")
+            .args(&env)
+            .arg(&sb.client.bin)
+            .stdin(Stdio::null())
+            .status()
+            .expect("start tmux (apt-get install tmux)");
+        assert!(status.success(), "tmux new-session failed: {status}");
+        let tui = Tui {
+            socket,
+            _mock: mock,
+        };
+        // The API key question (unless the answer above was taken), then
+        // the prompt with the status line under it.
+        let started = Instant::now();
+        loop {
+            let screen = tui.screen();
+            if screen.contains("Detected a custom API key") {
+                tui.keys(&["Up"]);
+                std::thread::sleep(Duration::from_millis(300));
+                tui.keys(&["Enter"]);
+            } else if screen.contains('\u{276f}')
+                && screen.lines().any(|l| l.trim_start().starts_with("gk "))
+            {
+                break;
+            }
+            assert!(
+                started.elapsed() < SCREEN_TIMEOUT,
+                "the client did not get to its prompt; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        tui
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-S", &self.socket])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run tmux")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// What the terminal shows, scrollback included, wrapped lines joined.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(
+            &self
+                .tmux(&["capture-pane", "-p", "-J", "-S", "-400", "-t", "0"])
+                .stdout,
+        )
+        .into_owned()
+    }
+
+    /// Type `text` at the prompt and press Enter.
+    pub fn send(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "0", "-l", text]);
+        std::thread::sleep(Duration::from_millis(300));
+        self.keys(&["Enter"]);
+    }
+
+    /// Wait until `ready` holds for the screen; the screen then.
+    pub fn wait_until(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let started = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                started.elapsed() < SCREEN_TIMEOUT,
+                "the screen never showed {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
     }
 }

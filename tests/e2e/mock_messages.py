@@ -12,15 +12,19 @@ Any other request gets an empty JSON object. Stops when stdin closes, so a
 test that dies never leaves it behind.
 
 SCRIPT_FILE, when given, makes the model call tools: a JSON list of tool
-calls, each {"tool": "<name>", "input": {...}}, played one per request. A
+calls, each {"tool": "<name>", "input": {...}}, played one per request (or
+a JSON object of such lists keyed by text of the prompt they answer, for an
+interactive session of several prompts: see calls_for). A
 request is answered with the call whose index is the number of tool calls
 already in its conversation (the client may merge consecutive assistant
 messages, so calls are counted, not messages): the first request gets call
 0, the request carrying its result call 1, and so on; once every call has
 been played, the reply is "Done.". In every string of a step's input, "{{RECORD}}"
-becomes the first absolute path ending in ".json" that the request's
-gatekeeper context ("[Gatekeeper] State: ..." paragraph) names: the model
-writes the record the hook told it about, and nothing else.
+becomes the first absolute path ending in ".json" that the request's last
+gatekeeper context ("[Gatekeeper] State: ..." paragraph) names, "{{POINTER}}"
+the second (the folder's pointer file) and "{{SESSION}}" the first one's
+file name without ".json" (the session id): the model writes the files the
+hook told it about, and nothing else.
 """
 import json
 import re
@@ -30,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPLY_TEXT = "Done."
 LOG_LOCK = threading.Lock()
-SCRIPT = []
+SCRIPT = []  # a list, or a dict of lists keyed by prompt text
 CONTEXT_MARKER = "[Gatekeeper] State:"
 # An absolute path: /..., C:\..., C:/... ; up to ".json".
 RECORD_PATH = re.compile(r"(?:[A-Za-z]:[\\/]|/)[^\s'\"`]*?\.json")
@@ -47,26 +51,35 @@ def strings_of(value):
             yield from strings_of(item)
 
 
-def record_named(body):
-    """The first .json path in the request's gatekeeper context, or None."""
+def paths_named(body):
+    """The .json paths in the request's last gatekeeper context (the
+    current prompt's: a resumed or forked conversation repeats earlier
+    prompts' contexts before it), in order."""
+    found = []
     for text in strings_of(body.get("messages", [])):
         at = text.find(CONTEXT_MARKER)
         while at >= 0:
             paragraph = text[at:].split("\n\n", 1)[0]
-            found = RECORD_PATH.search(paragraph)
-            if found:
-                return found.group(0)
+            paths = RECORD_PATH.findall(paragraph)
+            if paths:
+                found = paths
             at = text.find(CONTEXT_MARKER, at + 1)
-    return None
+    return found
 
 
-def fill(value, record):
+def fill(value, paths):
     if isinstance(value, str):
-        return value.replace("{{RECORD}}", record) if record else value
+        if paths:
+            value = value.replace("{{RECORD}}", paths[0])
+            session = re.split(r"[\\/]", paths[0])[-1][: -len(".json")]
+            value = value.replace("{{SESSION}}", session)
+        if len(paths) > 1:
+            value = value.replace("{{POINTER}}", paths[1])
+        return value
     if isinstance(value, list):
-        return [fill(v, record) for v in value]
+        return [fill(v, paths) for v in value]
     if isinstance(value, dict):
-        return {k: fill(v, record) for k, v in value.items()}
+        return {k: fill(v, paths) for k, v in value.items()}
     return value
 
 
@@ -79,13 +92,42 @@ def tool_calls_played(body):
     return count
 
 
+def is_prompt(message):
+    """A user message that is a typed prompt, not a tool's result."""
+    if message.get("role") != "user":
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    blocks = [b for b in content or [] if isinstance(b, dict)]
+    return not any(b.get("type") == "tool_result" for b in blocks) and any(
+        b.get("type") == "text" for b in blocks)
+
+
+def calls_for(body):
+    """The tool calls for this request's prompt, and how many of them the
+    conversation has played. A list script plays across the conversation;
+    a dict script ({"<text in the prompt>": [calls], ...}, for interactive
+    sessions of several prompts) plays the list whose key the latest
+    prompt holds, counting only the calls made since that prompt."""
+    if isinstance(SCRIPT, list):
+        return SCRIPT, tool_calls_played(body)
+    messages = body.get("messages", [])
+    last = max((i for i, m in enumerate(messages) if is_prompt(m)), default=-1)
+    if last < 0:
+        return [], 0
+    text = "\n".join(strings_of(messages[last].get("content")))
+    calls = next((v for k, v in SCRIPT.items() if k in text), [])
+    return calls, tool_calls_played({"messages": messages[last + 1:]})
+
+
 def step_for(body):
     """The scripted reply for this request: ("text", str) or ("tool", name, input)."""
-    done = tool_calls_played(body)
-    if done >= len(SCRIPT):
+    calls, done = calls_for(body)
+    if done >= len(calls):
         return ("text", REPLY_TEXT)
-    step = SCRIPT[done]
-    return ("tool", step["tool"], fill(step.get("input", {}), record_named(body)))
+    step = calls[done]
+    return ("tool", step["tool"], fill(step.get("input", {}), paths_named(body)))
 
 
 def sse(event, data):
@@ -172,9 +214,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    global SCRIPT
     if len(sys.argv) > 2:
         with open(sys.argv[2], encoding="utf-8") as f:
-            SCRIPT.extend(json.load(f))
+            SCRIPT = json.load(f)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
