@@ -1083,3 +1083,60 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
     assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
     assert!(!out.contains("still running"), "{out}");
 }
+
+/// Runs `shell` in a pseudo-terminal (util-linux `script`) with `input`
+/// typed into it; `None` where `script` is missing (the test then checks
+/// nothing and says so).
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
+fn in_a_terminal(home: &Home, shell: &str, input: &str) -> Option<String> {
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!("no /usr/bin/script: the terminal test did not run");
+        return None;
+    }
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let shell = shell.replace("GK", &gk.display().to_string());
+    let mut child = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &shell, "/dev/null"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.data.path())
+        .env("GK_MANAGED_SETTINGS", home.data.path().join("managed.json"))
+        .env("TERM", "dumb")
+        .current_dir(home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        // Keep the terminal open until the command is done with it.
+        std::thread::sleep(std::time::Duration::from_secs(3));
+    }
+    let out = child.wait_with_output().unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).replace('\r', ""))
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
+    // `scripts/install-gk.sh 2>&1 | tee log`: stdin is the terminal, the
+    // output is not. The answer is a line: `y` and Enter, and the Enter
+    // does not fall through to what runs next.
+    let home = user_setup();
+    let Some(screen) = in_a_terminal(
+        &home,
+        "GK install --no-smoke 2>&1 | cat; read rest; echo \"next=[$rest]\"",
+        "y\nafter\n",
+    ) else {
+        return;
+    };
+    assert!(screen.contains("apply these changes? [y/N]"), "{screen}");
+    assert!(!screen.contains("could not read the answer"), "{screen}");
+    assert!(screen.contains("created"), "{screen}");
+    assert!(screen.contains("next=[after]"), "{screen}");
+    assert!(home.read(".claude/settings.json").contains("gk"));
+}
