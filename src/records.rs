@@ -440,6 +440,18 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
     Ok(plan)
 }
 
+/// `gk uninstall --purge`: the removal of every session's record (the
+/// shared record is uninstall's own, with task_state.json).
+pub fn purge_changes(records: &[Record]) -> Result<Vec<FileChange>> {
+    let mut out = Vec::new();
+    for r in records.iter().filter(|r| !r.shared) {
+        if let Some(old) = current_record(&r.path)? {
+            out.push(change(&r.path, Some(old), None, "a task record (--purge)"));
+        }
+    }
+    Ok(out)
+}
+
 /// Plan `gk state set`.
 pub fn plan_set(
     p: &Places,

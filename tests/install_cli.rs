@@ -1140,3 +1140,42 @@ fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
     assert!(screen.contains("next=[after]"), "{screen}");
     assert!(home.read(".claude/settings.json").contains("gk"));
 }
+
+#[test]
+fn purge_leaves_no_empty_folder_no_task_record_and_names_the_program_still_there() {
+    let home = user_setup();
+    output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let state = home.path().join(".local/state/gk");
+    home.write(
+        ".local/state/gk/0b7a4c2e-1111-4222-8333-944445555666.json",
+        "{\"status\": \"clean\"}\n",
+    );
+    let (code, out, err) = output(home.gk().args(["uninstall", "--purge", "--dry-run"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("0b7a4c2e-1111-4222-8333-944445555666.json"),
+        "the record is not in the plan:\n{out}"
+    );
+    let (code, out, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!state.exists(), "{out}");
+    assert!(!home.claude().join("hooks").exists(), "{out}");
+    assert!(home.claude().join("settings.json").exists());
+    // The program the user ran is still on PATH: the output says where and
+    // how it goes.
+    let exe = assert_cmd::cargo::cargo_bin("gk");
+    assert!(out.contains(&exe.display().to_string()), "{out}");
+    assert!(out.contains("cargo uninstall gk"), "{out}");
+}
+
+#[test]
+fn purge_keeps_a_state_folder_that_holds_something_else() {
+    let home = user_setup();
+    output(home.gk().args(["install", "-y", "--no-smoke"]));
+    home.write(".local/state/gk/notes.txt", "mine\n");
+    home.write(".claude/hooks/mine.sh", "echo\n");
+    let (code, _, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(home.read(".local/state/gk/notes.txt"), "mine\n");
+    assert_eq!(home.read(".claude/hooks/mine.sh"), "echo\n");
+}
