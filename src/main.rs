@@ -36,7 +36,8 @@ fn main() -> ExitCode {
         let mut help = <Cli as clap::CommandFactory>::command();
         let _ = help.write_help(&mut std::io::stderr());
         eprintln!(
-            "\ngk: no command given (a hook registered as `gk.exe` with \"args\" needs Claude Code 2.1.139 or newer)"
+            "\n{}",
+            gk::cli::no_command_note(gk::platform::Os::current())
         );
         return ExitCode::from(1);
     }

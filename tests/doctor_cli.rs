@@ -1779,3 +1779,32 @@ fn backups_an_older_gk_left_beside_settings_files_are_reported() {
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (0, vec![]));
 }
+
+#[test]
+fn under_disable_all_hooks_the_smoke_test_says_the_hooks_are_switched_off() {
+    let h = Home::new();
+    h.install();
+    h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
+    let run = h.doctor(&[]);
+    assert!(
+        !run.stdout.contains("no runnable gk hook registered"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("Smoke test (skipped: gk's hooks are registered but switched off"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn plain_gk_on_this_platform_gives_no_other_platforms_hint() {
+    let h = Home::new();
+    let out = h.gk().output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("no command given"), "{err}");
+    assert_eq!(err.contains("gk.exe"), cfg!(windows), "{err}");
+}

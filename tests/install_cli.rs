@@ -540,11 +540,16 @@ fn disable_and_enable_edit_gk_json_through_the_same_engine() {
         home.read(".claude/hooks/gk.json"),
         "{\n  \"prompt\": {\n    \"enabled\": false\n  }\n}\n"
     );
+    // Enabling takes the switch out again (absent means on): the file
+    // disable made goes, and a file with more in it gets its bytes back.
     output(home.gk().args(["enable", "prompt", "-y"]));
-    assert_eq!(
-        home.read(".claude/hooks/gk.json"),
-        "{\n  \"prompt\": {\n    \"enabled\": true\n  }\n}\n"
-    );
+    assert!(!home.claude().join("hooks/gk.json").exists());
+    let mine = "{\n  \"stale_hours\": 12\n}\n";
+    home.write(".claude/hooks/gk.json", mine);
+    output(home.gk().args(["disable", "stop", "-y"]));
+    assert!(home.read(".claude/hooks/gk.json").contains("false"));
+    output(home.gk().args(["enable", "stop", "-y"]));
+    assert_eq!(home.read(".claude/hooks/gk.json"), mine);
     home.write(
         ".claude/hooks/gk.json",
         "{\"prompt\": {\"enabled\": true},}",

@@ -710,9 +710,28 @@ fn check_smoke(
         }
     }
     if ran == 0 {
-        report
-            .skipped
-            .push((Group::Smoke, "no runnable gk hook registered".to_string()));
+        // Registered, but a switch keeps every one of them from running.
+        let off = table
+            .rows
+            .iter()
+            .find(|r| matches!(r.owner, Owner::Gk(_)) && !table.runs(r))
+            .and_then(|r| {
+                let p = &table.policy;
+                if r.scope == scopes::Scope::Managed {
+                    p.managed_off.as_ref()
+                } else {
+                    p.nonmanaged_off.as_ref()
+                }
+            });
+        let why = match off {
+            Some(switch) => format!(
+                "gk's hooks are registered but switched off by `{}` in {}",
+                switch.key.key(),
+                switch.path.display()
+            ),
+            None => "no runnable gk hook registered".to_string(),
+        };
+        report.skipped.push((Group::Smoke, why));
     }
 }
 

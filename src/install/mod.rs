@@ -421,8 +421,10 @@ pub fn plan_install_with(
                 }
             }
             settings_keys::StatusLine::Taken(_) => notes.push(format!(
-                "note: {} already sets a statusLine; it is left as it is (docs/usage.md shows how to add gk's segment to it)",
-                settings.display()
+                "note: {} already sets a statusLine; it is left as it is (to show gk's task state in it, \
+                 have that command pass the JSON it reads on stdin to `{} statusline` and print the line it gives)",
+                settings.display(),
+                bin.display()
             )),
         }
     }
