@@ -28,6 +28,8 @@
 mod config;
 mod input;
 mod jsonout;
+/// The UserPromptSubmit answer as the hook prints it (for the parity tests).
+pub use jsonout::prompt_output;
 mod keywords;
 mod prompt;
 mod pytext;
