@@ -1808,3 +1808,47 @@ fn plain_gk_on_this_platform_gives_no_other_platforms_hint() {
     assert!(err.contains("no command given"), "{err}");
     assert_eq!(err.contains("gk.exe"), cfg!(windows), "{err}");
 }
+
+#[test]
+fn a_rule_whose_model_command_cannot_resolve_or_is_remapped_is_said_without_the_value() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.claude().join("hooks/gk.json"),
+        r#"{"models": [
+  {"label": "Opus 5.5", "model": "claude-opus-5-5", "command": "opus", "purpose": "p", "keywords": ["deep"]},
+  {"label": "Quick", "model": "Quick Model", "purpose": "p", "keywords": ["ok"]}
+]}"#,
+    );
+    h.set_key(
+        &h.settings(),
+        "env",
+        serde_json::json!({"ANTHROPIC_DEFAULT_OPUS_MODEL": "corp-secret-opus-route"}),
+    );
+    let run = h.doctor(&["--no-smoke"]);
+    assert!(
+        run.stdout.contains("[advice-alias-remapped]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("[advice-command-unresolved]"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("Quick Model"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("corp-secret-opus-route"),
+        "{}",
+        run.stdout
+    );
+    // The built-in rules resolve: no such finding on a plain install.
+    std::fs::remove_file(h.claude().join("hooks/gk.json")).unwrap();
+    let run = h.doctor(&["--no-smoke"]);
+    assert!(!run.stdout.contains("[advice-"), "{}", run.stdout);
+}

@@ -9,6 +9,7 @@
 //! loads and the rules over it are in `crate::registry` (shared with the
 //! hooks that will check a session's setup); doctor renders them.
 
+pub mod advice;
 pub mod binary;
 pub mod claude_md;
 pub mod finding;
@@ -224,6 +225,9 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
                     );
                 }
             }
+            report
+                .findings
+                .extend(advice::check(&config, &files, &config_path));
             config.stale_hours
         }
         Err(e) => {
