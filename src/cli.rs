@@ -50,7 +50,13 @@ pub enum Command {
     /// Switch a hook off in gk's config file (no settings.json edit).
     Disable(SwitchArgs),
     /// Print the effective model rules as JSON (a starting point for gk.json).
-    Rules,
+    Rules {
+        /// Print a built-in rule set instead of the effective rules, with
+        /// your switches and settings kept: `default` (the built-in rules)
+        /// or `software` (general software work).
+        #[arg(long, value_name = "NAME")]
+        preset: Option<Preset>,
+    },
     /// Show which rule and keyword a prompt would trigger, without Claude.
     Explain {
         /// The prompt text, as it would be typed.
@@ -256,6 +262,16 @@ Usage: gk hook <prompt|stop|session>
 ";
 
 /// The names of gk's subcommands, clap's `help` included.
+/// The built-in rule sets `gk rules --preset` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Preset {
+    /// The built-in rules (the seed's, kept for parity).
+    Default,
+    /// General software work: design and hard debugging to Opus, trivial
+    /// follow-ups to Haiku, everything else Sonnet.
+    Software,
+}
+
 /// What plain `gk` (no arguments) says after the help. On Windows that is
 /// what a client older than 2.1.139 runs for an exec-form hook entry (it
 /// drops `args`), so it says which client is needed; elsewhere gk never

@@ -54,7 +54,7 @@ fn main() -> ExitCode {
         Command::Enable(a) => install::run_switch(&a, true, cli.color),
         Command::Disable(a) => install::run_switch(&a, false, cli.color),
         Command::Doctor(a) => doctor::run(&a, cli.color),
-        Command::Rules => hooks::print_rules(),
+        Command::Rules { preset } => hooks::print_rules(preset),
         Command::State(a) => gk::records::run(&a, cli.color),
         // Reached only with arguments, which clap has already refused.
         Command::Statusline => Ok(hooks::run_statusline()),

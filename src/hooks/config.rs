@@ -289,11 +289,11 @@ fn yes() -> bool {
     true
 }
 
-fn keywords(list: &[&str]) -> Vec<Keyword> {
+pub(crate) fn keywords(list: &[&str]) -> Vec<Keyword> {
     list.iter().map(|k| Keyword((*k).to_string())).collect()
 }
 
-fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
+pub(crate) fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
     ModelRule {
         label: label.into(),
         model: model.into(),
