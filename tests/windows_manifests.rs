@@ -22,6 +22,20 @@ fn script(args: &[&str]) -> std::process::Output {
         .expect("python3 runs (the e2e mock needs it too)")
 }
 
+/// Version 1.2.3 of example-owner/gk, from the archives in `rel`, into `out`.
+fn generate(rel: &Path, out: &Path) -> std::process::Output {
+    script(&[
+        "--version",
+        "1.2.3",
+        "--archives",
+        rel.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--repository",
+        "https://github.com/example-owner/gk",
+    ])
+}
+
 /// A release folder: each archive and its `.sha256` as dist writes it.
 fn release(dir: &Path) -> Vec<String> {
     let mut sums = Vec::new();
@@ -57,22 +71,16 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 #[test]
-#[cfg_attr(gk_wine, ignore = "Wine gap: the script runs with the Linux python3, which a Windows test cannot start")]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the script runs with the Linux python3, which a Windows test cannot start"
+)]
 fn manifests_carry_the_release_checksums_and_addresses_and_pass_the_check() {
     let tmp = tempfile::tempdir().unwrap();
     let (rel, out) = (tmp.path().join("rel"), tmp.path().join("out"));
     std::fs::create_dir(&rel).unwrap();
     let sums = release(&rel);
-    let run = script(&[
-        "--version",
-        "1.2.3",
-        "--archives",
-        rel.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--repository",
-        "https://github.com/example-owner/gk",
-    ]);
+    let run = generate(&rel, &out);
     assert!(
         run.status.success(),
         "{}",
@@ -119,23 +127,17 @@ fn manifests_carry_the_release_checksums_and_addresses_and_pass_the_check() {
 }
 
 #[test]
-#[cfg_attr(gk_wine, ignore = "Wine gap: the script runs with the Linux python3, which a Windows test cannot start")]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the script runs with the Linux python3, which a Windows test cannot start"
+)]
 fn an_archive_that_does_not_match_its_checksum_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let (rel, out) = (tmp.path().join("rel"), tmp.path().join("out"));
     std::fs::create_dir(&rel).unwrap();
     release(&rel);
     std::fs::write(rel.join(ARCHIVES[1]), b"not what was released").unwrap();
-    let run = script(&[
-        "--version",
-        "1.2.3",
-        "--archives",
-        rel.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--repository",
-        "https://github.com/example-owner/gk",
-    ]);
+    let run = generate(&rel, &out);
     assert!(!run.status.success());
     assert!(String::from_utf8_lossy(&run.stderr).contains("does not match its checksum"));
     assert!(!out.exists());
