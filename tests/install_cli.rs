@@ -846,7 +846,9 @@ fn backups_go_to_one_folder_outside_claude_dir_and_the_output_says_where() {
 #[test]
 fn only_the_last_three_backups_of_each_file_are_kept() {
     let home = user_setup();
-    // Each switch rewrites gk.json once it exists: six edits in a row.
+    // Each switch rewrites gk.json, which holds a setting of the user's (so
+    // enabling leaves the file in place): seven edits in a row.
+    home.write(".claude/hooks/gk.json", "{\n  \"stale_hours\": 24\n}\n");
     output(home.gk().args(["disable", "stop", "-y"]));
     for _ in 0..3 {
         output(home.gk().args(["enable", "stop", "-y"]));

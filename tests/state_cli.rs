@@ -301,7 +301,10 @@ fn an_event_without_a_usable_session_id_reads_the_shared_record_and_names_none()
     ] {
         let ctx = env.prompt(id.clone()).quiet().context();
         assert!(ctx.contains("'shared task'"), "{id}: {ctx}");
-        assert!(!ctx.contains("[Task state]"), "{id}: {ctx}");
+        assert!(
+            !ctx.contains("This session's task_state.json is"),
+            "{id}: {ctx}"
+        );
         let stop = env.stop(id.clone()).quiet().message();
         assert!(
             stop.starts_with("STATE [DIRTY] task in progress: 'shared task'"),
