@@ -14,8 +14,11 @@ const ARCHIVES: [&str; 2] = [
     "gk-aarch64-pc-windows-msvc.zip",
 ];
 
+/// Python 3 by the name each platform's installs give it.
+const PYTHON: &str = if cfg!(windows) { "python" } else { "python3" };
+
 fn script(args: &[&str]) -> std::process::Output {
-    Command::new("python3")
+    Command::new(PYTHON)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-manifests.py"))
         .args(args)
         .output()
