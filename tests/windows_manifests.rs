@@ -58,11 +58,11 @@ fn release(dir: &Path) -> Vec<String> {
     sums
 }
 
-/// SHA-256 through python3 (no hashing crate in the dev-dependencies).
+/// SHA-256 through Python (no hashing crate in the dev-dependencies).
 fn sha256_hex(bytes: &[u8]) -> String {
     let tmp = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(tmp.path(), bytes).unwrap();
-    let out = Command::new("python3")
+    let out = Command::new(PYTHON)
         .args([
             "-c",
             "import hashlib,sys;print(hashlib.sha256(open(sys.argv[1],'rb').read()).hexdigest())",
