@@ -50,7 +50,13 @@ pub enum Command {
     /// Switch a hook off in gk's config file (no settings.json edit).
     Disable(SwitchArgs),
     /// Print the effective model rules as JSON (a starting point for gk.json).
-    Rules,
+    Rules {
+        /// Print a built-in rule set instead of the effective rules, with
+        /// your switches and settings kept: `default` (the built-in rules)
+        /// or `software` (general software work).
+        #[arg(long, value_name = "NAME")]
+        preset: Option<Preset>,
+    },
     /// Show which rule and keyword a prompt would trigger, without Claude.
     Explain {
         /// The prompt text, as it would be typed.
@@ -256,6 +262,28 @@ Usage: gk hook <prompt|stop|session>
 ";
 
 /// The names of gk's subcommands, clap's `help` included.
+/// The built-in rule sets `gk rules --preset` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Preset {
+    /// The built-in rules (the seed's, kept for parity).
+    Default,
+    /// General software work: design and hard debugging to Opus, trivial
+    /// follow-ups to Haiku, everything else Sonnet.
+    Software,
+}
+
+/// What plain `gk` (no arguments) says after the help. On Windows that is
+/// what a client older than 2.1.139 runs for an exec-form hook entry (it
+/// drops `args`), so it says which client is needed; elsewhere gk never
+/// registers an exec form, so the hint would only mislead.
+pub fn no_command_note(os: crate::platform::Os) -> &'static str {
+    if os.is_windows() {
+        "gk: no command given (a hook registered as `gk.exe` with \"args\" needs Claude Code 2.1.139 or newer)"
+    } else {
+        "gk: no command given (`gk --help` lists the commands)"
+    }
+}
+
 pub fn subcommand_names() -> Vec<String> {
     let mut cmd = Cli::command();
     cmd.build();
@@ -308,6 +336,15 @@ pub fn print_completions(shell: clap_complete::Shell) -> crate::error::Result<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_old_client_hint_is_for_windows_only() {
+        use crate::platform::Os;
+        assert!(no_command_note(Os::Windows).contains("2.1.139"));
+        for os in [Os::Linux, Os::MacOs] {
+            assert!(!no_command_note(os).contains("gk.exe"));
+        }
+    }
 
     #[test]
     fn near_misses_are_typos_not_lookalikes() {

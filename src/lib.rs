@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod install;
 pub mod paths;
 pub mod platform;
+pub mod presets;
 pub mod records;
 pub mod registry;
 pub mod settings;

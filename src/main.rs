@@ -36,7 +36,8 @@ fn main() -> ExitCode {
         let mut help = <Cli as clap::CommandFactory>::command();
         let _ = help.write_help(&mut std::io::stderr());
         eprintln!(
-            "\ngk: no command given (a hook registered as `gk.exe` with \"args\" needs Claude Code 2.1.139 or newer)"
+            "\n{}",
+            gk::cli::no_command_note(gk::platform::Os::current())
         );
         return ExitCode::from(1);
     }
@@ -53,7 +54,7 @@ fn main() -> ExitCode {
         Command::Enable(a) => install::run_switch(&a, true, cli.color),
         Command::Disable(a) => install::run_switch(&a, false, cli.color),
         Command::Doctor(a) => doctor::run(&a, cli.color),
-        Command::Rules => hooks::print_rules(),
+        Command::Rules { preset } => hooks::print_rules(preset),
         Command::State(a) => gk::records::run(&a, cli.color),
         // Reached only with arguments, which clap has already refused.
         Command::Statusline => Ok(hooks::run_statusline()),

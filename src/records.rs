@@ -375,19 +375,42 @@ fn cleaned(r: &Record) -> Option<String> {
 
 /// The record a `SESSION` argument names: the session id's record, or the
 /// record of that name as `gk state` lists it (a hashed name).
-fn find_session<'r>(records: &'r [Record], p: &Places, session: &str) -> Option<&'r Record> {
+fn find_session<'r>(
+    records: &'r [Record],
+    p: &Places,
+    session: &str,
+) -> Result<Option<&'r Record>> {
     let by_id = paths::record_file_name(session).map(|n| p.state_dir.join(n));
     let by_name = p.state_dir.join(format!("{session}.json"));
-    records
-        .iter()
-        .filter(|r| !r.shared)
+    let own = || records.iter().filter(|r| !r.shared);
+    if let Some(r) = own()
         .find(|r| Some(&r.path) == by_id.as_ref())
-        .or_else(|| {
-            records
-                .iter()
-                .filter(|r| !r.shared)
-                .find(|r| r.path == by_name)
-        })
+        .or_else(|| own().find(|r| r.path == by_name))
+    {
+        return Ok(Some(r));
+    }
+    // The start of an id, as `gk state` shows it, names the one record
+    // whose name starts so.
+    if session.is_empty() {
+        return Ok(None);
+    }
+    let starting: Vec<&Record> = own().filter(|r| r.session.starts_with(session)).collect();
+    match starting.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        many => {
+            let names: Vec<&str> = many.iter().take(5).map(|r| r.session.as_str()).collect();
+            let more = if many.len() > names.len() {
+                ", ..."
+            } else {
+                ""
+            };
+            Err(Error::new(format!(
+                "more than one task record starts with {session:?} ({}{more}); give more of the id (nothing written)",
+                names.join(", ")
+            )))
+        }
+    }
 }
 
 /// Plan `gk state clean`.
@@ -405,7 +428,7 @@ pub fn plan_clean(
         records.iter().filter(|r| r.shared).collect()
     } else {
         let session = session.unwrap_or_default();
-        match find_session(records, p, session) {
+        match find_session(records, p, session)? {
             Some(r) => vec![r],
             None => {
                 return Err(Error::new(format!(
@@ -432,7 +455,9 @@ pub fn plan_clean(
 /// Plan `gk state prune`: delete every clean record and every record older
 /// than `days`. The shared record is never deleted.
 pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
-    let mut plan = Plan::new("gk state prune");
+    let mut plan = Plan::new("gk state prune").when_idle(format!(
+        "nothing to do: no record to prune (none is clean or older than {days} days)"
+    ));
     let limit = Duration::from_secs(u64::from(days) * 24 * 3600).as_secs_f64();
     for r in records.iter().filter(|r| !r.shared) {
         let clean = matches!(r.verdict, StateVerdict::Clean { .. });
@@ -447,6 +472,18 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
         }
     }
     Ok(plan)
+}
+
+/// `gk uninstall --purge`: the removal of every session's record (the
+/// shared record is uninstall's own, with task_state.json).
+pub fn purge_changes(records: &[Record]) -> Result<Vec<FileChange>> {
+    let mut out = Vec::new();
+    for r in records.iter().filter(|r| !r.shared) {
+        if let Some(old) = current_record(&r.path)? {
+            out.push(change(&r.path, Some(old), None, "a task record (--purge)"));
+        }
+    }
+    Ok(out)
 }
 
 /// Plan `gk state set`.

@@ -175,11 +175,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
             Some(i) => reason[..i].to_string(),
             None => reason,
         };
-        err(
-            e.line().max(1),
-            e.column().max(1),
-            format!("not valid JSON: {reason}"),
-        )
+        let (line, column) = (e.line().max(1), e.column().max(1));
+        // serde_json points at the bracket after a trailing comma; the
+        // comma is what to correct.
+        let (line, column) = if reason == "trailing comma" {
+            comma_before(body, line, column).unwrap_or((line, column))
+        } else {
+            (line, column)
+        };
+        err(line, column, format!("not valid JSON: {reason}"))
     })?;
     if !value.is_object() {
         let offset = body.len() - body.trim_start().len();
@@ -374,6 +378,22 @@ fn value_end(b: &[u8], start: usize) -> usize {
         i += 1;
     }
     b.len()
+}
+
+/// The line and column of the `,` that only whitespace separates from the
+/// character at `line`:`column` (serde_json's 1-based position, columns in
+/// bytes), if there is one.
+fn comma_before(body: &str, line: usize, column: usize) -> Option<(usize, usize)> {
+    let start: usize = body
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum();
+    let at = (start + column - 1).min(body.len());
+    let before = body.get(..at)?.trim_end();
+    before
+        .ends_with(',')
+        .then(|| line_col(body, before.len() - 1))
 }
 
 /// Every hook handler in the file, in file order, and every schema issue
@@ -747,8 +767,11 @@ mod tests {
             e.to_string().starts_with("/h/.claude/settings.json:2:"),
             "{e}"
         );
+        // A trailing comma is placed at the comma, not at the bracket after it.
         let e = parse(p(), "{\n  \"a\": 1,\n}\n").unwrap_err();
-        assert_eq!(e.line, 3);
+        assert_eq!((e.line, e.column), (2, 9));
+        let e = parse(p(), "{\"a\": [1,  ]}").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 9));
         let e = parse(p(), "{\"a\": [1, 2").unwrap_err();
         assert_eq!(e.line, 1);
     }

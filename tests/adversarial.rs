@@ -876,7 +876,7 @@ fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let msg = v["systemMessage"].as_str().unwrap();
     // The keyword is near the start, well inside what the hook reads.
-    assert!(msg.contains("(trigger: 'sparql')"), "{msg}");
+    assert!(msg.contains("keyword 'sparql'"), "{msg}");
 
     let what = "hook stop, 50 MB event, 160 MiB address space";
     let out = run_limited(
@@ -915,7 +915,8 @@ fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
         "20 MiB prompt",
     );
     assert!(msg.contains("CHECK MODE"), "{msg}");
-    assert!(msg.contains("(trigger: 'default')"), "{msg}");
+    // No keyword seen: the default model, not shown to the user.
+    assert!(!msg.contains("Model :"), "{msg}");
     assert!(
         msg.ends_with(
             "\n ! prompt longer than 16 MiB: only its first 16 MiB were read for keywords"
@@ -929,7 +930,7 @@ fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
         "short prompt, long field after it",
     );
     assert!(
-        msg.contains("(trigger: 'sparql')") && !msg.contains(" ! "),
+        msg.contains("keyword 'sparql'") && !msg.contains(" ! "),
         "{msg}"
     );
 
@@ -938,7 +939,7 @@ fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
         serde_json::json!({"a_extra": filler(20), "prompt": "write the sparql"}),
         "long field before the prompt",
     );
-    assert!(msg.contains("(trigger: 'default')"), "{msg}");
+    assert!(!msg.contains("Model :"), "{msg}");
     assert!(
         msg.contains("no prompt in its first 16 MiB: no keywords read"),
         "{msg}"

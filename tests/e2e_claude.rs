@@ -245,8 +245,8 @@ fn scenario_1_install_then_one_turn() {
 }
 
 /// Scenario 2: a task in progress makes the context say DIRTY and carry
-/// the matching Option D instruction; a `[check]` prompt carries CHECK MODE
-/// instead of Option D.
+/// the matching instruction to keep the task state; a `[check]` prompt
+/// carries CHECK MODE instead.
 #[test]
 #[cfg_attr(
     all(gk_e2e_missing, not(gk_wine)),
@@ -281,12 +281,14 @@ fn scenario_2_dirty_state_and_check_mode() {
     );
     assert!(
         context.contains(
-            "[Option D] Before ending this turn: if the in-progress task is now COMPLETE"
+            "[Task state] Before ending this turn: if the in-progress task is now COMPLETE"
         ),
         "context: {context}"
     );
     assert!(
-        context.contains("Suggested model: Sonnet 5 (matched keyword 'update'"),
+        context.contains(
+            "Suggested model: Sonnet 5 (`/model claude-sonnet-5`; matched keyword 'update'"
+        ),
         "context: {context}"
     );
     assert!(!context.contains("CHECK MODE"), "context: {context}");
@@ -307,7 +309,10 @@ fn scenario_2_dirty_state_and_check_mode() {
         context.contains("CHECK MODE. The user prefixed this prompt with [check]."),
         "context: {context}"
     );
-    assert!(!context.contains("[Option D]"), "context: {context}");
+    assert!(
+        !context.contains("Before ending this turn"),
+        "context: {context}"
+    );
 }
 
 /// Scenario 3: the prompt hook registered a second time under another

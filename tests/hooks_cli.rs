@@ -133,7 +133,9 @@ fn malformed_config_runs_on_defaults_and_says_where() {
     p.assert_hook_contract("bad config");
     let msg = p.system_message();
     assert!(
-        msg.starts_with("GATEKEEPER\n Model : /model Opus 5.5 (trigger: 'implement')"),
+        msg.starts_with(
+            "GATEKEEPER\n Model : /model claude-opus-5-5 (Opus 5.5; keyword 'implement')"
+        ),
         "{msg}"
     );
     assert_eq!(msg.lines().last().unwrap(), want, "{msg}");
@@ -188,21 +190,25 @@ fn custom_rules_replace_the_built_in_ones() {
     let p = home.prompt("prove it carefully");
     assert_eq!(
         p.system_message(),
-        "GATEKEEPER\n Model : /model Big (trigger: 'prove')\n Use for: hard things\n Effort : consider /effort high\n ! costly"
+        "GATEKEEPER\n Model : /model big-1 (Big; keyword 'prove')\n Use for: hard things\n Effort : consider /effort high\n ! costly"
     );
-    assert!(p.context().contains("Suggested model: Big (matched keyword 'prove'; hard things). Suggested effort: high. costly [Option D]"));
+    assert!(p.context().contains("Suggested model: Big (`/model big-1`; matched keyword 'prove'; hard things). Suggested effort: high. costly [Task state]"));
     assert!(home
         .prompt("hi there")
         .system_message()
-        .contains("/model Tiny (trigger: 'hi')"));
-    // Over Tiny's word limit, and built-in keywords no longer apply.
-    let msg = home.prompt("hi there you").system_message();
-    assert!(msg.contains("/model Mid (trigger: 'default')"), "{msg}");
-    let msg = home.prompt("quick ttl").system_message();
-    assert_eq!(
-        msg,
-        "GATEKEEPER\n Model : /model Mid (trigger: 'default')\n Use for: the rest"
+        .contains("/model tiny-1 (Tiny; keyword 'hi')"));
+    // Over Tiny's word limit, and built-in keywords no longer apply: the
+    // default model, which the user is not shown (show_model: on_match).
+    let p = home.prompt("hi there you");
+    assert_eq!(p.shown(), None, "{}", p.stdout_text());
+    assert!(
+        p.context().contains(
+            "Suggested model: Mid (`/model mid-1`; no rule's keyword matched, so the default; the rest)."
+        ),
+        "{}",
+        p.context()
     );
+    assert_eq!(home.prompt("quick ttl").shown(), None);
     // stale_hours: 1 makes a 2h-old in_progress state stale.
     home.write_state(r#"{"status":"in_progress","task":"t"}"#, 2 * 3600 + 300);
     assert!(home
@@ -219,10 +225,7 @@ fn haiku_word_limit_is_configurable() {
         .prompt("ok then")
         .system_message()
         .contains("Haiku 4.5"));
-    assert!(home
-        .prompt("ok then go")
-        .system_message()
-        .contains("(trigger: 'default')"));
+    assert_eq!(home.prompt("ok then go").shown(), None);
 }
 
 #[test]
@@ -412,7 +415,7 @@ fn rules_saved_by_windows_powershell_redirection_are_used() {
     p.assert_hook_contract("utf-16be config");
     assert_eq!(
         p.system_message(),
-        "GATEKEEPER\n Model : /model Tiny (trigger: 'h\u{e9}llo')\n Use for: p"
+        "GATEKEEPER\n Model : /model t (Tiny; keyword 'h\u{e9}llo')\n Use for: p"
     );
 }
 
@@ -497,13 +500,18 @@ fn enable_and_disable_switch_exactly_one_hook_also_under_claude_config_dir() {
         assert_eq!(answers(), (true, false), "{dir:?}");
         switch(&["disable", "prompt", "--yes"]);
         assert_eq!(answers(), (false, false), "{dir:?}");
+        // Under CLAUDE_CONFIG_DIR the file lives there, not in ~/.claude.
+        if dir.is_some() {
+            assert!(cfg.join("hooks").join("gk.json").is_file());
+            assert!(!home.config_path().exists());
+        }
         switch(&["enable", "stop", "--yes"]);
         assert_eq!(answers(), (false, true), "{dir:?}");
         switch(&["enable", "prompt", "--yes"]);
         assert_eq!(answers(), (true, true), "{dir:?}");
     }
-    // Under CLAUDE_CONFIG_DIR the file lives there, not in ~/.claude.
-    assert!(cfg.join("hooks").join("gk.json").is_file());
+    // Both back on: the file the switches made is gone again.
+    assert!(!cfg.join("hooks").join("gk.json").exists());
 }
 
 #[test]
@@ -557,7 +565,7 @@ fn rules_output_is_ascii_so_a_windows_pipe_cannot_garble_it() {
     assert!(home
         .prompt("HÉLLO")
         .system_message()
-        .contains("/model Caf\u{e9} \u{2014} fast (trigger: 'h\u{e9}llo')"));
+        .contains("/model m (Caf\u{e9} \u{2014} fast; keyword 'h\u{e9}llo')"));
 }
 
 #[cfg(target_os = "linux")]
@@ -783,4 +791,40 @@ fn completions_for_every_shell_name_every_command() {
         );
     }
     assert_eq!(home.run(&["completions", "tcsh"], "").code, Some(2));
+}
+
+#[test]
+fn per_session_the_model_lines_show_only_when_a_keyword_matched_unless_asked() {
+    let home = Home::new();
+    // No keyword: nothing shown, Claude still told the state and the model.
+    let p = home.prompt("fix the typo in the readme");
+    p.assert_hook_contract("no keyword");
+    assert_eq!(p.shown(), None, "{}", p.stdout_text());
+    assert!(p.context().starts_with("[Gatekeeper] State: "));
+    // An effort keyword alone shows the lines.
+    let msg = home.prompt("take a quick look").system_message();
+    assert!(msg.contains("consider /effort low"), "{msg}");
+    // A task in progress is always shown, advice or not.
+    home.write_state(r#"{"status":"in_progress","task":"t"}"#, 60);
+    let msg = home.prompt("fix the typo in the readme").system_message();
+    assert_eq!(
+        msg,
+        "GATEKEEPER\n ! [DIRTY] task in progress -- hold off switching model/effort"
+    );
+    // Asked for every prompt: the default's line, in plain words.
+    home.write_config(r#"{"show_model": "every_prompt"}"#);
+    let msg = home.prompt("fix the typo in the readme").system_message();
+    assert!(
+        msg.starts_with("GATEKEEPER\n Model : /model claude-sonnet-5 (Sonnet 5; no rule's keyword matched: the default)\n"),
+        "{msg}"
+    );
+    for v5_word in ["trigger", "Option D", "'default'"] {
+        assert!(!msg.contains(v5_word), "{msg}");
+        assert!(!home.prompt("ok").context().contains(v5_word));
+    }
+    home.write_config(r#"{"show_model": "sometimes"}"#);
+    assert!(home
+        .prompt("ok")
+        .system_message()
+        .contains("unknown show_model \"sometimes\""));
 }

@@ -7,9 +7,14 @@
 //!
 //! The reference is v5, so parity is required in v5 mode (`"state":
 //! {"scope": "global"}` in gk.json). In the default per-session mode the
-//! same cases must give the same bytes with exactly one sentence added to
-//! the context (naming this session's record) and, on Stop, one line when
-//! a task in progress comes from the shared record.
+//! same cases must give the reference's output with exactly the
+//! per-session changes (docs/hooks.md): one sentence added to the context
+//! (naming this session's record); the prompt's words made plain (the
+//! `/model` line shows the model id with the label beside it and says
+//! which keyword matched or that none did, the instruction goes under
+//! `[Task state]`), the model lines left out when no keyword matched, and
+//! the message itself when that leaves it empty; on Stop, one line when a
+//! task in progress comes from the shared record.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -187,46 +192,114 @@ fn session_id_in(stdin: &str) -> Option<String> {
 fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
     let reference = case["expected_stdout"].as_str().unwrap().to_string();
     let session = session_id_in(case["stdin"].as_str().unwrap());
-    let (Mode::PerSession, Some(id), false) = (mode, session, reference.is_empty()) else {
+    if mode != Mode::PerSession || reference.is_empty() {
         return reference;
-    };
-    let record = home
-        .join("state")
-        .join(gk::paths::record_file_name(&id).unwrap());
+    }
     if case["hook"] == "prompt" {
-        // Spliced into the JSON text, so escaped as JSON (a Windows path's
-        // backslashes are doubled).
-        let path = serde_json::to_string(&record.display().to_string()).unwrap();
-        let mut sentence = format!(
-            " [Task state] This session's task_state.json is {}.",
-            &path[1..path.len() - 1]
+        let v: Value = serde_json::from_str(&reference).unwrap();
+        let msg = plain_message(v["systemMessage"].as_str().unwrap());
+        let mut ctx = plain_context(
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap(),
         );
-        // With the event's folder known, where to point the folder at the
-        // record, and the continuation hint (docs/configuration.md).
-        if let Some(key) = folder_in(case["stdin"].as_str().unwrap()) {
-            let pointer = home
+        // Only an event with a session id has a record to name.
+        if let Some(id) = session {
+            let record = home
                 .join("state")
-                .join(gk::paths::folder_pointer_name(&key).unwrap());
-            let raw = format!(
-                " When you set it in_progress, also write {} with {{\"session\": \"{id}\"}} \
-                 (so a later session in this folder finds the task), and give the record \
-                 \"next\": one line recommending the model and effort for the next prompt, and why.",
-                pointer.display()
-            );
-            let escaped = serde_json::to_string(&raw).unwrap();
-            sentence.push_str(&escaped[1..escaped.len() - 1]);
+                .join(gk::paths::record_file_name(&id).unwrap());
+            ctx.push_str(&format!(
+                " [Task state] This session's task_state.json is {}.",
+                record.display()
+            ));
+            // With the event's folder known, where to point the folder at
+            // the record, and the continuation hint (docs/configuration.md).
+            if let Some(key) = folder_in(case["stdin"].as_str().unwrap()) {
+                let pointer = home
+                    .join("state")
+                    .join(gk::paths::folder_pointer_name(&key).unwrap());
+                ctx.push_str(&format!(
+                    " When you set it in_progress, also write {} with {{\"session\": \"{id}\"}} \
+                     (so a later session in this folder finds the task), and give the record \
+                     \"next\": one line recommending the model and effort for the next prompt, and why.",
+                    pointer.display()
+                ));
+            }
         }
-        let at = reference
-            .rfind("\"}}")
-            .expect("the context ends the output");
-        format!("{}{sentence}{}", &reference[..at], &reference[at..])
-    } else if reference.contains("STATE [DIRTY]") {
+        gk::hooks::prompt_output(&msg, &ctx)
+    } else if session.is_some() && reference.contains("STATE [DIRTY]") {
         let hold = "\\n ! Hold off switching model/effort until this task is complete";
         let note = "\\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
         reference.replacen(hold, &format!("{hold}{note}"), 1)
     } else {
         reference
     }
+}
+
+/// The model ids of the v5 labels: what the per-session `/model` line shows.
+fn v5_model_id(label: &str) -> &'static str {
+    match label {
+        "Opus 5.5" => "claude-opus-5-5",
+        "Sonnet 5" => "claude-sonnet-5",
+        "Haiku 4.5" => "claude-haiku-4-5-20251001",
+        "Fable 5.1" => "claude-fable-5-1",
+        other => panic!("not a v5 label: {other}"),
+    }
+}
+
+/// The v5 message in per-session words.
+fn plain_message(v5: &str) -> String {
+    let re = regex::Regex::new(r"^ Model : /model (.+) \(trigger: '(.*)'\)$").unwrap();
+    let lines: Vec<&str> = v5.split('\n').collect();
+    let effort = lines.iter().any(|l| l.starts_with(" Effort : "));
+    let mut out: Vec<String> = Vec::new();
+    let mut skip_use_for = false;
+    for line in lines {
+        if skip_use_for && line.starts_with(" Use for: ") {
+            skip_use_for = false;
+            continue;
+        }
+        match re.captures(line) {
+            Some(c) if &c[2] == "default" && !effort => skip_use_for = true,
+            Some(c) => {
+                let why = if &c[2] == "default" {
+                    "no rule's keyword matched: the default".to_string()
+                } else {
+                    format!("keyword '{}'", &c[2])
+                };
+                out.push(format!(
+                    " Model : /model {} ({}; {why})",
+                    v5_model_id(&c[1]),
+                    &c[1]
+                ));
+            }
+            None => out.push(line.to_string()),
+        }
+    }
+    let msg = out.join("\n");
+    if msg == "GATEKEEPER" {
+        String::new()
+    } else {
+        msg
+    }
+}
+
+/// The v5 context in per-session words (before the record sentence).
+fn plain_context(v5: &str) -> String {
+    let re = regex::Regex::new(r"Suggested model: (.+?) \(matched keyword '(.*?)'; ").unwrap();
+    let ctx = re.replacen(v5, 1, |c: &regex::Captures| {
+        let why = if &c[2] == "default" {
+            "no rule's keyword matched, so the default".to_string()
+        } else {
+            format!("matched keyword '{}'", &c[2])
+        };
+        format!(
+            "Suggested model: {} (`/model {}`; {why}; ",
+            &c[1],
+            v5_model_id(&c[1])
+        )
+    });
+    ctx.replacen(" [Option D] ", " [Task state] ", 1)
 }
 
 /// Run every case (with `config` saved as gk.json when given) and require

@@ -40,14 +40,14 @@ fn inputs_the_reference_crashes_on() {
     // Where the reference crashes on the prompt's type, gk answers as for
     // an empty prompt (or the `prompt` field).
     let run = home.run(PROMPT, br#"{"prompt": null}"#.to_vec());
-    assert!(run.system_message().contains("(trigger: 'default')"));
+    assert!(run.context().contains("no rule's keyword matched"));
     let run = home.run(PROMPT, br#"{"user_prompt": 7, "prompt": "ttl"}"#.to_vec());
-    assert!(run.system_message().contains("(trigger: 'ttl')"));
+    assert!(run.system_message().contains("keyword 'ttl'"));
     let run = home.run(PROMPT, b"[1,2]".to_vec());
-    assert!(run.system_message().contains("(trigger: 'default')"));
+    assert!(run.context().contains("no rule's keyword matched"));
     // Invalid UTF-8 is read with replacement characters, not dropped.
     let run = home.run(PROMPT, b"{\"prompt\": \"ok \xff\"}".to_vec());
-    assert!(run.system_message().contains("(trigger: 'ok')"));
+    assert!(run.system_message().contains("keyword 'ok'"));
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn ten_megabyte_prompt() {
     prompt.push_str(" and finally sparql");
     let run = home.prompt(&prompt);
     run.assert_hook_contract("10 MB");
-    assert!(run.system_message().contains("(trigger: 'sparql')"));
+    assert!(run.system_message().contains("keyword 'sparql'"));
 }
 
 #[test]

@@ -231,10 +231,12 @@ fn a_settings_file_that_is_not_json_is_named_at_line_and_column() {
         &format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n}}\n"),
     );
     let msg = s.session().unwrap();
+    // At the comma, line 2 (not at the `}` after it).
+    let comma = format!("  \"env\": {{\"TOKEN\": \"{SECRET}\"}},").len();
     assert_eq!(
         msg,
         format!(
-            "gk: {}:3:1: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project {}",
+            "gk: {}:2:{comma}: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project {}",
             s.local_settings().display(),
             s.project_arg()
         )
@@ -334,7 +336,7 @@ fn managed_settings_are_read_and_their_problems_left_to_doctor() {
     assert_eq!(
         msg,
         format!(
-            "gk: {}:1:15: not valid JSON: trailing comma; Claude Code skips this whole file (managed settings), env included -- gk doctor",
+            "gk: {}:1:13: not valid JSON: trailing comma; Claude Code skips this whole file (managed settings), env included -- gk doctor",
             managed.display()
         )
     );

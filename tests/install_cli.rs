@@ -547,11 +547,16 @@ fn disable_and_enable_edit_gk_json_through_the_same_engine() {
         home.read(".claude/hooks/gk.json"),
         "{\n  \"prompt\": {\n    \"enabled\": false\n  }\n}\n"
     );
+    // Enabling takes the switch out again (absent means on): the file
+    // disable made goes, and a file with more in it gets its bytes back.
     output(home.gk().args(["enable", "prompt", "-y"]));
-    assert_eq!(
-        home.read(".claude/hooks/gk.json"),
-        "{\n  \"prompt\": {\n    \"enabled\": true\n  }\n}\n"
-    );
+    assert!(!home.claude().join("hooks/gk.json").exists());
+    let mine = "{\n  \"stale_hours\": 12\n}\n";
+    home.write(".claude/hooks/gk.json", mine);
+    output(home.gk().args(["disable", "stop", "-y"]));
+    assert!(home.read(".claude/hooks/gk.json").contains("false"));
+    output(home.gk().args(["enable", "stop", "-y"]));
+    assert_eq!(home.read(".claude/hooks/gk.json"), mine);
     home.write(
         ".claude/hooks/gk.json",
         "{\"prompt\": {\"enabled\": true},}",
@@ -848,7 +853,9 @@ fn backups_go_to_one_folder_outside_claude_dir_and_the_output_says_where() {
 #[test]
 fn only_the_last_three_backups_of_each_file_are_kept() {
     let home = user_setup();
-    // Each switch rewrites gk.json once it exists: six edits in a row.
+    // Each switch rewrites gk.json, which holds a setting of the user's (so
+    // enabling leaves the file in place): seven edits in a row.
+    home.write(".claude/hooks/gk.json", "{\n  \"stale_hours\": 24\n}\n");
     output(home.gk().args(["disable", "stop", "-y"]));
     for _ in 0..3 {
         output(home.gk().args(["enable", "stop", "-y"]));
@@ -1141,4 +1148,100 @@ fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
         assert!(!err.contains("not valid JSON"), "{err}");
         assert!(err.contains("Claude Code does load the file"), "{err}");
     }
+}
+
+/// Runs `shell` in a pseudo-terminal (util-linux `script`) with `input`
+/// typed into it; `None` where `script` is missing (the test then checks
+/// nothing and says so).
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
+fn in_a_terminal(home: &Home, shell: &str, input: &str) -> Option<String> {
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!("no /usr/bin/script: the terminal test did not run");
+        return None;
+    }
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let shell = shell.replace("GK", &gk.display().to_string());
+    let mut child = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &shell, "/dev/null"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.data.path())
+        .env("GK_MANAGED_SETTINGS", home.data.path().join("managed.json"))
+        .env("TERM", "dumb")
+        .current_dir(home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        // Keep the terminal open until the command is done with it.
+        std::thread::sleep(std::time::Duration::from_secs(3));
+    }
+    let out = child.wait_with_output().unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).replace('\r', ""))
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
+    // `scripts/install-gk.sh 2>&1 | tee log`: stdin is the terminal, the
+    // output is not. The answer is a line: `y` and Enter, and the Enter
+    // does not fall through to what runs next.
+    let home = user_setup();
+    let Some(screen) = in_a_terminal(
+        &home,
+        "GK install --no-smoke 2>&1 | cat; read rest; echo \"next=[$rest]\"",
+        "y\nafter\n",
+    ) else {
+        return;
+    };
+    assert!(screen.contains("apply these changes? [y/N]"), "{screen}");
+    assert!(!screen.contains("could not read the answer"), "{screen}");
+    assert!(screen.contains("created"), "{screen}");
+    assert!(screen.contains("next=[after]"), "{screen}");
+    assert!(home.read(".claude/settings.json").contains("gk"));
+}
+
+#[test]
+fn purge_leaves_no_empty_folder_no_task_record_and_names_the_program_still_there() {
+    let home = user_setup();
+    output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let state = home.path().join(".local/state/gk");
+    home.write(
+        ".local/state/gk/0b7a4c2e-1111-4222-8333-944445555666.json",
+        "{\"status\": \"clean\"}\n",
+    );
+    let (code, out, err) = output(home.gk().args(["uninstall", "--purge", "--dry-run"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("0b7a4c2e-1111-4222-8333-944445555666.json"),
+        "the record is not in the plan:\n{out}"
+    );
+    let (code, out, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!state.exists(), "{out}");
+    assert!(!home.claude().join("hooks").exists(), "{out}");
+    assert!(home.claude().join("settings.json").exists());
+    // The program the user ran is still on PATH: the output says where and
+    // how it goes.
+    let exe = assert_cmd::cargo::cargo_bin("gk");
+    assert!(out.contains(&exe.display().to_string()), "{out}");
+    assert!(out.contains("cargo uninstall gk"), "{out}");
+}
+
+#[test]
+fn purge_keeps_a_state_folder_that_holds_something_else() {
+    let home = user_setup();
+    output(home.gk().args(["install", "-y", "--no-smoke"]));
+    home.write(".local/state/gk/notes.txt", "mine\n");
+    home.write(".claude/hooks/mine.sh", "echo\n");
+    let (code, _, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(home.read(".local/state/gk/notes.txt"), "mine\n");
+    assert_eq!(home.read(".claude/hooks/mine.sh"), "echo\n");
 }

@@ -221,6 +221,9 @@ fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
     let home = Home::new(Some(theirs));
     let said = home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
     assert!(said.contains("already sets a statusLine"), "{said}");
+    // The note says how, without pointing at docs a release does not ship.
+    assert!(!said.contains("docs/"), "{said}");
+    assert!(said.contains("statusline"), "{said}");
     let v: Value = serde_json::from_str(&home.settings()).unwrap();
     assert_eq!(v["statusLine"]["command"], "~/bin/my-line.sh");
     home.ok(&["uninstall", "--yes"]);

@@ -40,11 +40,12 @@ fn a_long_keyword_against_a_long_prompt_is_answered_in_time() {
             stderr: out.stderr,
         };
         run.assert_hook_contract("long keyword");
+        // The label is in the context whether the user is shown it or not.
         assert!(
-            run.system_message()
-                .contains(&format!("/model {label} (trigger:")),
+            run.context()
+                .contains(&format!("Suggested model: {label} (")),
             "{}",
-            run.system_message()
+            run.context()
         );
     }
 }

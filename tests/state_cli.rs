@@ -301,7 +301,10 @@ fn an_event_without_a_usable_session_id_reads_the_shared_record_and_names_none()
     ] {
         let ctx = env.prompt(id.clone()).quiet().context();
         assert!(ctx.contains("'shared task'"), "{id}: {ctx}");
-        assert!(!ctx.contains("[Task state]"), "{id}: {ctx}");
+        assert!(
+            !ctx.contains("This session's task_state.json is"),
+            "{id}: {ctx}"
+        );
         let stop = env.stop(id.clone()).quiet().message();
         assert!(
             stop.starts_with("STATE [DIRTY] task in progress: 'shared task'"),
@@ -772,4 +775,45 @@ fn a_link_planted_in_the_state_folder_is_never_written_through() {
         .unwrap()
         .file_type()
         .is_symlink());
+}
+
+#[test]
+fn a_record_is_named_by_the_start_of_its_id_when_only_one_starts_so() {
+    let env = Env::new();
+    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
+    env.write(&env.record(UUID_B), &Env::dirty("b"), 60);
+    let out = env.run(&["state", "clean", &UUID_A[..8], "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let a = std::fs::read_to_string(env.record(UUID_A)).unwrap();
+    assert!(a.contains("\"clean\""), "{a}");
+    let b = std::fs::read_to_string(env.record(UUID_B)).unwrap();
+    assert!(b.contains("in_progress"), "{b}");
+    // Too short to tell two apart: named, nothing written.
+    let c = "3f2a9c1e-0000-4000-8000-000000000000";
+    env.write(&env.record(c), &Env::dirty("c"), 60);
+    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
+    let before = env.files();
+    let out = env.run(&["state", "clean", "3f2a", "--yes"], "");
+    assert_ne!(out.code, Some(0));
+    assert!(out.stderr.contains("more than one"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(UUID_A) && out.stderr.contains(c),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.files(), before);
+}
+
+#[test]
+fn prune_with_nothing_to_prune_says_so_in_its_own_words() {
+    let env = Env::new();
+    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
+    let out = env.run(&["state", "prune", "--yes"], "");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        !out.stdout.contains("every file is up to date"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("no record to prune"), "{}", out.stdout);
 }

@@ -9,6 +9,7 @@
 //! loads and the rules over it are in `crate::registry` (shared with the
 //! hooks that will check a session's setup); doctor renders them.
 
+pub mod advice;
 pub mod binary;
 pub mod claude_md;
 pub mod finding;
@@ -224,6 +225,9 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
                     );
                 }
             }
+            report
+                .findings
+                .extend(advice::check(&config, &files, &config_path));
             config.stale_hours
         }
         Err(e) => {
@@ -285,12 +289,48 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         .findings
         .extend(claude_md::finding(&section, &md_path));
 
+    fold_into_unparseable(&files, &mut report.findings);
     let redactor = redactor_for(&files);
     Diagnosis {
         report,
         files,
         registrations: table.rows,
         redactor,
+    }
+}
+
+/// A settings file that does not parse is skipped by the client, so the
+/// hooks and rules it holds count as missing; but every such finding's fix
+/// starts with "correct that file by hand". One thing to do is one
+/// finding: those findings go, and their messages are listed under the
+/// file's `settings-unparseable` one, whose fix says what comes after.
+fn fold_into_unparseable(files: &[ScopeFile], findings: &mut Vec<Finding>) {
+    for f in files {
+        let (Load::Unparseable(_), Err(why)) = (&f.load, fix::editable(f)) else {
+            continue;
+        };
+        let Some(at) = findings
+            .iter()
+            .position(|x| x.code == "settings-unparseable" && x.path.as_deref() == Some(&f.path))
+        else {
+            continue;
+        };
+        let blocked = |x: &Finding| x.fix.as_deref().is_some_and(|fix| fix.starts_with(&why));
+        let folded: Vec<String> = findings
+            .iter()
+            .filter(|x| blocked(x))
+            .map(|x| format!("while it is skipped: {}", x.message))
+            .collect();
+        if folded.is_empty() {
+            continue;
+        }
+        findings[at].details.extend(folded);
+        if let Some(fix) = &mut findings[at].fix {
+            fix.push_str(
+                "; then run `gk doctor` again (`gk doctor --fix` adds what is still missing)",
+            );
+        }
+        findings.retain(|x| !blocked(x));
     }
 }
 
@@ -698,9 +738,28 @@ fn check_smoke(
         }
     }
     if ran == 0 {
-        report
-            .skipped
-            .push((Group::Smoke, "no runnable gk hook registered".to_string()));
+        // Registered, but a switch keeps every one of them from running.
+        let off = table
+            .rows
+            .iter()
+            .find(|r| matches!(r.owner, Owner::Gk(_)) && !table.runs(r))
+            .and_then(|r| {
+                let p = &table.policy;
+                if r.scope == scopes::Scope::Managed {
+                    p.managed_off.as_ref()
+                } else {
+                    p.nonmanaged_off.as_ref()
+                }
+            });
+        let why = match off {
+            Some(switch) => format!(
+                "gk's hooks are registered but switched off by `{}` in {}",
+                switch.key.key(),
+                switch.path.display()
+            ),
+            None => "no runnable gk hook registered".to_string(),
+        };
+        report.skipped.push((Group::Smoke, why));
     }
 }
 

@@ -58,6 +58,62 @@ pub struct Config {
     /// v5's single shared file.
     #[serde(default)]
     pub state: StateConfig,
+    /// When the prompt hook shows the model advice to the user; absent:
+    /// [`ShowModel::default_for`] the scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show_model: Option<ShowModel>,
+}
+
+/// `"every_prompt"`: the model lines on every prompt (v5). `"on_match"`:
+/// only when a rule's keyword matched or an effort keyword did; the task
+/// state warning and `[check]` always show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum ShowModel {
+    EveryPrompt,
+    OnMatch,
+}
+
+impl TryFrom<String> for ShowModel {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "every_prompt" => Ok(ShowModel::EveryPrompt),
+            "on_match" => Ok(ShowModel::OnMatch),
+            _ => Err(format!(
+                "unknown show_model {s:?}, expected \"every_prompt\" or \"on_match\""
+            )),
+        }
+    }
+}
+
+impl From<ShowModel> for String {
+    fn from(s: ShowModel) -> String {
+        match s {
+            ShowModel::EveryPrompt => "every_prompt".into(),
+            ShowModel::OnMatch => "on_match".into(),
+        }
+    }
+}
+
+impl ShowModel {
+    /// Global scope keeps v5's every prompt; per session, only advice that
+    /// says something (the default model on every prompt is the same line
+    /// again and again: docs/configuration.md).
+    pub fn default_for(scope: StateScope) -> ShowModel {
+        match scope {
+            StateScope::Global => ShowModel::EveryPrompt,
+            StateScope::Session => ShowModel::OnMatch,
+        }
+    }
+}
+
+impl Config {
+    /// The `show_model` in force.
+    pub fn show_model(&self) -> ShowModel {
+        self.show_model
+            .unwrap_or_else(|| ShowModel::default_for(self.state.scope))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -143,6 +199,10 @@ pub struct ModelRule {
     /// Shown to the user and to Claude whenever this rule is recommended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// What to type after `/model` (an alias such as `opus`); absent: the
+    /// model id, which the client takes as typed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -153,6 +213,8 @@ pub struct DefaultModel {
     pub purpose: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -240,6 +302,7 @@ impl Default for Config {
             haiku_max_words: default_haiku_max_words(),
             stale_hours: default_stale_hours(),
             state: StateConfig::default(),
+            show_model: None,
         }
     }
 }
@@ -248,11 +311,11 @@ fn yes() -> bool {
     true
 }
 
-fn keywords(list: &[&str]) -> Vec<Keyword> {
+pub(crate) fn keywords(list: &[&str]) -> Vec<Keyword> {
     list.iter().map(|k| Keyword((*k).to_string())).collect()
 }
 
-fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
+pub(crate) fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
     ModelRule {
         label: label.into(),
         model: model.into(),
@@ -260,6 +323,7 @@ fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
         keywords: keywords(kws),
         max_words: None,
         warning: None,
+        command: None,
     }
 }
 
@@ -370,6 +434,7 @@ fn default_default_model() -> DefaultModel {
         model: "claude-sonnet-5".into(),
         purpose: "edits, explanations, updates, medium-complexity tasks".into(),
         warning: None,
+        command: None,
     }
 }
 

@@ -57,10 +57,16 @@ fn push_u_escape(out: &mut String, unit: u16) {
 /// The UserPromptSubmit answer, newline-terminated.
 pub fn prompt_output(system_message: &str, additional_context: &str) -> String {
     let mut out = String::with_capacity(system_message.len() + additional_context.len() + 128);
-    out.push_str("{\"systemMessage\": ");
-    push_json_str(&mut out, system_message);
+    // An empty message (per session, nothing worth showing) is left out.
+    if !system_message.is_empty() {
+        out.push_str("{\"systemMessage\": ");
+        push_json_str(&mut out, system_message);
+        out.push_str(", ");
+    } else {
+        out.push('{');
+    }
     out.push_str(
-        ", \"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": ",
+        "\"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": ",
     );
     push_json_str(&mut out, additional_context);
     out.push_str("}}\n");

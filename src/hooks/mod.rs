@@ -27,10 +27,12 @@
 //!   in progress(stale, age hours) / clean(age hours). `read_state` is the
 //!   only I/O (one read and its mtime); `verdict` is pure.
 
-mod config;
+pub(crate) mod config;
 mod follow;
 mod input;
 mod jsonout;
+/// The UserPromptSubmit answer as the hook prints it (for the parity tests).
+pub use jsonout::prompt_output;
 mod keywords;
 mod prompt;
 mod pytext;
@@ -407,8 +409,11 @@ fn effective_config() -> Config {
 /// `gk rules`: the effective config as pretty JSON, itself a valid gk.json.
 /// ASCII only (other characters as `\uXXXX`), like the hooks' output, so a
 /// Windows console code page cannot garble it on its way into a file.
-pub fn print_rules() -> crate::error::Result<u8> {
-    let config = effective_config();
+pub fn print_rules(preset: Option<crate::cli::Preset>) -> crate::error::Result<u8> {
+    let mut config = effective_config();
+    if let Some(preset) = preset {
+        crate::presets::apply(&mut config, preset);
+    }
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
     if let Some(paths) = ClaudePaths::from_env() {

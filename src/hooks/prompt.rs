@@ -1,7 +1,15 @@
 //! `gk hook prompt` (UserPromptSubmit): the v5 gatekeeper. Recommends a
 //! model and an effort from keywords in the prompt, reminds the user not to
 //! switch while a task is in progress, handles the `[check]` prefix, and
-//! gives Claude the state and the Option D instruction.
+//! gives Claude the state and the instruction to keep it (v5 calls that
+//! instruction "Option D").
+//!
+//! In global scope the words are v5's, byte for byte. Per session they are
+//! plain: the model line shows a `/model` argument the client takes as
+//! typed (the model id, or the rule's `command`) with the label beside it,
+//! says which keyword matched or that none did, and the instruction goes
+//! under `[Task state]`; by default the model lines show only when a
+//! keyword matched (`show_model`).
 
 use std::time::SystemTime;
 
@@ -68,6 +76,8 @@ pub fn prompt_of(event: &Value) -> &str {
 pub struct ModelChoice<'c> {
     pub label: &'c str,
     pub model: &'c str,
+    /// What to type after `/model`: the rule's `command`, else its model id.
+    pub command: &'c str,
     pub purpose: &'c str,
     /// The keyword that fired, or `"default"`.
     pub trigger: &'c str,
@@ -130,6 +140,7 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
             choice = Some(ModelChoice {
                 label: &rule.label,
                 model: &rule.model,
+                command: rule.command.as_deref().unwrap_or(&rule.model),
                 purpose: &rule.purpose,
                 trigger: kw,
                 rule: Some(i),
@@ -142,6 +153,7 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
     let choice = choice.unwrap_or(ModelChoice {
         label: &d.label,
         model: &d.model,
+        command: d.command.as_deref().unwrap_or(&d.model),
         purpose: &d.purpose,
         trigger: "default",
         rule: None,
@@ -266,25 +278,44 @@ pub fn respond(
     let (is_clean, reason, stale) = assess_state(state, now, config.stale_hours);
     let c = &a.choice;
 
+    let plain = config.state.scope == super::config::StateScope::Session;
+    let show_model = config.show_model() == super::config::ShowModel::EveryPrompt
+        || c.rule.is_some()
+        || a.effort.is_some();
     let mut msg = String::from("GATEKEEPER");
     if a.check_mode {
         msg.push_str(CHECK_HEADER);
     }
-    msg.push_str(&format!(
-        "\n Model : /model {} (trigger: '{}')\n Use for: {}",
-        c.label, c.trigger, c.purpose
-    ));
+    if show_model && plain {
+        let why = match c.rule {
+            Some(_) => format!("keyword '{}'", c.trigger),
+            None => "no rule's keyword matched: the default".to_string(),
+        };
+        msg.push_str(&format!(
+            "\n Model : /model {} ({}; {why})\n Use for: {}",
+            c.command, c.label, c.purpose
+        ));
+    } else if show_model {
+        msg.push_str(&format!(
+            "\n Model : /model {} (trigger: '{}')\n Use for: {}",
+            c.label, c.trigger, c.purpose
+        ));
+    }
     if let Some((effort, _)) = a.effort {
         msg.push_str(&format!("\n Effort : consider /effort {effort}"));
     }
     if !is_clean {
         msg.push_str("\n ! [DIRTY] task in progress -- hold off switching model/effort");
     }
-    if let Some(w) = c.warning {
+    if let Some(w) = c.warning.filter(|_| show_model) {
         msg.push_str(&format!("\n ! {w}"));
     }
     if let Some(note) = config_note {
         msg.push_str(&format!("\n ! {note}"));
+    }
+    // Nothing under the header: nothing to show the user.
+    if msg == "GATEKEEPER" {
+        msg.clear();
     }
 
     let stale_note = stale
@@ -299,10 +330,21 @@ pub fn respond(
             "DIRTY ({reason}) -- hold off switching model or effort until current task is complete"
         )
     };
-    let mut ctx = format!(
-        "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (matched keyword '{}'; {}).",
-        c.label, c.trigger, c.purpose
-    );
+    let mut ctx = if plain {
+        let why = match c.rule {
+            Some(_) => format!("matched keyword '{}'", c.trigger),
+            None => "no rule's keyword matched, so the default".to_string(),
+        };
+        format!(
+            "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (`/model {}`; {why}; {}).",
+            c.label, c.command, c.purpose
+        )
+    } else {
+        format!(
+            "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (matched keyword '{}'; {}).",
+            c.label, c.trigger, c.purpose
+        )
+    };
     if let Some((effort, _)) = a.effort {
         ctx.push_str(&format!(" Suggested effort: {effort}."));
     }
@@ -317,10 +359,17 @@ pub fn respond(
         ctx.push_str(CHECK_MODE_AFTER_MODELS);
         ctx.push_str(c.label);
         ctx.push_str(CHECK_MODE_TAIL);
-    } else if is_clean {
-        ctx.push_str(OPTION_D_CLEAN);
     } else {
-        ctx.push_str(OPTION_D_DIRTY);
+        let instruction = if is_clean {
+            OPTION_D_CLEAN
+        } else {
+            OPTION_D_DIRTY
+        };
+        if plain {
+            ctx.push_str(&instruction.replacen(" [Option D] ", " [Task state] ", 1));
+        } else {
+            ctx.push_str(instruction);
+        }
     }
     if let Some(record) = record {
         ctx.push_str(&record_sentence(record));

@@ -600,7 +600,7 @@ mod tests {
         let msg = check(&[file(Scope::User, USER, &healthy_user()), broken]).unwrap();
         assert_eq!(
             msg,
-            "gk: /w/p/.claude/settings.local.json:3:1: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project /w/p"
+            "gk: /w/p/.claude/settings.local.json:2:43: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project /w/p"
         );
         let voided = file(
             Scope::User,

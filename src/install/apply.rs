@@ -116,11 +116,7 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
                  (pass --yes to apply, or --dry-run to only look); nothing written",
             ));
         }
-        let answer = dialoguer::Confirm::new()
-            .with_prompt("apply these changes?")
-            .default(false)
-            .interact()
-            .map_err(|e| Error::new(format!("could not read the answer: {e}")))?;
+        let answer = ask("apply these changes?")?;
         if !answer {
             println!("nothing written.");
             return Ok(Outcome::Declined);
@@ -176,6 +172,31 @@ fn needs_backup(change: &FileChange) -> bool {
         && !change.binary
         && change.strategy != ReplaceStrategy::NoBackup
         && !backup::is_backup(&change.path)
+}
+
+/// Ask a yes/no question on stdout and read the answer as one line from
+/// stdin: `y` or `yes` (any case) is yes, anything else (or end of input)
+/// is no. A whole line, so the Enter after `y` is not left for the shell,
+/// and the output may go to a pipe (`... 2>&1 | tee log`) while the user
+/// types into the terminal.
+fn ask(question: &str) -> Result<bool> {
+    use std::io::{BufRead as _, Read as _};
+    print!("{question} [y/N] ");
+    let _ = std::io::stdout().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .take(ANSWER_LIMIT)
+        .read_line(&mut line)
+        .map_err(|e| Error::new(format!("could not read the answer from stdin: {e}")))?;
+    Ok(is_yes(&line))
+}
+
+/// The longest answer read: a yes is three letters.
+const ANSWER_LIMIT: u64 = 256;
+
+fn is_yes(line: &str) -> bool {
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 fn print_leftovers(removed: &[PathBuf]) {

@@ -425,8 +425,10 @@ pub fn plan_install_with(
                 }
             }
             settings_keys::StatusLine::Taken(_) => notes.push(format!(
-                "note: {} already sets a statusLine; it is left as it is (docs/usage.md shows how to add gk's segment to it)",
-                settings.display()
+                "note: {} already sets a statusLine; it is left as it is (to show gk's task state in it, \
+                 have that command pass the JSON it reads on stdin to `{} statusline` and print the line it gives)",
+                settings.display(),
+                bin.display()
             )),
         }
     }
@@ -695,19 +697,79 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
             plan_purge_backups(&mut plan, b, &m.paths)?;
         }
     }
+    // The per-session records: Claude's, kept by a plain uninstall.
+    let state_dir = if args.purge {
+        let places = crate::records::Places::from_env()?;
+        let records = crate::records::list(&places)?;
+        for change in crate::records::purge_changes(&records)? {
+            plan.push(change);
+        }
+        Some(places.state_dir)
+    } else {
+        None
+    };
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
-    if let (true, Outcome::Written { .. }, Ok(b)) = (args.purge, &outcome, &backups) {
-        // Emptied by the plan: the folders go too (only when empty).
-        let _ = std::fs::remove_dir(b.dir());
-        if let Some(parent) = b.dir().parent().filter(|p| p.ends_with("gk")) {
-            let _ = std::fs::remove_dir(parent);
+    if let (true, Outcome::Written { .. }) = (args.purge, &outcome) {
+        // Emptied by the plan: the folders go too, each only when empty
+        // (`remove_dir` removes nothing else, and no link).
+        let mut emptied = vec![m.paths.hooks_dir()];
+        emptied.extend(state_dir);
+        if let Ok(b) = &backups {
+            emptied.push(b.dir().to_path_buf());
+            emptied.extend(
+                b.dir()
+                    .parent()
+                    .filter(|p| p.ends_with("gk"))
+                    .map(Path::to_path_buf),
+            );
+        }
+        for dir in emptied {
+            if std::fs::remove_dir(&dir).is_ok() {
+                println!("removed   {} (an empty folder)", dir.display());
+            }
         }
     }
     for note in notes {
         println!("{note}");
     }
     report_running_copies(&outcome);
+    if matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo) {
+        if let Ok(exe) = std::env::current_exe() {
+            if exe != m.paths.binary(m.os) {
+                println!("{}", program_note(&exe, cargo_bin().as_deref()));
+            }
+        }
+    }
     Ok(outcome.exit_code())
+}
+
+/// Where `cargo install` puts programs: `$CARGO_HOME/bin`, or
+/// `<home>/.cargo/bin`.
+fn cargo_bin() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::paths::home_dir().map(|h| h.join(".cargo")))
+        .map(|c| c.join("bin"))
+}
+
+/// Uninstall's last line: the gk the user ran is not one of the files it
+/// removes (it may be on PATH, put there by `cargo install` or an
+/// installer), so say where it is and how it goes.
+pub fn program_note(exe: &Path, cargo_bin: Option<&Path>) -> String {
+    let by_cargo = cargo_bin.is_some_and(|bin| exe.parent() == Some(bin));
+    if by_cargo {
+        format!(
+            "gk itself is still at {} (put there by cargo): `cargo uninstall gk` removes it",
+            exe.display()
+        )
+    } else {
+        format!(
+            "gk itself is still at {}: delete that file when you no longer need it \
+             (`cargo uninstall gk` if cargo installed it)",
+            exe.display()
+        )
+    }
 }
 
 /// Name each copy of gk that was moved aside (or found from an earlier

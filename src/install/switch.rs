@@ -10,7 +10,10 @@ use jsonc_parser::ast::{Object, Value};
 
 use crate::error::Result;
 use crate::hookcmd::HookKind;
-use crate::install::settings_edit::{append_property, at, parse_strict, split_bom, J};
+use crate::install::settings_edit::{
+    append_property, apply_edits, at, cut_items, parse_strict, prop_range, range_of_obj, split_bom,
+    J,
+};
 
 /// Is `kind` switched on according to gk.json's text (`None`: no file)?
 /// A file that does not parse counts as "on" here; editing it is refused.
@@ -41,9 +44,7 @@ pub fn set_enabled(
                 return Ok(other.map(str::to_string));
             }
             let (bom, _) = split_bom(other.unwrap_or(""));
-            return Ok(Some(format!(
-                "{bom}{{\n  \"{key}\": {{\n    \"enabled\": {value}\n  }}\n}}\n"
-            )));
+            return Ok(Some(format!("{bom}{}", made_by_disable(key))));
         }
     };
     let (bom, body) = split_bom(text);
@@ -69,6 +70,22 @@ pub fn set_enabled(
     match obj.get("enabled") {
         Some(flag) => match &flag.value {
             Value::BooleanLit(b) if b.value == enabled => Ok(Some(text.to_string())),
+            // Absent means on: the `false` goes rather than turning into a
+            // `true` nobody asked for; so does the file disable made.
+            Value::BooleanLit(_) if enabled && body == made_by_disable(key) => Ok(None),
+            Value::BooleanLit(_) if enabled => {
+                let (cut_from, items, remove): (_, Vec<_>, Vec<_>) = if obj.properties.len() == 1 {
+                    let items = root.properties.iter().map(prop_range).collect();
+                    let remove = root.properties.iter().map(|p| p.name.as_str() == key);
+                    (range_of_obj(&root), items, remove.collect())
+                } else {
+                    let items = obj.properties.iter().map(prop_range).collect();
+                    let remove = obj.properties.iter().map(|p| p.name.as_str() == "enabled");
+                    (range_of_obj(obj), items, remove.collect())
+                };
+                let edits = cut_items(cut_from, &items, &remove, "");
+                Ok(Some(format!("{bom}{}", apply_edits(body, edits))))
+            }
             Value::BooleanLit(b) => {
                 let mut out = body.to_string();
                 out.replace_range(b.range.start..b.range.end, value);
@@ -87,6 +104,11 @@ pub fn set_enabled(
             Ok(Some(format!("{bom}{edit}")))
         }
     }
+}
+
+/// The whole gk.json `gk disable <key>` writes when there is none.
+fn made_by_disable(key: &str) -> String {
+    format!("{{\n  \"{key}\": {{\n    \"enabled\": false\n  }}\n}}\n")
 }
 
 /// The hooks read the last of repeated keys and this edit would change the
@@ -138,10 +160,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(off, t.replace("\"enabled\": true", "\"enabled\": false"));
+        // Enabling takes the `false` out (absent means on), the rest stays.
         let on = set_enabled(p(), Some(&off), HookKind::Stop, true)
             .unwrap()
             .unwrap();
-        assert_eq!(on, t);
+        assert_eq!(on, t.replace("\"enabled\": true, ", ""));
+        assert!(is_enabled(Some(&on), HookKind::Stop));
         let prompt_off = set_enabled(p(), Some(t), HookKind::Prompt, false)
             .unwrap()
             .unwrap();

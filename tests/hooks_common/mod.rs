@@ -68,6 +68,11 @@ impl Run {
         self.json()["systemMessage"].as_str().unwrap().to_string()
     }
 
+    /// The message shown to the user; `None` when the hook shows none.
+    pub fn shown(&self) -> Option<String> {
+        self.json()["systemMessage"].as_str().map(str::to_string)
+    }
+
     pub fn context(&self) -> String {
         self.json()["hookSpecificOutput"]["additionalContext"]
             .as_str()
