@@ -429,7 +429,9 @@ fn stage(change: &FileChange, target: &Path) -> Result<Option<Staged>> {
         return Ok(None);
     };
     if let Some(parent) = target.parent() {
-        fs::create_dir_all(parent).map_err(|e| Error::io("create folder", parent, &e))?;
+        // A task record's folder is private to the user, like the record.
+        let private = change.strategy == ReplaceStrategy::NoBackup;
+        create_folder(parent, private).map_err(|e| Error::io("create folder", parent, &e))?;
     }
     let mut mode = existing_mode(target).unwrap_or(change.create_mode);
     if change.binary {
@@ -437,6 +439,21 @@ fn stage(change: &FileChange, target: &Path) -> Result<Option<Staged>> {
         mode |= 0o111;
     }
     write_temp(target, bytes, mode).map(|(path, file)| Some(Staged { path, _lock: file }))
+}
+
+/// Create `dir` and the folders above it that are missing; `private`:
+/// mode 0700 where the platform has modes.
+fn create_folder(dir: &Path, private: bool) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    builder.create(dir)
 }
 
 /// Remove temp files that will not be renamed into place.

@@ -598,6 +598,9 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let program = crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
         .map_err(|e| Error::io("read", &exe, &e.into_io()))?
         .bytes;
+    if !args.no_permissions {
+        check_state_folder(&m)?;
+    }
     let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
     let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
@@ -617,6 +620,22 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
         ));
     }
     Ok(outcome.exit_code())
+}
+
+/// Refuse to grant Claude a state folder that is not gk's own (see
+/// [`crate::records::check_path`] and [`crate::records::scan`]): the rules
+/// would let Claude edit every `*.json` there. Nothing is written.
+fn check_state_folder(m: &Machine) -> Result<()> {
+    let Some(dir) = crate::paths::state_dir_for(m.os, Some(&m.ctx.home)) else {
+        return Ok(());
+    };
+    crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir())
+        .and_then(|()| crate::records::scan(&dir).map(|_| ()))
+        .map_err(|e| {
+            Error::new(format!(
+                "{e}; or install with --no-permissions; nothing written"
+            ))
+        })
 }
 
 /// Run each registered hook once as Claude Code would; print one line per
