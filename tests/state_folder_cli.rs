@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-
 mod hooks_common;
 use serde_json::json;
 

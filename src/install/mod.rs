@@ -434,6 +434,8 @@ pub fn plan_install_with(
             ));
         }
     }
+    let before = rules_there_before(m, &settings, old_settings.as_deref())?;
+    let blank = old_settings.clone().filter(|t| t.trim().is_empty());
     plan.push(FileChange::text(
         &settings,
         old_settings,
@@ -447,10 +449,44 @@ pub fn plan_install_with(
     for leftover in binary::leftover_copies(&bin)? {
         plan.push(leftover);
     }
-    if let Some(change) = record::note(&m.paths.install_record(), &filled)? {
+    // A settings file that was there but blank is given back as it was.
+    if let Some(change) = record::note_with_rules(
+        &m.paths.install_record(),
+        &filled,
+        &before,
+        blank.as_deref(),
+    )? {
         plan.push(change);
     }
     Ok((plan, notes))
+}
+
+/// gk's permission rules for the state folder that settings.json holds
+/// before gk was ever installed there (none once gk's hooks are in it:
+/// then the rules are gk's own), for uninstall to leave in place.
+fn rules_there_before(m: &Machine, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
+    let Some(old) = old else {
+        return Ok(Vec::new());
+    };
+    let Some(rules) = Extras::for_machine(m, true, false).0.rules else {
+        return Ok(Vec::new());
+    };
+    if old.trim().is_empty() || settings_edit::remove_hooks(settings, old, &m.ctx)? != old {
+        return Ok(Vec::new());
+    }
+    let Ok(parsed) = crate::settings::parse(settings, old) else {
+        return Ok(Vec::new());
+    };
+    let allow = parsed
+        .value
+        .pointer("/permissions/allow")
+        .and_then(serde_json::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(rules
+        .into_iter()
+        .filter(|r| allow.iter().any(|a| a.as_str() == Some(r)))
+        .collect())
 }
 
 /// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
@@ -478,12 +514,25 @@ pub fn plan_uninstall_with(
     let settings = m.paths.settings();
     let record = m.paths.install_record();
     if let Some(old) = read_text(&settings)? {
-        let keep = record::read(&record)?;
+        let noted = record::read_all(&record)?;
+        let keep = noted.containers;
         let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
         if let Some(rules) = &extras.rules {
-            new = settings_keys::remove_rules_keeping(&settings, &new, rules, &keep)?;
+            // The user's own copies of gk's rules stay.
+            let rules: Vec<String> = rules
+                .iter()
+                .filter(|r| !noted.rules.contains(r))
+                .cloned()
+                .collect();
+            new = settings_keys::remove_rules_keeping(&settings, &new, &rules, &keep)?;
         }
         new = settings_keys::remove_statusline(&settings, &new, &m.ctx, &keep)?;
+        // Nothing left but `{}` in a file that was blank before install.
+        if let Some(blank) = &noted.blank {
+            if serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({})) {
+                new = blank.clone();
+            }
+        }
         plan.push(FileChange::text(
             &settings,
             Some(old),
