@@ -222,3 +222,33 @@ fn records_and_the_folder_gk_makes_are_private_to_the_user() {
     assert_eq!(mode(&dir), 0o700, "folder");
     assert_eq!(mode(&dir.join(format!("{UUID_A}.json"))), 0o600, "record");
 }
+
+#[cfg(unix)]
+#[test]
+fn install_makes_the_state_folder_private_where_claude_writes_its_records() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let env = Env::new();
+    for made_by_the_client in [false, true] {
+        let dir = env.dir.path().join(format!("state-{made_by_the_client}"));
+        if made_by_the_client {
+            // As the client's Write tool leaves it (measured: 0755 / 0644).
+            write(
+                &dir.join(format!("{UUID_A}.json")),
+                "{\"status\":\"clean\"}",
+            );
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let dry = env.run_in(&dir, &["install", "--dry-run", "--no-smoke"]);
+        assert!(
+            dry.stdout.contains(&dir.display().to_string()),
+            "{}",
+            dry.stdout
+        );
+        let out = env.run_in(&dir, &["install", "--yes", "--no-smoke"]);
+        assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+        assert_eq!(mode(&dir), 0o700, "{}", out.stdout);
+        let again = env.run_in(&dir, &["install", "--yes", "--no-smoke"]);
+        assert!(again.stdout.contains("nothing to do"), "{}", again.stdout);
+    }
+}

@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 use crate::cli::{ChangeArgs, ColorChoice};
 use crate::error::{Error, Result};
 use crate::install::backup::{self, Backups};
+#[cfg(doc)]
+use crate::install::plan::FolderChange;
 use crate::install::plan::{render, ChangeKind, FileChange, Plan, ReplaceStrategy, Style};
 
 /// How the user asked the change to be made (`--yes`, `--dry-run`, `--check`).
@@ -135,6 +137,14 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
         None
     };
     let written = write_plan_with(plan, &stamp, backups.as_ref(), &Seams::none())?;
+    for folder in &plan.folders {
+        let done = if folder.mode.is_none() {
+            "created"
+        } else {
+            "private"
+        };
+        println!("{done:<9} {}", folder.path.display());
+    }
     let skipped: std::collections::HashSet<&PathBuf> = written.skipped.iter().collect();
     let already: std::collections::HashSet<&PathBuf> = written.already.iter().collect();
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
@@ -381,6 +391,9 @@ pub(crate) fn write_plan_with(
     if let Some(b) = backups.filter(|_| pending.iter().any(|c| needs_backup(c))) {
         b.prepare()?;
     }
+    for folder in &plan.folders {
+        make_private(&folder.path)?;
+    }
     let mut staged: Vec<Option<Staged>> = Vec::new();
     let mut probed = std::collections::HashSet::new();
     for (change, target) in pending.iter().zip(&targets) {
@@ -508,6 +521,24 @@ fn create_folder(dir: &Path, private: bool) -> std::io::Result<()> {
     #[cfg(not(unix))]
     let _ = private;
     builder.create(dir)
+}
+
+/// Create `dir` private (0700), or make it so; a link or a file in its
+/// place is left alone (as the plan found it: [`FolderChange::private`]).
+fn make_private(dir: &Path) -> Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                    .map_err(|e| Error::io("make private", dir, &e))?;
+            }
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(_) => create_folder(dir, true).map_err(|e| Error::io("create folder", dir, &e)),
+    }
 }
 
 /// Remove temp files that will not be renamed into place.

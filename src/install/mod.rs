@@ -434,6 +434,14 @@ pub fn plan_install_with(
             ));
         }
     }
+    // The folder Claude writes its records in: made by gk, private to the
+    // user (the client creates the folder 0755 and each record 0644,
+    // measured; in a 0700 folder no one else can reach them).
+    if extras.rules.is_some() {
+        if let Some(dir) = crate::paths::state_dir_for(m.os, Some(&m.ctx.home)) {
+            plan.folders.extend(plan::FolderChange::private(&dir));
+        }
+    }
     let before = rules_there_before(m, &settings, old_settings.as_deref())?;
     let blank = old_settings.clone().filter(|t| t.trim().is_empty());
     plan.push(FileChange::text(
