@@ -252,3 +252,19 @@ fn install_makes_the_state_folder_private_where_claude_writes_its_records() {
         assert!(again.stdout.contains("nothing to do"), "{}", again.stdout);
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn doctor_names_a_state_folder_others_can_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let dir = env.dir.path().join("state");
+    let out = env.run_in(&dir, &["install", "--yes", "--no-smoke"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doctor = |env: &Env| env.run_in(&dir, &["doctor", "--no-smoke"]).stdout;
+    assert!(!doctor(&env).contains("state-folder-readable"));
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let text = doctor(&env);
+    assert!(text.contains("state-folder-readable"), "{text}");
+    assert!(text.contains("mode 755"), "{text}");
+}

@@ -396,7 +396,22 @@ pub(crate) fn write_plan_with(
     }
     let mut staged: Vec<Option<Staged>> = Vec::new();
     let mut probed = std::collections::HashSet::new();
-    for (change, target) in pending.iter().zip(&targets) {
+    // Task records are staged one at a time, when their turn comes: each
+    // staged file stays open (locked) until its rename, and a prune or
+    // clean of 20,000 records would hold 20,000 files open. The first
+    // record written in each folder is staged up front, which finds out
+    // whether that folder can be written before anything changes.
+    let mut later = vec![false; pending.len()];
+    let mut record_folders = std::collections::HashSet::new();
+    for (i, (change, target)) in pending.iter().zip(&targets).enumerate() {
+        if change.strategy == ReplaceStrategy::NoBackup
+            && change.new.is_some()
+            && !record_folders.insert(target.parent().map(Path::to_path_buf))
+        {
+            later[i] = true;
+            staged.push(None);
+            continue;
+        }
         match stage(change, target, &mut probed) {
             Ok(tmp) => staged.push(tmp),
             Err(e) => {
@@ -407,7 +422,17 @@ pub(crate) fn write_plan_with(
     }
     for (i, change) in pending.iter().enumerate() {
         (seams.before_check)(&change.path);
-        let tmp = staged[i].take();
+        let tmp = if later[i] {
+            match stage(change, &targets[i], &mut probed) {
+                Ok(tmp) => tmp,
+                Err(e) => {
+                    discard(&mut staged[i..]);
+                    return Err(e);
+                }
+            }
+        } else {
+            staged[i].take()
+        };
         let done = match now(change) {
             Ok(Now::AsPlanned) => commit(change, &targets[i], tmp, stamp, backups, seams),
             Ok(other) => {
