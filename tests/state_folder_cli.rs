@@ -267,4 +267,11 @@ fn doctor_names_a_state_folder_others_can_read() {
     let text = doctor(&env);
     assert!(text.contains("state-folder-readable"), "{text}");
     assert!(text.contains("mode 755"), "{text}");
+    // The home folder as the state folder: named for what it is.
+    let home = env.home();
+    let text = env.run_in(&home, &["doctor", "--no-smoke"]).stdout;
+    assert!(
+        text.contains("is not a folder of gk's own (it is the home folder)"),
+        "{text}"
+    );
 }

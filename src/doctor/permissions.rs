@@ -128,6 +128,20 @@ pub fn check_rules(
             claude_dir.display()
         ))];
     }
+    if let Some(why) = crate::paths::state_dir_problem(os, dir, Some(home), Some(claude_dir)) {
+        return vec![Finding::new(
+            "state-permission-missing",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "the state folder {shown} is not a folder of gk's own ({why}); gk writes no rule for it, and `gk state` and `gk install` refuse it"
+            ),
+        )
+        .fix(format!(
+            "point {} (or XDG_STATE_HOME) at a folder of gk's own",
+            crate::paths::STATE_DIR_VAR
+        ))];
+    }
     let Some(rules) = crate::paths::state_rules(os, dir, Some(home)) else {
         return vec![Finding::new(
             "state-permission-missing",

@@ -437,8 +437,14 @@ pub fn plan_install_with(
     // The folder Claude writes its records in: made by gk, private to the
     // user (the client creates the folder 0755 and each record 0644,
     // measured; in a 0700 folder no one else can reach them).
-    if extras.rules.is_some() {
-        if let Some(dir) = crate::paths::state_dir_for(m.os, Some(&m.ctx.home)) {
+    // With `--no-permissions` too (sessions in bypass mode still write
+    // records), but then only a folder that passes the state folder rules:
+    // install does not refuse one there, it leaves it alone.
+    if let Some(dir) = crate::paths::state_dir_for(m.os, Some(&m.ctx.home)) {
+        let ours = extras.rules.is_some()
+            || (crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
+                && crate::records::scan(&dir).is_ok());
+        if ours {
             plan.folders.extend(plan::FolderChange::private(&dir));
         }
     }
