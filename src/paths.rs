@@ -270,16 +270,33 @@ pub fn state_dir_for(os: Os, home: Option<&Path>) -> Option<PathBuf> {
 /// The longest session id used as a file name as it is.
 pub const MAX_PLAIN_SESSION_NAME: usize = 128;
 
+/// Names a session id is never given as it is: the files gk and Claude
+/// Code keep in their own folders (`settings.json`, `gk.json`,
+/// `task_state.json`, …). A session whose id is one of these gets a hashed
+/// record name, so the prompt hook never tells Claude that its record is a
+/// file named like another program's.
+pub const RESERVED_RECORD_NAMES: [&str; 7] = [
+    "settings",
+    "managed-settings",
+    "keybindings",
+    "config",
+    "gk",
+    "gk-install",
+    "task_state",
+];
+
 /// The record file name (`<name>.json`) for a session id, which is
 /// untrusted input. An id of 1 to 128 characters from `a-z`, `0-9`, `-`
-/// and `_`, starting with a letter or digit and not a Windows device name
-/// (`con`, `nul`, `com1`, …), is used as it is (Claude Code's ids are
-/// lower-case UUIDs); any other non-empty id becomes `_` and 32 hex digits
-/// of a 128-bit FNV-1a hash of its bytes. So a name never holds a
-/// separator, `..`, a NUL, a capital (two ids differing in case cannot
-/// share a file on Windows) or anything a file system could treat
-/// specially, and the two kinds of name cannot collide (only hashed names
-/// start with `_`). `None` for the empty id.
+/// and `_`, starting with a letter or digit, not a Windows device name
+/// (`con`, `nul`, `com1`, …) and not one of [`RESERVED_RECORD_NAMES`], is
+/// used as it is (Claude Code's ids are lower-case UUIDs); any other
+/// non-empty id becomes `_` and 32 hex digits of a 128-bit FNV-1a hash of
+/// its bytes. So a name never holds a separator, `..`, a NUL, a capital
+/// (two ids differing in case cannot share a file on Windows) or anything
+/// a file system could treat specially, is never the name of a file gk or
+/// the client keeps elsewhere, and the two kinds of name cannot collide
+/// (only hashed names start with `_`). `None` for the empty id. The hooks
+/// and `gk state` both name records through this function alone.
 pub fn record_file_name(session_id: &str) -> Option<String> {
     if session_id.is_empty() {
         return None;
@@ -292,7 +309,8 @@ pub fn record_file_name(session_id: &str) -> Option<String> {
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric())
-        && !is_windows_device_name(session_id);
+        && !is_windows_device_name(session_id)
+        && !RESERVED_RECORD_NAMES.contains(&session_id);
     if plain {
         return Some(format!("{session_id}.json"));
     }
@@ -384,6 +402,99 @@ pub fn is_record_file_name(name: &str) -> bool {
     }
 }
 
+/// The names of `path`'s folders, split at the platform's separators
+/// (`\\` and `/` on Windows), empty names and `.` left out; on Windows the
+/// first is the drive (`C:`) or, for a `\\\\server\\share` path, the server.
+fn path_parts(os: Os, path: &str) -> Vec<String> {
+    let split: Vec<&str> = if os.is_windows() {
+        path.split(['\\', '/']).collect()
+    } else {
+        path.split('/').collect()
+    };
+    split
+        .into_iter()
+        .filter(|c| !c.is_empty() && *c != ".")
+        .map(str::to_string)
+        .collect()
+}
+
+/// `parts` with its `..` steps taken (lexically: a step above the root
+/// stays at the root).
+fn resolved_parts(parts: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in parts {
+        if part == ".." {
+            out.pop();
+        } else {
+            out.push(part);
+        }
+    }
+    out
+}
+
+/// Whether `inner` lies in `outer` (or is it), name by name (ignoring case
+/// on Windows).
+fn starts_with_parts(os: Os, inner: &[String], outer: &[String]) -> bool {
+    inner.len() >= outer.len()
+        && outer.iter().zip(inner).all(|(a, b)| {
+            if os.is_windows() {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        })
+}
+
+/// Why `dir` cannot be gk's state folder, judged from its path alone
+/// (pure; `gk state` and install also look at what the folder holds, see
+/// `records::check_folder`): a root (`/`, a Windows drive or network
+/// share), the home folder or a folder holding it, or the Claude config
+/// folder, a folder holding it or anything inside it. Claude may edit
+/// every `*.json` in the state folder and `gk state prune` deletes
+/// records there, so it must be a folder of gk's own. `None`: fine.
+pub fn state_dir_problem(
+    os: Os,
+    dir: &Path,
+    home: Option<&Path>,
+    claude_dir: Option<&Path>,
+) -> Option<String> {
+    let text = dir.to_string_lossy();
+    let unc = os.is_windows() && (text.starts_with("\\\\") || text.starts_with("//"));
+    let parts = resolved_parts(path_parts(os, &text));
+    let root_len = match (os.is_windows(), unc) {
+        (true, true) => 2,
+        (true, false) => 1,
+        (false, _) => 0,
+    };
+    if parts.len() <= root_len {
+        return Some("it is a root folder".into());
+    }
+    let named = |p: &Path| {
+        let t = p.to_string_lossy();
+        is_absolute_on(os, &t)
+            .then(|| resolved_parts(path_parts(os, &t)))
+            .filter(|ps| !ps.is_empty())
+    };
+    if let Some(home) = home.and_then(named) {
+        if starts_with_parts(os, &home, &parts) {
+            return Some(if home.len() == parts.len() {
+                "it is the home folder".into()
+            } else {
+                "it holds the home folder".into()
+            });
+        }
+    }
+    if let Some(claude) = claude_dir.and_then(named) {
+        if starts_with_parts(os, &parts, &claude) {
+            return Some("it is the Claude config folder or inside it".into());
+        }
+        if starts_with_parts(os, &claude, &parts) {
+            return Some("it holds the Claude config folder".into());
+        }
+    }
+    None
+}
+
 /// The `permissions.allow` rules that let Claude read and write the task
 /// records in `state_dir` and nothing else: `Read(<dir>/*.json)` and
 /// `Edit(<dir>/*.json)` (the client's Write tool obeys `Edit` rules;
@@ -396,41 +507,33 @@ pub fn is_record_file_name(name: &str) -> bool {
 /// rule character (`* ? [ ] { } ( )`), a quote, or (Windows) a network path.
 pub fn state_rules(os: Os, state_dir: &Path, home: Option<&Path>) -> Option<[String; 2]> {
     let dir = state_dir.to_string_lossy();
-    let parts = |p: &str| -> Vec<String> {
-        let split: Vec<&str> = if os.is_windows() {
-            p.split(['\\', '/']).collect()
-        } else {
-            p.split('/').collect()
-        };
-        split
-            .into_iter()
-            .filter(|c| !c.is_empty() && *c != ".")
-            .map(str::to_string)
-            .collect()
-    };
-    let same = |a: &str, b: &str| {
-        if os.is_windows() {
-            a.eq_ignore_ascii_case(b)
-        } else {
-            a == b
-        }
-    };
-    let dir_parts = parts(&dir);
+    let dir_parts = path_parts(os, &dir);
+    // A name the client could read another way: a glob or rule character,
+    // a quote, a parent step, a control character, or blanks at either end
+    // of a name (which a rule parser may trim).
     let bad = |c: &String| {
         c == ".."
             || c.contains(['*', '?', '[', ']', '{', '}', '(', ')', '"', '\0'])
+            || c.chars().any(char::is_control)
+            || c.trim() != c
             || (!os.is_windows() && c.contains('\\'))
     };
     if !is_absolute_on(os, &dir) || dir_parts.iter().any(bad) {
         return None;
     }
+    // Never a rule for a root, the home folder or a folder holding it
+    // (`Edit(/*.json)` is not even the root: one slash is relative to the
+    // settings file).
+    if state_dir_problem(os, state_dir, home, None).is_some() {
+        return None;
+    }
     let under_home = home.and_then(|h| {
         let h = h.to_string_lossy();
-        let home_parts = parts(&h);
+        let home_parts = path_parts(os, &h);
         (!home_parts.is_empty()
             && is_absolute_on(os, &h)
             && dir_parts.len() > home_parts.len()
-            && home_parts.iter().zip(&dir_parts).all(|(a, b)| same(a, b)))
+            && starts_with_parts(os, &dir_parts, &home_parts))
         .then(|| dir_parts[home_parts.len()..].join("/"))
     });
     let spelled = match under_home {
@@ -759,6 +862,83 @@ mod tests {
             "folder.{}.json",
             "G".repeat(32)
         )));
+    }
+
+    #[test]
+    fn ids_named_like_files_gk_or_the_client_keep_are_hashed() {
+        for id in RESERVED_RECORD_NAMES {
+            let name = record_file_name(id).unwrap();
+            assert!(name.starts_with('_') && name.len() == 38, "{id}: {name}");
+            assert!(!is_record_file_name(&format!("{id}.json")), "{id}");
+        }
+        assert_eq!(record_file_name("settings2").unwrap(), "settings2.json");
+    }
+
+    #[test]
+    fn roots_home_and_the_claude_folder_are_no_state_folders() {
+        let problem = |os, dir: &str, home: &str, claude: &str| {
+            state_dir_problem(
+                os,
+                Path::new(dir),
+                Some(Path::new(home)),
+                Some(Path::new(claude)),
+            )
+        };
+        let (h, c) = ("/home/u", "/home/u/.claude");
+        for dir in [
+            "/",
+            "//",
+            "/home",
+            "/home/u",
+            "/home/u/",
+            "/home/u/.claude",
+            "/home/u/.claude/hooks",
+            "/home/u/x/../.claude/hooks",
+            "/home/u/st/..",
+        ] {
+            assert!(problem(Os::Linux, dir, h, c).is_some(), "{dir}");
+        }
+        for dir in ["/home/u/.local/state/gk", "/var/st", "/home/u/.claude2"] {
+            assert_eq!(problem(Os::Linux, dir, h, c), None, "{dir}");
+        }
+        // A Claude folder elsewhere (CLAUDE_CONFIG_DIR).
+        assert!(problem(Os::Linux, "/cfg/hooks", h, "/cfg").is_some());
+        assert!(problem(Os::Linux, "/cfg", h, "/cfg/claude").is_some());
+        let (wh, wc) = (r"C:\Users\Ann", r"C:\Users\Ann\.claude");
+        for dir in [
+            r"C:\",
+            "C:/",
+            r"D:\",
+            r"\\srv\share",
+            r"\\srv\share\",
+            r"c:\users\ann",
+            r"C:\USERS\ANN\.Claude\hooks",
+        ] {
+            assert!(problem(Os::Windows, dir, wh, wc).is_some(), "{dir}");
+        }
+        for dir in [r"C:\Users\Ann\.local\state\gk", r"D:\st", r"\\srv\share\gk"] {
+            assert_eq!(problem(Os::Windows, dir, wh, wc), None, "{dir}");
+        }
+    }
+
+    #[test]
+    fn no_rule_is_written_for_a_root_or_the_home_folder() {
+        let rules =
+            |os, dir: &str, home: &str| state_rules(os, Path::new(dir), Some(Path::new(home)));
+        // `Edit(/*.json)` would be `<folder of settings.json>/*.json`.
+        for dir in ["/", "/home", "/home/u", "/home/u/"] {
+            assert_eq!(rules(Os::Linux, dir, "/home/u"), None, "{dir}");
+        }
+        assert_eq!(rules(Os::Windows, r"C:\", r"C:\Users\Ann"), None);
+        assert_eq!(rules(Os::Windows, r"C:\Users\Ann", r"C:\Users\Ann"), None);
+        // Names the client could read another way.
+        for dir in ["/var/a\nb", "/var/ a", "/var/a /gk", "/var/a\tb"] {
+            assert_eq!(rules(Os::Linux, dir, "/home/u"), None, "{dir:?}");
+        }
+        assert_eq!(
+            rules(Os::Linux, "/var/st", "/home/u").unwrap()[1],
+            "Edit(//var/st/*.json)"
+        );
     }
 
     #[test]

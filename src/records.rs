@@ -47,6 +47,12 @@ impl Places {
                 paths::STATE_DIR_VAR
             ))
         })?;
+        check_path(
+            crate::platform::Os::current(),
+            &state_dir,
+            paths::home_dir().as_deref(),
+            claude.dir(),
+        )?;
         // The hooks' own reading of gk.json (a broken file keeps "global").
         let config = hooks::load_for_hooks(&claude.config_file()).config;
         Ok(Places {
@@ -134,34 +140,137 @@ fn record(path: PathBuf, session: String, shared: bool, file: StateFile, p: &Pla
     }
 }
 
-/// Every record, newest first; the shared one last when it exists. The
-/// folder missing means no records; a folder that cannot be listed is an
-/// error naming it.
-pub fn list(p: &Places) -> Result<Vec<Record>> {
-    let mut out = Vec::new();
-    match std::fs::read_dir(&p.state_dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io("list", &p.state_dir, &e)),
-        Ok(entries) => {
-            for entry in entries {
-                let entry = entry.map_err(|e| Error::io("list", &p.state_dir, &e))?;
-                let name = entry.file_name();
-                let Some(name) = name.to_str() else { continue };
-                if !paths::is_record_file_name(name) {
-                    continue;
-                }
-                // Not followed: a link or a folder is nobody's record.
-                match entry.file_type() {
-                    Ok(t) if t.is_file() => {}
-                    _ => continue,
-                }
-                let path = entry.path();
-                let file = hooks::read_record(&path);
-                let session = name.trim_end_matches(".json").to_string();
-                out.push(record(path, session, false, file, p));
-            }
+/// Refuse `dir` as the state folder when its path says it is not gk's
+/// own ([`paths::state_dir_problem`]): asked of the path as given and, when
+/// it exists, of the folder it resolves to (a link to the home folder is
+/// the home folder).
+pub fn check_path(
+    os: crate::platform::Os,
+    dir: &Path,
+    home: Option<&Path>,
+    claude_dir: &Path,
+) -> Result<()> {
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    let asked = [
+        (
+            Some(dir.to_path_buf()),
+            home.map(Path::to_path_buf),
+            Some(claude_dir.to_path_buf()),
+        ),
+        (real(dir), home.and_then(real), real(claude_dir)),
+    ];
+    for (d, h, c) in asked {
+        let Some(d) = d else { continue };
+        if let Some(why) = paths::state_dir_problem(os, &d, h.as_deref(), c.as_deref()) {
+            return Err(not_a_state_folder(dir, &why));
         }
     }
+    Ok(())
+}
+
+fn not_a_state_folder(dir: &Path, why: &str) -> Error {
+    Error::new(format!(
+        "{} is not a state folder: {why}; gk changes nothing there (set {} to a folder of gk's own)",
+        dir.display(),
+        paths::STATE_DIR_VAR
+    ))
+}
+
+/// Why content read from a file with a record's name is not a task record
+/// (`None`: it is one). A record is what the convention has Claude write: a
+/// JSON object whose keys are among the convention's fields (`{}`
+/// included), or one whose `status` is one of the convention's two values
+/// (`in_progress`, `clean`) whatever other keys Claude gave it, or text
+/// that is no JSON at all (a record Claude left half-written, which the
+/// hooks show as unreadable). Valid JSON of another kind, or an object
+/// with a key of its own and no such status, is some other program's file.
+pub fn not_a_record(read: &StateRead) -> Option<String> {
+    match read {
+        StateRead::Object(map)
+            if matches!(
+                map.get("status").and_then(|v| v.as_str()),
+                Some("in_progress" | "clean")
+            ) =>
+        {
+            None
+        }
+        StateRead::Object(map) => map.keys().find(|k| !FIELDS.contains(&k.as_str())).map(|k| {
+            format!(
+                "it holds the key \"{}\", which no task record has",
+                crate::text::one_line(k, 40)
+            )
+        }),
+        StateRead::Unreadable(why) if why == "not a JSON object" => {
+            Some("it is JSON but not an object".into())
+        }
+        _ => None,
+    }
+}
+
+/// The task records in `dir`, from one listing: each record's path, name
+/// and what reading it gave. A `*.json` file there that is not a record
+/// (its name is not one [`paths::record_file_name`] gives, or
+/// [`not_a_record`] says so) makes the whole folder an error; folder
+/// pointers ([`paths::is_folder_pointer_name`]) are passed over: it is not
+/// gk's, and nothing in it is changed. Links, folders and other special
+/// files are nobody's record and are passed over; so are names not ending
+/// in `.json` (gk's own temp files among them). A missing folder holds no
+/// records.
+pub fn scan(dir: &Path) -> Result<Vec<(PathBuf, String, StateFile)>> {
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(Error::io("list", dir, &e)),
+        Ok(entries) => entries,
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("list", dir, &e))?;
+        let os_name = entry.file_name();
+        let lossy = os_name.to_string_lossy();
+        let is_json = lossy.len() >= 5
+            && lossy.is_char_boundary(lossy.len() - 5)
+            && lossy[lossy.len() - 5..].eq_ignore_ascii_case(".json");
+        if !is_json {
+            continue;
+        }
+        // Not followed: a link or a folder is nobody's record.
+        match entry.file_type() {
+            Ok(t) if t.is_file() => {}
+            _ => continue,
+        }
+        let path = entry.path();
+        let foreign = |why: String| {
+            Error::new(format!(
+                "{} is not a state folder: {} is not a task record ({why}); gk changes nothing there (set {} to a folder of gk's own)",
+                dir.display(),
+                crate::text::one_line(&lossy, 80),
+                paths::STATE_DIR_VAR
+            ))
+        };
+        let name = match os_name.to_str() {
+            // A folder pointer (`folder.<hash>.json`, written by Claude as
+            // the context asks): gk's, but no record; never changed here.
+            Some(n) if paths::is_folder_pointer_name(n) => continue,
+            Some(n) if paths::is_record_file_name(n) => n,
+            _ => return Err(foreign("gk gives no record that name".into())),
+        };
+        let file = hooks::read_record(&path);
+        if let Some(why) = not_a_record(&file.read) {
+            return Err(foreign(why));
+        }
+        out.push((path, name.trim_end_matches(".json").to_string(), file));
+    }
+    Ok(out)
+}
+
+/// Every record, newest first; the shared one last when it exists. The
+/// folder missing means no records; a folder that cannot be listed, or that
+/// holds JSON that is not a record ([`scan`]), is an error naming it.
+pub fn list(p: &Places) -> Result<Vec<Record>> {
+    let mut out: Vec<Record> = scan(&p.state_dir)?
+        .into_iter()
+        .map(|(path, session, file)| record(path, session, false, file, p))
+        .collect();
     out.sort_by(|a, b| {
         b.file
             .mtime
@@ -333,9 +442,14 @@ pub fn record_text(status: &str, task: &str, detail: &str, project: &str, cwd: &
 /// folder is Claude's to write, and a link planted there must not make gk
 /// write (or delete) a file somewhere else.
 fn current_record(path: &Path) -> Result<Option<Vec<u8>>> {
+    Ok(current_record_read(path)?.map(|c| c.bytes))
+}
+
+/// [`current_record`] with the file's modification time.
+fn current_record_read(path: &Path) -> Result<Option<crate::bounded::Contents>> {
     use crate::bounded::ReadError;
     match crate::bounded::read_no_link(path, crate::hooks::MAX_STATE_BYTES) {
-        Ok(c) => Ok(Some(c.bytes)),
+        Ok(c) => Ok(Some(c)),
         Err(ReadError::NotFound) => Ok(None),
         // A state folder that is a file (or lies below one) holds no
         // record; writing one is what fails, and says why.
@@ -354,19 +468,42 @@ fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) 
         old,
         new: new.map(String::into_bytes),
         binary: false,
-        create_mode: 0o644,
+        // Private to the user (the folder is made 0700 too).
+        create_mode: 0o600,
         strategy: ReplaceStrategy::NoBackup,
         reason: reason.into(),
     }
 }
 
+/// A listed record read again for its change, so that what the plan
+/// decides and the bytes it is checked against at write time come from
+/// the same read: its bytes and what they hold. `None` when it is gone, or
+/// is no longer a task record (left alone).
+fn reread(r: &Record) -> Result<Option<(Vec<u8>, StateFile)>> {
+    let contents = if r.shared {
+        read_current(&r.path, crate::hooks::MAX_STATE_BYTES)?.map(|bytes| (bytes, None))
+    } else {
+        current_record_read(&r.path)?.map(|c| (c.bytes, c.mtime))
+    };
+    Ok(contents.and_then(|(bytes, mtime)| {
+        let file = StateFile {
+            read: hooks::parse_state_bytes(&bytes),
+            mtime,
+        };
+        (r.shared || not_a_record(&file.read).is_none()).then_some((bytes, file))
+    }))
+}
+
 /// The clean form of a record, keeping where it was (`project`, `cwd`);
 /// `None` when it is clean already.
-fn cleaned(r: &Record) -> Option<String> {
-    if matches!(r.verdict, StateVerdict::Clean { .. }) {
+fn cleaned(file: &StateFile, stale_hours: u32) -> Option<String> {
+    if matches!(
+        file.verdict(SystemTime::now(), stale_hours),
+        StateVerdict::Clean { .. }
+    ) {
         return None;
     }
-    let keep = |k: &str| match r.file.field(k) {
+    let keep = |k: &str| match file.field(k) {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
     };
@@ -439,14 +576,12 @@ pub fn plan_clean(
         }
     };
     for r in chosen {
+        let Some((old, file)) = reread(r)? else {
+            continue;
+        };
         // A record that is clean already is left out (nothing to do).
-        if let Some(new) = cleaned(r) {
-            let old = if r.shared {
-                read_current(&r.path, crate::hooks::MAX_STATE_BYTES)?
-            } else {
-                current_record(&r.path)?
-            };
-            plan.push(change(&r.path, old, Some(new), "set clean"));
+        if let Some(new) = cleaned(&file, p.stale_hours) {
+            plan.push(change(&r.path, Some(old), Some(new), "set clean"));
         }
     }
     Ok(plan)
@@ -459,28 +594,52 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
         "nothing to do: no record to prune (none is clean or older than {days} days)"
     ));
     let limit = Duration::from_secs(u64::from(days) * 24 * 3600).as_secs_f64();
+    let now = SystemTime::now();
     for r in records.iter().filter(|r| !r.shared) {
-        let clean = matches!(r.verdict, StateVerdict::Clean { .. });
-        let old = r.age_secs.is_some_and(|a| a > limit);
+        let Some((bytes, file)) = reread(r)? else {
+            continue;
+        };
+        // The stale limit plays no part in "clean".
+        let clean = matches!(file.verdict(now, 0), StateVerdict::Clean { .. });
+        let old = file.age_seconds(now).is_some_and(|a| a > limit);
         if clean || old {
             let why = if clean {
                 "clean".to_string()
             } else {
                 format!("not written for more than {days} days")
             };
-            plan.push(change(&r.path, current_record(&r.path)?, None, &why));
+            plan.push(change(&r.path, Some(bytes), None, &why));
         }
     }
     Ok(plan)
 }
 
-/// `gk uninstall --purge`: the removal of every session's record (the
-/// shared record is uninstall's own, with task_state.json).
-pub fn purge_changes(records: &[Record]) -> Result<Vec<FileChange>> {
+/// `gk uninstall --purge`: the removal of every session's record and of
+/// the folder pointers beside them in `state_dir` (the shared record is
+/// uninstall's own, with task_state.json).
+pub fn purge_changes(state_dir: &Path, records: &[Record]) -> Result<Vec<FileChange>> {
     let mut out = Vec::new();
     for r in records.iter().filter(|r| !r.shared) {
         if let Some(old) = current_record(&r.path)? {
             out.push(change(&r.path, Some(old), None, "a task record (--purge)"));
+        }
+    }
+    let entries = match std::fs::read_dir(state_dir) {
+        Ok(entries) => entries,
+        Err(_) => return Ok(out), // listed by `list` already: gone since
+    };
+    for entry in entries.flatten() {
+        let is_pointer = entry
+            .file_name()
+            .to_str()
+            .is_some_and(paths::is_folder_pointer_name);
+        // Not followed: a link or a folder of that name is not gk's.
+        if !is_pointer || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        if let Some(old) = current_record(&path)? {
+            out.push(change(&path, Some(old), None, "a folder pointer (--purge)"));
         }
     }
     Ok(out)
@@ -510,7 +669,11 @@ pub fn plan_set(
     let mut plan = Plan::new("gk state set");
     let old = match session {
         None => read_current(&path, crate::hooks::MAX_STATE_BYTES)?,
-        Some(_) => current_record(&path)?,
+        Some(_) => {
+            // Only into a folder of gk's own.
+            scan(&p.state_dir)?;
+            current_record(&path)?
+        }
     };
     plan.push(change(
         &path,

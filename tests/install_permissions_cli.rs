@@ -136,6 +136,47 @@ fn no_permissions_skips_the_rules() {
 }
 
 #[test]
+fn rules_the_user_had_before_install_stay_after_uninstall() {
+    // The user wrote gk's two rules before gk was installed; install (with
+    // or without its own rules) and uninstall give the file back as it was.
+    let before = format!(
+        "{{\n  \"permissions\": {{\n    \"allow\": [\n      \"{READ_RULE}\",\n      \"{EDIT_RULE}\"\n    ]\n  }}\n}}\n"
+    );
+    for flags in [&["--no-permissions"][..], &[]] {
+        let home = Home::new(Some(&before));
+        let mut args = vec!["install", "--yes", "--no-smoke"];
+        args.extend(flags);
+        home.ok(&args);
+        assert_eq!(
+            allow_of(&home.settings()),
+            [READ_RULE, EDIT_RULE],
+            "{flags:?}"
+        );
+        // A second install does not forget whose they are.
+        home.ok(&args);
+        home.ok(&["uninstall", "--yes"]);
+        assert_eq!(home.settings(), before, "{flags:?}");
+    }
+    // Rules gk added itself still go.
+    let home = Home::new(Some("{\"model\": \"opus\"}\n"));
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings(), "{\"model\": \"opus\"}\n");
+}
+
+#[test]
+fn an_empty_settings_file_comes_back_empty() {
+    for before in ["", "\n", "  \n"] {
+        let home = Home::new(Some(before));
+        home.ok(&["install", "--yes", "--no-smoke"]);
+        assert_eq!(allow_of(&home.settings()), [READ_RULE, EDIT_RULE]);
+        home.ok(&["uninstall", "--yes"]);
+        assert_eq!(home.settings(), before, "{before:?}");
+    }
+}
+
+#[test]
 fn a_state_folder_outside_home_gets_an_absolute_rule() {
     let home = Home::new(Some("{}"));
     let elsewhere = tempfile::tempdir().unwrap();

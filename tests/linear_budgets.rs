@@ -184,6 +184,57 @@ fn the_session_check_with_ten_thousand_missing_programs_finishes_in_time() {
     }
 }
 
+#[test]
+fn prune_and_clean_of_ten_thousand_records_finish_in_time() {
+    // Before: every change listed the whole state folder again and every
+    // removal wrote and synced a probe file: 10,000 records took 61.7 s
+    // (release; over 120 s on the loaded 2-core container). The limit is
+    // far above linear work in a debug build (about 10 s for both runs
+    // at a load average of 13); the speed is measured by
+    // scripts/bench-prune.sh. Also: every record is written through its
+    // own temp file, never 10,000 of them open at once.
+    let home = Home::new();
+    let state = home.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let n = 10_000;
+    let write_all = |status: &str| {
+        for i in 0..n {
+            let id = format!("{i:08x}-0000-4000-8000-000000000000");
+            std::fs::write(
+                state.join(format!("{id}.json")),
+                format!("{{\"status\": \"{status}\", \"task\": \"t{i}\"}}"),
+            )
+            .unwrap();
+        }
+    };
+    let count = || {
+        std::fs::read_dir(&state)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".json")
+            })
+            .count()
+    };
+    write_all("in_progress");
+    for (args, left) in [
+        (&["state", "clean", "--all", "--yes"][..], n),
+        (&["state", "prune", "--yes"][..], 0),
+    ] {
+        let out = home
+            .command(args)
+            .env("GK_STATE_DIR", &state)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {:?}", out.stderr);
+        assert_eq!(count(), left, "{args:?}");
+    }
+}
+
 /// How many UserPromptSubmit handlers in `settings` run gk's prompt hook,
 /// in the shell form (`… hook prompt`) or the exec form (`args`).
 fn gk_prompt_handlers(settings: &str) -> usize {

@@ -106,20 +106,7 @@ impl Env {
     }
     /// Every file under the temp root, with its bytes.
     fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-            for e in std::fs::read_dir(dir).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else {
-                    out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(self.dir.path(), &mut out);
-        out.sort();
-        out
+        hooks_common::files_under(self.dir.path())
     }
 }
 
@@ -715,7 +702,7 @@ fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
     let big = "x".repeat(3 << 19); // two of them: 3 MiB, under the 4 MiB cap
     env.write(
         &env.record(UUID_A),
-        &json!({"status": "in_progress", "task": big, "project": "P", "junk": big}).to_string(),
+        &json!({"status": "in_progress", "task": big, "project": "P", "detail": big}).to_string(),
         60,
     );
     // Named like a record but not one: a link and a named pipe.

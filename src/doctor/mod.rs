@@ -276,6 +276,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
             user_editable,
         ));
         report.findings.extend(permissions::check_folder(dir));
+        report.findings.extend(permissions::check_private(dir));
     }
 
     report.findings.extend(statusline::check(&files, inputs));

@@ -9,6 +9,8 @@
 //!   no allow rule (measured), so there the missing rule is only a note.
 //! - `state-folder-unwritable`: the state folder cannot be written (or
 //!   created), so every record write fails.
+//! - `state-folder-readable`: other users may read the state folder (Unix
+//!   modes; the client creates it 0755 and its records 0644).
 //!
 //! Which rules count is decided by [`covers`], from what was measured on the
 //! client: `Edit(...)` rules govern the Write and Edit tools (and let the
@@ -124,6 +126,20 @@ pub fn check_rules(
             "point {} (or XDG_STATE_HOME) at a folder outside {}",
             crate::paths::STATE_DIR_VAR,
             claude_dir.display()
+        ))];
+    }
+    if let Some(why) = crate::paths::state_dir_problem(os, dir, Some(home), Some(claude_dir)) {
+        return vec![Finding::new(
+            "state-permission-missing",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "the state folder {shown} is not a folder of gk's own ({why}); gk writes no rule for it, and `gk state` and `gk install` refuse it"
+            ),
+        )
+        .fix(format!(
+            "point {} (or XDG_STATE_HOME) at a folder of gk's own",
+            crate::paths::STATE_DIR_VAR
         ))];
     }
     let Some(rules) = crate::paths::state_rules(os, dir, Some(home)) else {
@@ -253,6 +269,40 @@ fn bypass_start(files: &[ScopeFile]) -> Option<&ScopeFile> {
         .filter_map(|f| Some((f, permission(f, "defaultMode")?)))
         .max_by_key(|(f, _)| f.scope)?;
     (mode == "bypassPermissions").then_some(file)
+}
+
+/// `state-folder-readable` when others may list or enter `dir` (a mode
+/// with group or other bits; only where the platform has modes).
+pub fn check_private(dir: &Path) -> Option<Finding> {
+    let mode = folder_mode(dir)?;
+    (mode & 0o077 != 0).then(|| {
+        Finding::new(
+            "state-folder-readable",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "the state folder {} has mode {mode:o}: other users can read the task records in it",
+                dir.display()
+            ),
+        )
+        .at(dir, None)
+        .fix(format!(
+            "run `gk install` (it makes the folder private), or chmod 700 {}",
+            dir.display()
+        ))
+    })
+}
+
+#[cfg(unix)]
+fn folder_mode(dir: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(dir).ok().filter(|m| m.is_dir())?;
+    Some(meta.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn folder_mode(_dir: &Path) -> Option<u32> {
+    None
 }
 
 /// `state-folder-unwritable` when records cannot be written in `dir`. An

@@ -50,7 +50,8 @@ pub use config::{
 pub use input::Input;
 pub use keywords::KeywordSet;
 pub use state::{
-    locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict, MAX_STATE_BYTES,
+    locate, parse_state_bytes, read_record, read_state, Located, StateFile, StateRead,
+    StateVerdict, MAX_STATE_BYTES,
 };
 pub use statusline::run as run_statusline;
 pub use stop::age_text;

@@ -19,6 +19,7 @@
 //! that writes the same file removes it once it can tell that run is over
 //! (see [`remove_leftovers`]).
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
@@ -26,6 +27,8 @@ use std::path::{Path, PathBuf};
 use crate::cli::{ChangeArgs, ColorChoice};
 use crate::error::{Error, Result};
 use crate::install::backup::{self, Backups};
+#[cfg(doc)]
+use crate::install::plan::FolderChange;
 use crate::install::plan::{render, ChangeKind, FileChange, Plan, ReplaceStrategy, Style};
 
 /// How the user asked the change to be made (`--yes`, `--dry-run`, `--check`).
@@ -130,8 +133,25 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
         None
     };
     let written = write_plan_with(plan, &stamp, backups.as_ref(), &Seams::none())?;
+    for folder in &plan.folders {
+        let done = if folder.mode.is_none() {
+            "created"
+        } else {
+            "private"
+        };
+        println!("{done:<9} {}", folder.path.display());
+    }
+    let skipped: std::collections::HashSet<&PathBuf> = written.skipped.iter().collect();
+    let already: std::collections::HashSet<&PathBuf> = written.already.iter().collect();
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
-        let note = if written.already.contains(&change.path) {
+        if skipped.contains(&change.path) {
+            println!(
+                "skipped   {} (written again since the plan was made: left as it is)",
+                change.path.display()
+            );
+            continue;
+        }
+        let note = if already.contains(&change.path) {
             " (already so: another gk run got there first)"
         } else {
             ""
@@ -251,6 +271,10 @@ enum Now {
     /// Already what the plan would make it (another gk run did the same
     /// change, or removed the file): nothing to do.
     AlreadyDone,
+    /// A task record written again since the plan (its session is at
+    /// work): left as it is now, and reported. Any other file that changed
+    /// stops the run ([`now`] returns an error).
+    Skip,
 }
 
 /// Read `change.path` again: [`Now::AsPlanned`], [`Now::AlreadyDone`], or an
@@ -267,7 +291,7 @@ fn now(change: &FileChange) -> Result<Now> {
         Err(crate::bounded::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => {
             None
         }
-        Err(crate::bounded::ReadError::TooLarge { .. }) => return Err(changed(change)),
+        Err(crate::bounded::ReadError::TooLarge { .. }) => return changed_or_skip(change),
         Err(e) => {
             return Err(Error::new(format!(
                 "{}: {}; nothing more written",
@@ -280,6 +304,15 @@ fn now(change: &FileChange) -> Result<Now> {
         Ok(Now::AsPlanned)
     } else if current == change.new {
         Ok(Now::AlreadyDone)
+    } else {
+        changed_or_skip(change)
+    }
+}
+
+/// A record that changed is skipped; any other file stops the run.
+fn changed_or_skip(change: &FileChange) -> Result<Now> {
+    if change.strategy == ReplaceStrategy::NoBackup {
+        Ok(Now::Skip)
     } else {
         Err(changed(change))
     }
@@ -299,11 +332,13 @@ pub fn verify_unchanged(change: &FileChange) -> Result<()> {
     now(change).map(|_| ())
 }
 
-/// Test seams: run right before a file's last check, and right before its
-/// rename (after the backup). Both do nothing outside tests.
+/// Test seams: run right before a file's last check, right before its
+/// rename (after the backup), and right after the last check, before the
+/// file is replaced or removed. All do nothing outside tests.
 pub(crate) struct Seams<'a> {
     pub before_check: &'a dyn Fn(&Path),
     pub before_rename: &'a dyn Fn(&Path),
+    pub after_check: &'a dyn Fn(&Path),
 }
 
 impl Seams<'_> {
@@ -311,6 +346,7 @@ impl Seams<'_> {
         Seams {
             before_check: &|_| {},
             before_rename: &|_| {},
+            after_check: &|_| {},
         }
     }
 }
@@ -322,6 +358,9 @@ pub(crate) struct Written {
     pub kept: Vec<(PathBuf, PathBuf)>,
     /// Files another run had already made as planned (left alone).
     pub already: Vec<PathBuf>,
+    /// Task records written again since the plan was made (left as they
+    /// are now).
+    pub skipped: Vec<PathBuf>,
 }
 
 /// Write every change of `plan`. All files are checked against the plan
@@ -343,7 +382,7 @@ pub(crate) fn write_plan(
 ) -> Result<Vec<(PathBuf, PathBuf)>> {
     let seams = Seams {
         before_check: before_write,
-        before_rename: &|_| {},
+        ..Seams::none()
     };
     write_plan_with(plan, stamp, backups, &seams).map(|w| w.kept)
 }
@@ -361,6 +400,7 @@ pub(crate) fn write_plan_with(
         match now(change)? {
             Now::AsPlanned => pending.push(change),
             Now::AlreadyDone => written.already.push(change.path.clone()),
+            Now::Skip => written.skipped.push(change.path.clone()),
         }
     }
     let mut targets = Vec::new();
@@ -372,9 +412,28 @@ pub(crate) fn write_plan_with(
     if let Some(b) = backups.filter(|_| pending.iter().any(|c| needs_backup(c))) {
         b.prepare()?;
     }
+    for folder in &plan.folders {
+        make_private(&folder.path)?;
+    }
     let mut staged: Vec<Option<Staged>> = Vec::new();
-    for (change, target) in pending.iter().zip(&targets) {
-        match stage(change, target) {
+    let mut probed = std::collections::HashSet::new();
+    // Task records are staged one at a time, when their turn comes: each
+    // staged file stays open (locked) until its rename, and a prune or
+    // clean of 20,000 records would hold 20,000 files open. The first
+    // record written in each folder is staged up front, which finds out
+    // whether that folder can be written before anything changes.
+    let mut later = vec![false; pending.len()];
+    let mut record_folders = std::collections::HashSet::new();
+    for (i, (change, target)) in pending.iter().zip(&targets).enumerate() {
+        if change.strategy == ReplaceStrategy::NoBackup
+            && change.new.is_some()
+            && !record_folders.insert(target.parent().map(Path::to_path_buf))
+        {
+            later[i] = true;
+            staged.push(None);
+            continue;
+        }
+        match stage(change, target, &mut probed) {
             Ok(tmp) => staged.push(tmp),
             Err(e) => {
                 discard(&mut staged);
@@ -384,12 +443,26 @@ pub(crate) fn write_plan_with(
     }
     for (i, change) in pending.iter().enumerate() {
         (seams.before_check)(&change.path);
-        let tmp = staged[i].take();
+        let tmp = if later[i] {
+            match stage(change, &targets[i], &mut probed) {
+                Ok(tmp) => tmp,
+                Err(e) => {
+                    discard(&mut staged[i..]);
+                    return Err(e);
+                }
+            }
+        } else {
+            staged[i].take()
+        };
         let done = match now(change) {
             Ok(Now::AsPlanned) => commit(change, &targets[i], tmp, stamp, backups, seams),
-            Ok(Now::AlreadyDone) => {
+            Ok(other) => {
                 discard(&mut [tmp]);
-                Ok(None)
+                Ok(if other == Now::Skip {
+                    Committed::Skipped
+                } else {
+                    Committed::Already
+                })
             }
             Err(e) => {
                 discard(&mut [tmp]);
@@ -397,8 +470,9 @@ pub(crate) fn write_plan_with(
             }
         };
         match done {
-            Ok(Some(k)) => written.kept.extend(k),
-            Ok(None) => written.already.push(change.path.clone()),
+            Ok(Committed::Done(k)) => written.kept.extend(k),
+            Ok(Committed::Already) => written.already.push(change.path.clone()),
+            Ok(Committed::Skipped) => written.skipped.push(change.path.clone()),
             Err(e) => {
                 discard(&mut staged[i..]);
                 return Err(e);
@@ -433,11 +507,18 @@ struct Staged {
 
 /// Write the new content of `change` to a temp file beside `target`, with
 /// the mode the target will have. `None` when the change removes the file.
-fn stage(change: &FileChange, target: &Path) -> Result<Option<Staged>> {
+/// `probed`: the folders already found writable in this run (one probe
+/// per folder, however many files of it are removed).
+fn stage(
+    change: &FileChange,
+    target: &Path,
+    probed: &mut std::collections::HashSet<PathBuf>,
+) -> Result<Option<Staged>> {
     let Some(bytes) = &change.new else {
         // Removing a file needs a folder that can be written, as writing
         // does: find out now, before any file of the plan has changed.
-        if change.old.is_some() && !is_link(&change.path) {
+        let folder = target.parent().map(Path::to_path_buf).unwrap_or_default();
+        if change.old.is_some() && !is_link(&change.path) && probed.insert(folder) {
             let (probe, lock) = write_temp(target, b"", 0o600).map_err(|_| {
                 Error::new(format!(
                     "could not remove {}: its folder cannot be written; nothing changed",
@@ -450,14 +531,60 @@ fn stage(change: &FileChange, target: &Path) -> Result<Option<Staged>> {
         return Ok(None);
     };
     if let Some(parent) = target.parent() {
-        fs::create_dir_all(parent).map_err(|e| Error::io("create folder", parent, &e))?;
+        // A task record's folder is private to the user, like the record.
+        let private = change.strategy == ReplaceStrategy::NoBackup;
+        create_folder(parent, private).map_err(|e| Error::io("create folder", parent, &e))?;
     }
-    let mut mode = existing_mode(target).unwrap_or(change.create_mode);
+    let record = change.strategy == ReplaceStrategy::NoBackup;
+    let mut mode = if record {
+        // A task record is private to the user, whatever mode it had.
+        change.create_mode
+    } else {
+        existing_mode(target).unwrap_or(change.create_mode)
+    };
     if change.binary {
         // A copy put there by hand may lack the x bits; the hooks must run.
         mode |= 0o111;
     }
-    write_temp(target, bytes, mode).map(|(path, file)| Some(Staged { path, _lock: file }))
+    // A task record is not synced: it is a note of a moment that its
+    // session rewrites (unsynced, as the client writes it) at any time,
+    // and one sync per record made `gk state clean --all` wait on the
+    // disk 10,000 times.
+    write_temp_with(target, bytes, mode, !record)
+        .map(|(path, file)| Some(Staged { path, _lock: file }))
+}
+
+/// Create `dir` and the folders above it that are missing; `private`:
+/// mode 0700 where the platform has modes.
+fn create_folder(dir: &Path, private: bool) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    builder.create(dir)
+}
+
+/// Create `dir` private (0700), or make it so; a link or a file in its
+/// place is left alone (as the plan found it: [`FolderChange::private`]).
+fn make_private(dir: &Path) -> Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                    .map_err(|e| Error::io("make private", dir, &e))?;
+            }
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(_) => create_folder(dir, true).map_err(|e| Error::io("create folder", dir, &e)),
+    }
 }
 
 /// Remove temp files that will not be renamed into place.
@@ -471,11 +598,20 @@ fn is_link(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
+/// What [`commit`] did with one file.
+enum Committed {
+    /// Written or removed; the backups and moved-aside files kept.
+    Done(Vec<(PathBuf, PathBuf)>),
+    /// Found already as planned: nothing done.
+    Already,
+    /// A task record written again since the plan: left as it is now.
+    Skipped,
+}
+
 /// Back up `target`, check the file a last time, then put the staged temp
 /// file in its place (or remove the file). Removing a symlink removes the
 /// link, never what it points to (and needs no backup: nothing is lost).
-/// Returns the backups and moved-aside files, or `None` when the last check
-/// found the file already as planned (and nothing was done).
+/// A task record goes through [`commit_record`].
 fn commit(
     change: &FileChange,
     target: &Path,
@@ -483,9 +619,9 @@ fn commit(
     stamp: &str,
     backups: Option<&Backups>,
     seams: &Seams,
-) -> Result<Option<Vec<(PathBuf, PathBuf)>>> {
+) -> Result<Committed> {
     if tmp.is_none() && is_link(&change.path) {
-        return remove_if_there(&change.path).map(|()| Some(Vec::new()));
+        return remove_if_there(&change.path).map(|()| Committed::Done(Vec::new()));
     }
     let mut kept = Vec::new();
     if let (true, Some(b)) = (needs_backup(change), backups) {
@@ -502,8 +638,18 @@ fn commit(
                 let _ = fs::remove_file(copy);
             }
             discard(&mut [tmp]);
-            return other.map(|_| None);
+            return other.map(|n| {
+                if n == Now::Skip {
+                    Committed::Skipped
+                } else {
+                    Committed::Already
+                }
+            });
         }
+    }
+    (seams.after_check)(&change.path);
+    if change.strategy == ReplaceStrategy::NoBackup && change.old.is_some() {
+        return commit_record(change, target, tmp);
     }
     let Some(tmp) = tmp else {
         if change.old.is_some() {
@@ -511,7 +657,7 @@ fn commit(
                 ReplaceStrategy::MoveAsideFirst => {
                     // Gone since the last look: another run removed it.
                     let Some(aside) = move_aside(target, stamp)? else {
-                        return Ok(None);
+                        return Ok(Committed::Already);
                     };
                     kept.extend(remove_unless_running(aside).map(|a| (change.path.clone(), a)));
                 }
@@ -528,7 +674,7 @@ fn commit(
                 }
             }
         }
-        return Ok(Some(kept));
+        return Ok(Committed::Done(kept));
     };
     let aside = if change.old.is_some() && change.strategy == ReplaceStrategy::MoveAsideFirst {
         // None when another run moved it away since the last look: the new
@@ -552,7 +698,66 @@ fn commit(
             .and_then(remove_unless_running)
             .map(|a| (change.path.clone(), a)),
     );
-    Ok(Some(kept))
+    Ok(Committed::Done(kept))
+}
+
+/// Replace or remove an existing task record without losing a write its
+/// session makes meanwhile. The record's session may write it at any
+/// moment, so a check followed by an unlink or a rename always leaves a
+/// window. Instead the record is first moved to a name of gk's own
+/// (`<name>.gk-del-<pid>`, which is no record's name), then the moved file
+/// is read: as planned, it is deleted, and the new content (if any) is
+/// linked in at the record's name only if nothing took that name since.
+/// Changed (written in the window), it is put back at its name, unless a
+/// newer write already sits there, which supersedes it. Either way a
+/// record written after the check is what stays.
+fn commit_record(change: &FileChange, target: &Path, tmp: Option<Staged>) -> Result<Committed> {
+    let aside = sibling(target, &format!(".gk-del-{}", std::process::id()));
+    if let Err(e) = rename(target, &aside) {
+        discard(&mut [tmp]);
+        return match e.kind() {
+            // Gone since the check: another run removed it (or its session).
+            std::io::ErrorKind::NotFound if change.new.is_none() => Ok(Committed::Already),
+            std::io::ErrorKind::NotFound => Ok(Committed::Skipped),
+            _ => Err(Error::io("move aside", target, &e)),
+        };
+    }
+    let limit = change.old.as_ref().map_or(0, Vec::len) as u64 + 1;
+    let moved = crate::bounded::read_no_link(&aside, limit)
+        .ok()
+        .map(|c| c.bytes);
+    if moved != change.old {
+        discard(&mut [tmp]);
+        put_in_place(&aside, target)?;
+        let _ = fs::remove_file(&aside);
+        return Ok(Committed::Skipped);
+    }
+    let _ = fs::remove_file(&aside);
+    let Some(tmp) = tmp else {
+        return Ok(Committed::Done(Vec::new()));
+    };
+    let placed = put_in_place(&tmp.path, target);
+    let _ = fs::remove_file(&tmp.path);
+    match placed? {
+        true => Ok(Committed::Done(Vec::new())),
+        false => Ok(Committed::Skipped),
+    }
+}
+
+/// Give `from` the name `to` unless `to` exists: `true` when it did. A
+/// hard link never replaces a file; where the file system has no hard
+/// links, a rename when `to` is free (a write landing between that look
+/// and the rename is the one case left, on such file systems only). What
+/// is left at `from` is the caller's to remove.
+fn put_in_place(from: &Path, to: &Path) -> Result<bool> {
+    match fs::hard_link(from, to) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(_) if fs::symlink_metadata(to).is_ok() => Ok(false),
+        Err(_) => rename(from, to)
+            .map(|()| true)
+            .map_err(|e| Error::io("write", to, &e)),
+    }
 }
 
 /// Remove `path`; one that is already gone (another run removed it) is
@@ -704,6 +909,16 @@ const TEMP_SUFFIX: &str = ".gk-tmp-";
 /// and its handle, holding an exclusive lock for as long as it is open;
 /// nothing is left behind when that fails.
 pub(crate) fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBuf, fs::File)> {
+    write_temp_with(path, bytes, mode, true)
+}
+
+/// [`write_temp`], synced to the disk only when `sync` is set.
+fn write_temp_with(
+    path: &Path,
+    bytes: &[u8],
+    mode: u32,
+    sync: bool,
+) -> Result<(PathBuf, fs::File)> {
     let tmp = sibling(path, &format!("{TEMP_SUFFIX}{}", std::process::id()));
     let result = (|| -> std::io::Result<fs::File> {
         let mut file = fs::OpenOptions::new()
@@ -714,7 +929,9 @@ pub(crate) fn write_temp(path: &Path, bytes: &[u8], mode: u32) -> Result<(PathBu
         lock_temp(&file);
         set_mode(&file, mode)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         Ok(file)
     })();
     match result {
@@ -801,7 +1018,10 @@ fn lock_temp(file: &fs::File) {
 /// file system without locks only the process id. Nothing is removed
 /// when neither can tell.
 pub fn remove_leftovers(plan: &Plan) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
+    // The names a leftover could be left for, by folder: one listing of
+    // each folder however many of its files the plan changes.
+    let mut by_dir: std::collections::BTreeMap<PathBuf, std::collections::HashSet<OsString>> =
+        Default::default();
     for change in &plan.changes {
         let mut places = vec![change.path.clone()];
         if let Ok(target) = write_target(&change.path) {
@@ -810,10 +1030,16 @@ pub fn remove_leftovers(plan: &Plan) -> Vec<PathBuf> {
             }
         }
         for place in places {
-            for tmp in leftovers_of(&place) {
-                if !removed.contains(&tmp) && fs::remove_file(&tmp).is_ok() {
-                    removed.push(tmp);
-                }
+            if let Some((dir, name)) = dir_and_name(&place) {
+                by_dir.entry(dir).or_default().insert(name);
+            }
+        }
+    }
+    let mut removed = Vec::new();
+    for (dir, names) in by_dir {
+        for tmp in leftovers_in(&dir, &names) {
+            if !removed.contains(&tmp) && fs::remove_file(&tmp).is_ok() {
+                removed.push(tmp);
             }
         }
     }
@@ -823,32 +1049,39 @@ pub fn remove_leftovers(plan: &Plan) -> Vec<PathBuf> {
 /// Remove the temp files that dead runs left for `path` (see
 /// [`remove_leftovers`]); for writers outside a plan (the backup folder).
 pub(crate) fn remove_dead_temps(path: &Path) {
-    for tmp in leftovers_of(path) {
-        let _ = fs::remove_file(tmp);
+    if let Some((dir, name)) = dir_and_name(path) {
+        for tmp in leftovers_in(&dir, &[name].into_iter().collect()) {
+            let _ = fs::remove_file(tmp);
+        }
     }
 }
 
-/// The dead runs' temp files beside `path`.
-fn leftovers_of(path: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Vec::new();
-    };
+/// `path`'s folder (`.` for a bare name) and file name.
+fn dir_and_name(path: &Path) -> Option<(PathBuf, OsString)> {
+    let (dir, name) = (path.parent()?, path.file_name()?);
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
         dir
     };
+    Some((dir.to_path_buf(), name.to_os_string()))
+}
+
+/// The dead runs' temp files in `dir` left for one of `names`: one listing.
+fn leftovers_in(dir: &Path, names: &std::collections::HashSet<OsString>) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut prefix = name.to_os_string();
-    prefix.push(TEMP_SUFFIX);
-    let prefix = prefix.to_string_lossy().into_owned();
     entries
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let file_name = e.file_name();
-            let pid: u32 = file_name.to_str()?.strip_prefix(&prefix)?.parse().ok()?;
+            let text = file_name.to_str()?;
+            let at = text.rfind(TEMP_SUFFIX)?;
+            let pid: u32 = text[at + TEMP_SUFFIX.len()..].parse().ok()?;
+            if !names.contains(std::ffi::OsStr::new(&text[..at])) {
+                return None;
+            }
             let regular = e.file_type().is_ok_and(|t| t.is_file());
             (regular && run_is_over(&e.path(), pid)).then(|| e.path())
         })
@@ -1104,9 +1337,10 @@ mod tests {
         let b = dir.path().join("b.json");
         fs::write(&a, "{}").unwrap();
         fs::write(&b, "{}").unwrap();
-        // Something in the way of b's probe: as when its folder cannot be
-        // written (which root, running these tests, would not notice).
-        let blocker = sibling(&b, &format!(".gk-tmp-{}", std::process::id()));
+        // Something in the way of the folder's probe (made once, with the
+        // first removed file's name): as when the folder cannot be written
+        // (which root, running these tests, would not notice).
+        let blocker = sibling(&a, &format!(".gk-tmp-{}", std::process::id()));
         fs::create_dir(&blocker).unwrap();
         let mut plan = Plan::new("test");
         plan.push(FileChange::text(&a, Some("{}".into()), None, "test"));
@@ -1161,12 +1395,65 @@ mod tests {
         let seams = Seams {
             before_check: &|_| {},
             before_rename: &|p: &Path| fs::write(p, "{\"theirs\":1}").unwrap(),
+            ..Seams::none()
         };
         let err = write_plan_with(&plan, "s", None, &seams).unwrap_err();
         assert!(err.message().contains("changed since the plan"), "{err}");
         assert_eq!(fs::read_to_string(&a).unwrap(), "{\"theirs\":1}");
         // No backup of a file gk did not change, no temp file.
         assert_eq!(names_in(dir.path()), vec!["a.json".to_string()]);
+    }
+
+    /// A task record that its session writes again after gk's last look
+    /// at it, before gk removes or replaces it (the natural window is a
+    /// fraction of a millisecond; the seam holds it open).
+    #[test]
+    fn a_record_written_after_the_last_check_is_never_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let (gone, cleaned) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        fs::write(&gone, "{\"status\":\"clean\"}").unwrap();
+        fs::write(&cleaned, "{\"status\":\"in_progress\"}").unwrap();
+        let record = |path: &Path, old: &str, new: Option<&str>| FileChange {
+            strategy: ReplaceStrategy::NoBackup,
+            ..FileChange::text(path, Some(old.into()), new.map(String::from), "record")
+        };
+        let mut plan = Plan::new("test");
+        plan.push(record(&gone, "{\"status\":\"clean\"}", None));
+        plan.push(record(
+            &cleaned,
+            "{\"status\":\"in_progress\"}",
+            Some("{\"status\":\"clean\"}"),
+        ));
+        let session_writes = |p: &Path| fs::write(p, "{\"status\":\"new work\"}").unwrap();
+        let seams = Seams {
+            after_check: &session_writes,
+            ..Seams::none()
+        };
+        let written = write_plan_with(&plan, "s", None, &seams).unwrap();
+        for path in [&gone, &cleaned] {
+            assert_eq!(
+                fs::read_to_string(path).unwrap(),
+                "{\"status\":\"new work\"}",
+                "{}",
+                path.display()
+            );
+        }
+        assert_eq!(written.skipped, vec![gone.clone(), cleaned.clone()]);
+        assert_eq!(
+            names_in(dir.path()),
+            vec!["a.json".to_string(), "b.json".to_string()]
+        );
+        // Left alone, the same plan removes and rewrites them.
+        fs::write(&gone, "{\"status\":\"clean\"}").unwrap();
+        fs::write(&cleaned, "{\"status\":\"in_progress\"}").unwrap();
+        let written = write_plan_with(&plan, "s", None, &Seams::none()).unwrap();
+        assert!(written.skipped.is_empty());
+        assert!(!gone.exists());
+        assert_eq!(
+            fs::read_to_string(&cleaned).unwrap(),
+            "{\"status\":\"clean\"}"
+        );
+        assert_eq!(names_in(dir.path()), vec!["b.json".to_string()]);
     }
 
     #[test]
@@ -1193,11 +1480,13 @@ mod tests {
                 Seams {
                     before_check: &nothing,
                     before_rename: &other_run,
+                    ..Seams::none()
                 }
             } else {
                 Seams {
                     before_check: &other_run,
                     before_rename: &nothing,
+                    ..Seams::none()
                 }
             };
             let written = write_plan_with(&plan, "s", None, &seams).unwrap();

@@ -440,6 +440,22 @@ pub fn plan_install_with(
             ));
         }
     }
+    // The folder Claude writes its records in: made by gk, private to the
+    // user (the client creates the folder 0755 and each record 0644,
+    // measured; in a 0700 folder no one else can reach them).
+    // With `--no-permissions` too (sessions in bypass mode still write
+    // records), but then only a folder that passes the state folder rules:
+    // install does not refuse one there, it leaves it alone.
+    if let Some(dir) = crate::paths::state_dir_for(m.os, Some(&m.ctx.home)) {
+        let ours = extras.rules.is_some()
+            || (crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
+                && crate::records::scan(&dir).is_ok());
+        if ours {
+            plan.folders.extend(plan::FolderChange::private(&dir));
+        }
+    }
+    let before = rules_there_before(m, &settings, old_settings.as_deref())?;
+    let blank = old_settings.clone().filter(|t| t.trim().is_empty());
     plan.push(FileChange::text(
         &settings,
         old_settings,
@@ -453,10 +469,44 @@ pub fn plan_install_with(
     for leftover in binary::leftover_copies(&bin)? {
         plan.push(leftover);
     }
-    if let Some(change) = record::note(&m.paths.install_record(), &filled)? {
+    // A settings file that was there but blank is given back as it was.
+    if let Some(change) = record::note_with_rules(
+        &m.paths.install_record(),
+        &filled,
+        &before,
+        blank.as_deref(),
+    )? {
         plan.push(change);
     }
     Ok((plan, notes))
+}
+
+/// gk's permission rules for the state folder that settings.json holds
+/// before gk was ever installed there (none once gk's hooks are in it:
+/// then the rules are gk's own), for uninstall to leave in place.
+fn rules_there_before(m: &Machine, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
+    let Some(old) = old else {
+        return Ok(Vec::new());
+    };
+    let Some(rules) = Extras::for_machine(m, true, false).0.rules else {
+        return Ok(Vec::new());
+    };
+    if old.trim().is_empty() || settings_edit::remove_hooks(settings, old, &m.ctx)? != old {
+        return Ok(Vec::new());
+    }
+    let Ok(parsed) = crate::settings::parse(settings, old) else {
+        return Ok(Vec::new());
+    };
+    let allow = parsed
+        .value
+        .pointer("/permissions/allow")
+        .and_then(serde_json::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(rules
+        .into_iter()
+        .filter(|r| allow.iter().any(|a| a.as_str() == Some(r)))
+        .collect())
 }
 
 /// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
@@ -484,16 +534,29 @@ pub fn plan_uninstall_with(
     let settings = m.paths.settings();
     let record = m.paths.install_record();
     if let Some(old) = read_text(&settings)? {
-        let keep = record::read(&record)?;
+        let noted = record::read_all(&record)?;
+        let keep = noted.containers;
         let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
         if let Some(rules) = &extras.rules {
+            // The user's own copies of gk's rules stay.
+            let rules: Vec<String> = rules
+                .iter()
+                .filter(|r| !noted.rules.contains(r))
+                .cloned()
+                .collect();
             new = on_disk_places(Some(&old), &new, |t| {
-                settings_keys::remove_rules_keeping(&settings, t, rules, &keep)
+                settings_keys::remove_rules_keeping(&settings, t, &rules, &keep)
             })?;
         }
         new = on_disk_places(Some(&old), &new, |t| {
             settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
         })?;
+        // Nothing left but `{}` in a file that was blank before install.
+        if let Some(blank) = &noted.blank {
+            if serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({})) {
+                new = blank.clone();
+            }
+        }
         plan.push(FileChange::text(
             &settings,
             Some(old),
@@ -608,6 +671,9 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let program = crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
         .map_err(|e| Error::io("read", &exe, &e.into_io()))?
         .bytes;
+    if !args.no_permissions {
+        check_state_folder(&m)?;
+    }
     let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
     let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
@@ -627,6 +693,22 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
         ));
     }
     Ok(outcome.exit_code())
+}
+
+/// Refuse to grant Claude a state folder that is not gk's own (see
+/// [`crate::records::check_path`] and [`crate::records::scan`]): the rules
+/// would let Claude edit every `*.json` there. Nothing is written.
+fn check_state_folder(m: &Machine) -> Result<()> {
+    let Some(dir) = crate::paths::state_dir_for(m.os, Some(&m.ctx.home)) else {
+        return Ok(());
+    };
+    crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir())
+        .and_then(|()| crate::records::scan(&dir).map(|_| ()))
+        .map_err(|e| {
+            Error::new(format!(
+                "{e}; or install with --no-permissions; nothing written"
+            ))
+        })
 }
 
 /// Run each registered hook once as Claude Code would; print one line per
@@ -701,7 +783,7 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let state_dir = if args.purge {
         let places = crate::records::Places::from_env()?;
         let records = crate::records::list(&places)?;
-        for change in crate::records::purge_changes(&records)? {
+        for change in crate::records::purge_changes(&places.state_dir, &records)? {
             plan.push(change);
         }
         Some(places.state_dir)

@@ -118,6 +118,50 @@ pub struct Plan {
     /// Keep a backup of every text file changed (see `install::backup`);
     /// only `gk uninstall --purge`, which removes gk's backups, says no.
     pub keep_backups: bool,
+    /// Folders of gk's own to make private to the user (the state folder):
+    /// created 0700 when missing, set to 0700 when others may read them.
+    pub folders: Vec<FolderChange>,
+}
+
+/// A folder a plan makes private ([`Plan::folders`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderChange {
+    pub path: PathBuf,
+    /// Its mode now; `None`: it is missing.
+    pub mode: Option<u32>,
+}
+
+impl FolderChange {
+    /// What making `path` private takes, as it is now: `None` when nothing
+    /// (already private; or a link or a file there, which is left alone;
+    /// or, where there are no modes, it exists).
+    pub fn private(path: &Path) -> Option<FolderChange> {
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(FolderChange {
+                path: path.to_path_buf(),
+                mode: None,
+            }),
+            Ok(meta) if meta.is_dir() => {
+                let mode = folder_mode(&meta)?;
+                (mode & 0o077 != 0).then(|| FolderChange {
+                    path: path.to_path_buf(),
+                    mode: Some(mode),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn folder_mode(meta: &std::fs::Metadata) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(meta.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn folder_mode(_meta: &std::fs::Metadata) -> Option<u32> {
+    None
 }
 
 impl Plan {
@@ -127,6 +171,7 @@ impl Plan {
             changes: Vec::new(),
             idle: None,
             keep_backups: true,
+            folders: Vec::new(),
         }
     }
 
@@ -142,7 +187,7 @@ impl Plan {
     }
 
     pub fn is_empty_of_changes(&self) -> bool {
-        !self.changes.iter().any(FileChange::changes_something)
+        !self.changes.iter().any(FileChange::changes_something) && self.folders.is_empty()
     }
 }
 
@@ -171,7 +216,7 @@ pub fn render(plan: &Plan, style: Style) -> String {
         .iter()
         .filter(|c| c.changes_something())
         .count();
-    if pending == 0 {
+    if pending == 0 && plan.folders.is_empty() {
         let idle = plan
             .idle
             .as_deref()
@@ -179,13 +224,36 @@ pub fn render(plan: &Plan, style: Style) -> String {
         let _ = writeln!(out, "{}: {idle}.", plan.title);
         return out;
     }
+    let folders = match plan.folders.len() {
+        0 => String::new(),
+        1 => " and 1 folder".to_string(),
+        n => format!(" and {n} folders"),
+    };
     let _ = writeln!(
         out,
-        "{} will change {} file{}:",
+        "{} will change {} file{}{folders}:",
         plan.title,
         pending,
         if pending == 1 { "" } else { "s" }
     );
+    for folder in &plan.folders {
+        let (label, why) = match folder.mode {
+            None => (
+                style.paint("32", &format!("{:<9}", "create")),
+                "private to you: 0700".to_string(),
+            ),
+            Some(m) => (
+                style.paint("33", &format!("{:<9}", "private")),
+                format!("mode {m:o} -> 700: others could read the task records"),
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {label} {}{}  ({why})",
+            folder.path.display(),
+            std::path::MAIN_SEPARATOR
+        );
+    }
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
         let kind = change.kind();
         let label = format!("{:<9}", kind.label());

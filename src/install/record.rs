@@ -13,6 +13,11 @@
 //! is kept: the file holds no settings values, only container names and
 //! whitespace. Without the file (installed by an older gk, or deleted),
 //! uninstall removes emptied containers as before.
+//!
+//! The same goes for gk's two permission rules: a user may have had them
+//! before the first install (or installed with `--no-permissions` beside
+//! rules of their own). Install notes those that were there before it,
+//! and uninstall leaves them in place.
 
 use std::path::Path;
 
@@ -23,27 +28,55 @@ use super::plan::FileChange;
 use super::settings_edit::EmptyContainer;
 use crate::error::Result;
 
-const ABOUT: &str = "Written by gk install: containers of settings.json that were empty before gk put its hooks in them. gk uninstall gives them back as they were and removes this file.";
+const ABOUT: &str = "Written by gk install: containers of settings.json that were empty before gk put its hooks in them, and permission rules that were there before gk. gk uninstall gives them back as they were and removes this file.";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Record {
     about: String,
     empty_before_install: Vec<EmptyContainer>,
+    /// gk's permission rules that settings.json held before the first
+    /// install: uninstall leaves them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    rules_before_install: Vec<String>,
+    /// The whole of a settings.json that was blank (empty, or whitespace)
+    /// before install: uninstall gives it back instead of `{}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    blank_before_install: Option<String>,
+}
+
+/// What the record at `path` notes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Noted {
+    pub containers: Vec<EmptyContainer>,
+    pub rules: Vec<String>,
+    pub blank: Option<String>,
 }
 
 /// The containers noted in the record at `path`: none when there is no
 /// record, or when it cannot be read as one (it is gk's own note; a broken
 /// one is replaced by install and removed by uninstall).
 pub fn read(path: &Path) -> Result<Vec<EmptyContainer>> {
-    Ok(parse(
-        read_current(path, crate::hooks::MAX_CONFIG_BYTES)?.as_deref(),
-    ))
+    Ok(read_all(path)?.containers)
 }
 
+/// Everything the record at `path` notes (see [`read`]).
+pub fn read_all(path: &Path) -> Result<Noted> {
+    let r = parse_record(read_current(path, crate::hooks::MAX_CONFIG_BYTES)?.as_deref());
+    Ok(Noted {
+        containers: r.empty_before_install,
+        rules: r.rules_before_install,
+        blank: r.blank_before_install,
+    })
+}
+
+#[cfg(test)]
 fn parse(bytes: Option<&[u8]>) -> Vec<EmptyContainer> {
+    parse_record(bytes).empty_before_install
+}
+
+fn parse_record(bytes: Option<&[u8]>) -> Record {
     bytes
         .and_then(|b| serde_json::from_slice::<Record>(b).ok())
-        .map(|r| r.empty_before_install)
         .unwrap_or_default()
 }
 
@@ -51,21 +84,37 @@ fn parse(bytes: Option<&[u8]>) -> Vec<EmptyContainer> {
 /// already stays: a container is only ever empty before the first install),
 /// or `None` when there is nothing new to note.
 pub fn note(path: &Path, filled: &[EmptyContainer]) -> Result<Option<FileChange>> {
+    note_with_rules(path, filled, &[], None)
+}
+
+/// [`note`], also noting `rules` as there before install (added to what is
+/// noted already) and, when settings.json was blank, its text.
+pub fn note_with_rules(
+    path: &Path,
+    filled: &[EmptyContainer],
+    rules: &[String],
+    blank: Option<&str>,
+) -> Result<Option<FileChange>> {
     let old = read_current(path, crate::hooks::MAX_CONFIG_BYTES)?;
-    let mut noted = parse(old.as_deref());
-    let before = noted.len();
+    let mut record = parse_record(old.as_deref());
+    let before = record.clone();
+    if record.blank_before_install.is_none() {
+        record.blank_before_install = blank.map(str::to_string);
+    }
     for c in filled {
-        if !noted.iter().any(|n| n.at == c.at) {
-            noted.push(c.clone());
+        if !record.empty_before_install.iter().any(|n| n.at == c.at) {
+            record.empty_before_install.push(c.clone());
         }
     }
-    if noted.len() == before {
+    for r in rules {
+        if !record.rules_before_install.contains(r) {
+            record.rules_before_install.push(r.clone());
+        }
+    }
+    if record == before {
         return Ok(None);
     }
-    let record = Record {
-        about: ABOUT.to_string(),
-        empty_before_install: noted,
-    };
+    record.about = ABOUT.to_string();
     let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
     let mut change = FileChange::text(
         path,

@@ -175,3 +175,22 @@ impl Home {
         self.run(&["hook", "stop"], r#"{"hook_event_name":"Stop"}"#)
     }
 }
+
+/// Every file under `dir` (links and special files read as they read, or
+/// as empty), with its bytes, sorted: to show a run changed nothing.
+pub fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
