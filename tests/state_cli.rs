@@ -142,12 +142,15 @@ fn the_context_names_this_sessions_record_once_in_one_added_sentence() {
         "{context}"
     );
     let sentence = format!(
-        " [Task state] This session's task_state.json is {}.",
+        "[Task state] This session's task_state.json is {}. ",
         record.display()
     );
-    assert!(context.ends_with(&sentence), "{context}");
-    // Everything before it is the v5 text (the shared file is missing here).
-    assert!(context.starts_with(
+    // It opens the context; everything after it is the v5 text (the shared
+    // file is missing here).
+    let v5 = context
+        .strip_prefix(&sentence)
+        .unwrap_or_else(|| panic!("{context}"));
+    assert!(v5.starts_with(
         "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean) -- safe to switch model or effort. Suggested model: Sonnet 5"
     ));
 }

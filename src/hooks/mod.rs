@@ -27,7 +27,7 @@
 
 mod config;
 mod input;
-mod jsonout;
+pub mod jsonout;
 mod keywords;
 mod prompt;
 mod pytext;
@@ -45,7 +45,8 @@ pub use config::{
 pub use input::Input;
 pub use keywords::KeywordSet;
 pub use state::{
-    locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict, MAX_STATE_BYTES,
+    locate, read_record, read_state, Located, StateFile, StateRead, StateVerdict, DETAIL_CHARS,
+    MAX_SHOWN_STATE_BYTES, MAX_STATE_BYTES, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
 };
 pub use statusline::run as run_statusline;
 pub use stop::age_text;
@@ -91,6 +92,9 @@ fn read_stdin(keep: usize) -> input::Input {
     }
 }
 
+/// The most of the note on an ignored gk.json shown.
+const NOTE_CHARS: usize = 600;
+
 /// The config the hooks run on, and the one-line note when gk.json was ignored.
 fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
     let loaded = match paths {
@@ -100,10 +104,12 @@ fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
             error: None,
         },
     };
-    let note = loaded
-        .error
-        .as_ref()
-        .map(|e| format!("gk config ignored, using the built-in defaults: {e}"));
+    // One line, bounded: the error may quote gk.json's own text (a field
+    // name), which must not start a line of its own.
+    let note = loaded.error.as_ref().map(|e| {
+        let note = format!("gk config ignored, using the built-in defaults: {e}");
+        crate::text::one_line(&note, NOTE_CHARS).into_owned()
+    });
     (loaded.config, note)
 }
 
