@@ -303,7 +303,12 @@ fn effective_config() -> Config {
     };
     let loaded = config::load_for_hooks(&paths.config_file());
     if let Some(e) = loaded.error {
-        eprintln!("gk: config ignored, the hooks use the built-in defaults: {e}");
+        // The reason may quote gk.json (a field name): shown, not acted on.
+        let why = e.to_string();
+        eprintln!(
+            "gk: config ignored, the hooks use the built-in defaults: {}",
+            crate::text::escaped(&why)
+        );
     }
     loaded.config
 }
@@ -324,6 +329,8 @@ pub fn print_rules() -> crate::error::Result<u8> {
             );
         }
     }
+    // ascii_only leaves DEL, which json_escaped writes as \u007f.
+    let text = crate::text::json_escaped(&text);
     print_out(&format!("{}\n", jsonout::ascii_only(&text)))?;
     Ok(0)
 }
