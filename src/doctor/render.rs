@@ -104,13 +104,18 @@ impl Redactor {
         // Longest first, so a secret containing another is masked whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         // Each secret, then the same value as it appears inside JSON strings
-        // when that differs (escaped once here, not on every line redacted).
+        // and as a plan's diff shows it (text::escaped) when those differ
+        // (escaped once here, not on every line redacted).
         let secrets = secrets
             .into_iter()
             .flat_map(|s| {
-                let escaped = serde_json::to_string(&s).unwrap_or_default();
-                let escaped = escaped.trim_matches('"').to_string();
-                let also = (escaped != s).then_some(escaped);
+                let json = serde_json::to_string(&s).unwrap_or_default();
+                let json = json.trim_matches('"').to_string();
+                let shown = crate::text::escaped(&json).into_owned();
+                let also = [json, shown]
+                    .into_iter()
+                    .filter(|v| *v != s)
+                    .collect::<BTreeSet<_>>();
                 std::iter::once(s).chain(also)
             })
             .collect();
@@ -425,6 +430,17 @@ mod tests {
             "proxy http://bob:hunter22@proxy:8080 and abcdef123 and /bin/keyhelper-secret, DEBUG 1",
         );
         assert_eq!(out, "proxy *** and *** and ***, DEBUG 1");
+    }
+
+    #[test]
+    fn redactor_masks_a_secret_as_a_diff_escapes_it() {
+        let r = Redactor::new(["tok\u{2028}en-secret".to_string()]);
+        let line = format!(
+            "+  \"x\": \"{}\"",
+            crate::text::escaped("tok\u{2028}en-secret")
+        );
+        assert_eq!(r.redact(&line), "+  \"x\": \"***\"");
+        assert_eq!(r.line("a tok\u{2028}en-secret b"), "a *** b");
     }
 
     #[test]
