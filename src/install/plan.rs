@@ -431,10 +431,12 @@ fn merge_equal_runs(ops: Vec<similar::DiffOp>) -> Vec<similar::DiffOp> {
     out
 }
 
-/// The most bytes of one side of a text file that is diffed. A larger
-/// side is described (its size), not diffed: diffing and masking hold
-/// several copies of the text, and nobody reviews megabytes of diff.
-pub const MAX_DIFF_INPUT_BYTES: usize = 1 << 20;
+/// The most bytes of one side of a text file that is diffed: as much as
+/// gk reads of a settings file (`bounded::TEXT_LIMIT`), so a crowded
+/// settings file still shows what changes. A larger side is described
+/// (its size), not diffed. What is shown of a diff is bounded below;
+/// the diffing itself holds a few copies of one file at a time.
+pub const MAX_DIFF_INPUT_BYTES: usize = crate::bounded::TEXT_LIMIT as usize;
 /// The most diff lines shown per file; the rest are counted.
 pub const MAX_DIFF_LINES: usize = 1_000;
 /// The most bytes of diff shown per file; the rest are counted.
