@@ -19,8 +19,9 @@ messages, so calls are counted, not messages): the first request gets call
 0, the request carrying its result call 1, and so on; once every call has
 been played, the reply is "Done.". In every string of a step's input, "{{RECORD}}"
 becomes the first absolute path ending in ".json" that the request's
-gatekeeper context ("[Gatekeeper] State: ..." paragraph) names: the model
-writes the record the hook told it about, and nothing else.
+gatekeeper context ("[Gatekeeper] State: ..." paragraph, with the
+"[Task state] ..." sentence that opens it in the per-session scope) names:
+the model writes the record the hook told it about, and nothing else.
 """
 import json
 import re
@@ -32,6 +33,7 @@ REPLY_TEXT = "Done."
 LOG_LOCK = threading.Lock()
 SCRIPT = []
 CONTEXT_MARKER = "[Gatekeeper] State:"
+RECORD_MARKER = "[Task state] "
 # An absolute path: /..., C:\..., C:/... ; up to ".json".
 RECORD_PATH = re.compile(r"(?:[A-Za-z]:[\\/]|/)[^\s'\"`]*?\.json")
 
@@ -52,7 +54,11 @@ def record_named(body):
     for text in strings_of(body.get("messages", [])):
         at = text.find(CONTEXT_MARKER)
         while at >= 0:
-            paragraph = text[at:].split("\n\n", 1)[0]
+            # The record sentence right before the marker, on its line.
+            start = text.rfind(RECORD_MARKER, 0, at)
+            if start < 0 or "\n" in text[start:at]:
+                start = at
+            paragraph = text[start:].split("\n\n", 1)[0]
             found = RECORD_PATH.search(paragraph)
             if found:
                 return found.group(0)
