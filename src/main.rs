@@ -64,7 +64,9 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("gk: {e}");
+            // An error may quote a file's text (a field name in gk.json):
+            // shown, never acted on by the terminal.
+            eprintln!("gk: {}", gk::text::escaped(&e.to_string()));
             ExitCode::from(1)
         }
     }

@@ -302,16 +302,10 @@ fn status_word(v: &StateVerdict) -> String {
     }
 }
 
-fn one_line(text: &str, max: usize) -> String {
-    let clean: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if clean.chars().count() <= max {
-        clean
-    } else {
-        format!("{}...", clean.chars().take(max - 3).collect::<String>())
-    }
+/// A cell of the table: one line of at most `max` characters, nothing a
+/// terminal would act on ([`crate::text::one_line`]).
+fn cell(text: &str, max: usize) -> String {
+    crate::text::one_line(text, max).into_owned()
 }
 
 /// The table `gk state` prints.
@@ -336,14 +330,14 @@ pub fn table(p: &Places, records: &[Record]) -> String {
         .map(|r| {
             [
                 r.session.clone(),
-                one_line(&r.file.text("project"), 16),
-                status_word(&r.verdict),
+                cell(&r.file.text("project"), 16),
+                cell(&status_word(&r.verdict), 60),
                 crate::hooks::age_text(r.age_secs),
-                one_line(&r.file.text("task"), 40),
+                cell(&r.file.text("task"), 40),
                 // The session this one took its task over from (`after`,
                 // which Claude writes when it continues an earlier task).
-                crate::text::one_line(&r.file.text("after"), 40).into_owned(),
-                one_line(&r.file.text("cwd"), 50),
+                cell(&r.file.text("after"), 40),
+                cell(&r.file.text("cwd"), 50),
             ]
         })
         .collect();
@@ -691,11 +685,11 @@ pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
         None => {
             let records = records()?;
             let text = if args.json {
-                format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&json(&p, &records))
-                        .map_err(|e| Error::new(format!("could not format the records: {e}")))?
-                )
+                let text = serde_json::to_string_pretty(&json(&p, &records))
+                    .map_err(|e| Error::new(format!("could not format the records: {e}")))?;
+                // A record's text may hold C1 controls, U+2028 and the like,
+                // which serde_json leaves raw.
+                format!("{}\n", crate::text::json_escaped(&text))
             } else {
                 table(&p, &records)
             };

@@ -269,7 +269,11 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
                 .and_then(|h| h.get("additionalContext"))
                 .and_then(Value::as_str);
             if event != Some("UserPromptSubmit")
-                || !context.is_some_and(|c| c.starts_with("[Gatekeeper]"))
+                // In per-session scope the record's sentence comes first.
+                || !context.is_some_and(|c| {
+                    c.starts_with("[Gatekeeper]")
+                        || (c.starts_with("[Task state]") && c.contains(" [Gatekeeper] State: "))
+                })
             {
                 return Err(
                     "output lacks the UserPromptSubmit additionalContext gk prints".to_string(),

@@ -22,9 +22,14 @@
 //! - [`one_line`]: a field as one bounded line: whitespace controls become
 //!   a space, every other unsafe character a `?`, and text past the bound
 //!   is cut with `...`.
+//! - [`one_line_ends`]: as [`one_line`], but a longer text keeps its start
+//!   and its end (a path, whose end names the file).
 //! - [`escaped`]: a multi-line text (a diff) with its line breaks kept and
 //!   every other unsafe character written as a visible escape (`\x1b`,
 //!   `\u{202e}`), the way a careful pager shows them.
+//! - [`json_escaped`]: JSON text as serde_json writes it, with the unsafe
+//!   characters it leaves raw inside strings (DEL, C1, U+2028, direction
+//!   marks, …) written as `\uXXXX`: every `--json` output goes through it.
 
 use std::borrow::Cow;
 
@@ -90,6 +95,24 @@ pub fn one_line(text: &str, max_chars: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// As [`one_line`], except that a text longer than `max_chars` keeps its
+/// first third and its end, with `...` between (a path: its end names the
+/// file). `max_chars` below 5 is taken as 5.
+pub fn one_line_ends(text: &str, max_chars: usize) -> Cow<'_, str> {
+    let max = max_chars.max(CUT.len() + 2);
+    let count = text.chars().count();
+    if count <= max {
+        return one_line(text, max);
+    }
+    let head = max / 3;
+    let tail = max - head - CUT.len();
+    let mut out = String::with_capacity(max * 4);
+    out.extend(text.chars().take(head).map(shown));
+    out.push_str(CUT);
+    out.extend(text.chars().skip(count - tail).map(shown));
+    Cow::Owned(out)
+}
+
 fn shown(c: char) -> char {
     if is_break(c) {
         ' '
@@ -119,6 +142,32 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
             }
             c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `json`, a JSON text as serde_json writes it, with every unsafe
+/// character except `\n` written as a `\uXXXX` escape (UTF-16, so a tag
+/// character becomes a surrogate pair). serde_json escapes the C0 controls
+/// inside strings but leaves DEL, the C1 controls (the 8-bit CSI U+009B
+/// among them), U+2028/U+2029 and the invisible format characters raw; in
+/// its output a raw `\n` is only ever the pretty printer's line break, and
+/// every other unsafe character can only be inside a string, so the result
+/// is the same JSON value. Borrowed when nothing changes.
+pub fn json_escaped(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    let mut units = [0u16; 2];
+    for c in json.chars() {
+        if c != '\n' && is_unsafe(c) {
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
         }
     }
     Cow::Owned(out)
@@ -186,6 +235,36 @@ mod tests {
     fn a_tiny_bound_still_gives_a_visible_cut() {
         assert_eq!(one_line("abcdefgh", 0), "a...");
         assert_eq!(one_line("abcd", 0), "abcd");
+    }
+
+    #[test]
+    fn one_line_ends_keeps_start_and_end() {
+        let t = format!("/home/{}/settings.json", "x".repeat(100));
+        let line = one_line_ends(&t, 30);
+        assert_eq!(line.chars().count(), 30);
+        assert!(line.starts_with("/home/xxxx"), "{line}");
+        assert!(line.ends_with("settings.json"), "{line}");
+        assert!(line.contains(CUT));
+        assert_eq!(one_line_ends("a\u{1b}b", 30), "a?b");
+        assert_eq!(one_line_ends("a\u{202e}\nb", 3), "a? b");
+    }
+
+    #[test]
+    fn json_escaped_leaves_the_same_value_with_nothing_raw() {
+        let v = serde_json::json!({
+            "status": "x\u{1b}]52;c;Y3Vy\u{7}\u{9b}2J\u{7f}\u{2028}\u{202e}\u{e0041}\n"
+        });
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        assert!(text.contains('\u{9b}') && text.contains('\u{2028}'));
+        let safe = json_escaped(&text);
+        assert!(is_clean(&safe.replace('\n', "")), "{safe}");
+        assert!(
+            safe.contains("\\u009b") && safe.contains("\\udb40\\udc41"),
+            "{safe}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, v);
+        assert!(matches!(json_escaped("{\n  \"a\": 1\n}"), Cow::Borrowed(_)));
     }
 
     #[test]

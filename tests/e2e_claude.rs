@@ -229,7 +229,8 @@ fn scenario_1_install_then_one_turn() {
     // A fresh install creates the clean state file; "ontology" and
     // "implement" are Opus keywords (seed, MODEL_RULES).
     assert!(
-        context.starts_with("[Gatekeeper] State: clean -- safe to switch model or effort."),
+        harness::gatekeeper_part(&context)
+            .starts_with("[Gatekeeper] State: clean -- safe to switch model or effort."),
         "context: {context}"
     );
     assert!(
@@ -274,7 +275,7 @@ fn scenario_2_dirty_state_and_check_mode() {
     turn.assert_completed();
     let context = turn.single_context();
     assert!(
-        context.starts_with(
+        harness::gatekeeper_part(&context).starts_with(
             "[Gatekeeper] State: DIRTY (task in progress: 'Writing bfsi-case.ttl' [BFSI] -- Phase P1)"
         ),
         "context: {context}"
@@ -302,7 +303,7 @@ fn scenario_2_dirty_state_and_check_mode() {
     turn.assert_completed();
     let context = turn.single_context();
     assert!(
-        context.starts_with("[Gatekeeper] State: DIRTY"),
+        harness::gatekeeper_part(&context).starts_with("[Gatekeeper] State: DIRTY"),
         "context: {context}"
     );
     assert!(
@@ -919,7 +920,8 @@ fn scenario_7_claude_writes_its_session_record_without_asking() {
     turn.assert_completed();
     let context = turn.single_context();
     assert!(
-        context.starts_with("[Gatekeeper] State: clean -- safe to switch model or effort."),
+        harness::gatekeeper_part(&context)
+            .starts_with("[Gatekeeper] State: clean -- safe to switch model or effort."),
         "context: {context}"
     );
     assert_ne!(record_named_in(&context), record);

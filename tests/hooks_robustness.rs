@@ -284,7 +284,7 @@ fn oversized_state_file_is_not_read_in_full() {
     stop.assert_hook_contract("64 MiB state");
     assert_eq!(
         stop.system_message(),
-        "STATE [UNKNOWN] task_state.json unreadable (larger than 4 MiB) -- assuming clean"
+        "STATE [UNKNOWN] task_state.json unreadable (larger than 64 KiB) -- assuming clean"
     );
     run_within(&home, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("64 MiB state");
 }

@@ -45,6 +45,15 @@ impl Out {
     }
 }
 
+/// The context after the per-session sentence that opens it (naming this
+/// session's record): the v5 text.
+fn v5_part(context: &str) -> &str {
+    assert!(context.starts_with("[Task state] "), "{context}");
+    context
+        .split_once(".json. ")
+        .map_or(context, |(_, rest)| rest)
+}
+
 const UUID_A: &str = "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f";
 const UUID_B: &str = "9b1c2d3e-4f50-4a6b-8c7d-0e1f2a3b4c5d";
 
@@ -129,12 +138,15 @@ fn the_context_names_this_sessions_record_once_in_one_added_sentence() {
         "{context}"
     );
     let sentence = format!(
-        " [Task state] This session's task_state.json is {}.",
+        "[Task state] This session's task_state.json is {}. ",
         record.display()
     );
-    assert!(context.ends_with(&sentence), "{context}");
-    // Everything before it is the v5 text (the shared file is missing here).
-    assert!(context.starts_with(
+    // It opens the context; everything after it is the v5 text (the shared
+    // file is missing here).
+    let v5 = context
+        .strip_prefix(&sentence)
+        .unwrap_or_else(|| panic!("{context}"));
+    assert!(v5.starts_with(
         "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean) -- safe to switch model or effort. Suggested model: Sonnet 5"
     ));
 }
@@ -158,7 +170,7 @@ fn two_sessions_records_never_mix() {
     let ctx_b = env.prompt(json!(UUID_B)).quiet().context();
     assert!(!ctx_b.contains("task of A"), "{ctx_b}");
     assert!(
-        ctx_b.starts_with("[Gatekeeper] State: clean -- safe"),
+        v5_part(&ctx_b).starts_with("[Gatekeeper] State: clean -- safe"),
         "{ctx_b}"
     );
     let ctx_a = env.prompt(json!(UUID_A)).quiet().context();
@@ -217,9 +229,11 @@ fn a_session_without_a_record_shows_the_shared_one_and_its_own_record_wins() {
         env.stop(json!(UUID_A)).quiet().message(),
         "STATE [UNKNOWN] task_state.json unreadable (JSONDecodeError) -- assuming clean"
     );
-    assert!(env.prompt(json!(UUID_A)).quiet().context().starts_with(
-        "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean)"
-    ));
+    assert!(
+        v5_part(&env.prompt(json!(UUID_A)).quiet().context()).starts_with(
+            "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean)"
+        )
+    );
 }
 
 #[test]
@@ -699,11 +713,19 @@ fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
 #[test]
 fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
     let env = Env::new();
-    let big = "x".repeat(3 << 19); // two of them: 3 MiB, under the 4 MiB cap
+    // Under the 64 KiB a record is shown from: listed, each field cut down.
+    let long = "x".repeat(30_000);
     env.write(
         &env.record(UUID_A),
-        &json!({"status": "in_progress", "task": big, "project": "P", "detail": big}).to_string(),
+        &json!({"status": "in_progress", "task": long, "project": "P", "detail": long}).to_string(),
         60,
+    );
+    // Over it: listed as unreadable, not parsed.
+    let big = "x".repeat(3 << 19);
+    env.write(
+        &env.record(UUID_B),
+        &json!({"status": "in_progress", "task": big}).to_string(),
+        120,
     );
     // Named like a record but not one: a link and a named pipe.
     #[cfg(unix)]
@@ -717,15 +739,17 @@ fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let v = out.json();
     let records = v["records"].as_array().unwrap();
-    assert_eq!(records.len(), 1, "{v}");
+    assert_eq!(records.len(), 2, "{v}");
     let task = records[0]["task"].as_str().unwrap();
     assert!(
         task.len() <= 1027 && task.ends_with("..."),
         "{}",
         task.len()
     );
-    assert!(out.stdout.len() < 10_000, "{} bytes", out.stdout.len());
     assert_eq!(records[0]["status"], "in_progress");
+    assert_eq!(records[1]["status"], "unknown");
+    assert_eq!(records[1]["problem"], "unreadable (larger than 64 KiB)");
+    assert!(out.stdout.len() < 10_000, "{} bytes", out.stdout.len());
 }
 
 #[cfg(unix)]

@@ -458,7 +458,7 @@ pub fn run(
     });
     println!();
     for m in &needs.manual {
-        println!("{}", diagnosis.redactor.redact(&format!("cannot fix: {m}")));
+        println!("{}", diagnosis.redactor.line(&format!("cannot fix: {m}")));
     }
     if needs.is_empty() {
         println!("Nothing for --fix to do.");
@@ -469,7 +469,7 @@ pub fn run(
     let is_settings = |p: &Path| *p == user || needs.remove_from.iter().any(|r| r == p);
     let (plan, withheld) = withhold_secret_diffs(plan, &diagnosis.redactor, &is_settings);
     for w in &withheld {
-        println!("{}", diagnosis.redactor.redact(&format!("cannot fix: {w}")));
+        println!("{}", diagnosis.redactor.line(&format!("cannot fix: {w}")));
     }
     println!();
     let opts = ChangeOptions {
@@ -488,9 +488,7 @@ pub fn run(
     let style = crate::install::apply::style_for(color);
     print!(
         "{}",
-        again
-            .redactor
-            .redact(&render::human(&again.report, args.verbose, style))
+        render::human(&again.report, args.verbose, style, &again.redactor)
     );
     Ok(again.report.exit_code())
 }

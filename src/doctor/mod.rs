@@ -124,14 +124,17 @@ pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
         let doc = render::json(&diagnosis.report);
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::new(format!("could not format the findings: {e}")))?;
-        println!("{}", diagnosis.redactor.redact(&text));
+        // Secrets masked first (the redactor knows their serde_json
+        // spelling), then what serde_json leaves raw escaped.
+        println!(
+            "{}",
+            crate::text::json_escaped(&diagnosis.redactor.redact(&text))
+        );
         return Ok(diagnosis.report.exit_code());
     }
     print!(
         "{}",
-        diagnosis
-            .redactor
-            .redact(&render::human(&diagnosis.report, args.verbose, style))
+        render::human(&diagnosis.report, args.verbose, style, &diagnosis.redactor)
     );
     if !args.fix {
         return Ok(diagnosis.report.exit_code());

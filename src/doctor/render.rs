@@ -85,6 +85,11 @@ pub struct Redactor {
     secrets: Vec<String>,
 }
 
+/// The most characters of one message, detail or fix in the human report.
+/// gk's own sentences are far shorter; what they quote (a command, a file
+/// name, a parse error) is cut to keep one finding one readable line.
+pub const MAX_LINE_CHARS: usize = 2_000;
+
 /// Shorter values are not masked: they would blank out ordinary words and
 /// numbers in messages ("true", "8080") and are not credentials.
 const MIN_SECRET_LEN: usize = 6;
@@ -99,17 +104,30 @@ impl Redactor {
         // Longest first, so a secret containing another is masked whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         // Each secret, then the same value as it appears inside JSON strings
-        // when that differs (escaped once here, not on every line redacted).
+        // and as a plan's diff shows it (text::escaped) when those differ
+        // (escaped once here, not on every line redacted).
         let secrets = secrets
             .into_iter()
             .flat_map(|s| {
-                let escaped = serde_json::to_string(&s).unwrap_or_default();
-                let escaped = escaped.trim_matches('"').to_string();
-                let also = (escaped != s).then_some(escaped);
+                let json = serde_json::to_string(&s).unwrap_or_default();
+                let json = json.trim_matches('"').to_string();
+                let shown = crate::text::escaped(&json).into_owned();
+                let also = [json, shown]
+                    .into_iter()
+                    .filter(|v| *v != s)
+                    .collect::<BTreeSet<_>>();
                 std::iter::once(s).chain(also)
             })
             .collect();
         Redactor { secrets }
+    }
+
+    /// `text` as one line of a report: secrets masked first, then folded
+    /// and bounded by [`crate::text::one_line`] (a finding may quote a
+    /// project's settings, whose text must not drive the terminal or start
+    /// a line of its own).
+    pub fn line(&self, text: &str) -> String {
+        crate::text::one_line(&self.redact(text), MAX_LINE_CHARS).into_owned()
     }
 
     pub fn redact(&self, text: &str) -> String {
@@ -192,13 +210,14 @@ fn bullet(style: Style, severity: Severity) -> String {
 /// finding, such as a hook switched off in gk.json, is nothing wrong but
 /// worth knowing, and its group is marked `[•]` rather than `[✓]`); `-v`
 /// adds the notes: what was read, what ran and how long it took.
-pub fn human(report: &Report, verbose: bool, style: Style) -> String {
+/// Every text of a finding passes through [`Redactor::line`].
+pub fn human(report: &Report, verbose: bool, style: Style, redactor: &Redactor) -> String {
     let mut out = String::new();
     for group in Group::ALL {
         let status = report.status(group);
         let mut title = group.title().to_string();
         if let GroupStatus::Skipped(why) = &status {
-            let _ = write!(title, " (skipped: {why})");
+            let _ = write!(title, " (skipped: {})", redactor.line(why));
         }
         let noted = status == GroupStatus::Ok && report.findings.iter().any(|f| f.group == group);
         let shown = if noted {
@@ -212,19 +231,19 @@ pub fn human(report: &Report, verbose: bool, style: Style) -> String {
                 out,
                 "    {} {} [{}]",
                 bullet(style, f.severity),
-                f.message,
+                redactor.line(&f.message),
                 f.code
             );
             for d in &f.details {
-                let _ = writeln!(out, "        {d}");
+                let _ = writeln!(out, "        {}", redactor.line(d));
             }
             if let Some(fix) = &f.fix {
-                let _ = writeln!(out, "      fix: {fix}");
+                let _ = writeln!(out, "      fix: {}", redactor.line(fix));
             }
         }
         if verbose {
             for (_, note) in report.notes.iter().filter(|(g, _)| *g == group) {
-                let _ = writeln!(out, "    • {note}");
+                let _ = writeln!(out, "    • {}", redactor.line(note));
             }
         }
     }
@@ -353,7 +372,12 @@ mod tests {
 
     #[test]
     fn human_shows_findings_and_ticks_and_notes_only_when_verbose() {
-        let text = human(&report(), false, Style { color: false });
+        let text = human(
+            &report(),
+            false,
+            Style { color: false },
+            &Redactor::default(),
+        );
         assert!(text.contains("[•] Settings files\n    • quiet [note]\n"));
         assert!(text.contains("[✗] Hook registrations\n    ✗ gk's stop hook is missing [hook-missing]\n      fix: gk doctor --fix\n"));
         assert!(text.contains("[!] Task state"));
@@ -363,9 +387,20 @@ mod tests {
         assert!(text
             .contains("Doctor found 1 error and 1 warning; `gk doctor --fix` can fix 1 of them."));
         assert!(!text.contains('\x1b'));
-        let verbose = human(&report(), true, Style { color: false });
+        let verbose = human(
+            &report(),
+            true,
+            Style { color: false },
+            &Redactor::default(),
+        );
         assert!(verbose.contains("user settings read"));
-        assert!(human(&report(), false, Style { color: true }).contains("\x1b[31m"));
+        assert!(human(
+            &report(),
+            false,
+            Style { color: true },
+            &Redactor::default()
+        )
+        .contains("\x1b[31m"));
     }
 
     #[test]
@@ -395,6 +430,17 @@ mod tests {
             "proxy http://bob:hunter22@proxy:8080 and abcdef123 and /bin/keyhelper-secret, DEBUG 1",
         );
         assert_eq!(out, "proxy *** and *** and ***, DEBUG 1");
+    }
+
+    #[test]
+    fn redactor_masks_a_secret_as_a_diff_escapes_it() {
+        let r = Redactor::new(["tok\u{2028}en-secret".to_string()]);
+        let line = format!(
+            "+  \"x\": \"{}\"",
+            crate::text::escaped("tok\u{2028}en-secret")
+        );
+        assert_eq!(r.redact(&line), "+  \"x\": \"***\"");
+        assert_eq!(r.line("a tok\u{2028}en-secret b"), "a *** b");
     }
 
     #[test]

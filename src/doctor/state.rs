@@ -126,15 +126,9 @@ pub fn config_finding(error: &ConfigError) -> Finding {
     ))
 }
 
-/// A status value as shown: quoted, at most 40 characters.
+/// A status value as shown: quoted, one line of at most 40 characters.
 fn shorten(value: &str) -> String {
-    let cut: String = value.chars().take(40).collect();
-    let more = if value.chars().count() > 40 {
-        "…"
-    } else {
-        ""
-    };
-    format!("'{cut}{more}'")
+    format!("'{}'", crate::text::one_line(value, 40))
 }
 
 #[cfg(test)]

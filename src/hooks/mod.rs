@@ -30,7 +30,7 @@
 pub(crate) mod config;
 mod follow;
 mod input;
-mod jsonout;
+pub mod jsonout;
 /// The UserPromptSubmit answer as the hook prints it (for the parity tests).
 pub use jsonout::prompt_output;
 mod keywords;
@@ -51,7 +51,8 @@ pub use input::Input;
 pub use keywords::KeywordSet;
 pub use state::{
     locate, parse_state_bytes, read_record, read_state, Located, StateFile, StateRead,
-    StateVerdict, MAX_STATE_BYTES,
+    StateVerdict, DETAIL_CHARS, MAX_SHOWN_STATE_BYTES, MAX_STATE_BYTES, PROJECT_CHARS,
+    STATUS_CHARS, TASK_CHARS,
 };
 pub use statusline::run as run_statusline;
 pub use stop::age_text;
@@ -97,6 +98,9 @@ fn read_stdin(keep: usize) -> input::Input {
     }
 }
 
+/// The most of the note on an ignored gk.json shown.
+const NOTE_CHARS: usize = 600;
+
 /// The config the hooks run on, and the one-line note when gk.json was ignored.
 fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
     let loaded = match paths {
@@ -106,10 +110,12 @@ fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
             error: None,
         },
     };
-    let note = loaded
-        .error
-        .as_ref()
-        .map(|e| format!("gk config ignored, using the built-in defaults: {e}"));
+    // One line, bounded: the error may quote gk.json's own text (a field
+    // name), which must not start a line of its own.
+    let note = loaded.error.as_ref().map(|e| {
+        let note = format!("gk config ignored, using the built-in defaults: {e}");
+        crate::text::one_line(&note, NOTE_CHARS).into_owned()
+    });
     (loaded.config, note)
 }
 
@@ -295,12 +301,18 @@ pub fn respond(
                     msg.push_str(&line);
                 }
             }
-            if let (Some(_), Some(pointer)) = (&located.record, &located.pointer) {
-                ctx.push_str(&prompt::pointer_sentence(
-                    pointer,
-                    session_id_of(&event).unwrap_or_default(),
-                    config.state.next_on(),
-                ));
+            // Right after the record sentence that opens the context: a
+            // fixed sentence before any text taken from a record.
+            if let (Some(record), Some(pointer)) = (&located.record, &located.pointer) {
+                let at = prompt::record_sentence(record).trim_end().len();
+                ctx.insert_str(
+                    at,
+                    &prompt::pointer_sentence(
+                        pointer,
+                        session_id_of(&event).unwrap_or_default(),
+                        config.state.next_on(),
+                    ),
+                );
             }
             if let Some(e) = &located.earlier {
                 let (line, sentence) = follow::prompt_lines(e, now, stale_hours);
@@ -402,7 +414,12 @@ fn effective_config() -> Config {
     };
     let loaded = config::load_for_hooks(&paths.config_file());
     if let Some(e) = loaded.error {
-        eprintln!("gk: config ignored, the hooks use the built-in defaults: {e}");
+        // The reason may quote gk.json (a field name): shown, not acted on.
+        let why = e.to_string();
+        eprintln!(
+            "gk: config ignored, the hooks use the built-in defaults: {}",
+            crate::text::escaped(&why)
+        );
     }
     loaded.config
 }
@@ -426,6 +443,8 @@ pub fn print_rules(preset: Option<crate::cli::Preset>) -> crate::error::Result<u
             );
         }
     }
+    // ascii_only leaves DEL, which json_escaped writes as \u007f.
+    let text = crate::text::json_escaped(&text);
     print_out(&format!("{}\n", jsonout::ascii_only(&text)))?;
     Ok(0)
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::config::Config;
 use super::keywords::KeywordSet;
 use super::pytext::{strip_check_prefix, word_count};
-use super::state::{StateFile, StateRead};
+use super::state::{StateFile, StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS};
 
 const CHECK_HEADER: &str = " -- CHECK MODE: assessment only, nothing will be executed";
 
@@ -187,13 +187,16 @@ fn assess_state(
     };
     let status = map.get("status");
     let project_tag = state
-        .truthy_text("project")
+        .truthy_shown("project", PROJECT_CHARS)
         .map(|p| format!(" [{p}]"))
         .unwrap_or_default();
     match status.and_then(Value::as_str) {
         Some("in_progress") => {
-            let mut reason = format!("task in progress: '{}'{project_tag}", state.text("task"));
-            if let Some(detail) = state.truthy_text("detail") {
+            let mut reason = format!(
+                "task in progress: '{}'{project_tag}",
+                state.shown("task", TASK_CHARS)
+            );
+            if let Some(detail) = state.truthy_shown("detail", DETAIL_CHARS) {
                 reason.push_str(" -- ");
                 reason.push_str(&detail);
             }
@@ -225,7 +228,7 @@ fn assess_state(
                 true,
                 format!(
                     "task_state.json status='{}' is not clean/in_progress -- assuming clean",
-                    super::pytext::py_str(v)
+                    crate::text::one_line(&super::pytext::py_str(v), STATUS_CHARS)
                 ),
                 None,
             ),
@@ -235,9 +238,11 @@ fn assess_state(
 
 /// The one sentence per-session scope adds to the context: where this
 /// session's task_state.json is (the only `.json` path in the context).
+/// It opens the context, before any text taken from a record, so no record
+/// can push it past the client's cut of a long context.
 pub fn record_sentence(record: &std::path::Path) -> String {
     format!(
-        " [Task state] This session's task_state.json is {}.",
+        "[Task state] This session's task_state.json is {}. ",
         record.display()
     )
 }
@@ -265,7 +270,7 @@ pub fn pointer_sentence(pointer: &std::path::Path, session_id: &str, next: bool)
 
 /// `(systemMessage, additionalContext)` for a prompt. `record`: this
 /// session's record in per-session scope, named in one added sentence at
-/// the end of the context (`None` leaves the v5 text exactly as it is).
+/// the start of the context (`None` leaves the v5 text exactly as it is).
 pub fn respond(
     prompt: &str,
     config: &Config,
@@ -372,7 +377,7 @@ pub fn respond(
         }
     }
     if let Some(record) = record {
-        ctx.push_str(&record_sentence(record));
+        ctx.insert_str(0, &record_sentence(record));
     }
     (msg, ctx)
 }

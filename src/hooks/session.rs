@@ -386,9 +386,10 @@ pub fn doctor_command(fix: bool, in_project: bool, project: Option<&Path>, os: O
 /// inside is `'\''` for sh, `''` for PowerShell). A folder with a control
 /// character, or too long to be worth typing, is named in words instead.
 fn quoted_folder(dir: &Path, os: Os) -> String {
-    let Some(text) = dir.to_str().filter(|t| {
-        t.chars().count() <= 2 * MAX_SHOWN && !t.chars().any(|c| c.is_control() || hidden(c))
-    }) else {
+    let Some(text) = dir
+        .to_str()
+        .filter(|t| t.chars().count() <= 2 * MAX_SHOWN && crate::text::is_clean(t))
+    else {
         return "<this session's folder>".to_string();
     };
     let plain = |c: char| c.is_ascii_alphanumeric() || "/\\:._-+,@%=".contains(c);
@@ -403,29 +404,10 @@ fn quoted_folder(dir: &Path, os: Os) -> String {
     format!("'{inner}'")
 }
 
-/// Characters that change how the text around them is displayed
-/// (direction marks and overrides, zero-width ones): shown as `?`.
-fn hidden(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-}
-
-/// `text` fit for one line of the message: control and direction
-/// characters as `?`, and no longer than [`MAX_SHOWN`] characters (the
-/// start and the end kept, `...` between).
+/// `text` fit for one line of the message: nothing a terminal acts on, no
+/// longer than [`MAX_SHOWN`] characters (the start and the end kept).
 fn shown(text: &str) -> String {
-    let clean: Vec<char> = text
-        .chars()
-        .map(|c| if c.is_control() || hidden(c) { '?' } else { c })
-        .collect();
-    if clean.len() <= MAX_SHOWN {
-        return clean.into_iter().collect();
-    }
-    let head = MAX_SHOWN / 3;
-    let tail = MAX_SHOWN - head - 3;
-    let mut out: String = clean[..head].iter().collect();
-    out.push_str("...");
-    out.extend(&clean[clean.len() - tail..]);
-    out
+    crate::text::one_line_ends(text, MAX_SHOWN).into_owned()
 }
 
 fn shown_path(path: &Path) -> String {
@@ -805,7 +787,8 @@ mod tests {
 
     #[test]
     fn control_and_direction_characters_cannot_forge_lines() {
-        assert_eq!(shown("a\nb\u{202e}c\td"), "a?b?c?d");
+        // Line breaks and tabs as spaces, the rest as `?` (text::one_line).
+        assert_eq!(shown("a\nb\u{202e}c\td"), "a b?c d");
         assert_eq!(shown(&"é".repeat(1000)).chars().count(), MAX_SHOWN);
         assert_eq!(
             quoted_folder(Path::new("/w/a\nb"), Os::Linux),

@@ -59,10 +59,27 @@ pub enum StateVerdict {
     },
 }
 
-/// The most of task_state.json the hooks read. The file Claude writes is a
-/// few hundred bytes; the cap keeps a stray huge file from being read and
-/// parsed on every prompt.
+/// The most characters of a record's `task` the hooks show: a task is a
+/// short title ("Refactor parser (phase 2)"); 200 is several of those.
+pub const TASK_CHARS: usize = 200;
+/// The most of `detail`: a sentence or two on where the work stands.
+pub const DETAIL_CHARS: usize = 500;
+/// The most of `project`: a name.
+pub const PROJECT_CHARS: usize = 100;
+/// The most of an unexpected `status` value quoted back.
+pub const STATUS_CHARS: usize = 100;
+
+/// The most of a record gk reads to replace or remove it (`gk state
+/// clean`, `prune`, install's move of the shared record).
 pub const MAX_STATE_BYTES: u64 = 4 << 20;
+
+/// The most of a record the hooks, the status line, `gk state` and doctor
+/// read to show it; a larger one reads as unreadable ("larger than 64
+/// KiB"). The record Claude writes is a few hundred bytes. Parsing is what
+/// costs: a 4 MiB record of 190,000 keys took 85-105 ms per hook call
+/// (against 1.5 ms), which at 64 KiB (about 5,000 keys) is a few
+/// milliseconds at worst.
+pub const MAX_SHOWN_STATE_BYTES: u64 = 64 << 10;
 
 /// Read `path` (never writes). A UTF-8 BOM is accepted. Only a regular file
 /// is read (a folder reads as the Python hook reports it): the file is
@@ -70,14 +87,17 @@ pub const MAX_STATE_BYTES: u64 = 4 << 20;
 /// put there (even between a check and the open) cannot block the hook,
 /// and a device such as /dev/zero is never read.
 pub fn read_state(path: &Path) -> StateFile {
-    judge_read(crate::bounded::read(path, MAX_STATE_BYTES), false)
+    judge_read(crate::bounded::read(path, MAX_SHOWN_STATE_BYTES), false)
 }
 
 /// Read one session's record: as [`read_state`], except that a symbolic
 /// link is not followed (it reads as `not a regular file`) and a state
 /// folder that is missing or is a file counts as "no record".
 pub fn read_record(path: &Path) -> StateFile {
-    judge_read(crate::bounded::read_no_link(path, MAX_STATE_BYTES), true)
+    judge_read(
+        crate::bounded::read_no_link(path, MAX_SHOWN_STATE_BYTES),
+        true,
+    )
 }
 
 fn judge_read(
@@ -287,6 +307,18 @@ impl StateFile {
     /// `str()` of a field when it is truthy (Python's `if value:`).
     pub fn truthy_text(&self, name: &str) -> Option<String> {
         self.field(name).filter(|v| truthy(v)).map(py_str)
+    }
+
+    /// [`StateFile::text`] as shown to the user or to Claude: one line of at
+    /// most `max_chars` characters ([`crate::text::one_line`]).
+    pub fn shown(&self, name: &str, max_chars: usize) -> String {
+        crate::text::one_line(&self.text(name), max_chars).into_owned()
+    }
+
+    /// [`StateFile::truthy_text`] as shown ([`StateFile::shown`]).
+    pub fn truthy_shown(&self, name: &str, max_chars: usize) -> Option<String> {
+        self.truthy_text(name)
+            .map(|t| crate::text::one_line(&t, max_chars).into_owned())
     }
 
     /// Seconds since the last write: from the file's mtime, or when that is

@@ -74,18 +74,10 @@ fn answer() -> String {
     line
 }
 
-/// A field as one short line: control characters (a newline would start a
-/// second status line) become spaces, and long text is cut with `...`.
-fn short(text: &str) -> String {
-    let clean: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if clean.chars().count() <= MAX_FIELD_CHARS {
-        return clean;
-    }
-    let cut: String = clean.chars().take(MAX_FIELD_CHARS - 3).collect();
-    format!("{cut}...")
+/// A field as one short line ([`crate::text::one_line`]): a newline would
+/// start a second status line, an escape sequence would drive the terminal.
+fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::one_line(text, MAX_FIELD_CHARS)
 }
 
 /// The status line for a state (pure). `from_shared`: per-session scope,

@@ -5,7 +5,9 @@
 
 use std::time::SystemTime;
 
-use super::state::{StateFile, StateVerdict};
+use super::state::{
+    StateFile, StateVerdict, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
+};
 
 /// The Stop hook's words for an age in seconds.
 pub fn age_text(age_seconds: Option<f64>) -> String {
@@ -54,14 +56,14 @@ pub fn message(
         StateVerdict::InProgress { stale, age_hours } => {
             let when = age_text(age_hours.map(|h| h * 3600.0));
             let tag = state
-                .truthy_text("project")
+                .truthy_shown("project", PROJECT_CHARS)
                 .map(|p| format!(" [{p}]"))
                 .unwrap_or_default();
             lines.push(format!(
                 "STATE [DIRTY] task in progress: '{}'{tag} (updated {when})",
-                state.text("task")
+                state.shown("task", TASK_CHARS)
             ));
-            if let Some(detail) = state.truthy_text("detail") {
+            if let Some(detail) = state.truthy_shown("detail", DETAIL_CHARS) {
                 lines.push(format!(" {detail}"));
             }
             if let Some(next) = next {
@@ -91,7 +93,8 @@ pub fn message(
         StateVerdict::NoStatus => lines
             .push("STATE [UNKNOWN] task_state.json has no status field -- assuming clean".into()),
         StateVerdict::BadStatus { value } => lines.push(format!(
-            "STATE [UNKNOWN] status='{value}' -- expected clean or in_progress -- assuming clean"
+            "STATE [UNKNOWN] status='{}' -- expected clean or in_progress -- assuming clean",
+            crate::text::one_line(&value, STATUS_CHARS)
         )),
     }
     if let Some(note) = config_note {

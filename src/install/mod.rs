@@ -679,7 +679,8 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     notes.extend(more);
     let outcome = execute(&plan, &ChangeOptions::from(&args.change), color)?;
     for note in notes {
-        println!("{note}");
+        // A note may quote a settings value (another tool's status line).
+        println!("{}", crate::text::escaped(&note));
     }
     report_running_copies(&outcome);
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
@@ -812,7 +813,8 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
         }
     }
     for note in notes {
-        println!("{note}");
+        // A note may quote a settings value (another tool's status line).
+        println!("{}", crate::text::escaped(&note));
     }
     report_running_copies(&outcome);
     if matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo) {

@@ -262,9 +262,9 @@ pub fn render(plan: &Plan, style: Style) -> String {
             ChangeKind::Remove => style.paint("31", &label),
             _ => style.paint("33", &label),
         };
-        let _ = write!(out, "  {label} {}", change.path.display());
+        let _ = write!(out, "  {label} {}", shown_path(&change.path));
         if !change.reason.is_empty() {
-            let _ = write!(out, "  ({})", change.reason);
+            let _ = write!(out, "  ({})", crate::text::one_line(&change.reason, 1_000));
         }
         out.push('\n');
     }
@@ -277,7 +277,7 @@ pub fn render(plan: &Plan, style: Style) -> String {
         out.push_str(&style.paint("2", "already up to date:"));
         out.push('\n');
         for change in same {
-            let _ = writeln!(out, "  {}", change.path.display());
+            let _ = writeln!(out, "  {}", shown_path(&change.path));
         }
     }
     if !plan.keep_backups {
@@ -287,20 +287,38 @@ pub fn render(plan: &Plan, style: Style) -> String {
     // its secrets would not be masked, and its text is no news.
     let shown =
         |c: &&FileChange| c.changes_something() && !crate::install::backup::is_backup(&c.path);
+    let (mut diffs, mut not_shown) = (0usize, 0usize);
     for change in plan.changes.iter().filter(shown) {
-        out.push('\n');
-        if change.binary {
-            out.push_str(&describe_binary_change(change));
-        } else {
-            out.push_str(&render_text_diff(change, style));
+        if diffs >= MAX_PLAN_DIFF_BYTES {
+            not_shown += 1;
+            continue;
         }
+        out.push('\n');
+        let text = if change.binary {
+            describe_binary_change(change)
+        } else {
+            render_text_diff(change, style)
+        };
+        diffs += text.len();
+        out.push_str(&text);
+    }
+    if not_shown > 0 {
+        let _ = writeln!(
+            out,
+            "\n... the diffs of {not_shown} more file{} not shown (at most {} of diff per plan; every file is listed above)",
+            if not_shown == 1 { "" } else { "s" },
+            crate::bounded::size_text(MAX_PLAN_DIFF_BYTES as u64),
+        );
     }
     out
 }
 
 /// Size, fingerprint and (when it can be found) version of each side.
 fn describe_binary_change(change: &FileChange) -> String {
-    let mut out = format!("{} (program, not shown as a diff)\n", change.path.display());
+    let mut out = format!(
+        "{} (program, not shown as a diff)\n",
+        shown_path(&change.path)
+    );
     if let Some(old) = &change.old {
         let _ = writeln!(out, "  now:   {}", describe_binary(old));
     }
@@ -481,24 +499,78 @@ fn merge_equal_runs(ops: Vec<similar::DiffOp>) -> Vec<similar::DiffOp> {
     out
 }
 
+/// The most bytes of one side of a text file that is diffed: as much as
+/// gk reads of a settings file (`bounded::TEXT_LIMIT`), so a crowded
+/// settings file still shows what changes. A larger side is described
+/// (its size), not diffed. What is shown of a diff is bounded below;
+/// the diffing itself holds a few copies of one file at a time.
+pub const MAX_DIFF_INPUT_BYTES: usize = crate::bounded::TEXT_LIMIT as usize;
+/// The most diff lines shown per file; the rest are counted.
+pub const MAX_DIFF_LINES: usize = 1_000;
+/// The most bytes of diff shown per file; the rest are counted.
+pub const MAX_DIFF_BYTES: usize = 64 << 10;
+/// The most characters of one diff line shown (after escaping).
+pub const MAX_DIFF_LINE_CHARS: usize = 1_000;
+/// The most bytes of diff shown for a whole plan; later files are only
+/// listed (the action list above names every one).
+pub const MAX_PLAN_DIFF_BYTES: usize = 1 << 20;
+
+/// A path or a reason as shown in a plan: one line (a file name may hold a
+/// newline or an escape).
+fn shown_path(path: &Path) -> String {
+    crate::text::one_line(&path.display().to_string(), 1_000).into_owned()
+}
+
+/// The diff of one text file, as `git diff` shows it: every line escaped
+/// ([`crate::text::escaped`]: a control character or escape sequence in a
+/// file is shown, never sent to the terminal), and bounded by the limits
+/// above, with a line saying what was left out.
 fn render_text_diff(change: &FileChange, style: Style) -> String {
-    let old = masked_text(&change.path, change.old.as_deref());
-    let new = masked_text(&change.path, change.new.as_deref());
-    let shown = change.path.display().to_string();
+    let shown = shown_path(&change.path);
     let (a, b) = match change.kind() {
         ChangeKind::Create => ("(new file)".to_string(), shown.clone()),
         ChangeKind::Remove => (shown.clone(), "(removed)".to_string()),
         _ => (shown.clone(), shown.clone()),
     };
-    let old_lines = old.tokenize_lines();
-    let new_lines = new.tokenize_lines();
-    let ops = line_ops(&old_lines, &new_lines);
     let mut out = String::new();
     out.push_str(&style.paint("1", &format!("--- {a}")));
     out.push('\n');
     out.push_str(&style.paint("1", &format!("+++ {b}")));
     out.push('\n');
+    let size = |side: &Option<Vec<u8>>| side.as_ref().map_or(0, Vec::len);
+    let (old_size, new_size) = (size(&change.old), size(&change.new));
+    if old_size.max(new_size) > MAX_DIFF_INPUT_BYTES {
+        let side = |n: usize, present: bool| {
+            if present {
+                crate::bounded::size_text(n as u64)
+            } else {
+                "none".to_string()
+            }
+        };
+        let _ = writeln!(
+            out,
+            "(not shown: larger than {} -- {} now, {} after)",
+            crate::bounded::size_text(MAX_DIFF_INPUT_BYTES as u64),
+            side(old_size, change.old.is_some()),
+            side(new_size, change.new.is_some()),
+        );
+        return out;
+    }
+    let old = masked_text(&change.path, change.old.as_deref());
+    let new = masked_text(&change.path, change.new.as_deref());
+    let old_lines = old.tokenize_lines();
+    let new_lines = new.tokenize_lines();
+    let ops = line_ops(&old_lines, &new_lines);
+    let (mut lines, start) = (0usize, out.len());
+    let mut left_out = 0usize;
     for hunk in similar::group_diff_ops(ops, 3) {
+        if lines >= MAX_DIFF_LINES || out.len() - start >= MAX_DIFF_BYTES {
+            left_out += hunk
+                .iter()
+                .map(|op| op.iter_changes(&old_lines, &new_lines).count())
+                .sum::<usize>();
+            continue;
+        }
         let header = similar::udiff::UnifiedHunkHeader::new(&hunk);
         out.push_str(&style.paint("36", &header.to_string()));
         out.push('\n');
@@ -506,6 +578,11 @@ fn render_text_diff(change: &FileChange, style: Style) -> String {
             .iter()
             .flat_map(|op| op.iter_changes(&old_lines, &new_lines))
         {
+            if lines >= MAX_DIFF_LINES || out.len() - start >= MAX_DIFF_BYTES {
+                left_out += 1;
+                continue;
+            }
+            lines += 1;
             let value: &str = change.value();
             let line = value.trim_end_matches(['\n', '\r']);
             let (sign, code) = match change.tag() {
@@ -513,7 +590,7 @@ fn render_text_diff(change: &FileChange, style: Style) -> String {
                 ChangeTag::Insert => ("+", Some("32")),
                 ChangeTag::Equal => (" ", None),
             };
-            let text = format!("{sign}{line}");
+            let text = format!("{sign}{}", diff_line(line));
             match code {
                 Some(code) => out.push_str(&style.paint(code, &text)),
                 None => out.push_str(&text),
@@ -524,7 +601,28 @@ fn render_text_diff(change: &FileChange, style: Style) -> String {
             }
         }
     }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "... {left_out} more diff line{} not shown (at most {MAX_DIFF_LINES} lines or {} per file)",
+            if left_out == 1 { "" } else { "s" },
+            crate::bounded::size_text(MAX_DIFF_BYTES as u64),
+        );
+    }
     out
+}
+
+/// One line of a diff as shown: escaped, and cut past
+/// [`MAX_DIFF_LINE_CHARS`] with the number of characters left out.
+fn diff_line(line: &str) -> String {
+    let shown = crate::text::escaped(line);
+    match shown.char_indices().nth(MAX_DIFF_LINE_CHARS) {
+        None => shown.into_owned(),
+        Some((at, _)) => {
+            let rest = shown[at..].chars().count();
+            format!("{}... ({rest} more characters)", &shown[..at])
+        }
+    }
 }
 
 /// The text to show for one side of a change: secrets masked when the file

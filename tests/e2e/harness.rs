@@ -26,6 +26,18 @@ const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What the prompt hook's context starts with (seed: "[Gatekeeper] State: …").
 pub const CONTEXT_MARKER: &str = "[Gatekeeper] State:";
+/// What opens the prompt hook's context in the per-session scope, right
+/// before [`CONTEXT_MARKER`]: the sentence naming this session's record.
+pub const RECORD_MARKER: &str = "[Task state] ";
+
+/// The gatekeeper text of a context: after the per-session record
+/// sentence that opens it, when there is one.
+pub fn gatekeeper_part(context: &str) -> &str {
+    match context.find(CONTEXT_MARKER) {
+        Some(at) => &context[at..],
+        None => context,
+    }
+}
 
 /// One client at a time: the machine has two cores, and a turn starts a
 /// large native executable; parallel turns only make timings noisy.
@@ -440,7 +452,8 @@ fn collect_strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
 
 impl Turn {
     /// Every gatekeeper context that reached the model, in request order:
-    /// from the marker to the end of its paragraph.
+    /// from the marker (or the record sentence right before it) to the end
+    /// of its paragraph.
     pub fn contexts(&self) -> Vec<String> {
         let mut found = Vec::new();
         for body in &self.requests {
@@ -448,7 +461,11 @@ impl Turn {
             collect_strings(body, &mut strings);
             for s in strings {
                 for (at, _) in s.match_indices(CONTEXT_MARKER) {
-                    let rest = &s[at..];
+                    let start = s[..at]
+                        .rfind(RECORD_MARKER)
+                        .filter(|&b| !s[b..at].contains('\n'))
+                        .unwrap_or(at);
+                    let rest = &s[start..];
                     let end = rest.find("\n\n").unwrap_or(rest.len());
                     found.push(rest[..end].to_string());
                 }

@@ -21,10 +21,11 @@ messages, so calls are counted, not messages): the first request gets call
 0, the request carrying its result call 1, and so on; once every call has
 been played, the reply is "Done.". In every string of a step's input, "{{RECORD}}"
 becomes the first absolute path ending in ".json" that the request's last
-gatekeeper context ("[Gatekeeper] State: ..." paragraph) names, "{{POINTER}}"
-the second (the folder's pointer file) and "{{SESSION}}" the first one's
-file name without ".json" (the session id): the model writes the files the
-hook told it about, and nothing else.
+gatekeeper context ("[Gatekeeper] State: ..." paragraph, with the
+"[Task state] ..." sentence that opens it in the per-session scope) names,
+"{{POINTER}}" the second (the folder's pointer file) and "{{SESSION}}" the
+first one's file name without ".json" (the session id): the model writes
+the files the hook told it about, and nothing else.
 """
 import json
 import re
@@ -36,6 +37,7 @@ REPLY_TEXT = "Done."
 LOG_LOCK = threading.Lock()
 SCRIPT = []  # a list, or a dict of lists keyed by prompt text
 CONTEXT_MARKER = "[Gatekeeper] State:"
+RECORD_MARKER = "[Task state] "
 # An absolute path: /..., C:\..., C:/... ; up to ".json".
 RECORD_PATH = re.compile(r"(?:[A-Za-z]:[\\/]|/)[^\s'\"`]*?\.json")
 
@@ -59,7 +61,11 @@ def paths_named(body):
     for text in strings_of(body.get("messages", [])):
         at = text.find(CONTEXT_MARKER)
         while at >= 0:
-            paragraph = text[at:].split("\n\n", 1)[0]
+            # The record sentence right before the marker, on its line.
+            start = text.rfind(RECORD_MARKER, 0, at)
+            if start < 0 or "\n" in text[start:at]:
+                start = at
+            paragraph = text[start:].split("\n\n", 1)[0]
             paths = RECORD_PATH.findall(paragraph)
             if paths:
                 found = paths
