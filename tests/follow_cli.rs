@@ -225,9 +225,14 @@ fn a_successor_in_the_same_folder_is_shown_the_earlier_task_by_every_hook() {
         "{msg}"
     );
     assert!(msg.contains(&record_a), "{msg}");
+    // gk's own sentences open the context; the state follows them.
     assert!(
-        ctx.starts_with(
-            "[Gatekeeper] State: DIRTY (task in progress: 'Refactor parser' [P] -- phase 2 of 3)"
+        ctx.starts_with("[Task state] This session's task_state.json is "),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains(
+            ". [Gatekeeper] State: DIRTY (task in progress: 'Refactor parser' [P] -- phase 2 of 3)"
         ),
         "{ctx}"
     );
