@@ -69,8 +69,16 @@ impl Setup {
         }
     }
 
+    /// The pointer for `folder`, named from the spec (docs/configuration.md,
+    /// "The folder pointer"): the FNV-1a hash of the folder's key, which on
+    /// Windows is the path with `/` for `\` and in lower case.
     fn pointer(&self, folder: &Path) -> PathBuf {
-        let key = folder.to_str().unwrap();
+        let path = folder.to_str().unwrap();
+        let key = if cfg!(windows) {
+            path.replace('\\', "/").to_lowercase()
+        } else {
+            path.to_string()
+        };
         self.state
             .join(format!("folder.{:032x}.json", fnv1a_128(key.as_bytes())))
     }
