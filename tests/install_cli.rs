@@ -1157,6 +1157,12 @@ fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
 fn in_a_terminal(home: &Home, shell: &str, input: &str) -> Option<String> {
     if !Path::new("/usr/bin/script").exists() {
+        // Under CI the terminal test must run (util-linux is on every
+        // Debian machine); elsewhere it says it did not.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no /usr/bin/script: the terminal test cannot run"
+        );
         eprintln!("no /usr/bin/script: the terminal test did not run");
         return None;
     }
@@ -1201,6 +1207,16 @@ fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
         return;
     };
     assert!(screen.contains("apply these changes? [y/N]"), "{screen}");
+    // The plan's diffs run past a screen: its list of changes comes again
+    // right above the question, after the last diff.
+    let question = screen.rfind("apply these changes?").unwrap();
+    let recap = screen[..question].rfind("gk install will change").unwrap();
+    let last_diff = screen[..question].rfind("@@ ").unwrap();
+    assert!(last_diff < recap, "{screen}");
+    assert!(
+        screen[recap..question].contains("edit      ") && !screen[recap..question].contains("@@"),
+        "{screen}"
+    );
     assert!(!screen.contains("could not read the answer"), "{screen}");
     assert!(screen.contains("created"), "{screen}");
     assert!(screen.contains("next=[after]"), "{screen}");

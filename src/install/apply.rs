@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::install::backup::{self, Backups};
 #[cfg(doc)]
 use crate::install::plan::FolderChange;
-use crate::install::plan::{render, ChangeKind, FileChange, Plan, ReplaceStrategy, Style};
+use crate::install::plan::{render, summary, ChangeKind, FileChange, Plan, ReplaceStrategy, Style};
 
 /// How the user asked the change to be made (`--yes`, `--dry-run`, `--check`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +93,8 @@ pub fn style_for(color: ColorChoice) -> Style {
 /// but stdin is not a terminal, or when a file changed since the plan.
 pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<Outcome> {
     let style = style_for(color);
-    print!("{}", render(plan, style));
+    let shown = render(plan, style);
+    print!("{shown}");
     let _ = std::io::stdout().flush();
 
     if plan.is_empty_of_changes() {
@@ -118,6 +119,11 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, color: ColorChoice) -> Result<
                 "refusing to change files without confirmation: stdin is not a terminal \
                  (pass --yes to apply, or --dry-run to only look); nothing written",
             ));
+        }
+        if shown.lines().count() > RECAP_AFTER_LINES {
+            // The list has scrolled away behind the diffs: what the answer
+            // applies to, again, right above the question.
+            print!("\n{}", summary(plan, style));
         }
         let answer = ask("apply these changes?")?;
         if !answer {
@@ -211,6 +217,10 @@ fn ask(question: &str) -> Result<bool> {
         .map_err(|e| Error::new(format!("could not read the answer from stdin: {e}")))?;
     Ok(is_yes(&line))
 }
+
+/// A plan longer than this (about a terminal's height) shows its action
+/// list again right before the question.
+pub const RECAP_AFTER_LINES: usize = 40;
 
 /// The longest answer read: a yes is three letters.
 const ANSWER_LIMIT: u64 = 256;

@@ -208,15 +208,18 @@ impl Style {
     }
 }
 
-/// The whole plan as it is shown to the user: action list, then diffs.
-pub fn render(plan: &Plan, style: Style) -> String {
+/// The plan's action list: one line per folder and per file that
+/// changes, the files already up to date, and whether backups are kept
+/// (or the one line saying there is nothing to do). Shown at the top of
+/// the plan, and again right before the question when the diffs are long.
+pub fn summary(plan: &Plan, style: Style) -> String {
     let mut out = String::new();
     let pending = plan
         .changes
         .iter()
         .filter(|c| c.changes_something())
         .count();
-    if pending == 0 && plan.folders.is_empty() {
+    if plan.is_empty_of_changes() {
         let idle = plan
             .idle
             .as_deref()
@@ -282,6 +285,16 @@ pub fn render(plan: &Plan, style: Style) -> String {
     }
     if !plan.keep_backups {
         out.push_str("no backups are kept of these files\n");
+    }
+    out
+}
+
+/// The whole plan as it is shown to the user: the action list
+/// ([`summary`]), then diffs.
+pub fn render(plan: &Plan, style: Style) -> String {
+    let mut out = summary(plan, style);
+    if plan.is_empty_of_changes() {
+        return out;
     }
     // A backup is removed, never shown: its name does not end in .json, so
     // its secrets would not be masked, and its text is no news.
