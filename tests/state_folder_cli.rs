@@ -200,7 +200,10 @@ fn the_home_and_claude_folders_and_the_root_are_never_state_folders() {
         &["state", "clean", "--all", "--dry-run"],
         &["state", "prune", "--days", "0", "--dry-run"],
     ] {
-        assert_refused(&env, Path::new("/"), args, "not a state folder");
+        // On Windows `/` is no absolute path (gk takes none from the
+        // variable); the root there is a drive's.
+        let root = if cfg!(windows) { r"C:\" } else { "/" };
+        assert_refused(&env, Path::new(root), args, "not a state folder");
     }
 }
 
