@@ -283,9 +283,9 @@ pub fn respond(
                 .as_ref()
                 .filter(|e| follow::in_flight(e, now, stale_hours));
             let file = earlier_in_flight.map_or(&located.file, |e| &e.file);
-            let prompt_text = prompt::prompt_of(&event);
+            let a = prompt::analyse(prompt::prompt_of(&event), config);
             let (mut msg, mut ctx) = prompt::respond(
-                prompt_text,
+                &a,
                 config,
                 file,
                 now,
@@ -293,7 +293,6 @@ pub fn respond(
                 located.record.as_deref(),
             );
             if let Some(next) = follow::next_of(file, config) {
-                let a = prompt::analyse(prompt_text, config);
                 for line in
                     follow::prompt_next(&next, config, a.choice.label, a.effort.map(|(e, _)| e))
                 {

@@ -268,18 +268,18 @@ pub fn pointer_sentence(pointer: &std::path::Path, session_id: &str, next: bool)
     out
 }
 
-/// `(systemMessage, additionalContext)` for a prompt. `record`: this
+/// `(systemMessage, additionalContext)` for a prompt, from its
+/// [`analyse`]d form (made once per hook call). `record`: this
 /// session's record in per-session scope, named in one added sentence at
 /// the start of the context (`None` leaves the v5 text exactly as it is).
 pub fn respond(
-    prompt: &str,
+    a: &Analysis<'_>,
     config: &Config,
     state: &StateFile,
     now: SystemTime,
     config_note: Option<&str>,
     record: Option<&std::path::Path>,
 ) -> (String, String) {
-    let a = analyse(prompt, config);
     let (is_clean, reason, stale) = assess_state(state, now, config.stale_hours);
     let c = &a.choice;
 
