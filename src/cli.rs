@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::hookcmd::HookKind;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gk",
@@ -32,12 +34,24 @@ pub enum ColorChoice {
     Never,
 }
 
+impl ColorChoice {
+    /// `Some` when the user decided (`always`, `never`); `None`: gk decides
+    /// from the terminal and `NO_COLOR`.
+    pub fn forced(self) -> Option<bool> {
+        match self {
+            ColorChoice::Always => Some(true),
+            ColorChoice::Never => Some(false),
+            ColorChoice::Auto => None,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a hook as Claude Code does (reads the event JSON on stdin).
     Hook {
-        #[arg(value_enum)]
-        which: HookName,
+        #[arg(value_parser = hook_name())]
+        which: HookKind,
     },
     /// Put gk in place: binary, settings.json hooks and permission rules, CLAUDE.md section, task_state.json.
     Install(InstallArgs),
@@ -134,22 +148,17 @@ pub enum StateAction {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum HookName {
-    Prompt,
-    Stop,
-    Session,
-}
-
-impl HookName {
-    /// The hook this name selects.
-    pub fn kind(self) -> crate::hookcmd::HookKind {
-        match self {
-            HookName::Prompt => crate::hookcmd::HookKind::Prompt,
-            HookName::Stop => crate::hookcmd::HookKind::Stop,
-            HookName::Session => crate::hookcmd::HookKind::Session,
-        }
-    }
+/// A hook's name on the command line (`prompt`, `stop`, `session`), parsed
+/// straight into the one hook type, [`HookKind`].
+fn hook_name() -> impl clap::builder::TypedValueParser<Value = HookKind> {
+    use clap::builder::TypedValueParser as _;
+    let names = HookKind::ALL.map(HookKind::arg);
+    clap::builder::PossibleValuesParser::new(names).map(|name| {
+        HookKind::ALL
+            .into_iter()
+            .find(|k| k.arg() == name)
+            .unwrap_or(HookKind::Prompt)
+    })
 }
 
 /// Flags shared by every command that changes files (plan → diff → confirm → write).
@@ -238,8 +247,8 @@ pub struct DoctorArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct SwitchArgs {
-    #[arg(value_enum)]
-    pub which: HookName,
+    #[arg(value_parser = hook_name())]
+    pub which: HookKind,
     #[command(flatten)]
     pub change: ChangeArgs,
 }

@@ -1,20 +1,43 @@
 //! gk as a library: the binary in `main.rs` only dispatches to these
-//! modules, and the integration tests in `tests/` call the pure functions
-//! (settings edits, command identity, hook logic) directly as well as
-//! through the CLI.
+//! modules. The layers, each importing only those below it (the house is
+//! drawn in docs/maintainers/the-house.md; `scripts/check-layers.py` holds
+//! the code to it):
+//!
+//! 1. ground: `error`, `bounded`, `text`, `platform`, `version`;
+//! 2. `paths`, `hookcmd`, `cli` (the arguments, as data), `machine`;
+//! 3. `settings` (the read model and its one schema check), `smoke`;
+//! 4. `registry` (what the client loads and runs; read-only);
+//! 5. `hooks` (the hot path; reads only);
+//! 6. `change` (plans, their display, atomic writes, backups), `edit` (pure
+//!    text editors of the files gk touches);
+//! 7. `records` (the task records and their plans), `setup` (what gk
+//!    wants, and the install/uninstall plans);
+//! 8. `doctor`, then `commands` (install, uninstall, enable/disable, state,
+//!    rules, explain).
+//!
+//! Everything is crate-private; [`testing`] names what the integration
+//! tests and fuzz targets call directly.
 
-pub mod bounded;
-pub mod cli;
-pub mod doctor;
-pub mod error;
-pub mod hookcmd;
-pub mod hooks;
-pub mod install;
-pub mod paths;
-pub mod platform;
-pub mod presets;
-pub mod records;
-pub mod registry;
-pub mod settings;
-pub mod smoke;
-pub mod text;
+pub(crate) mod bounded;
+pub(crate) mod change;
+pub(crate) mod cli;
+pub(crate) mod commands;
+pub(crate) mod doctor;
+pub(crate) mod edit;
+pub(crate) mod error;
+pub(crate) mod hookcmd;
+pub(crate) mod hooks;
+pub(crate) mod machine;
+pub(crate) mod paths;
+pub(crate) mod platform;
+pub(crate) mod records;
+pub(crate) mod registry;
+pub(crate) mod settings;
+pub(crate) mod setup;
+pub(crate) mod smoke;
+pub(crate) mod text;
+pub(crate) mod version;
+
+pub use commands::main;
+#[doc(hidden)]
+pub mod testing;

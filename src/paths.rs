@@ -251,11 +251,6 @@ pub fn state_dir(
     home.map(|h| h.join(".local").join("state").join("gk"))
 }
 
-/// [`state_dir`] from the process environment.
-pub fn state_dir_from_env() -> Option<PathBuf> {
-    state_dir_for(Os::current(), home_dir().as_deref())
-}
-
 /// [`state_dir`] for a known platform and home folder, the variables read
 /// from the process environment.
 pub fn state_dir_for(os: Os, home: Option<&Path>) -> Option<PathBuf> {
@@ -552,6 +547,15 @@ pub fn state_rules(os: Os, state_dir: &Path, home: Option<&Path>) -> Option<[Str
         format!("Read({spelled}/*.json)"),
         format!("Edit({spelled}/*.json)"),
     ])
+}
+
+/// The platform's managed (policy) settings file.
+pub fn default_managed_path(os: Os) -> PathBuf {
+    match os {
+        Os::Linux => PathBuf::from("/etc/claude-code/managed-settings.json"),
+        Os::MacOs => PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
+        Os::Windows => PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"),
+    }
 }
 
 #[cfg(test)]

@@ -17,12 +17,12 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::cli::{ColorChoice, StateAction, StateArgs, TaskStatus};
+use crate::change::fs::read_current;
+use crate::change::plan::{FileChange, Plan, ReplaceStrategy};
+use crate::cli::TaskStatus;
 use crate::error::{Error, Result};
 use crate::hooks::{self, StateFile, StateRead, StateScope, StateVerdict};
-use crate::install::apply::{execute, read_current, ChangeOptions};
-use crate::install::plan::{FileChange, Plan, ReplaceStrategy};
-use crate::paths::{self, ClaudePaths};
+use crate::paths::{self};
 
 /// Where the records are, and how the hooks read them.
 #[derive(Debug, Clone)]
@@ -35,24 +35,15 @@ pub struct Places {
 
 impl Places {
     pub fn from_env() -> Result<Places> {
-        let claude = ClaudePaths::from_env().ok_or_else(|| {
-            Error::new("could not find the home folder (set HOME or CLAUDE_CONFIG_DIR)")
-        })?;
-        let claude = ClaudePaths::at(
-            std::path::absolute(claude.dir()).unwrap_or_else(|_| claude.dir().to_path_buf()),
-        );
-        let state_dir = paths::state_dir_from_env().ok_or_else(|| {
+        let m = crate::machine::Machine::from_env()?;
+        let claude = m.paths;
+        let state_dir = m.state_dir.ok_or_else(|| {
             Error::new(format!(
                 "could not find the state folder (set HOME, or {} to an absolute path)",
                 paths::STATE_DIR_VAR
             ))
         })?;
-        check_path(
-            crate::platform::Os::current(),
-            &state_dir,
-            paths::home_dir().as_deref(),
-            claude.dir(),
-        )?;
+        check_path(m.os, &state_dir, paths::home_dir().as_deref(), claude.dir())?;
         // The hooks' own reading of gk.json (a broken file keeps "global").
         let config = hooks::load_for_hooks(&claude.config_file()).config;
         Ok(Places {
@@ -452,7 +443,7 @@ fn current_record_read(path: &Path) -> Result<Option<crate::bounded::Contents>> 
             "{} is a link, not a task record; gk leaves it alone (nothing written)",
             path.display()
         ))),
-        Err(e) => Err(crate::install::apply::refusal(path, &e)),
+        Err(e) => Err(crate::change::fs::refusal(path, &e)),
     }
 }
 
@@ -676,61 +667,4 @@ pub fn plan_set(
         &format!("set {status}"),
     ));
     Ok(plan)
-}
-
-pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
-    let p = Places::from_env()?;
-    let records = || list(&p);
-    let (plan, change) = match &args.action {
-        None => {
-            let records = records()?;
-            let text = if args.json {
-                let text = serde_json::to_string_pretty(&json(&p, &records))
-                    .map_err(|e| Error::new(format!("could not format the records: {e}")))?;
-                // A record's text may hold C1 controls, U+2028 and the like,
-                // which serde_json leaves raw.
-                format!("{}\n", crate::text::json_escaped(&text))
-            } else {
-                table(&p, &records)
-            };
-            print!("{text}");
-            return Ok(0);
-        }
-        Some(StateAction::Clean {
-            session,
-            all,
-            shared,
-            change,
-        }) => (
-            plan_clean(&p, &records()?, session.as_deref(), *all, *shared)?,
-            change,
-        ),
-        Some(StateAction::Prune { days, change }) => (plan_prune(&records()?, *days)?, change),
-        Some(StateAction::Set {
-            status,
-            task,
-            detail,
-            project,
-            session,
-            change,
-        }) => {
-            let cwd = std::env::current_dir()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default();
-            (
-                plan_set(
-                    &p,
-                    *status,
-                    task.as_deref().unwrap_or_default(),
-                    detail.as_deref().unwrap_or_default(),
-                    project.as_deref().unwrap_or_default(),
-                    session.as_deref(),
-                    &cwd,
-                )?,
-                change,
-            )
-        }
-    };
-    let outcome = execute(&plan, &ChangeOptions::from(change), color)?;
-    Ok(outcome.exit_code())
 }

@@ -69,6 +69,9 @@ pub struct ParseError {
     pub line: usize,
     pub column: usize,
     pub reason: String,
+    /// The bytes are not UTF-8 at all (the client reads such a file as
+    /// text and gets something else); otherwise, not strict JSON.
+    pub not_utf8: bool,
 }
 
 impl fmt::Display for ParseError {
@@ -117,36 +120,77 @@ impl HookEntry {
     }
 }
 
+/// What kind of schema issue a [`SchemaIssue`] is. Every decision about an
+/// issue (does the client skip the file, may gk edit it, is it only a
+/// warning) is made from this, never from the wording of its reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueKind {
+    /// `hooks` is not an object: the client ignores every hook of the file.
+    HooksNotObject,
+    /// An event name the pinned client does not know: it loads the file and
+    /// runs the other events, and a newer client may know the name, so
+    /// doctor reports it as a warning, not an error.
+    UnknownEvent,
+    /// A `matcher` that is not a string: the client skips the whole file,
+    /// `env` included (measured on client 2.1.332).
+    MatcherNotString,
+    /// The shape gk's editors walk is broken under some event: the event
+    /// not an array, a group not an object, a group's `hooks` not an array,
+    /// a handler not an object. The client ignores that part, and the rest
+    /// of the file still loads.
+    Shape,
+    /// A handler the client cannot run (no `type`, a command hook without a
+    /// string `command`, `args` not strings) or a group without a `hooks`
+    /// array: the client ignores it; the shape around it is intact.
+    Handler,
+    /// A key that appears twice in one object: the client reads the last
+    /// (measured for `env` at the top level: the first `env` was dropped);
+    /// gk's editors refuse to edit such a file rather than guess.
+    DuplicateKey,
+}
+
 /// Something Claude Code would reject in an otherwise parseable file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaIssue {
     /// Where, as a dotted path (`hooks.Stop[0].matcher`).
     pub at: String,
-    /// Claude Code skips the whole file for this, `env` included. Measured
-    /// on client 2.1.332: a `matcher` that is not a string voids the file;
-    /// every other issue here (`hooks` not an object, an event not an array,
-    /// a handler without `type` or `command`, an unknown event, a key that
-    /// appears twice) only makes the client ignore that part, and the rest
-    /// of the file still loads.
-    pub rejects_file: bool,
-    /// A key that appears twice in one object: the client reads the last
-    /// (measured for `env` at the top level: the first `env` was dropped);
-    /// gk's editors refuse to edit such a file rather than guess.
-    pub duplicate_key: bool,
+    pub kind: IssueKind,
+    /// The hook event the issue is under (`None` above `hooks.<event>`).
+    pub event: Option<String>,
     pub line: usize,
     pub column: usize,
     pub reason: String,
 }
 
-/// How [`hook_entries`] words an event name outside [`KNOWN_EVENTS`].
-const UNKNOWN_EVENT: &str = "unknown hook event";
-
 impl SchemaIssue {
-    /// An event name the pinned client does not know: it loads the file and
-    /// runs the other events, and a newer client may know the name, so
-    /// doctor reports it as a warning, not an error.
+    /// Claude Code skips the whole file for this, `env` included.
+    pub fn rejects_file(&self) -> bool {
+        self.kind == IssueKind::MatcherNotString
+    }
+
     pub fn is_unknown_event(&self) -> bool {
-        self.reason.starts_with(UNKNOWN_EVENT)
+        self.kind == IssueKind::UnknownEvent
+    }
+
+    pub fn is_duplicate_key(&self) -> bool {
+        self.kind == IssueKind::DuplicateKey
+    }
+
+    /// The one answer to "may gk's editors change this file?", asked by
+    /// the editors themselves (install, uninstall, `gk enable`/`disable`)
+    /// and by doctor before it offers `--fix`: not when the client skips
+    /// the file, when a key appears twice anywhere (which copy would an
+    /// edit mean?), or when the shape the editors walk is broken under any
+    /// event (they walk every event to find gk's handlers). A handler the
+    /// client cannot run, or an unknown event, leaves that shape intact.
+    pub fn blocks_edit(&self) -> bool {
+        match self.kind {
+            IssueKind::MatcherNotString
+            | IssueKind::DuplicateKey
+            | IssueKind::HooksNotObject
+            | IssueKind::Shape => true,
+            IssueKind::UnknownEvent | IssueKind::Handler => false,
+        }
     }
 }
 
@@ -163,6 +207,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ParseError> {
         line,
         column,
         reason,
+        not_utf8: false,
     };
     if body.trim().is_empty() {
         return Err(err(1, 1, "the file is empty".to_string()));
@@ -424,6 +469,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
     let mut issues = Issues {
         list: issues,
         pos: &pos,
+        event: None,
     };
     let Some(ast::Value::Object(root)) = parsed.value else {
         return (entries, issues.list);
@@ -437,7 +483,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             "hooks".into(),
             hooks.start(),
             "`hooks` must be an object",
-            false,
+            IssueKind::HooksNotObject,
         );
         return (entries, issues.list);
     };
@@ -455,12 +501,13 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
             continue;
         }
         let at_event = format!("hooks.{event}");
+        issues.event = Some(event.clone());
         if !KNOWN_EVENTS.contains(&event.as_str()) {
             issues.add(
                 at_event.clone(),
                 prop.name.start(),
-                &format!("{UNKNOWN_EVENT} `{event}`"),
-                false,
+                &format!("unknown hook event `{event}`"),
+                IssueKind::UnknownEvent,
             );
         }
         let ast::Value::Array(groups) = &prop.value else {
@@ -468,14 +515,19 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                 at_event,
                 prop.value.start(),
                 "an event must be an array of groups",
-                false,
+                IssueKind::Shape,
             );
             continue;
         };
         for (g, group) in groups.elements.iter().enumerate() {
             let at_group = format!("{at_event}[{g}]");
             let ast::Value::Object(group) = group else {
-                issues.add(at_group, group.start(), "a group must be an object", false);
+                issues.add(
+                    at_group,
+                    group.start(),
+                    "a group must be an object",
+                    IssueKind::Shape,
+                );
                 continue;
             };
             issues.duplicates(group, &format!("{at_group}."));
@@ -486,7 +538,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         format!("{at_group}.matcher"),
                         m.start(),
                         "`matcher` must be a string",
-                        true,
+                        IssueKind::MatcherNotString,
                     );
                 }
             }
@@ -496,7 +548,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     at_group,
                     group.start(),
                     "a group needs a `hooks` array",
-                    false,
+                    IssueKind::Handler,
                 );
                 continue;
             };
@@ -505,7 +557,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                     format!("{at_group}.hooks"),
                     handlers.start(),
                     "`hooks` of a group must be an array",
-                    false,
+                    IssueKind::Shape,
                 );
                 continue;
             };
@@ -516,7 +568,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         at_handler,
                         handler.start(),
                         "a hook handler must be an object",
-                        false,
+                        IssueKind::Shape,
                     );
                     continue;
                 };
@@ -532,7 +584,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         at_handler.clone(),
                         obj.start(),
                         "a hook handler needs a string `type`",
-                        false,
+                        IssueKind::Handler,
                     );
                 } else if hook_type.as_deref() == Some("command")
                     && command.is_none()
@@ -542,7 +594,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                         at_handler.clone(),
                         obj.start(),
                         "a command hook needs a string `command`",
-                        false,
+                        IssueKind::Handler,
                     );
                 }
                 let timeout = match last_prop(obj, "timeout") {
@@ -565,7 +617,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                                 format!("{at_handler}.args"),
                                 a.range.start,
                                 "`args` must be an array of strings",
-                                false,
+                                IssueKind::Handler,
                             );
                         }
                         strings
@@ -575,7 +627,7 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
                             format!("{at_handler}.args"),
                             other.start(),
                             "`args` must be an array of strings",
-                            false,
+                            IssueKind::Handler,
                         );
                         None
                     }
@@ -602,18 +654,20 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
 struct Issues<'a> {
     list: Vec<SchemaIssue>,
     pos: &'a dyn Fn(usize) -> (usize, usize),
+    /// The event being walked (see [`SchemaIssue::event`]).
+    event: Option<String>,
 }
 
 impl Issues<'_> {
-    fn add(&mut self, at: String, offset: usize, reason: &str, rejects_file: bool) {
+    fn add(&mut self, at: String, offset: usize, reason: &str, kind: IssueKind) {
         let (line, column) = (self.pos)(offset);
         self.list.push(SchemaIssue {
             at,
+            kind,
+            event: self.event.clone(),
             line,
             column,
             reason: reason.to_string(),
-            rejects_file,
-            duplicate_key: false,
         });
     }
 
@@ -627,11 +681,8 @@ impl Issues<'_> {
                     format!("{prefix}{name}"),
                     p.range.start,
                     &format!("`{prefix}{name}` appears twice; Claude Code reads the last one"),
-                    false,
+                    IssueKind::DuplicateKey,
                 );
-                if let Some(last) = self.list.last_mut() {
-                    last.duplicate_key = true;
-                }
             }
         }
     }
@@ -904,7 +955,7 @@ mod tests {
         let (_, issues) = hook_entries(&s);
         let ats: Vec<(&str, bool, usize)> = issues
             .iter()
-            .map(|i| (i.at.as_str(), i.rejects_file, i.line))
+            .map(|i| (i.at.as_str(), i.rejects_file(), i.line))
             .collect();
         assert_eq!(
             ats,
@@ -965,7 +1016,7 @@ mod tests {
         assert_eq!(entries[0].command.as_deref(), Some("b"));
         // Reported, though: install refuses such a file, doctor says why.
         assert_eq!(issues.len(), 1);
-        assert!(issues[0].duplicate_key && !issues[0].rejects_file);
+        assert!(issues[0].is_duplicate_key() && !issues[0].rejects_file());
         assert_eq!(
             (issues[0].at.as_str(), issues[0].column),
             ("hooks.Stop", 23)
@@ -989,7 +1040,7 @@ mod tests {
                 ("hooks.Stop[0].hooks[0].type", 4, 100),
             ]
         );
-        assert!(issues.iter().all(|i| i.duplicate_key));
+        assert!(issues.iter().all(|i| i.is_duplicate_key()));
         assert_eq!(
             issues[0].reason,
             "`env` appears twice; Claude Code reads the last one"

@@ -990,8 +990,8 @@ fn a_state_file_swapped_for_a_pipe_never_blocks_the_reader() {
         std::thread::spawn(move || {
             let mut regular_reads = 0u32;
             for _ in 0..READS {
-                let read = gk::hooks::read_state(&state);
-                if matches!(read.read, gk::hooks::StateRead::Object(_)) {
+                let read = gk::testing::hooks::read_state(&state);
+                if matches!(read.read, gk::testing::hooks::StateRead::Object(_)) {
                     regular_reads += 1;
                 }
             }

@@ -425,6 +425,58 @@ fn settings_schema_a_key_twice_is_reported_and_not_fixed() {
     assert_eq!(h.read(&h.settings()), before);
 }
 
+/// A broken event gk does not own a hook in breaks the shape gk's editors
+/// walk: doctor must not offer a fix `--fix` then cannot make. (Found by
+/// review: doctor said "can fix 2 of them", and `--fix --yes` stopped at
+/// `hooks.SessionStart must be an array` having fixed nothing.)
+#[test]
+fn a_broken_event_blocks_the_fix_and_doctor_says_so_before_it_is_asked() {
+    // SessionStart is the issue's case (gk's own event); Notification is
+    // an event gk has nothing in, which blocks the editors all the same.
+    for event in ["SessionStart", "Notification"] {
+        let h = Home::new();
+        h.install();
+        let mut v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+        v["hooks"][event] = serde_json::json!({"oops": 1});
+        h.write(&h.settings(), &serde_json::to_string_pretty(&v).unwrap());
+        h.register(
+            &h.local(),
+            "UserPromptSubmit",
+            "~/.claude/hooks/gk hook prompt",
+        );
+        let (code, codes, doc) = h.codes(&[]);
+        assert_eq!(code, 2, "{doc}");
+        assert!(has(&codes, "settings-schema"), "{event}: {doc}");
+        assert!(has(&codes, "hook-fires-twice"), "{event}: {doc}");
+        let before = (h.read(&h.settings()), h.read(&h.local()));
+        let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+        assert!(
+            fix.stdout.contains("correct it by hand first"),
+            "{event}: {}{}",
+            fix.stdout,
+            fix.stderr
+        );
+        assert!(
+            !fix.stderr.contains("must be an array"),
+            "{event}: {}",
+            fix.stderr
+        );
+        assert_eq!(
+            (h.read(&h.settings()), h.read(&h.local())),
+            before,
+            "{event}"
+        );
+        // Doctor said so before it was asked: what it counts as fixable
+        // does not include the duplicate it cannot remove.
+        let plain = h.doctor(&["--no-smoke"]);
+        assert!(
+            !plain.stdout.contains("can fix 2"),
+            "{event}: {}",
+            plain.stdout
+        );
+    }
+}
+
 #[test]
 fn settings_schema_unknown_event_and_missing_command() {
     let h = Home::new();
@@ -1632,29 +1684,31 @@ fn registrations_in_a_user_file_that_does_not_parse_are_not_offered_as_fixable()
 }
 
 #[test]
-fn a_variant_in_a_file_fix_cannot_edit_is_not_offered_as_fixable() {
-    // Local settings break the schema where gk edits (a handler without
-    // `type`), so --fix cannot take the variant out of them.
+fn a_variant_beside_a_handler_the_client_ignores_is_fixed_and_the_handler_kept() {
+    // Local settings hold a handler without `type` under Stop: the client
+    // ignores that handler and loads the rest. The shape gk's editors walk
+    // is intact, so install, uninstall and --fix all edit the file (one
+    // schema check, `SchemaIssue::blocks_edit`), and the broken handler is
+    // kept byte for byte.
     let h = Home::new();
     h.install();
+    let foreign = r#"{"command": "echo hi"}"#;
     h.write(
         &h.local(),
-        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}], "Stop": [{"hooks": [{"command": "echo hi"}]}]}}"#,
+        &format!(
+            r#"{{"hooks": {{"UserPromptSubmit": [{{"hooks": [{{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}}]}}], "Stop": [{{"hooks": [{foreign}]}}]}}}}"#
+        ),
     );
     let (_, codes, doc) = h.codes(&[]);
     assert!(has(&codes, "hook-fires-twice"), "{doc}");
-    let f = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "hook-fires-twice")
-        .unwrap();
-    assert_eq!(f["fixable"], false, "{f}");
-    assert!(
-        f["fix"].as_str().unwrap().contains("settings.local.json"),
-        "{f}"
-    );
-    assert_eq!(doc["summary"]["fixable"], 0, "{doc}");
+    let f = doc_findings(&doc, "hook-fires-twice")[0];
+    assert_eq!(f["fixable"], true, "{f}");
+    // The broken handler is not gk's: it is still reported after the fix.
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(fix.stdout.contains("settings-schema"), "{}", fix.stdout);
+    let local = h.read(&h.local());
+    assert!(!local.contains("gk hook prompt"), "{local}");
+    assert!(local.contains(foreign), "{local}");
 }
 
 #[test]

@@ -20,7 +20,7 @@
 //! One difference in both modes, by design (docs/hooks.md, "Text from the
 //! record"): a field the hooks show from the record (`task`, `detail`,
 //! `project`, an unexpected `status`) passes through the one sanitiser,
-//! `gk::text::one_line`, with its bound. Where the record holds no unsafe
+//! `gk::testing::text::one_line`, with its bound. Where the record holds no unsafe
 //! character and fits the bound (every hand-written case) that changes
 //! nothing and the reference's bytes are required as they are; for the
 //! randomly generated states holding control characters, the expected
@@ -188,7 +188,7 @@ fn gk(home: &Path) -> Command {
 fn folder_in(stdin: &str) -> Option<String> {
     let event: Value = serde_json::from_str(stdin).ok()?;
     let cwd = event.get("cwd")?.as_str()?;
-    gk::paths::folder_key(gk::platform::Os::current(), cwd)
+    gk::testing::paths::folder_key(gk::testing::platform::Os::current(), cwd)
 }
 
 /// The session id a case's event carries, when it is a plain JSON string.
@@ -203,7 +203,7 @@ fn session_id_in(stdin: &str) -> Option<String> {
 /// writer, whose bytes every clean case here checks against Python's).
 fn py_json(text: &str) -> String {
     let mut out = String::new();
-    gk::hooks::jsonout::push_json_str(&mut out, text);
+    gk::testing::hooks::push_json_str(&mut out, text);
     out[1..out.len() - 1].to_string()
 }
 
@@ -225,7 +225,7 @@ fn sanitised(reference: &str, case: &Value) -> String {
         return reference.to_string();
     };
     let field = |k: &str| record.get(k).and_then(Value::as_str).unwrap_or("");
-    let clean = |t: &str, max: usize| gk::text::one_line(t, max).into_owned();
+    let clean = |t: &str, max: usize| gk::testing::text::one_line(t, max).into_owned();
     let mut out = reference.to_string();
     let mut swap = |pattern: &dyn Fn(&str) -> String, raw: &str, max: usize| {
         let shown = clean(raw, max);
@@ -237,31 +237,31 @@ fn sanitised(reference: &str, case: &Value) -> String {
     swap(
         &|t| format!("task in progress: '{t}'"),
         task,
-        gk::hooks::TASK_CHARS,
+        gk::testing::hooks::TASK_CHARS,
     );
     swap(
         &|p| format!("' [{p}]"),
         field("project"),
-        gk::hooks::PROJECT_CHARS,
+        gk::testing::hooks::PROJECT_CHARS,
     );
     let detail = field("detail");
     if case["hook"] == "stop" {
         swap(
             &|d| format!("\\n {d}\\n ! "),
             detail,
-            gk::hooks::DETAIL_CHARS,
+            gk::testing::hooks::DETAIL_CHARS,
         );
     } else {
         swap(
             &|d| format!(" -- {d}) -- hold off"),
             detail,
-            gk::hooks::DETAIL_CHARS,
+            gk::testing::hooks::DETAIL_CHARS,
         );
     }
     swap(
         &|v| format!("status='{v}'"),
         field("status"),
-        gk::hooks::STATUS_CHARS,
+        gk::testing::hooks::STATUS_CHARS,
     );
     out
 }
@@ -286,7 +286,7 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
         if let Some(id) = session {
             let record = home
                 .join("state")
-                .join(gk::paths::record_file_name(&id).unwrap());
+                .join(gk::testing::paths::record_file_name(&id).unwrap());
             let mut sentence = format!(
                 "[Task state] This session's task_state.json is {}.",
                 record.display()
@@ -296,7 +296,7 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
             if let Some(key) = folder_in(case["stdin"].as_str().unwrap()) {
                 let pointer = home
                     .join("state")
-                    .join(gk::paths::folder_pointer_name(&key).unwrap());
+                    .join(gk::testing::paths::folder_pointer_name(&key).unwrap());
                 sentence.push_str(&format!(
                     " When you set it in_progress, also write {} with {{\"session\": \"{id}\"}} \
                      (so a later session in this folder finds the task), and give the record \
@@ -306,7 +306,7 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
             }
             ctx = format!("{sentence} {ctx}");
         }
-        gk::hooks::prompt_output(&msg, &ctx)
+        gk::testing::hooks::prompt_output(&msg, &ctx)
     } else if session.is_some() && reference.contains("STATE [DIRTY]") {
         let hold = "\\n ! Hold off switching model/effort until this task is complete";
         let note = "\\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it";

@@ -1239,7 +1239,7 @@ fn purge_leaves_no_empty_folder_no_task_record_and_names_the_program_still_there
         "{\"status\": \"clean\"}\n",
     );
     // The folder pointer Claude writes beside it goes too.
-    let pointer = gk::paths::folder_pointer_name("/w/p").unwrap();
+    let pointer = gk::testing::paths::folder_pointer_name("/w/p").unwrap();
     home.write(
         &format!(".local/state/gk/{pointer}"),
         "{\"session\": \"0b7a4c2e-1111-4222-8333-944445555666\"}\n",

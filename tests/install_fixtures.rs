@@ -9,12 +9,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gk::hookcmd::{canonical, CommandContext, HookKind, Owner, ShellForm};
-use gk::install::plan::mask_secrets;
-use gk::install::settings_edit::{
+use gk::testing::change::mask_secrets;
+use gk::testing::edit::{
     add_hooks, add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks,
 };
-use gk::platform::Os;
+use gk::testing::hookcmd::{canonical, CommandContext, HookKind, Owner, ShellForm};
+use gk::testing::platform::Os;
 
 fn ctx() -> CommandContext {
     CommandContext::with_home(Os::Linux, "/home/u")
@@ -49,13 +49,13 @@ fn name(dir: &Path) -> String {
 
 /// Does the text hold any hook entry gk owns (its own or the Python ones)?
 fn has_owned_entries(text: &str) -> bool {
-    let Ok(s) = gk::settings::parse(Path::new("settings.json"), text) else {
+    let Ok(s) = gk::testing::settings::parse(Path::new("settings.json"), text) else {
         return false;
     };
-    gk::settings::hook_entries(&s).0.iter().any(|e| {
+    gk::testing::settings::hook_entries(&s).0.iter().any(|e| {
         e.command
             .as_deref()
-            .is_some_and(|c| gk::hookcmd::classify(c, &ctx()) != Owner::Foreign)
+            .is_some_and(|c| gk::testing::hookcmd::classify(c, &ctx()) != Owner::Foreign)
     })
 }
 

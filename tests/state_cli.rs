@@ -74,7 +74,7 @@ impl Env {
     }
     fn record(&self, session: &str) -> PathBuf {
         self.state_dir()
-            .join(gk::paths::record_file_name(session).unwrap())
+            .join(gk::testing::paths::record_file_name(session).unwrap())
     }
     fn write(&self, path: &Path, text: &str, age_secs: u64) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -266,7 +266,10 @@ fn hostile_session_ids_never_read_or_name_a_file_outside_the_folder() {
         let named = PathBuf::from(&named[0]);
         assert_eq!(named.parent().unwrap(), env.state_dir(), "{id}: {ctx}");
         let name = named.file_name().unwrap().to_str().unwrap();
-        assert!(gk::paths::is_record_file_name(name), "{id}: {name}");
+        assert!(
+            gk::testing::paths::is_record_file_name(name),
+            "{id}: {name}"
+        );
         let stop = env.stop(id.clone()).quiet().message();
         assert!(!stop.contains("PLANTED"), "{id}: {stop}");
         assert!(!env

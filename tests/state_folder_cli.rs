@@ -133,7 +133,7 @@ fn a_record_with_a_key_of_its_own_and_a_folder_pointer_keep_the_folder_gks() {
         &record,
         &json!({"status": "in_progress", "task": "t", "notes": "Claude's own key"}).to_string(),
     );
-    let pointer = dir.join(gk::paths::folder_pointer_name("/w/p").unwrap());
+    let pointer = dir.join(gk::testing::paths::folder_pointer_name("/w/p").unwrap());
     let pointed = json!({"session": UUID_A}).to_string();
     write(&pointer, &pointed);
     let out = env.run_in(&dir, &["state"]);
@@ -230,7 +230,7 @@ fn a_session_named_like_another_programs_file_gets_a_hashed_record() {
             !text.contains(&format!("/{id}.json")),
             "{id}: the hook names {id}.json: {text}"
         );
-        let name = gk::paths::record_file_name(id).unwrap();
+        let name = gk::testing::paths::record_file_name(id).unwrap();
         assert!(name.starts_with('_'), "{id}: {name}");
         assert!(text.contains(&name), "{id}: {text}");
     }

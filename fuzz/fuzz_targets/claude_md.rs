@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use gk::install::claude_md::{insert_section, remove_section, section_for};
+use gk::testing::edit::{insert_section, remove_section, section_for};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -13,9 +13,9 @@
 
 use std::path::PathBuf;
 
-use gk::hookcmd::{classify, exec_spelling, normalize, CommandContext, HookKind, Owner, ShellForm};
-use gk::install::verified_wanted_hooks;
-use gk::platform::Os;
+use gk::testing::hookcmd::{classify, exec_spelling, normalize, CommandContext, HookKind, Owner, ShellForm};
+use gk::testing::setup::verified_wanted_hooks;
+use gk::testing::platform::Os;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
         let spelled = exec_spelling(program, &args);
         // A Python interpreter runs its script: the arguments shift (tested
         // in hookcmd's unit tests), so those programs are left out here.
-        let normal = gk::hookcmd::normalize_path(program, os).to_ascii_lowercase();
+        let normal = gk::testing::hookcmd::normalize_path(program, os).to_ascii_lowercase();
         let base = normal.rsplit(['/', '\\']).next().unwrap_or("").to_string();
         if !program.is_empty() && !base.starts_with("py") {
             let inv = normalize(&spelled, &ctx)

@@ -11,7 +11,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use gk::hooks::{respond, Config, Hook, Input, Located, StateFile, StateRead};
+use gk::testing::hookcmd::HookKind as Hook;
+use gk::testing::hooks::{respond, Config, Input, Located, StateFile, StateRead};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

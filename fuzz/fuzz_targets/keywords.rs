@@ -6,7 +6,7 @@
 //! part is the text).
 #![no_main]
 
-use gk::hooks::KeywordSet;
+use gk::testing::hooks::KeywordSet;
 use libfuzzer_sys::fuzz_target;
 
 fn word(b: u8) -> bool {

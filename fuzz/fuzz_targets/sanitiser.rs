@@ -1,4 +1,4 @@
-//! The one sanitiser (`gk::text`) on any text and any bound: `one_line`
+//! The one sanitiser (`gk::testing::text`) on any text and any bound: `one_line`
 //! and `one_line_ends` give one line with no unsafe character and at most
 //! the bound of characters (the bound taken as at least 4, resp. 5), and
 //! the text itself when it is clean and short; `escaped` keeps exactly the
@@ -9,7 +9,7 @@
 //! Input: two bytes of bound (little endian), then the text (UTF-8).
 #![no_main]
 
-use gk::text::{escaped, is_clean, is_unsafe, json_escaped, one_line, one_line_ends};
+use gk::testing::text::{escaped, is_clean, is_unsafe, json_escaped, one_line, one_line_ends};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -11,12 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use gk::hookcmd::CommandContext;
-use gk::hooks::session::{message, problems, MAX_LINES};
-use gk::hooks::Config;
-use gk::platform::Os;
-use gk::registry::scopes::{classify_text, Scope, ScopeFile};
-use gk::registry::Table;
+use gk::testing::hookcmd::CommandContext;
+use gk::testing::hooks::{message, problems, MAX_LINES};
+use gk::testing::hooks::Config;
+use gk::testing::platform::Os;
+use gk::testing::registry::{classify_text, Scope, ScopeFile};
+use gk::testing::registry::Table;
 use libfuzzer_sys::fuzz_target;
 
 const SECRET: &str = "sk-fuzz-SESSION-7f3a";

@@ -13,12 +13,12 @@
 
 use std::path::Path;
 
-use gk::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
-use gk::install::plan::{render, FileChange, Plan, Style};
-use gk::install::settings_edit::{
+use gk::testing::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
+use gk::testing::change::{render, FileChange, Plan, Style};
+use gk::testing::edit::{
     add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks,
 };
-use gk::platform::Os;
+use gk::testing::platform::Os;
 use libfuzzer_sys::fuzz_target;
 
 fn ctx() -> CommandContext {
@@ -27,10 +27,10 @@ fn ctx() -> CommandContext {
 
 /// Does the text hold a hook entry gk owns (its own or the Python hooks)?
 fn owns_something(path: &Path, text: &str, c: &CommandContext) -> bool {
-    let Ok(s) = gk::settings::parse(path, text) else {
+    let Ok(s) = gk::testing::settings::parse(path, text) else {
         return false;
     };
-    gk::settings::hook_entries(&s).0.iter().any(|e| {
+    gk::testing::settings::hook_entries(&s).0.iter().any(|e| {
         e.run_command()
             .is_some_and(|cmd| classify_under(&e.event, &cmd, c) != Owner::Foreign)
     })
@@ -48,9 +48,9 @@ fuzz_target!(|data: &[u8]| {
     };
 
     let parsed =
-        gk::settings::parse(path, &after).expect("install wrote a file that does not parse");
-    let (entries, issues) = gk::settings::hook_entries(&parsed);
-    assert!(!issues.iter().any(|i| i.rejects_file), "{issues:?}");
+        gk::testing::settings::parse(path, &after).expect("install wrote a file that does not parse");
+    let (entries, issues) = gk::testing::settings::hook_entries(&parsed);
+    assert!(!issues.iter().any(|i| i.rejects_file()), "{issues:?}");
     for kind in HookKind::ALL {
         let n = entries
             .iter()
@@ -83,9 +83,9 @@ fuzz_target!(|data: &[u8]| {
 
     status_line(path, text, &c, &filled);
 
-    if let Ok(before) = gk::settings::parse(path, text) {
+    if let Ok(before) = gk::testing::settings::parse(path, text) {
         let mut found = Vec::new();
-        gk::doctor::render::secrets_in(&before.value, &mut found);
+        gk::testing::doctor::secrets_in(&before.value, &mut found);
         let mut plan = Plan::new("fuzz");
         plan.push(FileChange::text(
             path,
@@ -101,7 +101,7 @@ fuzz_target!(|data: &[u8]| {
             .join("\n");
         // What gk itself writes (its commands, its status message) is not
         // the user's secret even where a secret-named key holds the same.
-        let own = gk::install::settings_edit::add_hooks(path, "", &w, &c).unwrap();
+        let own = gk::testing::edit::add_hooks(path, "", &w, &c).unwrap();
         for s in found
             .iter()
             .filter(|s| s.chars().count() >= 6 && !own.contains(s.as_str()))
@@ -121,9 +121,9 @@ fn status_line(
     path: &Path,
     text: &str,
     c: &CommandContext,
-    filled: &[gk::install::settings_edit::EmptyContainer],
+    filled: &[gk::testing::edit::EmptyContainer],
 ) {
-    use gk::install::settings_keys::{add_statusline, remove_statusline, StatusLine};
+    use gk::testing::edit::{add_statusline, remove_statusline, StatusLine};
     let want = "\"$HOME/.claude/hooks/gk\" statusline";
     let other = "/home/u/.claude/hooks/gk statusline";
     let Ok(first) = add_statusline(path, text, other, c) else {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-pub use crate::registry::locate::{is_absolute, locate};
+pub use crate::registry::locate::locate;
 
 /// The version of the running gk.
 pub fn this_version() -> &'static str {
@@ -15,7 +15,7 @@ pub fn this_version() -> &'static str {
 /// The gk version embedded in a binary's bytes, if it carries one (the
 /// marker install also reads; see `install::binary`).
 pub fn embedded_version(bytes: &[u8]) -> Option<String> {
-    crate::install::binary::embedded_version(bytes)
+    crate::version::embedded_version(bytes)
 }
 
 /// The gk version in the file at `path`, read in chunks and stopping at

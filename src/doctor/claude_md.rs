@@ -54,7 +54,7 @@ pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
     };
     // Install's reading of the file: lines inside fenced code blocks are the
     // user's examples, and a BOM is not part of the first line.
-    let prose = crate::install::claude_md::prose_lines(original);
+    let prose = crate::edit::claude_md::prose_lines(original);
     let line_of = |at: usize| original[..at].matches('\n').count();
     let starting = |prefix: &str| -> Vec<usize> {
         prose
@@ -85,7 +85,7 @@ pub fn assess(text: Option<&str>, spec: &SectionSpec) -> SectionState {
             // Up to date exactly when pasting the current block again would
             // change nothing.
             Some(section) => {
-                match crate::install::claude_md::insert_section(
+                match crate::edit::claude_md::insert_section(
                     Path::new("CLAUDE.md"),
                     original,
                     section,
@@ -164,7 +164,7 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
 mod tests {
     use super::*;
 
-    use crate::install::claude_md::{insert_section, BEGIN_MARKER, END_MARKER};
+    use crate::edit::claude_md::{insert_section, BEGIN_MARKER, END_MARKER};
 
     const SECTION: &str = "## Task State Convention (gk hooks)\nbody\n";
 

@@ -12,11 +12,14 @@ use super::registrations::RegistrationFix;
 use super::render;
 use super::scopes::{Load, Scope, ScopeFile};
 use super::{Diagnosis, Inputs};
+use crate::change::apply::{self, ChangeOptions, Outcome};
+use crate::change::fs::read_current;
+use crate::change::plan::{FileChange, Plan};
+use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
+use crate::edit::{claude_md, settings_edit};
 use crate::error::{Error, Result};
-use crate::install::apply::{self, read_current, ChangeOptions, Outcome};
-use crate::install::plan::{FileChange, Plan};
-use crate::install::{self, claude_md, settings_edit};
+use crate::setup;
 
 /// How the CLAUDE.md block is recognised, and the block this gk writes.
 pub fn section_spec(inputs: &Inputs) -> SectionSpec {
@@ -70,7 +73,7 @@ impl FixNeeds {
 pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
     match &file.load {
         Load::Absent | Load::Empty => Ok(()),
-        Load::Parsed { issues, .. } => match issues.iter().find(|i| blocks_edit(i)) {
+        Load::Parsed { issues, .. } => match issues.iter().find(|i| i.blocks_edit()) {
             None => Ok(()),
             Some(i) => Err(format!(
                 "{} breaks the settings schema at line {} ({}: {}); correct it by hand first",
@@ -97,17 +100,6 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
         )),
         Load::SameAsUser => Ok(()),
     }
-}
-
-/// A schema issue in the parts gk edits, one that voids the file, or a key
-/// that appears twice anywhere (the editor refuses those, like install).
-fn blocks_edit(issue: &crate::settings::SchemaIssue) -> bool {
-    issue.rejects_file
-        || issue.duplicate_key
-        || issue.at == "hooks"
-        || ["hooks.UserPromptSubmit", "hooks.Stop"]
-            .iter()
-            .any(|e| issue.at == *e || issue.at.starts_with(&format!("{e}[")))
 }
 
 /// Pure: decide the plan's parts from the findings and the loaded files.
@@ -216,7 +208,7 @@ pub fn plan(
                 new: Some(program()?),
                 binary: true,
                 create_mode: 0o755,
-                strategy: install::binary::replace_strategy(os),
+                strategy: setup::binary::replace_strategy(os),
                 reason: "the program gk's hooks run".into(),
             });
         }
@@ -227,14 +219,14 @@ pub fn plan(
             plan.push(FileChange::text(
                 &state,
                 None,
-                Some(install::CLEAN_STATE.to_string()),
+                Some(setup::CLEAN_STATE.to_string()),
                 "the task state the hooks read, in the clean form",
             ));
         }
     }
     if needs.claude_md {
         let md = inputs.paths.claude_md();
-        let old = crate::install::read_text(&md)?;
+        let old = crate::setup::read_text(&md)?;
         let new = match &old {
             Some(text) => fresh_section(&md, text, &section_text(inputs))?,
             None => claude_md::new_file(&section_text(inputs)),
@@ -250,72 +242,71 @@ pub fn plan(
     let user = inputs.paths.settings();
     let removes_user = needs.remove_from.contains(&user);
     if needs.user_registrations || needs.permission_rules || needs.status_line || removes_user {
-        let old = crate::install::read_text(&user)?;
+        let old = crate::setup::read_text(&user)?;
         let mut text = old.clone().unwrap_or_default();
         let mut reasons = Vec::new();
-        let mut filled = Vec::new();
-        if needs.user_registrations {
-            let shell = install::shell_form(ShellChoice::Auto, os);
-            let wanted = install::verified_wanted_hooks(
-                &inputs.ctx,
-                shell,
-                inputs.bash_home.as_deref(),
-                &inputs.paths.binary(os),
-            )?;
-            let (added, noted) =
-                settings_edit::add_hooks_noting(&user, &text, &wanted, &inputs.ctx)?;
-            text = added;
-            filled = noted;
-            reasons.push("one canonical entry per gk hook; variants and Python hooks removed");
-        }
+        let shell = setup::shell_form(ShellChoice::Auto, os);
         if removes_user {
-            text = install::on_disk_places(old.as_deref(), &text, |t| {
+            text = setup::on_disk_places(old.as_deref(), &text, |t| {
                 settings_edit::remove_hooks(&user, t, &inputs.ctx)
             })?;
             reasons.push("managed settings register gk's hooks; these would run a second time");
         }
+        let wanted = match needs.user_registrations && !removes_user {
+            true => Some(setup::verified_wanted_hooks(
+                &inputs.ctx,
+                shell,
+                inputs.bash_home.as_deref(),
+                &inputs.paths.binary(os),
+            )?),
+            false => None,
+        };
+        if wanted.is_some() {
+            reasons.insert(
+                0,
+                "one canonical entry per gk hook; variants and Python hooks removed",
+            );
+        }
         let rules = inputs
             .state_dir
             .as_deref()
-            .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)));
-        if let (true, Some(rules)) = (needs.permission_rules, rules) {
-            let (added, noted) = install::on_disk_places(old.as_deref(), &text, |t| {
-                install::settings_keys::add_rules_noting(&user, t, &rules)
-            })?;
-            text = added;
-            filled.extend(noted);
+            .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)))
+            .filter(|_| needs.permission_rules);
+        if rules.is_some() {
             reasons.push("let Claude write its task records without asking");
         }
-        if needs.status_line {
-            let line = install::statusline_for(
+        let line = match needs.status_line {
+            true => Some(setup::statusline_for(
                 &inputs.ctx,
-                install::shell_form(ShellChoice::Auto, os),
+                shell,
                 inputs.git_bash.as_deref(),
                 inputs.bash_home.as_deref(),
                 &inputs.paths.binary(os),
-            )?;
-            if let install::settings_keys::StatusLine::Registered(t) =
-                install::on_disk_places(old.as_deref(), &text, |t| {
-                    install::settings_keys::add_statusline(&user, t, &line, &inputs.ctx)
-                })?
-            {
-                text = t;
-            }
+            )?),
+            false => None,
+        };
+        if line.is_some() {
             reasons.push("gk's status line spelled for the shell Claude Code runs it in");
         }
+        let want = setup::SettingsWanted {
+            hooks: wanted.as_ref(),
+            rules: rules.as_ref().map(|r| r.as_slice()),
+            statusline: line.as_deref(),
+        };
+        let (text, filled, _) =
+            setup::put_in_settings(&user, old.as_deref(), text, &want, &inputs.ctx)?;
         plan.push(FileChange::text(
             &user,
             old,
             Some(text),
             &reasons.join("; "),
         ));
-        if let Some(change) = crate::install::record::note(&inputs.paths.install_record(), &filled)?
-        {
+        if let Some(change) = crate::setup::record::note(&inputs.paths.install_record(), &filled)? {
             plan.push(change);
         }
     }
     for path in needs.remove_from.iter().filter(|p| **p != user) {
-        let Some(old) = crate::install::read_text(path)? else {
+        let Some(old) = crate::setup::read_text(path)? else {
             continue;
         };
         let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
@@ -353,7 +344,7 @@ pub fn withhold_secret_diffs(
         }
         let mut one = Plan::new(&plan.title);
         one.push(c.clone());
-        let shown = crate::install::plan::render(&one, render::Style { color: false });
+        let shown = crate::change::render::render(&one, render::Style { color: false });
         // Only the diff's lines: the action list and headers hold paths.
         shown
             .lines()
@@ -477,7 +468,7 @@ pub fn run(
         dry_run: args.dry_run,
         check: false,
     };
-    match apply::execute(&plan, &opts, color)? {
+    match apply::execute(&plan, &opts, Style::for_stdout(color.forced()))? {
         Outcome::Written { .. } | Outcome::NothingToDo => {}
         Outcome::DryRun | Outcome::Declined | Outcome::Check { .. } => {
             return Ok(diagnosis.report.exit_code())
@@ -485,7 +476,7 @@ pub fn run(
     }
     println!("\nAfter the fix:\n");
     let again = super::diagnose(inputs);
-    let style = crate::install::apply::style_for(color);
+    let style = Style::for_stdout(color.forced());
     print!(
         "{}",
         render::human(&again.report, args.verbose, style, &again.redactor)

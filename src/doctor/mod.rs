@@ -26,6 +26,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs};
 use crate::error::{Error, Result};
 use crate::hookcmd::{self, CommandContext, HookKind, Owner, ShellForm};
@@ -62,17 +63,13 @@ impl Inputs {
     pub fn from_process(args: &DoctorArgs) -> Result<Inputs> {
         // The same machine facts install plans from (paths, platform, home,
         // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
-        let machine = crate::install::Machine::from_env()?;
+        let machine = crate::machine::Machine::from_env()?;
         let project_dir = match &args.project {
             Some(p) => project_folder(p)?,
             None => std::env::current_dir()
                 .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?,
         };
-        let managed = args
-            .managed_settings
-            .clone()
-            .unwrap_or_else(|| scopes::default_managed_path(machine.os));
-        let state_dir = crate::paths::state_dir_for(machine.os, Some(&machine.ctx.home));
+        let managed = args.managed_settings.clone().unwrap_or(machine.managed);
         Ok(Inputs {
             scope_paths: ScopePaths {
                 user: machine.paths.settings(),
@@ -81,12 +78,12 @@ impl Inputs {
             },
             ctx: machine.ctx,
             paths: machine.paths,
-            path_var: std::env::var_os("PATH"),
+            path_var: machine.path_var,
             git_bash: machine.git_bash,
             bash_home: machine.bash_home,
             smoke: !args.no_smoke,
             now: SystemTime::now(),
-            state_dir,
+            state_dir: machine.state_dir,
         })
     }
 }
@@ -119,7 +116,7 @@ pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
     }
     let inputs = Inputs::from_process(args)?;
     let diagnosis = diagnose(&inputs);
-    let style = crate::install::apply::style_for(color);
+    let style = Style::for_stdout(color.forced());
     if args.json {
         let doc = render::json(&diagnosis.report);
         let text = serde_json::to_string_pretty(&doc)
@@ -485,7 +482,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                     ),
                 )
                 .at(&f.path, Some(e.line))
-                .fix(if e.reason == scopes::NOT_UTF8 {
+                .fix(if e.not_utf8 {
                     format!(
                         "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",
                         e.line, e.column
@@ -532,7 +529,7 @@ fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Re
                                 i.column,
                                 i.at,
                                 i.reason,
-                                if i.rejects_file {
+                                if i.rejects_file() {
                                     "Claude Code skips the whole file, env included"
                                 } else {
                                     "Claude Code ignores that part"
@@ -876,7 +873,7 @@ fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
     ];
     let mut seen = Vec::new();
     for (dir, what) in folders {
-        for path in crate::install::backup::left_beside(&dir) {
+        for path in crate::change::backup::left_beside(&dir) {
             if seen.contains(&path) {
                 continue;
             }

@@ -11,7 +11,7 @@ use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 use crate::hookcmd::HookKind;
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
-pub use crate::registry::{policy, switches, Policy, Registration, Switch, SwitchKey, Table};
+pub use crate::registry::{Registration, SwitchKey, Table};
 
 fn place_of(path: &Path, line: Option<usize>) -> String {
     match line {
@@ -169,6 +169,7 @@ impl RegistrationFix {
 /// Findings about gk's registrations: missing, firing twice, redundant,
 /// legacy, misplaced, or undecidable, in that order per hook and then in
 /// file order. `t` holds every registration of the files Claude Code uses.
+#[cfg(test)]
 pub fn check_registrations(t: &Table, user_settings: &Path) -> Vec<Finding> {
     check_registrations_with(t, user_settings, &registration_fix(&t.rows))
 }
@@ -410,6 +411,7 @@ mod tests {
     use super::*;
     use crate::hookcmd::Owner;
     use crate::registry::rules::mentions_gk;
+    use crate::registry::{policy, Policy, Switch};
 
     fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
         check_registrations(&Table::of_rows(regs.to_vec(), p.clone()), Path::new(USER))

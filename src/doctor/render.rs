@@ -184,10 +184,10 @@ pub fn secrets_in_lenient(text: &str, out: &mut Vec<String>) {
 /// Install's rule for key names that hold credentials, so both commands
 /// hide the same things.
 pub fn secret_key(key: &str) -> bool {
-    crate::install::plan::is_secret_key(key)
+    crate::change::render::is_secret_key(key)
 }
 
-pub use crate::install::plan::Style;
+pub use crate::change::render::Style;
 
 fn mark(style: Style, status: &GroupStatus) -> String {
     match status {

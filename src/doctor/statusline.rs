@@ -10,7 +10,7 @@
 use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 use super::scopes::{Scope, ScopeFile};
 use super::Inputs;
-use crate::install::settings_keys::is_gk_statusline;
+use crate::edit::settings_keys::is_gk_statusline;
 
 /// The finding for the user settings' status line, if it is gk's and
 /// cannot run in the shell the client will use.
@@ -28,14 +28,14 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
         return None;
     }
     let os = inputs.ctx.os;
-    let why = crate::install::statusline_breaks(os, command, inputs.git_bash.as_deref())?;
+    let why = crate::setup::statusline_breaks(os, command, inputs.git_bash.as_deref())?;
     let shell = match inputs.git_bash.as_deref() {
         Some(bash) => format!("Git Bash ({})", bash.display()),
         None => "PowerShell (no Git Bash found)".to_string(),
     };
-    let wanted = crate::install::statusline_for(
+    let wanted = crate::setup::statusline_for(
         &inputs.ctx,
-        crate::install::shell_form(crate::cli::ShellChoice::Auto, os),
+        crate::setup::shell_form(crate::cli::ShellChoice::Auto, os),
         inputs.git_bash.as_deref(),
         inputs.bash_home.as_deref(),
         &inputs.paths.binary(os),

@@ -28,15 +28,13 @@
 //! never reach the message: it names files, places (`path:line:col`), the
 //! parser's reason, event names and gk's own command words.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::config::{Config, ConfigError};
 use super::input::{self, Input};
-use crate::hookcmd::{CommandContext, HookKind};
-use crate::paths::ClaudePaths;
+use crate::hookcmd::HookKind;
 use crate::platform::Os;
 use crate::registry::rules::{self, Skipped};
 use crate::registry::scopes::{self, Scope, ScopeFile};
@@ -59,52 +57,7 @@ const MAX_SHOWN: usize = 160;
 /// At most this many places are named for one problem.
 const MAX_PLACES: usize = 3;
 
-/// The variable that names another managed settings file (doctor's
-/// `--managed-settings` reads it too; tests use it).
-pub const MANAGED_VAR: &str = "GK_MANAGED_SETTINGS";
-
-/// What the check needs to know about the machine, as values.
-#[derive(Debug, Clone)]
-pub struct Machine {
-    pub ctx: CommandContext,
-    pub user_settings: PathBuf,
-    pub managed: PathBuf,
-    /// `PATH`, to find a gk registered by bare name.
-    pub path_var: Option<OsString>,
-    /// The folder the hook was started in: the client starts hooks in the
-    /// session's folder (measured), so it stands in for an event without a
-    /// usable `cwd` field.
-    pub current_dir: Option<PathBuf>,
-}
-
-impl Machine {
-    /// From the process environment: the home folder, `<claude dir>` (made
-    /// absolute, as the client and doctor take it) and the platform.
-    pub fn from_env(home: Option<PathBuf>, paths: &ClaudePaths) -> Machine {
-        let os = Os::current();
-        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        let claude_dir = absolute(paths.dir());
-        let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .filter(|v| !v.is_empty())
-            .map(|v| absolute(Path::new(&v)));
-        Machine {
-            ctx: CommandContext {
-                os,
-                home: home.unwrap_or_else(|| claude_dir.clone()),
-                claude_dir: claude_dir.clone(),
-                claude_config_dir,
-            },
-            user_settings: claude_dir.join("settings.json"),
-            // The override doctor honours too, so both read the same file.
-            managed: std::env::var_os(MANAGED_VAR)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .unwrap_or_else(|| scopes::default_managed_path(os)),
-            path_var: std::env::var_os("PATH"),
-            current_dir: std::env::current_dir().ok(),
-        }
-    }
-}
+pub use crate::machine::Machine;
 
 /// The warnings for this event (the `systemMessage` text), or `None` for
 /// a healthy setup. `config_error`: why gk.json was ignored, if it was.
@@ -116,7 +69,7 @@ pub fn answer(
 ) -> Option<String> {
     let project = project_dir(event_of(input).as_ref(), machine.current_dir.as_deref());
     let files = scopes::load_scopes_within(
-        &machine.user_settings,
+        &machine.paths.settings(),
         project.as_deref(),
         &machine.managed,
         Some(scopes::Budget::SESSION),
@@ -461,6 +414,7 @@ fn and_list(items: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hookcmd::CommandContext;
     use crate::registry::scopes::classify_text;
 
     fn ctx() -> CommandContext {

@@ -48,4 +48,6 @@ mod table;
 
 #[cfg(test)]
 pub(crate) use table::test_row;
-pub use table::{policy, switches, Policy, Registration, Switch, SwitchKey, Table};
+#[cfg(test)]
+pub(crate) use table::{policy, Policy, Switch};
+pub use table::{Registration, SwitchKey, Table};

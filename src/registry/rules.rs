@@ -355,7 +355,7 @@ pub fn skipped_files(files: &[ScopeFile]) -> Vec<(&ScopeFile, Skipped<'_>)> {
                 Load::Unreadable(why) => Skipped::Unreadable(why),
                 Load::Unparseable(e) => Skipped::NotJson(e),
                 Load::Parsed { issues, .. } => {
-                    Skipped::Voided(issues.iter().find(|i| i.rejects_file)?)
+                    Skipped::Voided(issues.iter().find(|i| i.rejects_file())?)
                 }
                 _ => return None,
             };

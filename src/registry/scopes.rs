@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(test)]
 use crate::platform::Os;
 use crate::settings::{self, HookEntry, ParseError, SchemaIssue, Settings};
 
@@ -74,7 +75,7 @@ impl ScopeFile {
     /// Parsed and free of file-voiding schema errors: Claude Code uses this
     /// file (an issue that only makes it ignore one part still counts as used).
     pub fn effective(&self) -> bool {
-        matches!(&self.load, Load::Parsed { issues, .. } if !issues.iter().any(|i| i.rejects_file))
+        matches!(&self.load, Load::Parsed { issues, .. } if !issues.iter().any(|i| i.rejects_file()))
     }
 
     pub fn settings(&self) -> Option<&Settings> {
@@ -103,14 +104,8 @@ pub(crate) fn test_files(files: &[(Scope, &str)]) -> Vec<ScopeFile> {
         .collect()
 }
 
-/// The platform's managed (policy) settings file.
-pub fn default_managed_path(os: Os) -> PathBuf {
-    match os {
-        Os::Linux => PathBuf::from("/etc/claude-code/managed-settings.json"),
-        Os::MacOs => PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
-        Os::Windows => PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"),
-    }
-}
+#[cfg(test)]
+use crate::paths::default_managed_path;
 
 /// Where every scope's file is, for one run.
 #[derive(Debug, Clone)]
@@ -120,17 +115,10 @@ pub struct ScopePaths {
     pub managed: PathBuf,
 }
 
+#[cfg(test)]
 impl ScopePaths {
-    pub fn project(&self) -> PathBuf {
-        self.project_dir.join(".claude").join("settings.json")
-    }
-
     pub fn local(&self) -> PathBuf {
         self.project_dir.join(".claude").join("settings.local.json")
-    }
-
-    pub fn managed_dropin_dir(&self) -> PathBuf {
-        dropin_dir(&self.managed)
     }
 }
 
@@ -377,6 +365,7 @@ fn classify_bytes(path: &Path, bytes: Vec<u8>) -> Load {
                 line,
                 column,
                 reason: NOT_UTF8.to_string(),
+                not_utf8: true,
             });
         }
     };
@@ -427,7 +416,7 @@ mod tests {
             managed: "/etc/claude-code/managed-settings.json".into(),
         };
         assert_eq!(
-            p.managed_dropin_dir(),
+            dropin_dir(&p.managed),
             Path::new("/etc/claude-code/managed-settings.d")
         );
         assert_eq!(p.local(), Path::new("/p/.claude/settings.local.json"));

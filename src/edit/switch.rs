@@ -8,12 +8,12 @@ use std::path::Path;
 
 use jsonc_parser::ast::{Object, Value};
 
-use crate::error::Result;
-use crate::hookcmd::HookKind;
-use crate::install::settings_edit::{
+use crate::edit::settings_edit::{
     append_property, apply_edits, at, cut_items, parse_strict, prop_range, range_of_obj, split_bom,
     J,
 };
+use crate::error::Result;
+use crate::hookcmd::HookKind;
 
 /// Is `kind` switched on according to gk.json's text (`None`: no file)?
 /// A file that does not parse counts as "on" here; editing it is refused.

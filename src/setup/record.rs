@@ -23,9 +23,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::apply::read_current;
-use super::plan::FileChange;
-use super::settings_edit::EmptyContainer;
+use crate::change::fs::read_current;
+use crate::change::plan::FileChange;
+use crate::edit::settings_edit::EmptyContainer;
 use crate::error::Result;
 
 const ABOUT: &str = "Written by gk install: containers of settings.json that were empty before gk put its hooks in them, and permission rules that were there before gk. gk uninstall gives them back as they were and removes this file.";
@@ -55,6 +55,7 @@ pub struct Noted {
 /// The containers noted in the record at `path`: none when there is no
 /// record, or when it cannot be read as one (it is gk's own note; a broken
 /// one is replaced by install and removed by uninstall).
+#[cfg(test)]
 pub fn read(path: &Path) -> Result<Vec<EmptyContainer>> {
     Ok(read_all(path)?.containers)
 }

@@ -73,7 +73,7 @@ pub fn file_key(path: &Path) -> String {
     while !key.is_char_boundary(start) {
         start += 1;
     }
-    let hash = crate::install::plan::fingerprint(text.as_bytes());
+    let hash = crate::change::plan::fingerprint(text.as_bytes());
     format!("{hash:016x}…{}", &key[start..])
 }
 
@@ -162,8 +162,8 @@ impl Backups {
         let key = file_key(file);
         let (bytes, mode) = read_with_mode(file).map_err(|e| Error::io("back up", file, &e))?;
         let incoming = self.dir.join(INCOMING);
-        super::apply::remove_dead_temps(&incoming);
-        let (tmp, lock) = super::apply::write_temp(&incoming, &bytes, mode)?;
+        super::fs::remove_dead_temps(&incoming);
+        let (tmp, lock) = super::fs::write_temp(&incoming, &bytes, mode)?;
         let name = format!("{key}{MARK}{stamp}");
         let named = self.name_copy(&tmp, &name, self.next_counter(&key, stamp));
         drop(lock);

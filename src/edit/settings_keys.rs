@@ -120,6 +120,7 @@ fn allow_list(v: &serde_json::Value) -> Option<Vec<serde_json::Value>> {
 /// Add every rule of `rules` not already in `permissions.allow` (string
 /// equality), before the first existing rule; `permissions` and `allow` are
 /// created when missing. A missing or empty file becomes one holding the rules.
+#[cfg(test)]
 pub fn add_rules(path: &Path, text: &str, rules: &[String]) -> Result<String> {
     add_rules_noting(path, text, rules).map(|(out, _)| out)
 }
@@ -260,6 +261,7 @@ fn add_rules_only(path: &Path, text: &str, rules: &[String]) -> Result<String> {
 /// Take every rule of `rules` out of `permissions.allow`; an `allow` array
 /// that this empties goes too, and then a `permissions` object this
 /// empties. Nothing else changes.
+#[cfg(test)]
 pub fn remove_rules(path: &Path, text: &str, rules: &[String]) -> Result<String> {
     remove_rules_keeping(path, text, rules, &[])
 }
@@ -391,7 +393,7 @@ pub fn add_statusline(
             Value::Object(o) => o.get("command").and_then(|c| match &c.value {
                 Value::StringLit(s) if is_gk_statusline(&s.value, ctx) => Some((
                     s.value.to_string(),
-                    crate::install::settings_edit::value_range(&c.value),
+                    crate::edit::settings_edit::value_range(&c.value),
                 )),
                 _ => None,
             }),
@@ -405,7 +407,7 @@ pub fn add_statusline(
         }
         // gk's own status line in another spelling (one for the other
         // Windows shell, say): only its command string is replaced.
-        let edit = crate::install::settings_edit::Edit {
+        let edit = crate::edit::settings_edit::Edit {
             start,
             end,
             text: serde_json::to_string(command).map_err(|e| internal(path, &e.to_string()))?,
@@ -475,7 +477,7 @@ pub fn remove_statusline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::settings_edit::tests::{assert_refused, ctx, p};
+    use crate::edit::settings_edit::tests::{assert_refused, ctx, p};
 
     fn rules() -> Vec<String> {
         vec![

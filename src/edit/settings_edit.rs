@@ -286,6 +286,7 @@ pub(crate) fn at(path: &Path, body: &str, offset: usize, reason: &str) -> Error 
         line,
         column,
         reason: reason.to_string(),
+        not_utf8: false,
     };
     Error::new(err.to_string())
 }
@@ -300,7 +301,7 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     // client's parser does), but gk's editor cannot hold all of it as it
     // is — a lone surrogate escape, nesting past the editor's depth — and
     // gk never writes back what it did not read: refuse, saying so.
-    let root = parse_strict(path, body).map_err(|e| {
+    parse_strict(path, body).map_err(|e| {
         let m = e.message();
         let (place, reason) = m.split_once(": not valid JSON: ").unwrap_or((m, ""));
         Error::new(format!(
@@ -309,110 +310,30 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
             reason.trim_end_matches('.')
         ))
     })?;
-    // A repeated key is read differently by different parsers (the last one
-    // usually wins, the first one here): do not edit a guess. That holds for
-    // every key at the top level (a second `env` silently drops the first
-    // one's variables in the client), `hooks`, the events, and every key of
-    // a group or a handler.
-    refuse_duplicate_keys(path, body, &root, "")?;
-    if let Some(prop) = root.get("hooks") {
-        if let Value::Object(hooks) = &prop.value {
-            refuse_duplicate_keys(path, body, hooks, "hooks.")?;
-        }
-        let Value::Object(hooks) = &prop.value else {
-            return Err(at(
-                path,
-                body,
-                value_start(&prop.value),
-                "`hooks` must be an object",
-            ));
-        };
-        for event in &hooks.properties {
-            let name = event.name.as_str();
-            let Value::Array(groups) = &event.value else {
-                return Err(at(
-                    path,
-                    body,
-                    value_start(&event.value),
-                    &format!("`hooks.{name}` must be an array"),
-                ));
-            };
-            for (g, grp) in groups.elements.iter().enumerate() {
-                let Value::Object(grp_obj) = grp else {
-                    return Err(at(
-                        path,
-                        body,
-                        value_start(grp),
-                        &format!("`hooks.{name}[{g}]` must be an object"),
-                    ));
-                };
-                refuse_duplicate_keys(path, body, grp_obj, &format!("hooks.{name}[{g}]."))?;
-                if let Some(handlers) = grp_obj.get("hooks") {
-                    let Value::Array(list) = &handlers.value else {
-                        return Err(at(
-                            path,
-                            body,
-                            value_start(&handlers.value),
-                            &format!("`hooks.{name}[{g}].hooks` must be an array"),
-                        ));
-                    };
-                    for (h, handler) in list.elements.iter().enumerate() {
-                        let Value::Object(handler_obj) = handler else {
-                            return Err(at(
-                                path,
-                                body,
-                                value_start(handler),
-                                &format!("`hooks.{name}[{g}].hooks[{h}]` must be an object"),
-                            ));
-                        };
-                        refuse_duplicate_keys(
-                            path,
-                            body,
-                            handler_obj,
-                            &format!("hooks.{name}[{g}].hooks[{h}]."),
-                        )?;
-                    }
-                }
-            }
-        }
-    }
     let (_, issues) = settings::hook_entries(&parsed);
-    // The client skips the whole file for this one (env included): a hook
-    // added to it would never run.
-    if let Some(i) = issues.iter().find(|i| i.rejects_file) {
+    // The one schema check (`SchemaIssue::blocks_edit`), as doctor asks
+    // it before offering a fix: a file the client skips (a hook added to it
+    // would never run), or one an edit would have to guess at.
+    if let Some(i) = issues.iter().find(|i| i.blocks_edit()) {
+        let why = if i.rejects_file() {
+            "Claude Code skips this whole file (env included), so gk does not edit it"
+        } else {
+            "correct it by hand first: gk does not edit a file it would have to guess at"
+        };
         let err = settings::ParseError {
             path: path.to_path_buf(),
             line: i.line,
             column: i.column,
-            reason: format!(
-                "{}: {}; Claude Code skips this whole file (env included), so gk does not edit it",
-                i.at, i.reason
-            ),
+            // A repeated key's reason names its place already.
+            reason: match i.is_duplicate_key() {
+                true => format!("{}; {why}", i.reason),
+                false => format!("{}: {}; {why}", i.at, i.reason),
+            },
+            not_utf8: false,
         };
         return Err(Error::new(err.to_string()));
     }
     Ok(issues.into_iter().map(|i| i.reason).collect())
-}
-
-pub(crate) fn refuse_duplicate_keys(
-    path: &Path,
-    body: &str,
-    obj: &Object,
-    prefix: &str,
-) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    for prop in &obj.properties {
-        let name = prop.name.as_str();
-        if !seen.insert(name) {
-            return Err(at(
-                path,
-                body,
-                prop.range.start,
-                &format!("`{prefix}{name}` appears twice"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Never hand back a file Claude Code would reject: strict parse again,
@@ -1331,7 +1252,7 @@ pub(crate) mod tests {
             ("{\"hooks\": []}", "`hooks` must be an object"),
             (
                 "{\"hooks\": {\"Stop\": {}}}",
-                "`hooks.Stop` must be an array",
+                ":1:20: hooks.Stop: an event must be an array of groups",
             ),
             ("[1]", "top level"),
             ("{\"a\": ", ":1:"),

@@ -4,16 +4,10 @@
 
 use std::path::Path;
 
-use crate::install::apply::read_current;
-use crate::install::plan::{FileChange, ReplaceStrategy};
+use crate::change::fs::read_current;
+use crate::change::plan::{FileChange, ReplaceStrategy};
 use crate::platform::Os;
-
-/// A marker compiled into every gk binary so install can tell which
-/// version an installed copy is. Built so that the searched-for prefix
-/// appears in the binary only here (the search assembles it at run time).
-#[used]
-static VERSION_MARKER: &[u8] =
-    concat!("\0gk-build-version=", env!("CARGO_PKG_VERSION"), "\0").as_bytes();
+use crate::version::embedded_version;
 
 /// How the installed copy is replaced or removed on `os`. On Windows the
 /// copy may be running (a hook fired in an open Claude Code session): it
@@ -85,24 +79,6 @@ fn is_stamp(s: &str) -> bool {
             .strip_prefix('-')
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())),
     }
-}
-
-/// The version recorded in a gk binary's bytes, if it carries the marker.
-pub fn embedded_version(bytes: &[u8]) -> Option<String> {
-    std::hint::black_box(VERSION_MARKER);
-    // Stored reversed so the literal itself never matches.
-    let prefix: Vec<u8> = b"=noisrev-dliub-kg\0".iter().rev().copied().collect();
-    let prefix = prefix.as_slice();
-    let start = bytes.windows(prefix.len()).position(|w| w == prefix)? + prefix.len();
-    let rest = &bytes[start..];
-    let end = rest.iter().position(|b| *b == 0)?;
-    let version = std::str::from_utf8(&rest[..end]).ok()?;
-    let plausible = !version.is_empty()
-        && version.len() < 40
-        && version
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
-    plausible.then(|| version.to_string())
 }
 
 #[cfg(test)]

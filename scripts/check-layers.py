@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Hold src/ to its layers (docs/maintainers/the-house.md).
+
+Every `crate::<module>` a file names (in `use` lines and in paths) is an
+import of that top-level module. A module may import only modules of a
+lower layer; two modules of one layer may not import each other's code at
+all. Inside one module folder, the files may import each other, but never
+in a circle. Test code (`#[cfg(test)]` blocks) is held to the same rules.
+
+Prints one line per breach (file:line: what) and exits 1; exits 0 when the
+house is one-way. Well under a second.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+# Lowest first. A module not listed here is an error: a new module must
+# be given its place.
+LAYERS = [
+    ["error", "bounded", "text", "platform", "version"],
+    ["paths"],
+    ["hookcmd"],
+    ["cli"],
+    ["machine"],
+    ["settings", "smoke"],
+    ["registry"],
+    ["hooks"],
+    ["change", "edit"],
+    ["records"],
+    ["setup"],
+    ["doctor"],
+    ["commands"],
+    ["testing"],
+]
+RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+CRATE_PATH = re.compile(r"\bcrate::([a-z_]+)(?:::([a-z_]+))?")
+SUPER_PATH = re.compile(r"\bsuper::([a-z_]+)")
+BRACED = re.compile(r"\buse crate::\{([^}]*)\}")
+
+
+def module_of(path: Path):
+    """(top-level module, file's own name inside its folder or None)."""
+    rel = path.relative_to(SRC)
+    parts = rel.with_suffix("").parts
+    if parts[0] in ("lib", "main"):
+        return None, None
+    return parts[0], (parts[1] if len(parts) > 1 else None)
+
+
+def code_lines(text: str):
+    """(line number, line) with comments and string literals blanked."""
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if stripped.startswith("//"):
+            continue
+        line = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line)
+        line = line.split("//", 1)[0]
+        yield n, line
+
+
+def main() -> int:
+    breaches = []
+    # Edges between files of one folder: (module, from file, to file).
+    inner = {}
+    for path in sorted(SRC.rglob("*.rs")):
+        top, own = module_of(path)
+        if top is None:
+            continue
+        rel = path.relative_to(ROOT)
+        if top not in RANK:
+            breaches.append(f"{rel}: module `{top}` has no layer in scripts/check-layers.py")
+            continue
+        for n, line in code_lines(path.read_text(encoding="utf-8")):
+            names = [(m.group(1), m.group(2)) for m in CRATE_PATH.finditer(line)]
+            for group in BRACED.finditer(line):
+                for item in group.group(1).split(","):
+                    item = item.strip().split("::")[0]
+                    if item:
+                        names.append((item, None))
+            for target, sub in names:
+                if target == top:
+                    if own and sub and sub != own:
+                        inner.setdefault(top, set()).add((own, sub, f"{rel}:{n}"))
+                    continue
+                if target not in RANK:
+                    if target in ("self", "super"):
+                        continue
+                    breaches.append(f"{rel}:{n}: `crate::{target}` has no layer")
+                    continue
+                if RANK[target] >= RANK[top]:
+                    how = "of the same layer" if RANK[target] == RANK[top] else "of a higher layer"
+                    breaches.append(f"{rel}:{n}: `{top}` imports `{target}`, {how}")
+            if own:
+                for m in SUPER_PATH.finditer(line):
+                    sub = m.group(1)
+                    if sub != own and (SRC / top / f"{sub}.rs").exists():
+                        inner.setdefault(top, set()).add((own, sub, f"{rel}:{n}"))
+    for top, edges in sorted(inner.items()):
+        graph = {}
+        where = {}
+        for a, b, at in edges:
+            graph.setdefault(a, set()).add(b)
+            where.setdefault((a, b), at)
+        for part in cycles(graph):
+            ties = sorted(at for (a, b), at in where.items() if a in part and b in part)
+            names = ", ".join(f"{f}.rs" for f in part)
+            breaches.append(
+                f"{ties[0]}: files of src/{top}/ import each other in a circle: {names} ({'; '.join(ties)})"
+            )
+    for b in breaches:
+        print(b)
+    if breaches:
+        print(f"check-layers: {len(breaches)} breach(es); the layers are in scripts/check-layers.py")
+        return 1
+    print(f"check-layers: one-way ({len(LAYERS)} layers, no circle)")
+    return 0
+
+
+def cycles(graph):
+    """One cycle per strongly connected part of more than one file."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                out.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

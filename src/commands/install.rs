@@ -1,0 +1,235 @@
+//! `gk install` and `gk uninstall`: the plan from [`crate::setup`], shown
+//! and written by [`crate::change::apply`], then the smoke test of what was
+//! installed.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::change::apply::{execute, Outcome};
+use crate::change::backup;
+use crate::change::render::Style;
+use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
+use crate::edit::switch;
+use crate::error::{Error, Result};
+use crate::hookcmd::{HookKind, ShellForm};
+use crate::machine::Machine;
+use crate::setup::*;
+use crate::smoke;
+
+pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
+    let m = Machine::from_env()?;
+    let shell = shell_form(args.shell, m.os);
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
+    let program = crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
+        .map_err(|e| Error::io("read", &exe, &e.into_io()))?
+        .bytes;
+    if !args.no_permissions {
+        check_state_folder(&m)?;
+    }
+    let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
+    let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
+    notes.extend(more);
+    let outcome = execute(
+        &plan,
+        &crate::commands::options(&args.change),
+        Style::for_stdout(color.forced()),
+    )?;
+    for note in notes {
+        // A note may quote a settings value (another tool's status line).
+        println!("{}", crate::text::escaped(&note));
+    }
+    report_running_copies(&outcome);
+    let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
+    if !ran || args.no_smoke {
+        return Ok(outcome.exit_code());
+    }
+    let all_passed = smoke_test(&m, shell);
+    if !all_passed {
+        return Err(Error::new(
+            "the files are in place, but a hook failed its smoke test (see above; `gk doctor` digs deeper)",
+        ));
+    }
+    Ok(outcome.exit_code())
+}
+
+/// Refuse to grant Claude a state folder that is not gk's own (see
+/// [`crate::records::check_path`] and [`crate::records::scan`]): the rules
+/// would let Claude edit every `*.json` there. Nothing is written.
+fn check_state_folder(m: &Machine) -> Result<()> {
+    let Some(dir) = m.state_dir.clone() else {
+        return Ok(());
+    };
+    crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir())
+        .and_then(|()| crate::records::scan(&dir).map(|_| ()))
+        .map_err(|e| {
+            Error::new(format!(
+                "{e}; or install with --no-permissions; nothing written"
+            ))
+        })
+}
+
+/// Run each registered hook once as Claude Code would; print one line per
+/// hook (and what the session check reports about the setup, when it
+/// reports something). Returns whether every hook that is switched on passed.
+fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
+    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
+    // As the hooks read it: a gk.json over their limit is no config at all.
+    let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
+        .ok()
+        .flatten();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| m.ctx.home.clone());
+    println!();
+    let mut ok = true;
+    for kind in HookKind::ALL {
+        let label = format!("smoke test: gk hook {:<6}", kind.arg());
+        if !switch::is_enabled(config.as_deref(), kind) {
+            println!("{label} skipped (switched off in gk.json)");
+            continue;
+        }
+        let inv = smoke::invocation(m.os, m.git_bash.as_deref(), wanted.get(kind));
+        let payload = smoke::sample_payload(kind, &cwd);
+        match smoke::run(&inv, &payload, Duration::from_secs(10), &[]) {
+            Ok(run) => {
+                let ms = run.duration.as_secs_f64() * 1000.0;
+                match smoke::judge(kind, &run) {
+                    Ok(()) => {
+                        println!("{label} passed in {ms:.0} ms");
+                        for line in session_lines(kind, &run.stdout) {
+                            println!("  it reports: {line}");
+                        }
+                    }
+                    Err(why) => {
+                        ok = false;
+                        println!("{label} FAILED after {ms:.0} ms: {why}");
+                    }
+                }
+            }
+            Err(e) => {
+                ok = false;
+                println!("{label} FAILED: {e}");
+            }
+        }
+    }
+    ok
+}
+
+/// What a passing session check printed, line by line (nothing when the
+/// setup is healthy, or for the other hooks).
+fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
+    if kind != HookKind::Session {
+        return Vec::new();
+    }
+    serde_json::from_str::<serde_json::Value>(stdout.trim())
+        .ok()
+        .as_ref()
+        .and_then(smoke::session_report)
+        .map(|lines| lines.into_iter().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
+    let m = Machine::from_env()?;
+    let (mut plan, notes) = plan_uninstall(&m, args.purge)?;
+    let backups = backup::Backups::from_env();
+    if args.purge {
+        if let Ok(b) = &backups {
+            plan_purge_backups(&mut plan, b, &m.paths)?;
+        }
+    }
+    // The per-session records: Claude's, kept by a plain uninstall.
+    let state_dir = if args.purge {
+        let places = crate::records::Places::from_env()?;
+        let records = crate::records::list(&places)?;
+        for change in crate::records::purge_changes(&places.state_dir, &records)? {
+            plan.push(change);
+        }
+        Some(places.state_dir)
+    } else {
+        None
+    };
+    let outcome = execute(
+        &plan,
+        &crate::commands::options(&args.change),
+        Style::for_stdout(color.forced()),
+    )?;
+    if let (true, Outcome::Written { .. }) = (args.purge, &outcome) {
+        // Emptied by the plan: the folders go too, each only when empty
+        // (`remove_dir` removes nothing else, and no link).
+        let mut emptied = vec![m.paths.hooks_dir()];
+        emptied.extend(state_dir);
+        if let Ok(b) = &backups {
+            emptied.push(b.dir().to_path_buf());
+            emptied.extend(
+                b.dir()
+                    .parent()
+                    .filter(|p| p.ends_with("gk"))
+                    .map(Path::to_path_buf),
+            );
+        }
+        for dir in emptied {
+            if std::fs::remove_dir(&dir).is_ok() {
+                println!("removed   {} (an empty folder)", dir.display());
+            }
+        }
+    }
+    for note in notes {
+        // A note may quote a settings value (another tool's status line).
+        println!("{}", crate::text::escaped(&note));
+    }
+    report_running_copies(&outcome);
+    if matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo) {
+        if let Ok(exe) = std::env::current_exe() {
+            if exe != m.paths.binary(m.os) {
+                println!("{}", program_note(&exe, cargo_bin().as_deref()));
+            }
+        }
+    }
+    Ok(outcome.exit_code())
+}
+
+/// Where `cargo install` puts programs: `$CARGO_HOME/bin`, or
+/// `<home>/.cargo/bin`.
+fn cargo_bin() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::paths::home_dir().map(|h| h.join(".cargo")))
+        .map(|c| c.join("bin"))
+}
+
+/// Uninstall's last line: the gk the user ran is not one of the files it
+/// removes (it may be on PATH, put there by `cargo install` or an
+/// installer), so say where it is and how it goes.
+pub fn program_note(exe: &Path, cargo_bin: Option<&Path>) -> String {
+    let by_cargo = cargo_bin.is_some_and(|bin| exe.parent() == Some(bin));
+    if by_cargo {
+        format!(
+            "gk itself is still at {} (put there by cargo): `cargo uninstall gk` removes it",
+            exe.display()
+        )
+    } else {
+        format!(
+            "gk itself is still at {}: delete that file when you no longer need it \
+             (`cargo uninstall gk` if cargo installed it)",
+            exe.display()
+        )
+    }
+}
+
+/// Name each copy of gk that was moved aside (or found from an earlier
+/// run) and could not be deleted because a hook is running it right now.
+fn report_running_copies(outcome: &Outcome) {
+    if let Outcome::Written { kept } = outcome {
+        for path in kept
+            .iter()
+            .filter(|p| p.to_string_lossy().contains(".gk-old-"))
+        {
+            println!(
+                "{} is still running (a Claude Code session is using it); \
+                 the next gk install or uninstall removes it",
+                path.display()
+            );
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! `gk state`: the task records listed, cleaned, pruned or set by hand,
+//! every change through the one plan → diff → confirm → write path. The
+//! records themselves, and the plans, are [`crate::records`]'.
+
+use crate::change::apply::execute;
+use crate::change::render::Style;
+use crate::cli::{ColorChoice, StateAction, StateArgs};
+use crate::error::{Error, Result};
+use crate::records::*;
+
+pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
+    let p = Places::from_env()?;
+    let records = || list(&p);
+    let (plan, change) = match &args.action {
+        None => {
+            let records = records()?;
+            let text = if args.json {
+                let text = serde_json::to_string_pretty(&json(&p, &records))
+                    .map_err(|e| Error::new(format!("could not format the records: {e}")))?;
+                // A record's text may hold C1 controls, U+2028 and the like,
+                // which serde_json leaves raw.
+                format!("{}\n", crate::text::json_escaped(&text))
+            } else {
+                table(&p, &records)
+            };
+            print!("{text}");
+            return Ok(0);
+        }
+        Some(StateAction::Clean {
+            session,
+            all,
+            shared,
+            change,
+        }) => (
+            plan_clean(&p, &records()?, session.as_deref(), *all, *shared)?,
+            change,
+        ),
+        Some(StateAction::Prune { days, change }) => (plan_prune(&records()?, *days)?, change),
+        Some(StateAction::Set {
+            status,
+            task,
+            detail,
+            project,
+            session,
+            change,
+        }) => {
+            let cwd = std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            (
+                plan_set(
+                    &p,
+                    *status,
+                    task.as_deref().unwrap_or_default(),
+                    detail.as_deref().unwrap_or_default(),
+                    project.as_deref().unwrap_or_default(),
+                    session.as_deref(),
+                    &cwd,
+                )?,
+                change,
+            )
+        }
+    };
+    let outcome = execute(
+        &plan,
+        &super::options(change),
+        Style::for_stdout(color.forced()),
+    )?;
+    Ok(outcome.exit_code())
+}

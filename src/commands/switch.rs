@@ -1,0 +1,55 @@
+//! `gk enable` and `gk disable`: switch gk's hooks off and on again where
+//! the client reads them, through the one plan → diff → confirm → write path.
+
+use crate::change::apply::execute;
+use crate::change::fs::{refusal, text_of};
+use crate::change::plan::{FileChange, Plan};
+use crate::change::render::Style;
+use crate::cli::{ColorChoice, SwitchArgs};
+use crate::edit::switch;
+use crate::error::{Error, Result};
+use crate::machine::Machine;
+
+pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result<u8> {
+    let m = Machine::from_env()?;
+    let kind = args.which;
+    let path = m.paths.config_file();
+    // The hooks' own limit: never edit a gk.json the hooks would not read,
+    // nor make one they would not read.
+    let limit = crate::hooks::MAX_CONFIG_BYTES;
+    let too_large = |what: &str| {
+        Error::new(format!(
+            "{}: {what} larger than {}, the most of gk.json the hooks read (they would ignore it and keep the hook on); nothing written",
+            path.display(),
+            crate::bounded::size_text(limit)
+        ))
+    };
+    let old = match crate::bounded::read(&path, limit) {
+        Ok(c) => Some(text_of(&path, c.bytes)?),
+        Err(crate::bounded::ReadError::NotFound) => None,
+        Err(crate::bounded::ReadError::TooLarge { .. }) => return Err(too_large("it is")),
+        Err(e) => return Err(refusal(&path, &e)),
+    };
+    let new = switch::set_enabled(&path, old.as_deref(), kind, enable)?;
+    if new.as_ref().is_some_and(|t| t.len() as u64 > limit) {
+        return Err(too_large("the edit would make it"));
+    }
+    let verb = if enable { "enable" } else { "disable" };
+    let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg())).when_idle(format!(
+        "the {} hook is already switched {}; nothing to do",
+        kind.arg(),
+        if enable { "on" } else { "off" }
+    ));
+    plan.push(FileChange::text(
+        &path,
+        old,
+        new,
+        &format!("{verb} the {} hook", kind.arg()),
+    ));
+    let outcome = execute(
+        &plan,
+        &crate::commands::options(&args.change),
+        Style::for_stdout(color.forced()),
+    )?;
+    Ok(outcome.exit_code())
+}

@@ -1,0 +1,348 @@
+//! The plans of `gk install`, `gk uninstall` and `--purge`: every file
+//! read, every new text computed from what gk wants ([`super`]), nothing
+//! written (a plan goes through [`crate::change::apply`]).
+
+use std::path::Path;
+
+use super::*;
+use crate::change::backup;
+use crate::change::fs::read_current;
+use crate::change::plan::{self, FileChange, Plan};
+use crate::edit::{claude_md, settings_edit, settings_keys};
+use crate::paths::ClaudePaths;
+
+#[cfg(test)]
+pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Plan, Vec<String>)> {
+    let (extras, mut notes) = Extras::for_machine(m, true, false);
+    let (plan, more) = plan_install_with(m, shell, program, &extras)?;
+    notes.extend(more);
+    Ok((plan, notes))
+}
+
+/// [`plan_install`] with the settings extras chosen by the caller.
+pub fn plan_install_with(
+    m: &Machine,
+    shell: ShellForm,
+    program: &[u8],
+    extras: &Extras,
+) -> Result<(Plan, Vec<String>)> {
+    let mut plan = Plan::new("gk install");
+    let mut notes = Vec::new();
+    let bin = m.paths.binary(m.os);
+    plan.push(FileChange {
+        path: bin.clone(),
+        old: read_current(&bin, crate::bounded::PROGRAM_LIMIT)?,
+        new: Some(program.to_vec()),
+        binary: true,
+        create_mode: 0o755,
+        strategy: binary::replace_strategy(m.os),
+        reason: "the program gk's hooks run".into(),
+    });
+
+    let state = m.paths.state_file();
+    let old_state = read_current(&state, crate::hooks::MAX_STATE_BYTES)?;
+    plan.push(FileChange {
+        path: state.clone(),
+        new: Some(
+            old_state
+                .clone()
+                .unwrap_or_else(|| CLEAN_STATE.as_bytes().to_vec()),
+        ),
+        old: old_state,
+        binary: false,
+        create_mode: 0o644,
+        strategy: plan::ReplaceStrategy::InPlace,
+        reason: "task state, created only when missing".into(),
+    });
+
+    let md = m.paths.claude_md();
+    let old_md = read_text(&md)?;
+    let section = claude_md::section_for(&state.display().to_string());
+    let new_md = match &old_md {
+        Some(text) => claude_md::insert_section(&md, text, &section)?,
+        None => claude_md::new_file(&section),
+    };
+    plan.push(FileChange::text(
+        &md,
+        old_md,
+        Some(new_md),
+        "Task State Convention block",
+    ));
+
+    let settings = m.paths.settings();
+    let old_settings = read_text(&settings)?;
+    let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
+    let line = match extras.statusline {
+        true => Some(statusline_for(
+            &m.ctx,
+            shell,
+            m.git_bash.as_deref(),
+            m.bash_home.as_deref(),
+            &bin,
+        )?),
+        false => None,
+    };
+    let want = SettingsWanted {
+        hooks: Some(&wanted),
+        rules: extras.rules.as_ref().map(|r| r.as_slice()),
+        statusline: line.as_deref(),
+    };
+    let (new_settings, filled, line) = put_in_settings(
+        &settings,
+        old_settings.as_deref(),
+        old_settings.clone().unwrap_or_default(),
+        &want,
+        &m.ctx,
+    )?;
+    match line {
+        // Said only of a status line gk writes, never of another's.
+        Some(settings_keys::StatusLine::Registered(_))
+            if statusline_shell(shell, m.git_bash.as_deref()) != shell =>
+        {
+                notes.push(match m.git_bash.as_deref() {
+                    Some(bash) => format!(
+                        "note: Claude Code runs a status line through a shell; the status line is spelled for Git Bash ({}), which it will use",
+                        bash.display()
+                    ),
+                    None => "note: Claude Code runs a status line through a shell; the status line is spelled for PowerShell, which it uses where no Git Bash is found".to_string(),
+                } + " (after installing or removing Git for Windows, `gk doctor --fix` respells it)");
+        }
+        Some(settings_keys::StatusLine::Registered(_)) => {}
+        Some(settings_keys::StatusLine::Taken(_)) => notes.push(format!(
+            "note: {} already sets a statusLine; it is left as it is (to show gk's task state in it, \
+             have that command pass the JSON it reads on stdin to `{} statusline` and print the line it gives)",
+            settings.display(),
+            bin.display()
+        )),
+        None => {}
+    }
+    if let Ok(parsed) = crate::settings::parse(&settings, &new_settings) {
+        if parsed.value.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)) {
+            notes.push(format!(
+                "note: {} sets \"disableAllHooks\": true, so Claude Code runs no hook until it is removed",
+                settings.display()
+            ));
+        }
+    }
+    // The folder Claude writes its records in: made by gk, private to the
+    // user (the client creates the folder 0755 and each record 0644,
+    // measured; in a 0700 folder no one else can reach them).
+    // With `--no-permissions` too (sessions in bypass mode still write
+    // records), but then only a folder that passes the state folder rules:
+    // install does not refuse one there, it leaves it alone.
+    if let Some(dir) = m.state_dir.clone() {
+        let ours = extras.rules.is_some()
+            || (crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
+                && crate::records::scan(&dir).is_ok());
+        if ours {
+            plan.folders.extend(plan::FolderChange::private(&dir));
+        }
+    }
+    let before = rules_there_before(m, &settings, old_settings.as_deref())?;
+    let blank = old_settings.clone().filter(|t| t.trim().is_empty());
+    plan.push(FileChange::text(
+        &settings,
+        old_settings,
+        Some(new_settings),
+        if extras.rules.is_some() {
+            "register the prompt, Stop and session hooks; let Claude write its task records"
+        } else {
+            "register the prompt, Stop and session hooks"
+        },
+    ));
+    for leftover in binary::leftover_copies(&bin)? {
+        plan.push(leftover);
+    }
+    // A settings file that was there but blank is given back as it was.
+    if let Some(change) = record::note_with_rules(
+        &m.paths.install_record(),
+        &filled,
+        &before,
+        blank.as_deref(),
+    )? {
+        plan.push(change);
+    }
+    Ok((plan, notes))
+}
+
+/// gk's permission rules for the state folder that settings.json holds
+/// before gk was ever installed there (none once gk's hooks are in it:
+/// then the rules are gk's own), for uninstall to leave in place.
+fn rules_there_before(m: &Machine, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
+    let Some(old) = old else {
+        return Ok(Vec::new());
+    };
+    let Some(rules) = Extras::for_machine(m, true, false).0.rules else {
+        return Ok(Vec::new());
+    };
+    if old.trim().is_empty() || settings_edit::remove_hooks(settings, old, &m.ctx)? != old {
+        return Ok(Vec::new());
+    }
+    let Ok(parsed) = crate::settings::parse(settings, old) else {
+        return Ok(Vec::new());
+    };
+    let allow = parsed
+        .value
+        .pointer("/permissions/allow")
+        .and_then(serde_json::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(rules
+        .into_iter()
+        .filter(|r| allow.iter().any(|a| a.as_str() == Some(r)))
+        .collect())
+}
+
+/// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
+/// binary (only when it carries gk's version marker), and with `purge`
+/// task_state.json and gk.json.
+pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
+    let (extras, _) = Extras::for_machine(m, true, true);
+    plan_uninstall_with(m, purge, &extras)
+}
+
+/// [`plan_uninstall`], taking out `extras.rules` (when set) and a
+/// `statusLine` that runs gk.
+pub fn plan_uninstall_with(
+    m: &Machine,
+    purge: bool,
+    extras: &Extras,
+) -> Result<(Plan, Vec<String>)> {
+    let mut plan = Plan::new("gk uninstall").when_idle(format!(
+        "gk is not installed in {}; nothing to remove",
+        m.paths.dir().display()
+    ));
+    // --purge leaves nothing of gk's behind, backups included.
+    plan.keep_backups = !purge;
+    let mut notes = Vec::new();
+    let settings = m.paths.settings();
+    let record = m.paths.install_record();
+    if let Some(old) = read_text(&settings)? {
+        let noted = record::read_all(&record)?;
+        let keep = noted.containers;
+        let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
+        if let Some(rules) = &extras.rules {
+            // The user's own copies of gk's rules stay.
+            let rules: Vec<String> = rules
+                .iter()
+                .filter(|r| !noted.rules.contains(r))
+                .cloned()
+                .collect();
+            new = on_disk_places(Some(&old), &new, |t| {
+                settings_keys::remove_rules_keeping(&settings, t, &rules, &keep)
+            })?;
+        }
+        new = on_disk_places(Some(&old), &new, |t| {
+            settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
+        })?;
+        // Nothing left but `{}` in a file that was blank before install.
+        if let Some(blank) = &noted.blank {
+            if serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({})) {
+                new = blank.clone();
+            }
+        }
+        plan.push(FileChange::text(
+            &settings,
+            Some(old),
+            Some(new),
+            "remove gk's hook entries, permission rules and status line",
+        ));
+    }
+    if let Some(change) = record::remove(&record)? {
+        plan.push(change);
+    }
+    let md = m.paths.claude_md();
+    if let Some(old) = read_text(&md)? {
+        let new = claude_md::remove_section(&md, &old)?;
+        // Only a CLAUDE.md that install created, with nothing else left in
+        // it, goes; one that was there before (even empty, or a link into a
+        // dotfiles folder) is only edited.
+        let created = claude_md::created_by_install(&old) && !is_link(&md);
+        let new = (!(created && new.is_empty())).then_some(new);
+        plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
+    }
+    let bin = m.paths.binary(m.os);
+    if let Some(bytes) = read_current(&bin, crate::bounded::PROGRAM_LIMIT)? {
+        if crate::version::embedded_version(&bytes).is_some() {
+            plan.push(FileChange {
+                path: bin.clone(),
+                old: Some(bytes),
+                new: None,
+                binary: true,
+                create_mode: 0o755,
+                strategy: binary::replace_strategy(m.os),
+                reason: "the gk program".into(),
+            });
+        } else {
+            notes.push(format!(
+                "left {} in place: it does not look like a gk build",
+                bin.display()
+            ));
+        }
+    }
+    for leftover in binary::leftover_copies(&bin)? {
+        plan.push(leftover);
+    }
+    for (path, what, limit) in [
+        (
+            m.paths.state_file(),
+            "task state",
+            crate::hooks::MAX_STATE_BYTES,
+        ),
+        (
+            m.paths.config_file(),
+            "gk's config",
+            crate::hooks::MAX_CONFIG_BYTES,
+        ),
+    ] {
+        // Without --purge the file is only named, so it is not read.
+        if !purge {
+            if std::fs::symlink_metadata(&path).is_ok() {
+                notes.push(format!(
+                    "kept      {} ({what}; --purge removes it)",
+                    path.display()
+                ));
+            }
+            continue;
+        }
+        if let Some(bytes) = read_current(&path, limit)? {
+            plan.push(FileChange {
+                path,
+                old: Some(bytes),
+                new: None,
+                binary: false,
+                create_mode: 0o644,
+                strategy: plan::ReplaceStrategy::InPlace,
+                reason: format!("{what} (--purge)"),
+            });
+        }
+    }
+    Ok((plan, notes))
+}
+
+/// `--purge`: add the removal of every backup gk keeps in `backups`, and
+/// of those an older gk left beside the files in `<claude dir>` and its
+/// `hooks/` folder (`settings.json.gk-backup-<stamp>`).
+pub fn plan_purge_backups(
+    plan: &mut Plan,
+    backups: &backup::Backups,
+    paths: &ClaudePaths,
+) -> Result<()> {
+    let mut found = backups.list();
+    found.extend(backup::left_beside(paths.dir()));
+    found.extend(backup::left_beside(&paths.hooks_dir()));
+    for path in found {
+        if let Some(bytes) = read_current(&path, crate::bounded::TEXT_LIMIT)? {
+            plan.push(FileChange {
+                path,
+                old: Some(bytes),
+                new: None,
+                binary: false,
+                create_mode: 0o600,
+                strategy: plan::ReplaceStrategy::InPlace,
+                reason: "a backup gk made (--purge)".into(),
+            });
+        }
+    }
+    Ok(())
+}

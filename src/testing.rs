@@ -1,0 +1,65 @@
+//! What the integration tests (`tests/`) and the fuzz targets (`fuzz/`)
+//! call directly, and nothing else: every module of gk is crate-private, so
+//! the compiler reports code nothing uses; this list is the one way in from
+//! outside. Not an interface for anyone else (hidden from the docs).
+
+pub mod change {
+    pub use crate::change::plan::{FileChange, Plan};
+    pub use crate::change::render::{mask_secrets, render, Style};
+}
+
+pub mod doctor {
+    pub use crate::doctor::render::secrets_in;
+}
+
+pub mod edit {
+    pub use crate::edit::claude_md::{insert_section, remove_section, section_for};
+    pub use crate::edit::settings_edit::{
+        add_hooks, add_hooks_noting, remove_hooks, remove_hooks_keeping, EmptyContainer,
+        WantedHooks,
+    };
+    pub use crate::edit::settings_keys::{add_statusline, remove_statusline, StatusLine};
+}
+
+pub mod hookcmd {
+    pub use crate::hookcmd::{
+        canonical, classify, classify_under, exec_spelling, normalize, normalize_path,
+        CommandContext, HookKind, Owner, ShellForm,
+    };
+}
+
+pub mod hooks {
+    pub use crate::hooks::jsonout::push_json_str;
+    pub use crate::hooks::session::{message, problems, MAX_LINES};
+    pub use crate::hooks::{
+        prompt_output, read_state, respond, Config, Input, KeywordSet, Located, StateFile,
+        StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
+    };
+}
+
+pub mod paths {
+    pub use crate::paths::{
+        folder_key, folder_pointer_name, is_record_file_name, record_file_name,
+    };
+}
+
+pub mod platform {
+    pub use crate::platform::Os;
+}
+
+pub mod registry {
+    pub use crate::registry::scopes::{classify_text, Scope, ScopeFile};
+    pub use crate::registry::Table;
+}
+
+pub mod settings {
+    pub use crate::settings::{hook_entries, parse};
+}
+
+pub mod setup {
+    pub use crate::setup::verified_wanted_hooks;
+}
+
+pub mod text {
+    pub use crate::text::{escaped, is_clean, is_unsafe, json_escaped, one_line, one_line_ends};
+}
