@@ -1,5 +1,5 @@
 //! task_state.json and gk.json as the hooks see them. Reading and judging
-//! is the hooks' own code (`crate::hooks::read_state` / `load_config`), so
+//! is the hooks' own code (`crate::hooks::read_state` / `load_for_hooks`), so
 //! doctor reports exactly what the STATE line would say: missing or
 //! unreadable, no status, a status that is neither `clean` nor
 //! `in_progress`, or `in_progress` longer than the stale limit.

@@ -7,4 +7,5 @@
 pub mod claude_md;
 pub mod settings_edit;
 pub mod settings_keys;
+pub mod splice;
 pub mod switch;

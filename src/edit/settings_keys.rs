@@ -17,9 +17,10 @@ use std::path::Path;
 
 use jsonc_parser::ast::{Object, Value};
 
-use super::settings_edit::{
+use super::settings_edit::EmptyContainer;
+use super::splice::{
     apply_edits, at, cut_items, insert_edit, parse_strict, prop_range, range_of_arr, range_of_obj,
-    render, split_bom, value_range, value_start, Edit, EmptyContainer, Style, J,
+    render, split_bom, value_range, value_start, Edit, Style, J,
 };
 use crate::error::{Error, Result};
 use crate::hookcmd::{normalize, CommandContext};
@@ -393,7 +394,7 @@ pub fn add_statusline(
             Value::Object(o) => o.get("command").and_then(|c| match &c.value {
                 Value::StringLit(s) if is_gk_statusline(&s.value, ctx) => Some((
                     s.value.to_string(),
-                    crate::edit::settings_edit::value_range(&c.value),
+                    crate::edit::splice::value_range(&c.value),
                 )),
                 _ => None,
             }),
@@ -407,7 +408,7 @@ pub fn add_statusline(
         }
         // gk's own status line in another spelling (one for the other
         // Windows shell, say): only its command string is replaced.
-        let edit = crate::edit::settings_edit::Edit {
+        let edit = crate::edit::splice::Edit {
             start,
             end,
             text: serde_json::to_string(command).map_err(|e| internal(path, &e.to_string()))?,

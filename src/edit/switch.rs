@@ -8,7 +8,7 @@ use std::path::Path;
 
 use jsonc_parser::ast::{Object, Value};
 
-use crate::edit::settings_edit::{
+use crate::edit::splice::{
     append_property, apply_edits, at, cut_items, parse_strict, prop_range, range_of_obj, split_bom,
     J,
 };

@@ -494,16 +494,6 @@ pub struct LoadedConfig {
     pub error: Option<ConfigError>,
 }
 
-/// Read and check the config file at `path`. A missing file gives the
-/// built-in defaults; anything else that cannot be used is an error naming
-/// the file (and line:col for JSON and type errors). Reads, never writes.
-pub fn load_config(path: &Path) -> Result<Config, ConfigError> {
-    match read_config_text(path)? {
-        None => Ok(Config::default()),
-        Some(text) => parse_config(path, &text),
-    }
-}
-
 /// What the hooks use: the config, or the defaults plus the reason the file
 /// was ignored. A file that is valid JSON but otherwise wrong still switches
 /// a hook off when it says `"enabled": false` for it, and still keeps the

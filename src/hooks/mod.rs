@@ -18,8 +18,9 @@
 //! For `gk doctor`, two read-only, side-effect-free entry points report
 //! things exactly as the hooks would:
 //!
-//! - [`load_config`]`(path) -> Result<Config, ConfigError>`: the config the
-//!   hooks would use (built-in defaults when the file is absent); the error
+//! - [`load_for_hooks`]`(path) -> LoadedConfig`: the config the hooks use
+//!   (built-in defaults when the file is absent, the choices a broken file
+//!   still makes kept) and why the file was ignored, if it was; the error
 //!   displays as `path:line:col: reason`.
 //! - [`read_state`]`(path) -> StateFile`, then
 //!   [`StateFile::verdict`]`(now, stale_hours) -> StateVerdict`:
@@ -45,7 +46,7 @@ mod stop;
 use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
 
-pub use config::{load_config, load_for_hooks, Config, ConfigError, StateScope, MAX_CONFIG_BYTES};
+pub use config::{load_for_hooks, Config, ConfigError, LoadedConfig, StateScope, MAX_CONFIG_BYTES};
 pub use input::Input;
 pub use keywords::KeywordSet;
 pub use state::{

@@ -1,0 +1,254 @@
+//! The settings files as the client loads them (parse errors, schema
+//! issues, a BOM, one file under two names), the backups beside them, and
+//! what doctor never shows of them (the secrets, found here).
+
+use super::finding::{Finding, Group, Severity};
+use super::render::Report;
+use super::render::{self, Redactor};
+use super::scopes::{self, Load, ScopeFile, ScopePaths};
+use super::{fix, Inputs};
+
+/// A settings file that does not parse is skipped by the client, so the
+/// hooks and rules it holds count as missing; but every such finding's fix
+/// starts with "correct that file by hand". One thing to do is one
+/// finding: those findings go, and their messages are listed under the
+/// file's `settings-unparseable` one, whose fix says what comes after.
+pub(super) fn fold_into_unparseable(files: &[ScopeFile], findings: &mut Vec<Finding>) {
+    for f in files {
+        let (Load::Unparseable(_), Err(why)) = (&f.load, fix::editable(f)) else {
+            continue;
+        };
+        let Some(at) = findings
+            .iter()
+            .position(|x| x.code == "settings-unparseable" && x.path.as_deref() == Some(&f.path))
+        else {
+            continue;
+        };
+        let blocked = |x: &Finding| x.fix.as_deref().is_some_and(|fix| fix.starts_with(&why));
+        let folded: Vec<String> = findings
+            .iter()
+            .filter(|x| blocked(x))
+            .map(|x| format!("while it is skipped: {}", x.message))
+            .collect();
+        if folded.is_empty() {
+            continue;
+        }
+        findings[at].details.extend(folded);
+        if let Some(fix) = &mut findings[at].fix {
+            fix.push_str(
+                "; then run `gk doctor` again (`gk doctor --fix` adds what is still missing)",
+            );
+        }
+        findings.retain(|x| !blocked(x));
+    }
+}
+
+/// Every secret of every settings file, whether it parsed or not.
+pub(super) fn redactor_for(files: &[ScopeFile]) -> Redactor {
+    let mut secrets = Vec::new();
+    for f in files {
+        match &f.load {
+            Load::Parsed { settings, .. } => render::secrets_in(&settings.value, &mut secrets),
+            Load::Unparseable(_) => {
+                if let Ok(c) = crate::bounded::read(&f.path, crate::bounded::TEXT_LIMIT) {
+                    render::secrets_in_lenient(&String::from_utf8_lossy(&c.bytes), &mut secrets);
+                }
+            }
+            _ => {}
+        }
+    }
+    Redactor::new(secrets)
+}
+
+pub(super) fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Report) {
+    for f in files {
+        let shown = f.path.display();
+        // Managed files are policy: only their administrator changes them.
+        let who = if f.scope == scopes::Scope::Managed {
+            "managed policy: ask whoever manages this machine to correct"
+        } else {
+            "correct by hand:"
+        };
+        match &f.load {
+            Load::Absent => report
+                .notes
+                .push((Group::Settings, format!("{}: not present", f.label()))),
+            Load::Empty => report
+                .notes
+                .push((Group::Settings, format!("{}: empty, nothing loaded", f.label()))),
+            // Measured (2.1.332): started in the home folder, the client runs
+            // every hook of that file once, command, prompt and http hooks
+            // alike, so nothing runs twice because of it. Said, not warned.
+            Load::SameAsUser => report.findings.push(
+                Finding::new(
+                    "home-is-project",
+                    Severity::Info,
+                    Group::Settings,
+                    format!(
+                        "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
+                        paths.project_dir.display(),
+                        paths.user.display()
+                    ),
+                )
+                .at(&f.path, None),
+            ),
+            Load::Unreadable(why) => report.findings.push(
+                Finding::new(
+                    "settings-unparseable",
+                    Severity::Error,
+                    Group::Settings,
+                    format!("{} cannot be read ({why}); Claude Code skips it", f.label()),
+                )
+                .at(&f.path, None)
+                .fix(format!("make {shown} a readable file")),
+            ),
+            // Measured: identical command strings run once however many
+            // files register them, so one file under two names changes
+            // nothing that runs; but an edit made for one scope (a
+            // project's local file) would land in the other.
+            Load::SameAs { scope, path } => report.findings.push(
+                Finding::new(
+                    "settings-same-file",
+                    Severity::Info,
+                    Group::Settings,
+                    format!(
+                        "{} is the same file as {} settings {} (a link); read once, as {} settings, and --fix edits it only as that file",
+                        f.label(),
+                        scope.name(),
+                        path.display(),
+                        scope.name()
+                    ),
+                )
+                .at(&f.path, None),
+            ),
+            // Doctor reads every file whole; only the session check's
+            // bounded reading sets a file aside.
+            Load::Unchecked(why) => report
+                .notes
+                .push((Group::Settings, format!("{}: {why}", f.label()))),
+            Load::Unparseable(e) => report.findings.push(
+                Finding::new(
+                    "settings-unparseable",
+                    Severity::Error,
+                    Group::Settings,
+                    format!(
+                        "{}:{}:{}: {}; Claude Code skips the whole file, env included",
+                        f.label(),
+                        e.line,
+                        e.column,
+                        e.reason
+                    ),
+                )
+                .at(&f.path, Some(e.line))
+                .fix(if e.not_utf8 {
+                    format!(
+                        "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",
+                        e.line, e.column
+                    )
+                } else {
+                    format!(
+                        "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
+                        e.line, e.column
+                    )
+                }),
+            ),
+            Load::Parsed {
+                settings,
+                entries,
+                issues,
+            } => {
+                if settings.bom {
+                    report.findings.push(
+                        Finding::new(
+                            "settings-bom",
+                            Severity::Warning,
+                            Group::Settings,
+                            format!("{} starts with a UTF-8 BOM; some Claude Code versions reject the file", f.label()),
+                        )
+                        .at(&f.path, Some(1))
+                        .fix(format!("save {shown} as UTF-8 without BOM (PowerShell 5.1: use Set-Content -Encoding utf8NoBOM in PowerShell 7, or an editor)")),
+                    );
+                }
+                for i in issues {
+                    let severity = if i.is_unknown_event() {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    };
+                    report.findings.push(
+                        Finding::new(
+                            "settings-schema",
+                            severity,
+                            Group::Settings,
+                            format!(
+                                "{}:{}:{}: {}: {}; {}",
+                                f.label(),
+                                i.line,
+                                i.column,
+                                i.at,
+                                i.reason,
+                                if i.rejects_file() {
+                                    "Claude Code skips the whole file, env included"
+                                } else {
+                                    "Claude Code ignores that part"
+                                }
+                            ),
+                        )
+                        .at(&f.path, Some(i.line))
+                        .fix(if i.is_unknown_event() {
+                            format!("check the event name {} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)", i.at)
+                        } else {
+                            format!("{who} {} in {shown}", i.at)
+                        }),
+                    );
+                }
+                report.notes.push((
+                    Group::Settings,
+                    format!(
+                        "{}: {} hook handler(s){}",
+                        f.label(),
+                        entries.len(),
+                        if f.effective() { "" } else { ", skipped by Claude Code" }
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// `backup-beside-file`: copies of settings files an older gk kept beside
+/// them (`settings.json.gk-backup-<stamp>`): in a project's `.claude/`,
+/// which is committed, or in `<claude dir>`, which Claude reads. They may
+/// hold the credentials of `env`; gk now keeps its backups in its own folder.
+pub(super) fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
+    let folders = [
+        (
+            inputs.scope_paths.project_dir.join(".claude"),
+            "a project folder that is usually committed",
+        ),
+        (inputs.paths.dir().to_path_buf(), "the folder Claude reads"),
+        (inputs.paths.hooks_dir(), "the folder Claude reads"),
+    ];
+    let mut seen = Vec::new();
+    for (dir, what) in folders {
+        for path in crate::change::backup::left_beside(&dir) {
+            if seen.contains(&path) {
+                continue;
+            }
+            report.findings.push(
+                Finding::new(
+                    "backup-beside-file",
+                    Severity::Warning,
+                    Group::Settings,
+                    format!(
+                        "{} is a backup an older gk left in {what}; it may hold the credentials of env",
+                        path.display()
+                    ),
+                )
+                .at(&path, None)
+                .fix("delete it once you no longer need it (gk keeps its backups in its own folder now)"),
+            );
+            seen.push(path);
+        }
+    }
+}

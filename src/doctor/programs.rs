@@ -1,0 +1,313 @@
+//! The programs gk's registrations run: are they there, are they this
+//! gk, and do they answer as the client needs (the smoke tests).
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::registrations::{self, Registration};
+use super::render::Report;
+use super::{binary, scopes};
+use super::{Inputs, SLOW_THRESHOLD};
+use crate::hookcmd::{self, HookKind, Owner, ShellForm};
+use crate::smoke;
+
+/// `hook-binary-missing` / `hook-binary-outdated`, one finding per program
+/// ([`crate::registry::rules::programs`]).
+pub(super) fn check_binaries(
+    inputs: &Inputs,
+    table: &crate::registry::Table,
+    how: &registrations::RegistrationFix,
+    report: &mut Report,
+) {
+    let os = inputs.ctx.os;
+    let exists = |p: &Path| p.is_file();
+    let locate = |program: &str| binary::locate(os, program, inputs.path_var.as_deref(), &exists);
+    let canonical = inputs.paths.binary(os);
+    for p in crate::registry::rules::programs(table, &locate) {
+        let (program, owner, places) = (p.program, p.owner, &p.places);
+        let first = places[0];
+        let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
+        let at_canonical = program == hookcmd::normalize_path(&canonical.to_string_lossy(), os);
+        match &p.located {
+            None => {
+                let f = Finding::new(
+                    "hook-binary-missing",
+                    Severity::Error,
+                    Group::Binaries,
+                    format!(
+                        "{} {}; {} fails on every {}",
+                        p.spelled(),
+                        p.absence(),
+                        first.place(),
+                        and_list(&p.events())
+                    ),
+                )
+                .at(&first.path, Some(first.line));
+                let mut f = match owner {
+                    // The program managed settings run is where gk puts itself.
+                    Owner::Gk(_) if in_managed && at_canonical => f
+                        .fix(format!(
+                            "{FIX_COMMAND} (puts this gk at {})",
+                            canonical.display()
+                        ))
+                        .remedy(Remedy::Binary),
+                    Owner::Gk(_) => how.fix(
+                        f,
+                        format!(
+                            "{FIX_COMMAND} (puts this gk at {} and registers it there)",
+                            canonical.display()
+                        ),
+                        &format!("point the entry at an existing gk, or put gk at {program}"),
+                        in_managed,
+                    ),
+                    Owner::Legacy(_) => how.fix(
+                        f,
+                        format!("{FIX_COMMAND} (replaces the Python hook with gk)"),
+                        "replace the Python hook with `gk hook …`",
+                        in_managed,
+                    ),
+                    Owner::Foreign => f.fix(format!(
+                        "install {program}, or delete that entry from {}",
+                        first.path.display()
+                    )),
+                };
+                for r in places {
+                    f = f.detail(format!("{}  `{}`", r.place(), r.command));
+                }
+                report.findings.push(f);
+            }
+            Some(path) => {
+                report.notes.push((
+                    Group::Binaries,
+                    format!("{program}: found at {}", path.display()),
+                ));
+                if let Owner::Gk(_) = owner {
+                    if let Some(f) = outdated(path, places, &canonical, how) {
+                        report.findings.push(f);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(super) fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+pub(super) fn outdated(
+    path: &Path,
+    places: &[&Registration],
+    canonical: &Path,
+    how: &registrations::RegistrationFix,
+) -> Option<Finding> {
+    let first = places[0];
+    let theirs = binary::version_of_file(path).ok()?;
+    let ours = binary::this_version();
+    if theirs.as_deref() == Some(ours) {
+        return None;
+    }
+    let what = match &theirs {
+        Some(v) => format!("is gk {v}, this gk is {ours}"),
+        None => format!("carries no gk version (not a gk build); this gk is {ours}"),
+    };
+    let finding = Finding::new(
+        "hook-binary-outdated",
+        Severity::Warning,
+        Group::Binaries,
+        format!(
+            "{} (registered in {}) {what}",
+            path.display(),
+            first.place()
+        ),
+    )
+    .at(path, None);
+    if theirs.as_deref().is_some_and(|v| binary::newer(v, ours)) {
+        // Never downgrade: it is this gk that is old.
+        return Some(finding.fix(format!(
+            "this gk is the older one: run the registered gk's own doctor ({} doctor --fix)",
+            path.display()
+        )));
+    }
+    let fix = format!("{FIX_COMMAND} (puts this gk at {})", canonical.display());
+    if scopes::same_file(path, canonical) {
+        return Some(finding.fix(fix).remedy(Remedy::Binary));
+    }
+    let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
+    Some(how.fix(
+        finding,
+        fix,
+        &format!("replace {} with this gk", path.display()),
+        in_managed,
+    ))
+}
+
+/// Run each distinct registered gk command once, as Claude Code would.
+pub(super) fn check_smoke(
+    inputs: &Inputs,
+    table: &crate::registry::Table,
+    switched_off: &[HookKind],
+    report: &mut Report,
+) {
+    let os = inputs.ctx.os;
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut ran = 0;
+    for kind in HookKind::ALL {
+        if switched_off.contains(&kind) {
+            report.notes.push((
+                Group::Smoke,
+                format!(
+                    "the {} hook is switched off in gk.json: not run",
+                    kind.arg()
+                ),
+            ));
+            continue;
+        }
+        for r in table
+            .running(kind)
+            .filter(|r| matches!(r.owner, Owner::Gk(_)))
+        {
+            if !seen.insert(r.command.as_str()) {
+                continue;
+            }
+            let located = r.invocation.as_ref().and_then(|inv| {
+                binary::locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
+                    p.is_file()
+                })
+            });
+            if located.is_none() {
+                report.notes.push((
+                    Group::Smoke,
+                    format!("`{}`: not run, its program is missing", r.command),
+                ));
+                continue;
+            }
+            ran += 1;
+            smoke_one(inputs, kind, r, report);
+        }
+    }
+    if ran == 0 {
+        // Registered, but a switch keeps every one of them from running.
+        let off = table
+            .rows
+            .iter()
+            .find(|r| matches!(r.owner, Owner::Gk(_)) && !table.runs(r))
+            .and_then(|r| {
+                let p = &table.policy;
+                if r.scope == scopes::Scope::Managed {
+                    p.managed_off.as_ref()
+                } else {
+                    p.nonmanaged_off.as_ref()
+                }
+            });
+        let why = match off {
+            Some(switch) => format!(
+                "gk's hooks are registered but switched off by `{}` in {}",
+                switch.key.key(),
+                switch.path.display()
+            ),
+            None => "no runnable gk hook registered".to_string(),
+        };
+        report.skipped.push((Group::Smoke, why));
+    }
+}
+
+pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Report) {
+    let os = inputs.ctx.os;
+    let shell = match r.shell.as_deref() {
+        Some(s) if s.eq_ignore_ascii_case("powershell") => ShellForm::PowerShell,
+        _ => ShellForm::Bash,
+    };
+    let inv = match r.exec.as_deref() {
+        Some([program, args @ ..]) => smoke::exec_invocation(program, args),
+        _ => smoke::shell_invocation(os, shell, inputs.git_bash.as_deref(), &r.command),
+    };
+    let payload = smoke::sample_payload(kind, &inputs.scope_paths.project_dir);
+    // The hook must see the home doctor looked at. On Windows the inherited
+    // USERPROFILE already is that (gk::paths::home_dir reads it), and a
+    // native path forced into HOME would reach Git Bash unconverted.
+    let mut env = Vec::new();
+    if !os.is_windows() {
+        env.push((
+            "HOME".to_string(),
+            inputs.ctx.home.to_string_lossy().into_owned(),
+        ));
+    }
+    env.push((
+        "CLAUDE_PROJECT_DIR".to_string(),
+        inputs
+            .scope_paths
+            .project_dir
+            .to_string_lossy()
+            .into_owned(),
+    ));
+    let timeout = Duration::from_secs_f64(r.timeout.unwrap_or(30.0).clamp(1.0, 60.0));
+    let failed = |why: String| {
+        Finding::new(
+            "hook-smoke-failed",
+            Severity::Error,
+            Group::Smoke,
+            format!("`{}` ({}) {why}", r.command, r.place()),
+        )
+        .at(&r.path, Some(r.line))
+        .fix(format!(
+            "run it by hand to see why: echo '{{}}' | {}{}",
+            // An exec-form entry, typed into PowerShell: a call, not a string.
+            if r.exec.is_some() && os.is_windows() {
+                "& "
+            } else {
+                ""
+            },
+            r.command
+        ))
+    };
+    let first = match smoke::run(&inv, &payload, timeout, &env) {
+        Ok(run) => run,
+        Err(e) => {
+            report
+                .findings
+                .push(failed(format!("could not be started: {e}")));
+            return;
+        }
+    };
+    if let Err(why) = smoke::judge(kind, &first) {
+        report.findings.push(failed(format!("failed: {why}")));
+        return;
+    }
+    let mut took = first.duration;
+    if took > SLOW_THRESHOLD {
+        // A cold first start (disk cache, virus scan) is not the hook's
+        // steady cost: measure once more and keep the faster run.
+        if let Ok(again) = smoke::run(&inv, &payload, timeout, &env) {
+            took = took.min(again.duration);
+        }
+    }
+    report.notes.push((
+        Group::Smoke,
+        format!("`{}`: passed in {} ms", r.command, took.as_millis()),
+    ));
+    if took > SLOW_THRESHOLD {
+        report.findings.push(
+            Finding::new(
+                "hook-slow",
+                Severity::Warning,
+                Group::Smoke,
+                format!(
+                    "`{}` took {} ms (threshold {} ms); it runs on every {}",
+                    r.command,
+                    took.as_millis(),
+                    SLOW_THRESHOLD.as_millis(),
+                    kind.event()
+                ),
+            )
+            .at(&r.path, Some(r.line))
+            .fix("make the registered command start the gk binary directly (no wrapper script, interpreter or network drive); a virus scanner checking it on every start also costs this"),
+        );
+    }
+}
