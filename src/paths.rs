@@ -193,7 +193,7 @@ impl ClaudePaths {
     }
 
     /// Install's note of the settings containers it found empty and filled
-    /// (`install::record`), read and removed by uninstall.
+    /// (`setup::record`), read and removed by uninstall.
     pub fn install_record(&self) -> PathBuf {
         self.hooks_dir().join(INSTALL_RECORD_NAME)
     }

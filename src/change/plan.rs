@@ -107,7 +107,7 @@ pub struct Plan {
     /// What to say after the title when nothing changes; `None`: "nothing
     /// to do, every file is up to date".
     pub idle: Option<String>,
-    /// Keep a backup of every text file changed (see `install::backup`);
+    /// Keep a backup of every text file changed (see `super::backup`);
     /// only `gk uninstall --purge`, which removes gk's backups, says no.
     pub keep_backups: bool,
     /// Folders of gk's own to make private to the user (the state folder):

@@ -13,7 +13,7 @@ pub fn this_version() -> &'static str {
 }
 
 /// The gk version embedded in a binary's bytes, if it carries one (the
-/// marker install also reads; see `install::binary`).
+/// marker install also reads; see `crate::version`).
 pub fn embedded_version(bytes: &[u8]) -> Option<String> {
     crate::version::embedded_version(bytes)
 }

@@ -1,5 +1,5 @@
 //! `gk doctor --fix`: turn the fixable findings into ONE plan and hand it to
-//! the install engine (plan → diff → confirm → atomic write, `--yes`,
+//! the change engine (plan → diff → confirm → atomic write, `--yes`,
 //! `--dry-run`), then diagnose again and print the result. What cannot be
 //! fixed (managed policy, a file that does not parse, `disableAllHooks`) is
 //! explained with the file and what to change; doctor never edits those.

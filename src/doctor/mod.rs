@@ -1,5 +1,5 @@
 //! `gk doctor`: reads every settings scope and gk's files, reports findings
-//! with stable codes, and with `--fix` hands a plan to the install engine.
+//! with stable codes, and with `--fix` hands a plan to the change engine (`crate::change`).
 //!
 //! A run is: gather the machine's facts into [`Inputs`] (paths, platform,
 //! environment), [`diagnose`] them into a [`render::Report`] (reading a few
@@ -51,7 +51,7 @@ pub struct Inputs {
     pub scope_paths: ScopePaths,
     pub path_var: Option<OsString>,
     pub git_bash: Option<PathBuf>,
-    /// Windows: the `HOME` Git Bash will see (see `install::spelling_context`).
+    /// Windows: the `HOME` Git Bash will see (see `setup::spelling_context`).
     pub bash_home: Option<PathBuf>,
     pub smoke: bool,
     pub now: SystemTime,

@@ -128,7 +128,7 @@ pub fn add_rules(path: &Path, text: &str, rules: &[String]) -> Result<String> {
 
 /// [`add_rules`], and the containers (`permissions`, `permissions.allow`)
 /// that were there and empty and now hold gk's rules: uninstall gives them
-/// back as they were (see `install::record`).
+/// back as they were (see `setup::record`).
 pub fn add_rules_noting(
     path: &Path,
     text: &str,
