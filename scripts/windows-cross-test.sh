@@ -11,9 +11,10 @@
 # Debian's rustc-web/cargo-web (1.96, with the standard library's source in
 # rust-web-src, since rustup cannot add a target here), MinGW-w64 to link,
 # Wine 8 to run. The standard library is built from source for
-# x86_64-pc-windows-gnu (`-Zbuild-std`, allowed on a stable compiler by
-# RUSTC_BOOTSTRAP=1); the release build takes std with panic_abort, as the
-# release profile aborts on panic.
+# x86_64-pc-windows-gnu (`-Zbuild-std`, allowed on this stable compiler by
+# RUSTC_BOOTSTRAP=1; why: docs/maintainers/testing.md, "Why RUSTC_BOOTSTRAP=1");
+# the release build takes std with panic_abort, as the release profile aborts
+# on panic.
 #
 # Wine 8 has no bcryptprimitives.dll, whose ProcessPrng Rust's std imports:
 # a stand-in (scripts/windows/bcryptprimitives.c) is compiled into the Wine
