@@ -17,6 +17,12 @@ impl Error {
         }
     }
 
+    /// A command refused before it wrote anything: `message`, then the one
+    /// wording every such refusal ends with ("; nothing written").
+    pub fn refused(message: impl Into<String>) -> Self {
+        Error::new(format!("{}; nothing written", message.into()))
+    }
+
     /// An I/O failure while doing `action` ("read", "write", "rename", …) on `path`.
     pub fn io(action: &str, path: &Path, err: &std::io::Error) -> Self {
         Error::new(format!("could not {action} {}: {err}", path.display()))

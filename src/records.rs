@@ -439,8 +439,8 @@ fn current_record_read(path: &Path) -> Result<Option<crate::bounded::Contents>> 
         // A state folder that is a file (or lies below one) holds no
         // record; writing one is what fails, and says why.
         Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(None),
-        Err(ReadError::NotRegular("a symbolic link")) => Err(Error::new(format!(
-            "{} is a link, not a task record; gk leaves it alone (nothing written)",
+        Err(ReadError::NotRegular("a symbolic link")) => Err(Error::refused(format!(
+            "{} is a link, not a task record; gk leaves it alone",
             path.display()
         ))),
         Err(e) => Err(crate::change::fs::refusal(path, &e)),
@@ -527,8 +527,8 @@ fn find_session<'r>(
             } else {
                 ""
             };
-            Err(Error::new(format!(
-                "more than one task record starts with {session:?} ({}{more}); give more of the id (nothing written)",
+            Err(Error::refused(format!(
+                "more than one task record starts with {session:?} ({}{more}); give more of the id",
                 names.join(", ")
             )))
         }

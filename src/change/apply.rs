@@ -90,9 +90,9 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
     }
     if !opts.yes {
         if !std::io::stdin().is_terminal() {
-            return Err(Error::new(
+            return Err(Error::refused(
                 "refusing to change files without confirmation: stdin is not a terminal \
-                 (pass --yes to apply, or --dry-run to only look); nothing written",
+                 (pass --yes to apply, or --dry-run to only look)",
             ));
         }
         if shown.lines().count() > RECAP_AFTER_LINES {
@@ -444,8 +444,8 @@ fn refuse_read_only(change: &FileChange, target: &Path) -> Result<()> {
         return Ok(());
     }
     match fs::metadata(target) {
-        Ok(meta) if meta.permissions().readonly() => Err(Error::new(format!(
-            "{} is read-only; make it writable to let gk change it (nothing written)",
+        Ok(meta) if meta.permissions().readonly() => Err(Error::refused(format!(
+            "{} is read-only; make it writable to let gk change it",
             change.path.display()
         ))),
         _ => Ok(()),

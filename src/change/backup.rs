@@ -99,8 +99,8 @@ impl Backups {
         crate::paths::backup_dir_from_env()
             .map(Backups::at)
             .ok_or_else(|| {
-                Error::new(
-                    "found no folder for gk's backups (set HOME, or XDG_DATA_HOME / LOCALAPPDATA); nothing written",
+                Error::refused(
+                    "found no folder for gk's backups (set HOME, or XDG_DATA_HOME / LOCALAPPDATA)",
                 )
             })
     }

@@ -34,11 +34,7 @@ pub fn read_current(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
 
 /// The one line that refuses a plan over a file that cannot be read.
 pub fn refusal(path: &Path, e: &crate::bounded::ReadError) -> Error {
-    Error::new(format!(
-        "{}: {}; nothing written",
-        path.display(),
-        e.reason()
-    ))
+    Error::refused(format!("{}: {}", path.display(), e.reason()))
 }
 
 /// Give `from` the name `to` unless `to` exists: `true` when it did. A
@@ -463,10 +459,6 @@ pub fn read_text_within(path: &Path, limit: u64) -> Result<Option<String>> {
 }
 
 pub(crate) fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
-    String::from_utf8(bytes).map_err(|_| {
-        Error::new(format!(
-            "{} is not UTF-8 text; nothing written",
-            path.display()
-        ))
-    })
+    String::from_utf8(bytes)
+        .map_err(|_| Error::refused(format!("{} is not UTF-8 text", path.display())))
 }

@@ -62,11 +62,7 @@ fn check_state_folder(m: &Machine) -> Result<()> {
     };
     crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir())
         .and_then(|()| crate::records::scan(&dir).map(|_| ()))
-        .map_err(|e| {
-            Error::new(format!(
-                "{e}; or install with --no-permissions; nothing written"
-            ))
-        })
+        .map_err(|e| Error::refused(format!("{e}; or install with --no-permissions")))
 }
 
 /// Run each registered hook once as Claude Code would; print one line per

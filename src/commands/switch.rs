@@ -18,8 +18,8 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
     // nor make one they would not read.
     let limit = crate::hooks::MAX_CONFIG_BYTES;
     let too_large = |what: &str| {
-        Error::new(format!(
-            "{}: {what} larger than {}, the most of gk.json the hooks read (they would ignore it and keep the hook on); nothing written",
+        Error::refused(format!(
+            "{}: {what} larger than {}, the most of gk.json the hooks read (they would ignore it and keep the hook on)",
             path.display(),
             crate::bounded::size_text(limit)
         ))

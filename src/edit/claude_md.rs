@@ -226,8 +226,8 @@ fn check_markers(path: &Path, text: &str) -> Result<()> {
         _ => None,
     };
     let (line, what) = problem.unwrap_or((1, "gk markers out of order"));
-    Err(Error::new(format!(
-        "{}:{line}: {what}; put the gk block right by hand (nothing written)",
+    Err(Error::refused(format!(
+        "{}:{line}: {what}; put the gk block right by hand",
         path.display()
     )))
 }
@@ -335,8 +335,8 @@ fn remove_checked(text: &str) -> String {
 pub fn remove_extra_blocks(path: &Path, text: &str) -> Result<String> {
     let damaged = |at: usize, what: &str| {
         let line = text[..at].matches('\n').count() + 1;
-        Error::new(format!(
-            "{}:{line}: {what}; put the gk block right by hand (nothing written)",
+        Error::refused(format!(
+            "{}:{line}: {what}; put the gk block right by hand",
             path.display()
         ))
     };

@@ -303,8 +303,8 @@ fn check_result(
     issues_before: &[String],
 ) -> Result<()> {
     let internal = |what: String| {
-        Error::new(format!(
-            "internal check failed for {}: {what}; nothing written",
+        Error::refused(format!(
+            "internal check failed for {}: {what}",
             path.display()
         ))
     };

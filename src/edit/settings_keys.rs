@@ -107,8 +107,8 @@ fn root_inside(keep: &[EmptyContainer]) -> &str {
 }
 
 fn internal(path: &Path, what: &str) -> Error {
-    Error::new(format!(
-        "internal check failed for {}: {what}; nothing written",
+    Error::refused(format!(
+        "internal check failed for {}: {what}",
         path.display()
     ))
 }

@@ -72,8 +72,8 @@ pub fn verified_wanted_hooks(
     binary: &Path,
 ) -> Result<WantedHooks> {
     let Some(bin) = binary.to_str() else {
-        return Err(Error::new(format!(
-            "{} is not valid Unicode, so no settings.json command can name it (set CLAUDE_CONFIG_DIR to a folder whose name is); nothing written",
+        return Err(Error::refused(format!(
+            "{} is not valid Unicode, so no settings.json command can name it (set CLAUDE_CONFIG_DIR to a folder whose name is)",
             binary.display()
         )));
     };
@@ -87,8 +87,8 @@ pub fn verified_wanted_hooks(
             .as_ref()
             .is_some_and(|inv| inv.program == program && inv.args == ["hook", kind.arg()]);
         if !ok {
-            return Err(Error::new(format!(
-                "the command gk would register, `{command}`, does not start {}; nothing written",
+            return Err(Error::refused(format!(
+                "the command gk would register, `{command}`, does not start {}",
                 binary.display()
             )));
         }
