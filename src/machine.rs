@@ -39,7 +39,15 @@ pub struct Machine {
     /// The folder gk was started in (the client starts hooks in the
     /// session's folder).
     pub current_dir: Option<PathBuf>,
+    /// Where the client keeps its plugins (`installed_plugins.json`,
+    /// `known_marketplaces.json`, the copies): [`PLUGIN_DIR_VAR`] when set
+    /// (a leading `~` is the home folder, as the client reads it), else
+    /// `<claude dir>/plugins` (measured, 2.1.332).
+    pub plugins_dir: PathBuf,
 }
+
+/// The client's variable that moves `<claude dir>/plugins` wholesale.
+pub const PLUGIN_DIR_VAR: &str = "CLAUDE_CODE_PLUGIN_CACHE_DIR";
 
 impl Machine {
     /// Read from the process environment; an error when neither a home
@@ -86,6 +94,16 @@ impl Machine {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| crate::paths::default_managed_path(os));
+        let plugins_dir = match env(PLUGIN_DIR_VAR).filter(|v| !v.is_empty()) {
+            Some(v) => {
+                let v = PathBuf::from(v);
+                match v.strip_prefix("~") {
+                    Ok(rest) => home.join(rest),
+                    Err(_) => absolute(&v),
+                }
+            }
+            None => claude_dir.join("plugins"),
+        };
         Machine {
             os,
             paths: ClaudePaths::at(claude_dir.clone()),
@@ -101,6 +119,7 @@ impl Machine {
             managed,
             state_dir,
             current_dir: std::env::current_dir().ok(),
+            plugins_dir,
         }
     }
 }

@@ -111,7 +111,12 @@ pub fn needs(
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);
     let how = super::registrations::registration_fix(registrations);
-    let outside_managed = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
+    // Managed settings or a plugin already do every job: only removals of
+    // settings entries are needed, and the program they run is theirs.
+    let outside_managed = matches!(
+        how,
+        RegistrationFix::RemoveOutsideManaged { .. } | RegistrationFix::RemoveOutsidePlugin { .. }
+    );
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
         match f.remedy {
             Remedy::Manual => n.manual.push(match &f.fix {
@@ -142,7 +147,8 @@ pub fn needs(
     if n.user_registrations {
         // gk's entries outside user settings (project, local) go; managed
         // ones cannot be touched.
-        for r in registrations {
+        // A plugin's files are never edited (its rows name no settings file).
+        for r in registrations.iter().filter(|r| r.scope != Scope::Plugin) {
             let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
             let outside = if outside_managed {
                 r.scope != Scope::Managed
@@ -152,7 +158,8 @@ pub fn needs(
             if ours && outside && !n.remove_from.contains(&r.path) {
                 n.remove_from.push(r.path.clone());
             }
-            if ours && r.scope == Scope::Managed && !outside_managed {
+            let managed_provides = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
+            if ours && r.scope == Scope::Managed && !managed_provides {
                 n.manual.push(format!(
                     "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
                     r.path.display(),

@@ -16,6 +16,7 @@ pub mod files;
 pub mod finding;
 pub mod fix;
 pub mod permissions;
+pub mod plugins;
 pub mod programs;
 pub mod registrations;
 pub mod render;
@@ -57,6 +58,8 @@ pub struct Inputs {
     pub now: SystemTime,
     /// The task records' folder (`None` when no home folder is known).
     pub state_dir: Option<PathBuf>,
+    /// Where the client keeps its plugins ([`crate::machine::Machine::plugins_dir`]).
+    pub plugins_dir: PathBuf,
 }
 
 impl Inputs {
@@ -85,6 +88,7 @@ impl Inputs {
             smoke: !args.no_smoke,
             now: SystemTime::now(),
             state_dir: machine.state_dir,
+            plugins_dir: machine.plugins_dir,
         })
     }
 }
@@ -155,7 +159,13 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let mut report = Report::default();
     let files = scopes::load_all(&inputs.scope_paths);
     files::check_settings_files(&files, &inputs.scope_paths, &mut report);
-    let table = crate::registry::Table::new(&files, &inputs.ctx);
+    let plugins = crate::registry::plugins::load_plugins(
+        &files,
+        &inputs.plugins_dir,
+        crate::registry::plugins::PluginBudget::DOCTOR,
+    );
+    plugins::check(&plugins, &mut report);
+    let table = crate::registry::Table::with_plugins(&files, &plugins, &inputs.ctx);
     let how = check_registrations(inputs, &files, &table, &mut report);
     programs::check_binaries(inputs, &table, &how, &mut report);
     files::check_backups_beside_files(inputs, &mut report);
@@ -361,7 +371,8 @@ fn blocked_edit(
     use scopes::Scope;
     let adds = match how {
         RegistrationFix::UserEntry => true,
-        RegistrationFix::RemoveOutsideManaged { .. } => false,
+        RegistrationFix::RemoveOutsideManaged { .. }
+        | RegistrationFix::RemoveOutsidePlugin { .. } => false,
         _ => return None,
     };
     let edited = |f: &ScopeFile| {

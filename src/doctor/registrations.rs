@@ -58,7 +58,7 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
                 Severity::Error,
                 Group::Registrations,
                 format!(
-                    "allowManagedHooksOnly is true in managed settings {}: Claude Code runs only managed hooks, so gk's hooks in user, project or local settings never run",
+                    "allowManagedHooksOnly is true in managed settings {}: Claude Code runs only managed hooks (and plugins managed settings enable), so gk's hooks in user, project or local settings, or in a plugin enabled there, never run",
                     place_of(&s.path, s.line)
                 ),
             )
@@ -77,6 +77,13 @@ pub enum RegistrationFix {
     /// Managed settings do every hook's job (gk or the Python hooks): remove
     /// gk's and the Python hooks' entries from user, project and local settings.
     RemoveOutsideManaged { managed: PathBuf },
+    /// An enabled plugin does every hook's job: remove gk's and the Python
+    /// hooks' entries from user, project and local settings (the client
+    /// never merges a plugin's copy with a settings copy: both would run).
+    RemoveOutsidePlugin { plugin: String },
+    /// A plugin does some of the jobs only (`kind`'s among them): a person
+    /// decides between the plugin and install's registrations.
+    ManualPlugin { plugin: String, kind: HookKind },
     /// Managed settings do some of the jobs only (`kind`'s among them):
     /// writing user settings would register that hook a second time
     /// (install registers all three), so a person decides.
@@ -111,8 +118,26 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
         .into_iter()
         .filter_map(|kind| managed(kind).map(|path| (kind, path)))
         .collect();
+    let plugin = |kind: HookKind| {
+        regs.iter()
+            .find(|r| r.plugin.is_some() && r.does(kind))
+            .and_then(|r| r.plugin.as_ref().map(|p| p.id.clone()))
+    };
+    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALL
+        .into_iter()
+        .filter_map(|kind| plugin(kind).map(|id| (kind, id)))
+        .collect();
     match managed_kinds.first() {
-        None => unsure.unwrap_or(RegistrationFix::UserEntry),
+        None => match plugin_kinds.first() {
+            None => unsure.unwrap_or(RegistrationFix::UserEntry),
+            Some((_, id)) if plugin_kinds.len() == HookKind::ALL.len() => {
+                RegistrationFix::RemoveOutsidePlugin { plugin: id.clone() }
+            }
+            Some((kind, id)) => RegistrationFix::ManualPlugin {
+                plugin: id.clone(),
+                kind: *kind,
+            },
+        },
         Some((_, managed)) if managed_kinds.len() == HookKind::ALL.len() => {
             RegistrationFix::RemoveOutsideManaged {
                 managed: managed.clone(),
@@ -145,6 +170,17 @@ impl RegistrationFix {
                     managed.display()
                 ))
                 .remedy(Remedy::Registrations),
+            RegistrationFix::RemoveOutsidePlugin { plugin } => f
+                .fix(format!(
+                    "{FIX_COMMAND} (removes gk's entries from user, project and local settings; plugin {plugin} registers all of gk's hooks)"
+                ))
+                .remedy(Remedy::Registrations),
+            RegistrationFix::ManualPlugin { plugin, kind } => f
+                .fix(format!(
+                    "{by_hand}; plugin {plugin} registers gk's {} hook but not all of gk's hooks, so gk doctor --fix leaves registrations alone (either `claude plugin disable {plugin}` and keep install's hooks, or remove install's by hand)",
+                    kind.arg()
+                ))
+                .remedy(Remedy::Manual),
             RegistrationFix::Manual { managed, kind } => f
                 .fix(format!(
                     "{by_hand}; managed settings {} register gk's {} hook but not all of gk's hooks, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
@@ -247,21 +283,44 @@ fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> 
 fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &RegistrationFix) -> Finding {
     let n = t.spellings.len();
     let first = t.spellings[0].places[0];
-    let mut f = Finding::new(
-        "hook-fires-twice",
-        Severity::Error,
-        Group::Registrations,
-        format!(
-            "gk's {} hook is registered under {n} different commands; Claude Code runs each, so it fires {n} times",
-            t.kind.arg(),
+    let places = || t.spellings.iter().flat_map(|s| &s.places);
+    let mut plugins: Vec<&str> = Vec::new();
+    for r in places() {
+        if let Some(p) = &r.plugin {
+            if !plugins.contains(&p.id.as_str()) {
+                plugins.push(&p.id);
+            }
+        }
+    }
+    let in_files = places().any(|r| r.plugin.is_none());
+    if !in_files && plugins.len() >= 2 {
+        return in_two_plugins(t, &plugins);
+    }
+    let mut f = match plugins.first() {
+        // Measured: the client merges identical handlers within one source
+        // only; a plugin's copy and a settings file's both run.
+        Some(_) => Finding::new(
+            "hook-in-plugin-and-settings",
+            Severity::Error,
+            Group::Registrations,
+            format!(
+                "gk's {} hook is registered by plugin {} and in settings files too; Claude Code runs each copy (it never merges a plugin's with a settings file's), so it fires {n} times",
+                t.kind.arg(),
+                plugins.join(" and "),
+            ),
         ),
-    )
+        None => Finding::new(
+            "hook-fires-twice",
+            Severity::Error,
+            Group::Registrations,
+            format!(
+                "gk's {} hook is registered under {n} different commands; Claude Code runs each, so it fires {n} times",
+                t.kind.arg(),
+            ),
+        ),
+    }
     .at(&first.path, Some(first.line));
-    let all_managed = t
-        .spellings
-        .iter()
-        .flat_map(|s| &s.places)
-        .all(|r| r.scope == Scope::Managed);
+    let all_managed = places().all(|r| r.scope == Scope::Managed);
     f = how.fix(
         f,
         format!(
@@ -271,6 +330,40 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
         "keep one of these entries and delete the others",
         all_managed,
     );
+    for s in &t.spellings {
+        for r in &s.places {
+            f = f.detail(format!("{}  `{}`", r.place(), r.command));
+        }
+    }
+    f
+}
+
+/// `hook-in-two-plugins`: only plugins register the hook, and more than one
+/// does. gk never edits a plugin: the fix is the client's command.
+fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
+    let first = t.spellings[0].places[0];
+    let mut f = Finding::new(
+        "hook-in-two-plugins",
+        Severity::Error,
+        Group::Registrations,
+        format!(
+            "gk's {} hook is registered by {} plugins ({}); Claude Code runs each plugin's copy, so it fires {} times",
+            t.kind.arg(),
+            plugins.len(),
+            plugins.join(", "),
+            t.spellings.len()
+        ),
+    )
+    .at(&first.path, Some(first.line))
+    .fix(format!(
+        "keep one plugin: {} (gk never edits a plugin's files)",
+        plugins[1..]
+            .iter()
+            .map(|p| format!("`claude plugin disable {p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+    .remedy(Remedy::Manual);
     for s in &t.spellings {
         for r in &s.places {
             f = f.detail(format!("{}  `{}`", r.place(), r.command));

@@ -90,6 +90,7 @@ mod tests {
             smoke: false,
             now: std::time::SystemTime::now(),
             state_dir: None,
+            plugins_dir: PathBuf::from(home).join(".claude/plugins"),
         }
     }
 

@@ -74,7 +74,12 @@ pub fn answer(
         &machine.managed,
         Some(scopes::Budget::SESSION),
     );
-    let table = Table::new(&files, &machine.ctx);
+    let plugins = crate::registry::plugins::load_plugins(
+        &files,
+        &machine.plugins_dir,
+        crate::registry::plugins::PluginBudget::SESSION,
+    );
+    let table = Table::with_plugins(&files, &plugins, &machine.ctx);
     let os = machine.ctx.os;
     let exists = |p: &Path| p.is_file();
     let locate = |program: &str| {

@@ -42,6 +42,7 @@
 //! `doctor/`.
 
 pub mod locate;
+pub mod plugins;
 pub mod rules;
 pub mod scopes;
 mod table;
@@ -50,4 +51,4 @@ mod table;
 pub(crate) use table::test_row;
 #[cfg(test)]
 pub(crate) use table::{policy, Policy, Switch};
-pub use table::{Registration, SwitchKey, Table};
+pub use table::{Registration, Source, SwitchKey, Table};

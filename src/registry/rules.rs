@@ -22,8 +22,9 @@ pub struct Disabled<'t> {
 }
 
 /// `hooks-disabled`. A switch that turns off only user, project and local
-/// hooks leaves gk running when managed settings register every one of its
-/// hooks: nothing to report then.
+/// hooks (and plugins that managed settings do not enable) leaves gk
+/// running when what still runs does every one of its hooks' jobs:
+/// nothing to report then.
 pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
     if let Some(s) = &t.policy.managed_off {
         return Some(Disabled {
@@ -31,10 +32,10 @@ pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
             everything: true,
         });
     }
-    let managed_does_all = HookKind::ALL
+    let still_done = HookKind::ALL
         .into_iter()
-        .all(|k| t.doing(k).any(|r| r.scope == Scope::Managed));
-    if managed_does_all {
+        .all(|k| t.running(k).next().is_some());
+    if still_done {
         return None;
     }
     t.policy.nonmanaged_off.as_ref().map(|s| Disabled {
@@ -63,18 +64,22 @@ pub struct Spelling<'t> {
 
 /// The distinct command strings that run `kind`'s job in scopes whose
 /// hooks run, in first-seen order, each with its places: what the client
-/// will start (once per string).
+/// will start. Measured: it starts each string once per source (user,
+/// project and local settings together; managed settings; each plugin),
+/// so one string in two sources is two spellings here.
 pub fn spellings(t: &Table, kind: HookKind) -> Vec<Spelling<'_>> {
     let mut out: Vec<Spelling<'_>> = Vec::new();
-    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut at: HashMap<(crate::registry::Source<'_>, &str), usize> = HashMap::new();
     for r in t.running(kind) {
-        let i = *at.entry(r.command.as_str()).or_insert_with(|| {
-            out.push(Spelling {
-                command: &r.command,
-                places: Vec::new(),
+        let i = *at
+            .entry((r.source(), r.command.as_str()))
+            .or_insert_with(|| {
+                out.push(Spelling {
+                    command: &r.command,
+                    places: Vec::new(),
+                });
+                out.len() - 1
             });
-            out.len() - 1
-        });
         out[i].places.push(r);
     }
     out

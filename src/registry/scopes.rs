@@ -18,6 +18,8 @@ pub enum Scope {
     Project,
     Local,
     Managed,
+    /// A plugin's hooks file ([`super::plugins`]): never edited by gk.
+    Plugin,
 }
 
 impl Scope {
@@ -27,6 +29,7 @@ impl Scope {
             Scope::Project => "project",
             Scope::Local => "local",
             Scope::Managed => "managed",
+            Scope::Plugin => "plugin",
         }
     }
 }
@@ -296,7 +299,11 @@ fn dropins(dir: &Path, most: Option<usize>) -> Option<Vec<PathBuf>> {
             return None;
         }
         let p = entry.path();
-        if p.extension().is_some_and(|x| x == "json") && !p.is_dir() {
+        // Measured: `*.json` (case-sensitive), not hidden, not a folder.
+        let hidden = p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if p.extension().is_some_and(|x| x == "json") && !hidden && !p.is_dir() {
             found.push(p);
         }
     }
@@ -352,7 +359,7 @@ pub fn load_file(path: &Path) -> Load {
 }
 
 /// The bytes of one settings file, classified.
-fn classify_bytes(path: &Path, bytes: Vec<u8>) -> Load {
+pub(crate) fn classify_bytes(path: &Path, bytes: Vec<u8>) -> Load {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -31,6 +31,28 @@ pub struct Registration {
     pub owner: Owner,
     /// `None` when the command could not be decided (pipes, `&&`, unknown variables).
     pub invocation: Option<Invocation>,
+    /// The plugin this row comes from (`scope` is then [`Scope::Plugin`]).
+    pub plugin: Option<PluginTag>,
+}
+
+/// Which plugin a row comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginTag {
+    /// `<name>@<marketplace>`.
+    pub id: String,
+    /// Enabled by managed settings (see [`super::plugins::Plugin::forced`]).
+    pub forced: bool,
+}
+
+/// Where the client counts a handler from when it drops identical ones:
+/// it deduplicates within one source only (measured, 2.1.332). User,
+/// project and local settings are one source; managed settings another;
+/// each plugin its own (two of one name count once: the second is skipped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source<'r> {
+    Settings,
+    Managed,
+    Plugin(&'r str),
 }
 
 /// A row for unit tests: `command` under `event` at line 3 of
@@ -51,18 +73,31 @@ pub(crate) fn test_row(scope: Scope, event: &str, command: &str, owner: Owner) -
             program: "/h/.claude/hooks/gk".to_string(),
             args: vec![],
         }),
+        plugin: None,
     }
 }
 
 impl Registration {
-    /// `scope path:line`, for messages.
+    /// `scope path:line`, for messages (`plugin <id> path:line` for a plugin's).
     pub fn place(&self) -> String {
-        format!(
-            "{} settings {}:{}",
-            self.scope.name(),
-            self.path.display(),
-            self.line
-        )
+        match &self.plugin {
+            Some(p) => format!("plugin {} {}:{}", p.id, self.path.display(), self.line),
+            None => format!(
+                "{} settings {}:{}",
+                self.scope.name(),
+                self.path.display(),
+                self.line
+            ),
+        }
+    }
+
+    /// The source the client deduplicates this row within.
+    pub fn source(&self) -> Source<'_> {
+        match (&self.plugin, self.scope) {
+            (Some(p), _) => Source::Plugin(p.id.split('@').next().unwrap_or(&p.id)),
+            (None, Scope::Managed) => Source::Managed,
+            (None, _) => Source::Settings,
+        }
     }
 
     /// This registration does the job of `kind` (gk or its Python forerunner)
@@ -133,10 +168,21 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// Does a row of `scope` run? (A plugin's: see [`Policy::runs_row`].)
     pub fn runs(&self, scope: Scope) -> bool {
         match scope {
             Scope::Managed => self.managed_off.is_none(),
             _ => self.nonmanaged_off.is_none(),
+        }
+    }
+
+    /// Does this row run? Measured: a plugin that managed settings enable
+    /// runs under `allowManagedHooksOnly` and under a non-managed
+    /// `disableAllHooks`; every other plugin runs when user hooks do.
+    pub fn runs_row(&self, r: &Registration) -> bool {
+        match &r.plugin {
+            Some(p) if p.forced => self.managed_off.is_none(),
+            _ => self.runs(r.scope),
         }
     }
 }
@@ -174,6 +220,61 @@ pub fn policy(switches: &[Switch]) -> Policy {
     policy
 }
 
+/// The command handlers of one loaded file as rows. For a plugin's file,
+/// `${CLAUDE_PLUGIN_ROOT}` is put in as the client puts it in (exec form) or
+/// the shell would (shell form), so the row is identified by what it runs;
+/// the row keeps the exec form's arguments as the client passes them.
+fn file_rows(
+    file: &ScopeFile,
+    plugin: Option<(&PluginTag, &std::path::Path)>,
+    identify: &dyn Fn(&str) -> (Owner, Option<Invocation>),
+) -> Vec<Registration> {
+    let Load::Parsed { entries, .. } = &file.load else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for e in entries {
+        if e.hook_type.as_deref() != Some("command") {
+            continue;
+        }
+        let mut e = e.clone();
+        if let Some((_, root)) = plugin {
+            let exec = e.args.is_some();
+            let expand = |t: &str| super::plugins::expand_root(t, root, !exec);
+            e.command = e.command.as_deref().map(expand);
+            if let Some(args) = &mut e.args {
+                for a in args.iter_mut() {
+                    *a = expand(a);
+                }
+            }
+        }
+        let Some(command) = e.run_command() else {
+            continue;
+        };
+        let (owner, invocation) = identify(&command);
+        // Install's rule: the Python scripts only count under their own event.
+        let owner = crate::hookcmd::owner_under(owner, &e.event);
+        rows.push(Registration {
+            scope: file.scope,
+            path: file.path.clone(),
+            line: e.line,
+            event: e.event.clone(),
+            command,
+            exec: e.args.as_ref().map(|args| {
+                let mut argv = vec![e.command.clone().unwrap_or_default()];
+                argv.extend(args.iter().cloned());
+                argv
+            }),
+            shell: e.shell.clone(),
+            timeout: e.timeout,
+            owner,
+            invocation,
+            plugin: plugin.map(|(tag, _)| tag.clone()),
+        });
+    }
+    rows
+}
+
 /// Every registration of the files Claude Code uses, the policy over them,
 /// and for each of gk's hooks the rows that do its job.
 #[derive(Debug, Clone)]
@@ -194,11 +295,32 @@ impl Table {
     /// client skips contributes nothing), commands identified on the
     /// machine `ctx` describes.
     pub fn new(files: &[ScopeFile], ctx: &CommandContext) -> Table {
+        Table::with_plugins(files, &super::plugins::Plugins::none(), ctx)
+    }
+
+    /// [`Table::new`], with the hooks of the enabled `plugins` as rows too.
+    pub fn with_plugins(
+        files: &[ScopeFile],
+        plugins: &super::plugins::Plugins,
+        ctx: &CommandContext,
+    ) -> Table {
         let identify = |cmd: &str| {
             let invocation = crate::hookcmd::normalize(cmd, ctx);
             (crate::hookcmd::owner_of(invocation.as_ref()), invocation)
         };
-        Table::with(files, &identify)
+        let mut table = Table::with(files, &identify);
+        let mut rows = std::mem::take(&mut table.rows);
+        for p in &plugins.enabled {
+            let tag = PluginTag {
+                id: p.id.clone(),
+                forced: p.forced,
+            };
+            let root = p.root.as_deref().unwrap_or(std::path::Path::new(""));
+            for file in p.hooks.iter().filter(|f| f.effective()) {
+                rows.extend(file_rows(file, Some((&tag, root)), &identify));
+            }
+        }
+        Table::of_rows(rows, table.policy)
     }
 
     /// [`Table::new`] with the command identity injected (tests).
@@ -208,36 +330,7 @@ impl Table {
     ) -> Table {
         let mut rows = Vec::new();
         for file in files.iter().filter(|f| f.effective()) {
-            let Load::Parsed { entries, .. } = &file.load else {
-                continue;
-            };
-            for e in entries {
-                if e.hook_type.as_deref() != Some("command") {
-                    continue;
-                }
-                let Some(command) = e.run_command() else {
-                    continue;
-                };
-                let (owner, invocation) = identify(&command);
-                // Install's rule: the Python scripts only count under their own event.
-                let owner = crate::hookcmd::owner_under(owner, &e.event);
-                rows.push(Registration {
-                    scope: file.scope,
-                    path: file.path.clone(),
-                    line: e.line,
-                    event: e.event.clone(),
-                    command,
-                    exec: e.args.as_ref().map(|args| {
-                        let mut argv = vec![e.command.clone().unwrap_or_default()];
-                        argv.extend(args.iter().cloned());
-                        argv
-                    }),
-                    shell: e.shell.clone(),
-                    timeout: e.timeout,
-                    owner,
-                    invocation,
-                });
-            }
+            rows.extend(file_rows(file, None, identify));
         }
         Table::of_rows(rows, policy(&switches(files)))
     }
@@ -266,7 +359,7 @@ impl Table {
 
     /// The rows doing `kind`'s job in scopes whose hooks run.
     pub fn running(&self, kind: HookKind) -> impl Iterator<Item = &Registration> + '_ {
-        self.doing(kind).filter(|r| self.policy.runs(r.scope))
+        self.doing(kind).filter(|r| self.policy.runs_row(r))
     }
 
     /// Does any loaded file register `kind`'s job (gk or the Python hook)?
@@ -276,6 +369,6 @@ impl Table {
 
     /// Does this row's scope run its hooks?
     pub fn runs(&self, r: &Registration) -> bool {
-        self.policy.runs(r.scope)
+        self.policy.runs_row(r)
     }
 }

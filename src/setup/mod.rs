@@ -329,6 +329,7 @@ mod tests {
             managed: PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"),
             state_dir: Some(dir.join(".local/state/gk")),
             current_dir: None,
+            plugins_dir: dir.join(".claude/plugins"),
         }
     }
 

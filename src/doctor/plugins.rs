@@ -1,0 +1,110 @@
+//! The plugins the client loads hooks from, as doctor reports them: an
+//! enabled plugin whose folder is gone, a plugin hooks file the client
+//! cannot use, one it would hang on. gk never edits a plugin's files; the
+//! fixes are the plugin's own files or the client's `claude plugin`
+//! commands. gk's own hooks in plugins are judged with the other
+//! registrations ([`super::registrations`]).
+
+use super::finding::{Finding, Group, Remedy, Severity};
+use super::render::Report;
+use crate::registry::plugins::{Plugins, Trouble};
+use crate::registry::scopes::Load;
+
+/// The findings about `plugins`, and one note per plugin read.
+pub fn check(plugins: &Plugins, report: &mut Report) {
+    for p in &plugins.enabled {
+        report.notes.push((
+            Group::Registrations,
+            format!(
+                "plugin {} (enabled in {} settings {}): read from {}",
+                p.id,
+                p.enabled_in.0.name(),
+                p.enabled_in.1.display(),
+                p.root
+                    .as_deref()
+                    .map(|r| r.display().to_string())
+                    .unwrap_or_default()
+            ),
+        ));
+        for path in &p.hangs {
+            report.findings.push(
+                Finding::new(
+                    "plugin-hooks-unparseable",
+                    Severity::Error,
+                    Group::Registrations,
+                    format!(
+                        "plugin {}'s hooks file {} is not a regular file (a named pipe or a device): Claude Code waits on it for ever when it starts, so no hook runs",
+                        p.id,
+                        path.display()
+                    ),
+                )
+                .at(path, None)
+                .fix(format!(
+                    "remove {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
+                    path.display(),
+                    p.id
+                ))
+                .remedy(Remedy::Manual),
+            );
+        }
+        for f in &p.hooks {
+            let why = match &f.load {
+                Load::Unparseable(e) => format!("{}:{}: {}", e.line, e.column, e.reason),
+                Load::Unreadable(why) if !p.hangs.contains(&f.path) => why.clone(),
+                _ => continue,
+            };
+            report.findings.push(
+                Finding::new(
+                    "plugin-hooks-unparseable",
+                    Severity::Warning,
+                    Group::Registrations,
+                    format!(
+                        "plugin {}'s hooks file {}: {why}; Claude Code runs none of this plugin's hooks",
+                        p.id,
+                        f.path.display()
+                    ),
+                )
+                .at(&f.path, None)
+                .fix(format!(
+                    "correct {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
+                    f.path.display(),
+                    p.id
+                ))
+                .remedy(Remedy::Manual),
+            );
+        }
+    }
+    for t in &plugins.trouble {
+        match t {
+            Trouble::Missing {
+                id,
+                enabled_in,
+                expected,
+            } => report.findings.push(
+                Finding::new(
+                    "plugin-missing",
+                    Severity::Warning,
+                    Group::Registrations,
+                    format!(
+                        "plugin {id} is enabled in {} settings {} but its folder is {}: Claude Code runs none of its hooks (it says so only in its debug log)",
+                        enabled_in.0.name(),
+                        enabled_in.1.display(),
+                        match expected {
+                            Some(p) => format!("missing ({})", p.display()),
+                            None => "recorded nowhere".to_string(),
+                        }
+                    ),
+                )
+                .at(&enabled_in.1, None)
+                .fix(format!(
+                    "install it again (`claude plugin install {id}`), or switch it off (`claude plugin disable {id}`)"
+                ))
+                .remedy(Remedy::Manual),
+            ),
+            Trouble::NotChecked { count } => report.notes.push((
+                Group::Registrations,
+                format!("{count} more enabled plugins not read (more than doctor reads)"),
+            )),
+        }
+    }
+}

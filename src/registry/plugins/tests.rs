@@ -1,0 +1,318 @@
+//! Each rule of the plugin reader, with the client behaviour it follows
+//! (measured on client 2.1.332; docs/maintainers/claude-code-facts.md,
+//! "Plugins").
+
+use super::*;
+use crate::hookcmd::{CommandContext, HookKind, Owner};
+use crate::platform::Os;
+use crate::registry::scopes::test_files;
+use crate::registry::{rules, Table};
+
+/// A home with a `<claude dir>/plugins` and a `directory` marketplace
+/// `mkt` in `<tmp>/mkt`, holding each named plugin with `hooks_json`.
+struct World {
+    tmp: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        let w = World {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(w.plugins_dir()).unwrap();
+        std::fs::create_dir_all(w.mkt().join(".claude-plugin")).unwrap();
+        w
+    }
+
+    fn plugins_dir(&self) -> PathBuf {
+        self.tmp.path().join("home/.claude/plugins")
+    }
+
+    fn mkt(&self) -> PathBuf {
+        self.tmp.path().join("mkt")
+    }
+
+    /// Record `mkt` as a directory marketplace holding `names`.
+    fn marketplace(&self, names: &[&str]) {
+        let plugins: Vec<Value> = names
+            .iter()
+            .map(|n| serde_json::json!({"name": n, "source": format!("./plugins/{n}")}))
+            .collect();
+        std::fs::write(
+            self.mkt().join(".claude-plugin/marketplace.json"),
+            serde_json::json!({"name": "mkt", "plugins": plugins}).to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            self.plugins_dir().join("known_marketplaces.json"),
+            serde_json::json!({"mkt": {"source": {"source": "directory", "path": self.mkt()}}})
+                .to_string(),
+        )
+        .unwrap();
+    }
+
+    fn plugin_root(&self, name: &str) -> PathBuf {
+        self.mkt().join("plugins").join(name)
+    }
+
+    fn plugin(&self, name: &str, hooks_json: &str) {
+        let root = self.plugin_root(name);
+        std::fs::create_dir_all(root.join("hooks")).unwrap();
+        std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+        std::fs::write(
+            root.join(".claude-plugin/plugin.json"),
+            format!(r#"{{"name": "{name}"}}"#),
+        )
+        .unwrap();
+        std::fs::write(root.join("hooks/hooks.json"), hooks_json).unwrap();
+    }
+
+    fn load(&self, files: &[(Scope, &str)]) -> Plugins {
+        load_plugins(
+            &test_files(files),
+            &self.plugins_dir(),
+            PluginBudget::DOCTOR,
+        )
+    }
+}
+
+const GK_EXEC: &str = r#"{"hooks": {"UserPromptSubmit": [{"hooks": [
+    {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/gk", "args": ["hook", "prompt"]}]}]}}"#;
+
+fn ids(p: &Plugins) -> Vec<(&str, bool)> {
+    p.enabled
+        .iter()
+        .map(|p| (p.id.as_str(), p.forced))
+        .collect()
+}
+
+#[test]
+fn the_highest_scope_naming_a_plugin_decides_true_or_false() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let on = r#"{"enabledPlugins": {"a@mkt": true}}"#;
+    let off = r#"{"enabledPlugins": {"a@mkt": false}}"#;
+    // Measured: project false over user true -> off; user false, project
+    // true -> on; local beats project; managed beats all and forces.
+    assert!(ids(&w.load(&[(Scope::User, on), (Scope::Project, off)])).is_empty());
+    assert_eq!(
+        ids(&w.load(&[(Scope::User, off), (Scope::Project, on)])),
+        [("a@mkt", false)]
+    );
+    assert!(ids(&w.load(&[(Scope::Project, on), (Scope::Local, off)])).is_empty());
+    assert_eq!(
+        ids(&w.load(&[(Scope::User, off), (Scope::Managed, on)])),
+        [("a@mkt", true)]
+    );
+    assert!(ids(&w.load(&[(Scope::User, on), (Scope::Managed, off)])).is_empty());
+}
+
+#[test]
+fn a_directory_marketplace_is_read_from_its_folder_not_the_cache_copy() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let cache = w.plugins_dir().join("cache/mkt/a/1.0.0");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(
+        w.plugins_dir().join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"a@mkt": [{"scope": "user", "installPath": cache}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    assert_eq!(
+        p.enabled[0].root.as_deref(),
+        Some(w.plugin_root("a").as_path())
+    );
+    assert_eq!(p.enabled[0].hooks.len(), 1);
+}
+
+#[test]
+fn another_marketplace_is_read_from_the_recorded_install_path() {
+    let w = World::new();
+    let copy = w.plugins_dir().join("cache/gh/a/2.0.0");
+    std::fs::create_dir_all(copy.join("hooks")).unwrap();
+    std::fs::write(copy.join("hooks/hooks.json"), GK_EXEC).unwrap();
+    std::fs::write(
+        w.plugins_dir().join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"a@gh": [{"scope": "user", "installPath": copy}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@gh": true}}"#)]);
+    assert_eq!(p.enabled[0].root.as_deref(), Some(copy.as_path()));
+    // The copy gone: enabled, but nothing runs; said, not passed over.
+    std::fs::remove_dir_all(&copy).unwrap();
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@gh": true}}"#)]);
+    assert!(p.enabled.is_empty());
+    assert!(matches!(
+        &p.trouble[..],
+        [Trouble::Missing { id, expected: Some(e), .. }] if id == "a@gh" && *e == copy
+    ));
+}
+
+#[test]
+fn the_manifest_names_more_hooks_files_and_the_standard_one_loads_once() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let root = w.plugin_root("a");
+    std::fs::write(root.join("extra.json"), GK_EXEC).unwrap();
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        r#"{"name": "a", "hooks": ["./hooks/hooks.json", "./extra.json", "../outside.json"]}"#,
+    )
+    .unwrap();
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    let paths: Vec<&Path> = p.enabled[0]
+        .hooks
+        .iter()
+        .map(|f| f.path.as_path())
+        .collect();
+    assert_eq!(
+        paths,
+        [root.join("hooks/hooks.json"), root.join("extra.json")]
+    );
+    // An inline event map is the manifest's own `hooks`.
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        r#"{"name": "a", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}"#,
+    )
+    .unwrap();
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    assert_eq!(p.enabled[0].hooks.len(), 2);
+    assert!(p.enabled[0].hooks[1].path.ends_with("plugin.json"));
+}
+
+#[test]
+fn two_plugins_of_one_name_count_once() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let p = w.load(&[(
+        Scope::User,
+        r#"{"enabledPlugins": {"a@mkt": true, "a@other": true}}"#,
+    )]);
+    assert_eq!(ids(&p), [("a@mkt", false)]);
+}
+
+#[test]
+fn past_the_budget_the_rest_is_said_not_read() {
+    let w = World::new();
+    let many: Vec<String> = (0..150).map(|i| format!("\"p{i}@x\": true")).collect();
+    let text = format!("{{\"enabledPlugins\": {{{}}}}}", many.join(", "));
+    let files = test_files(&[(Scope::User, &text)]);
+    let p = load_plugins(&files, &w.plugins_dir(), PluginBudget::SESSION);
+    assert!(p.trouble.contains(&Trouble::NotChecked { count: 50 }));
+    let missing = p
+        .trouble
+        .iter()
+        .filter(|t| matches!(t, Trouble::Missing { .. }))
+        .count();
+    assert_eq!(missing, 100);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_for_a_hooks_file_is_reported_and_never_read() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let hooks = w.plugin_root("a").join("hooks/hooks.json");
+    std::fs::remove_file(&hooks).unwrap();
+    let c = std::ffi::CString::new(hooks.to_string_lossy().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    // No writer ever opens it: a blocking read would hang this test.
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    assert_eq!(p.enabled[0].hangs, [hooks]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_plugin_folder_is_refused() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let outside = w.tmp.path().join("outside.json");
+    std::fs::write(&outside, GK_EXEC).unwrap();
+    let hooks = w.plugin_root("a").join("hooks/hooks.json");
+    std::fs::remove_file(&hooks).unwrap();
+    std::os::unix::fs::symlink(&outside, &hooks).unwrap();
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    assert!(matches!(p.enabled[0].hooks[0].load, Load::Unreadable(_)));
+}
+
+fn table(w: &World, files: &[(Scope, &str)]) -> Table {
+    let files = test_files(files);
+    let plugins = load_plugins(&files, &w.plugins_dir(), PluginBudget::DOCTOR);
+    Table::with_plugins(
+        &files,
+        &plugins,
+        &CommandContext::with_home(Os::Linux, "/h"),
+    )
+}
+
+#[test]
+fn the_plugin_root_is_put_in_and_gks_hook_is_recognised() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let t = table(
+        &w,
+        &[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)],
+    );
+    let r = t
+        .doing(HookKind::Prompt)
+        .next()
+        .expect("gk's prompt hook from the plugin");
+    assert_eq!(r.owner, Owner::Gk(HookKind::Prompt));
+    assert_eq!(r.scope, Scope::Plugin);
+    let gk = w.plugin_root("a").join("bin/gk");
+    assert_eq!(r.exec.as_deref().unwrap()[0], gk.to_string_lossy());
+}
+
+#[test]
+fn one_string_in_a_plugin_and_in_settings_is_started_twice() {
+    let w = World::new();
+    let same = r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/h/.claude/hooks/gk hook prompt"}]}]}}"#;
+    w.marketplace(&["a", "b"]);
+    w.plugin("a", same);
+    w.plugin("b", same);
+    let user = r#"{"enabledPlugins": {"a@mkt": true},
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/h/.claude/hooks/gk hook prompt"}]}]}}"#;
+    let project = r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/h/.claude/hooks/gk hook prompt"}]}]}}"#;
+    // Measured: plugin + user = 2; user + project merge into one.
+    let t = table(&w, &[(Scope::User, user), (Scope::Project, project)]);
+    assert_eq!(rules::spellings(&t, HookKind::Prompt).len(), 2);
+    // Two plugins, no settings copy: 2.
+    let both = r#"{"enabledPlugins": {"a@mkt": true, "b@mkt": true}}"#;
+    let t = table(&w, &[(Scope::User, both)]);
+    assert_eq!(rules::spellings(&t, HookKind::Prompt).len(), 2);
+    // Managed and user: 2 (measured), where user and project merged.
+    let t = table(&w, &[(Scope::User, project), (Scope::Managed, project)]);
+    assert_eq!(rules::spellings(&t, HookKind::Prompt).len(), 2);
+}
+
+#[test]
+fn only_plugins_managed_settings_enable_run_under_allow_managed_hooks_only() {
+    let w = World::new();
+    w.marketplace(&["a", "b"]);
+    w.plugin("a", GK_EXEC);
+    w.plugin(
+        "b",
+        &GK_EXEC
+            .replace("prompt", "stop")
+            .replace("UserPromptSubmit", "Stop"),
+    );
+    let user = r#"{"enabledPlugins": {"a@mkt": true}}"#;
+    let managed = r#"{"allowManagedHooksOnly": true, "enabledPlugins": {"b@mkt": true}}"#;
+    let t = table(&w, &[(Scope::User, user), (Scope::Managed, managed)]);
+    assert_eq!(t.running(HookKind::Prompt).count(), 0);
+    assert_eq!(t.running(HookKind::Stop).count(), 1);
+    // A managed disableAllHooks stops even those.
+    let managed = r#"{"disableAllHooks": true, "enabledPlugins": {"b@mkt": true}}"#;
+    let t = table(&w, &[(Scope::User, user), (Scope::Managed, managed)]);
+    assert_eq!(t.running(HookKind::Stop).count(), 0);
+}
