@@ -108,6 +108,7 @@ const HOOK_PATH_MODULES: &[&str] = &[
     "src/settings.rs",
     "src/paths.rs",
     "src/platform.rs",
+    "src/machine.rs",
 ];
 
 /// Every `.rs` file of [`HOOK_PATH_MODULES`] and its text before the tests module.
@@ -121,6 +122,8 @@ fn hook_path_sources() -> Vec<(String, String)> {
             files.push(p.to_path_buf());
         }
     }
+    // A `tests.rs` is a whole module of unit tests (`mod tests;`).
+    files.retain(|f| f.file_name().is_none_or(|n| n != "tests.rs"));
     files.sort();
     files
         .iter()
