@@ -1977,3 +1977,146 @@ fn a_rule_whose_model_command_cannot_resolve_or_is_remapped_is_said_without_the_
     let run = h.doctor(&["--no-smoke"]);
     assert!(!run.stdout.contains("[advice-"), "{}", run.stdout);
 }
+
+/// A directory marketplace holding plugin `name`, whose hooks file is
+/// `hooks`, enabled in user settings (the shapes the client writes,
+/// measured on 2.1.332: docs/maintainers/claude-code-facts.md, "Plugins").
+fn add_plugin(h: &Home, name: &str, hooks: &str) -> PathBuf {
+    let mkt = h.home.join("mkt");
+    let root = mkt.join("plugins").join(name);
+    std::fs::create_dir_all(root.join("hooks")).unwrap();
+    std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+    std::fs::create_dir_all(mkt.join(".claude-plugin")).unwrap();
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        format!(r#"{{"name": "{name}"}}"#),
+    )
+    .unwrap();
+    std::fs::write(root.join("hooks/hooks.json"), hooks).unwrap();
+    let listed: Vec<Value> = std::fs::read_dir(mkt.join("plugins"))
+        .unwrap()
+        .map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            serde_json::json!({"name": n, "source": format!("./plugins/{n}")})
+        })
+        .collect();
+    std::fs::write(
+        mkt.join(".claude-plugin/marketplace.json"),
+        serde_json::json!({"name": "mkt", "plugins": listed}).to_string(),
+    )
+    .unwrap();
+    let plugins = h.claude().join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::write(
+        plugins.join("known_marketplaces.json"),
+        serde_json::json!({"mkt": {"source": {"source": "directory", "path": mkt}}}).to_string(),
+    )
+    .unwrap();
+    let mut v: Value =
+        serde_json::from_str(&h.read(&h.settings())).unwrap_or(serde_json::json!({}));
+    v["enabledPlugins"][format!("{name}@mkt")] = Value::Bool(true);
+    h.write(&h.settings(), &serde_json::to_string_pretty(&v).unwrap());
+    root
+}
+
+/// gk's three hooks as a plugin registers them: the exec form of the
+/// installed program's path (the same string install writes would do as well).
+fn gk_plugin_hooks(h: &Home) -> String {
+    let gk = h.binary();
+    let entry = |kind: &str| serde_json::json!([{"hooks": [{"type": "command", "command": gk, "args": ["hook", kind]}]}]);
+    serde_json::json!({"hooks": {
+        "UserPromptSubmit": entry("prompt"),
+        "Stop": entry("stop"),
+        "SessionStart": entry("session"),
+    }})
+    .to_string()
+}
+
+#[test]
+fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_copy() {
+    let h = Home::new();
+    h.install();
+    let root = add_plugin(&h, "gkp", &gk_plugin_hooks(&h));
+    let plugin_before = h.read(&root.join("hooks/hooks.json"));
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let f = doc_findings(&doc, "hook-in-plugin-and-settings")[0];
+    let details = f["details"].to_string();
+    assert!(details.contains("plugin gkp@mkt"), "{f}");
+    assert!(details.contains(&h.settings().display().to_string()), "{f}");
+    assert_eq!(f["fixable"], true, "{f}");
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(
+        fix.stdout
+            .contains("plugin gkp@mkt registers all of gk's hooks"),
+        "{}",
+        fix.stdout
+    );
+    // The settings copies are gone, the plugin's file is as it was, and
+    // doctor is content: the plugin does every job.
+    assert!(
+        !h.read(&h.settings()).contains("hook prompt"),
+        "{}",
+        h.read(&h.settings())
+    );
+    assert_eq!(h.read(&root.join("hooks/hooks.json")), plugin_before);
+    let (code, codes, doc) = h.codes(&[]);
+    assert!(
+        !has(&codes, "hook-in-plugin-and-settings") && !has(&codes, "hook-missing"),
+        "{doc}"
+    );
+    assert!(code < 2, "{doc}");
+}
+
+#[test]
+fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
+    let h = Home::new();
+    h.install();
+    let hooks = gk_plugin_hooks(&h);
+    add_plugin(&h, "gkp", &hooks);
+    add_plugin(&h, "gkq", &hooks);
+    // Install's own entries out of the way: only the plugins register gk.
+    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::create_dir_all(h.binary().parent().unwrap()).unwrap();
+    std::fs::copy(assert_cmd::cargo::cargo_bin("gk"), h.binary()).unwrap();
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-in-two-plugins"), "{doc}");
+    let f = doc_findings(&doc, "hook-in-two-plugins")[0];
+    assert!(
+        f["fix"]
+            .as_str()
+            .unwrap()
+            .contains("claude plugin disable gkq@mkt"),
+        "{f}"
+    );
+    assert_eq!(f["fixable"], false, "{f}");
+}
+
+#[test]
+fn an_enabled_plugin_whose_folder_is_gone_and_a_broken_plugin_file_are_reported() {
+    let h = Home::new();
+    h.install();
+    let root = add_plugin(&h, "gone", "{}");
+    std::fs::remove_dir_all(&root).unwrap();
+    let broken = add_plugin(&h, "broken", "{\"hooks\": {},}");
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "plugin-missing"), "{doc}");
+    assert!(
+        doc_findings(&doc, "plugin-missing")[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("gone@mkt"),
+        "{doc}"
+    );
+    assert!(has(&codes, "plugin-hooks-unparseable"), "{doc}");
+    let f = doc_findings(&doc, "plugin-hooks-unparseable")[0];
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains(&broken.join("hooks/hooks.json").display().to_string()),
+        "{f}"
+    );
+}
