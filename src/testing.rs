@@ -37,6 +37,12 @@ pub mod hooks {
     };
 }
 
+/// gk as a plugin: the marketplace and plugin files and their names (the
+/// end-to-end test installs the plugin from them).
+pub mod plugin {
+    pub use crate::setup::plugin::{files, plugin_hooks, MARKETPLACE, PLUGIN, PLUGIN_DIR};
+}
+
 pub mod paths {
     pub use crate::paths::{
         folder_key, folder_pointer_name, is_record_file_name, record_file_name,

@@ -1255,3 +1255,92 @@ fn scenario_15_json_the_client_loads_is_not_called_skipped() {
         assert_eq!(session[0]["stdout"], "", "{:.20}: {}", x, session[0]);
     }
 }
+
+/// Issue 15, test (b): gk as a plugin. The repository's marketplace files
+/// (copied to a folder of their own, as a clone would hold them) added as
+/// a marketplace and gk's plugin installed with the client's own commands;
+/// the gk cargo built on PATH, as `cargo install` puts it. One turn runs
+/// each of gk's hooks once, from the plugin; settings.json gets no hooks
+/// (the client itself adds the marketplace and `enabledPlugins`). The
+/// session check does not call the plugin's hooks unregistered, and gives
+/// Claude the Task State Convention, which a plugin cannot put into
+/// CLAUDE.md. Runs with no managed policy (see `without_managed_policy`).
+#[test]
+#[cfg_attr(
+    all(gk_e2e_missing, not(gk_wine)),
+    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
+)]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
+)]
+fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
+    use gk::testing::plugin;
+    let _serial = harness::serial();
+    let mut sb =
+        sandbox("scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings");
+    sb.without_managed_policy();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let market = sb.home().join("gk-marketplace");
+    for (rel, _) in plugin::files() {
+        let text = sb.read(&repo.join(&rel));
+        sb.write(&market.join(&rel), &text);
+    }
+    let bin = sb.home().join("bin");
+    std::fs::create_dir_all(&bin).expect("create the bin folder");
+    std::fs::copy(env!("CARGO_BIN_EXE_gk"), bin.join("gk")).expect("put gk on PATH");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    sb.set_env("PATH", &path);
+
+    sb.claude_ok(&[
+        "plugin",
+        "marketplace",
+        "add",
+        market.to_str().expect("utf-8 temp path"),
+    ]);
+    let id = format!("{}@{}", plugin::PLUGIN, plugin::MARKETPLACE);
+    sb.claude_ok(&["plugin", "install", &id]);
+
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+        let runs = turn.hook_responses(event);
+        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
+        assert_eq!(runs[0]["exit_code"], 0, "{event}: {}", runs[0]);
+    }
+    // Each from the plugin (the debug log tags a plugin's hook runs), none
+    // from a settings file.
+    let from_plugin = format!("(plugin {id}) finished with status 0");
+    assert_eq!(
+        turn.debug.matches(&from_plugin).count(),
+        3,
+        "{}",
+        turn.describe_hooks()
+    );
+    assert_eq!(turn.hook_runs().len(), 0, "{}", turn.describe_hooks());
+    turn.single_context();
+    // No "not registered" warning: the session check prints no message.
+    assert_eq!(
+        turn.system_messages("SessionStart"),
+        Vec::<String>::new(),
+        "{}",
+        turn.describe_hooks()
+    );
+    let convention = turn.hook_contexts("SessionStart");
+    assert_eq!(convention.len(), 1, "{}", turn.describe_hooks());
+    assert!(
+        convention[0].starts_with("## Task State Convention (gk hooks)"),
+        "{}",
+        convention[0]
+    );
+    assert!(turn.model_saw(&convention[0]));
+
+    let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
+    assert_eq!(settings.get("hooks"), None, "{settings:#}");
+    assert_eq!(settings["enabledPlugins"][&id], true, "{settings:#}");
+    assert!(!sb.claude_dir().join("CLAUDE.md").exists());
+}

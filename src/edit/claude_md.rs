@@ -15,8 +15,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-/// The section as shipped; `{{STATE_FILE}}` is replaced at install time.
-pub const SECTION_TEMPLATE: &str = include_str!("../../assets/CLAUDE-section.md");
+pub use crate::hooks::convention::{section_for, LEGACY_HEADING};
 
 pub const BEGIN_MARKER: &str =
     "<!-- gk:begin (added by gk install; gk uninstall removes everything up to gk:end) -->";
@@ -27,14 +26,6 @@ pub const BEGIN_MARKER: &str =
 /// edited. Kept as it is when the block is replaced by a newer one.
 pub const CREATED_BEGIN_MARKER: &str = "<!-- gk:begin (gk install created this file; gk uninstall removes everything up to gk:end, and the file if nothing else is left) -->";
 pub const END_MARKER: &str = "<!-- gk:end -->";
-
-/// The heading of the section the Python hooks' instructions used.
-pub const LEGACY_HEADING: &str = "## Task State Convention (Gatekeeper Hooks)";
-
-/// The section text for this machine, with the real state file path.
-pub fn section_for(state_file: &str) -> String {
-    SECTION_TEMPLATE.replace("{{STATE_FILE}}", state_file)
-}
 
 /// The file's line ending: CRLF when more of its lines end in CRLF than in
 /// a bare LF, else LF. A majority, not "any CRLF": gk's own joins can put a
@@ -74,7 +65,7 @@ fn marked_range(text: &str) -> Option<(usize, usize)> {
     let lines = prose_lines(text);
     let begin = lines
         .iter()
-        .find(|(_, l)| l.starts_with("<!-- gk:begin"))?
+        .find(|(_, l)| l.starts_with(crate::hooks::convention::BEGIN_MARKER_START))?
         .0;
     let end_line = lines
         .iter()

@@ -598,6 +598,23 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
     J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
 }
 
+/// A hooks file holding just gk's three canonical groups, with a
+/// `description` first: `{"description": …, "hooks": {Event: [group]}}`, the
+/// shape of a plugin's `hooks/hooks.json`. The groups are the ones
+/// [`add_hooks`] puts into a settings file (same fields, same timeouts).
+pub fn hooks_file(description: &str, wanted: &WantedHooks) -> String {
+    let hooks = J::Obj(
+        HookKind::ALL
+            .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))])))
+            .to_vec(),
+    );
+    let file = J::Obj(vec![
+        ("description".into(), J::Str(description.into())),
+        ("hooks".into(), hooks),
+    ]);
+    format!("{}\n", render(&file, "", &Style::fresh()))
+}
+
 /// Edits adding a canonical group for each of `kinds`: first in the event's
 /// array when it exists, as a new first event property when `hooks` exists,
 /// else as a new `hooks` property at the top of the root object (after

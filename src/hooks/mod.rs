@@ -29,12 +29,14 @@
 //!   only I/O (one read and its mtime); `verdict` is pure.
 
 pub(crate) mod config;
+pub mod convention;
 mod follow;
 mod input;
 pub mod jsonout;
 /// The UserPromptSubmit answer as the hook prints it (for the parity tests).
 pub use jsonout::prompt_output;
 mod keywords;
+pub(crate) mod plugin;
 mod prompt;
 pub(crate) use prompt::analyse;
 mod pytext;
@@ -215,7 +217,17 @@ fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>)
     let event = event_of(&input).map(|(e, _)| e);
     let located = state_for(config, Some(paths), home.as_deref(), event.as_ref());
     let machine = crate::machine::Machine::with_paths(home, paths, &|name| std::env::var_os(name));
-    let warnings = session::answer(&input, &machine, config, loaded.error.as_ref());
+    // Started by a plugin (gk's): its hooks file registers gk's hooks, and
+    // it cannot edit CLAUDE.md, so the convention goes to Claude here.
+    let plugin_root = std::env::var_os(plugin::PLUGIN_ROOT_VAR).filter(|v| !v.is_empty());
+    let by_plugin = plugin_root
+        .as_deref()
+        .map(|root| plugin::registered_by(std::path::Path::new(root), &machine.ctx))
+        .unwrap_or_default();
+    let convention = plugin_root
+        .as_ref()
+        .and_then(|_| plugin::convention_context(paths));
+    let warnings = session::answer(&input, &machine, config, loaded.error.as_ref(), &by_plugin);
     // A task an earlier session left in progress in this folder: one line
     // for the user (after the warnings), the whole story for Claude.
     let earlier = located.earlier.as_ref().map(|e| {
@@ -235,7 +247,11 @@ fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>)
         (Some(w), Some((line, _))) => Some(format!("{w}\n{line}")),
         (w, e) => w.or_else(|| e.as_ref().map(|(line, _)| line.clone())),
     };
-    jsonout::session_output(text.as_deref(), earlier.as_ref().map(|(_, c)| c.as_str()))
+    let context = match (convention, earlier.as_ref().map(|(_, c)| c.as_str())) {
+        (Some(conv), Some(e)) => Some(format!("{conv}\n{e}")),
+        (conv, e) => conv.or_else(|| e.map(str::to_string)),
+    };
+    jsonout::session_output(text.as_deref(), context.as_deref())
 }
 
 /// The pure part of a hook run: what `hook` prints for what it read of

@@ -9,6 +9,7 @@
 
 pub mod binary;
 pub mod plans;
+pub mod plugin;
 pub mod record;
 
 use std::path::Path;

@@ -162,7 +162,12 @@ pub struct Sandbox {
     cwd: Option<PathBuf>,
     /// Variables added to every run's isolated environment.
     env: Vec<(String, String)>,
+    /// An empty folder the client sees at the managed-policy folder.
+    no_managed: Option<PathBuf>,
 }
+
+/// The managed-policy folder the Linux client reads.
+const MANAGED_DIR: &str = "/etc/claude-code";
 
 impl Sandbox {
     pub fn new(client: Client) -> Sandbox {
@@ -175,7 +180,85 @@ impl Sandbox {
             turns: 0,
             cwd: None,
             env: Vec::new(),
+            no_managed: None,
         }
+    }
+
+    /// Run the client as if this machine had no managed policy: where
+    /// /etc/claude-code exists (an administrator's, or another test's),
+    /// every client run starts in a private mount namespace that shows an
+    /// empty folder there (root only; nothing in /etc is written). Where
+    /// it does not exist the client reads none, and runs as it is.
+    pub fn without_managed_policy(&mut self) {
+        if Path::new(MANAGED_DIR).is_dir() {
+            let empty = self.root.path().join("no-managed-policy");
+            fs::create_dir_all(&empty).expect("create the empty policy folder");
+            self.no_managed = Some(empty);
+        }
+    }
+
+    /// A command starting the client (see [`Sandbox::without_managed_policy`]).
+    fn client_command(&self) -> Command {
+        match &self.no_managed {
+            None => Command::new(&self.client.bin),
+            Some(empty) => {
+                let mut cmd = Command::new("unshare");
+                cmd.args(["--mount", "--propagation", "private", "--", "sh", "-c"])
+                    .arg(format!(
+                        "mount --bind \"$1\" {MANAGED_DIR} || {{ echo 'cannot hide {MANAGED_DIR} (needs root)' >&2; exit 97; }}; shift; exec \"$@\""
+                    ))
+                    .arg("sh")
+                    .arg(empty)
+                    .arg(&self.client.bin);
+                cmd
+            }
+        }
+    }
+
+    /// Run the client with `args` (no mock, no turn: `plugin install …`,
+    /// say) in the isolated environment; fails unless it exits 0.
+    pub fn claude_ok(&self, args: &[&str]) -> Output {
+        let out_path = self.root.path().join("claude.stdout");
+        let err_path = self.root.path().join("claude.stderr");
+        let mut cmd = self.client_command();
+        cmd.args(args);
+        self.isolate(&mut cmd);
+        cmd.env("ANTHROPIC_API_KEY", "sk-e2e-not-a-real-key")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .stdout(fs::File::create(&out_path).expect("stdout file"))
+            .stderr(fs::File::create(&err_path).expect("stderr file"));
+        let started = Instant::now();
+        let mut child = cmd.spawn().expect("start claude");
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for claude") {
+                break status;
+            }
+            if started.elapsed() > TURN_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "claude {} did not finish within {TURN_TIMEOUT:?}",
+                    args.join(" ")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let out = Output {
+            status,
+            stdout: fs::read(&out_path).unwrap_or_default(),
+            stderr: fs::read(&err_path).unwrap_or_default(),
+        };
+        assert!(
+            out.status.success(),
+            "claude {} exited {}:\nstdout:\n{}\nstderr:\n{}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
     }
 
     /// Give the following turns and gk commands `key=value`.
@@ -332,7 +415,7 @@ impl Sandbox {
         });
 
         let mock = Mock::start(&requests_log, tools_file.as_deref());
-        let mut cmd = Command::new(&self.client.bin);
+        let mut cmd = self.client_command();
         cmd.args(args)
             .args(["-p", prompt])
             .args(["--output-format", "stream-json", "--verbose"])

@@ -1,0 +1,195 @@
+//! gk as a Claude Code plugin: the repository is a plugin marketplace
+//! (`.claude-plugin/marketplace.json` at its root) holding one plugin,
+//! `plugin/`, whose `hooks/hooks.json` registers gk's three hooks. Those
+//! files are rendered here from the same description install writes into
+//! settings.json ([`WantedHooks`], the groups of
+//! [`settings_edit::hooks_file`]); a test fails when the committed files
+//! differ, so there is one description, not two.
+//!
+//! The plugin's commands are the exec form with the bare program name
+//! `gk`: no shell, and the client looks the name up on PATH (measured on
+//! 2.1.332: Linux finds `gk`, the Windows client finds `gk.exe`; without
+//! one on PATH every hook reports "Executable not found in $PATH" and the
+//! turn goes on). So the plugin needs gk installed on PATH; it carries no
+//! program of its own.
+
+use crate::edit::settings_edit::{self, WantedHooks};
+use crate::hookcmd::HookCommand;
+
+/// The marketplace's name (`claude plugin install gk@gk`).
+pub const MARKETPLACE: &str = "gk";
+/// The plugin's name.
+pub const PLUGIN: &str = "gk";
+/// The plugin's folder, relative to the repository root.
+pub const PLUGIN_DIR: &str = "plugin";
+
+const DESCRIPTION: &str =
+    "gk's hooks: the prompt gatekeeper, the task-state monitor and the session check (needs gk on PATH)";
+
+/// What the plugin registers: each hook as `gk hook <kind>` in the exec form.
+pub fn plugin_hooks() -> WantedHooks {
+    WantedHooks::of(|kind| HookCommand {
+        command: "gk".into(),
+        args: Some(vec!["hook".into(), kind.arg().into()]),
+        shell: None,
+    })
+}
+
+fn json(v: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(v).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Every file of the marketplace and its plugin: (path relative to the
+/// repository root, text).
+pub fn files() -> Vec<(String, String)> {
+    let version = env!("CARGO_PKG_VERSION");
+    let marketplace = serde_json::json!({
+        "name": MARKETPLACE,
+        "owner": {"name": "gk"},
+        "plugins": [{
+            "name": PLUGIN,
+            "source": format!("./{PLUGIN_DIR}"),
+            "description": DESCRIPTION,
+            "version": version,
+        }],
+    });
+    let manifest = serde_json::json!({
+        "name": PLUGIN,
+        "version": version,
+        "description": DESCRIPTION,
+    });
+    vec![
+        (".claude-plugin/marketplace.json".into(), json(&marketplace)),
+        (
+            format!("{PLUGIN_DIR}/.claude-plugin/plugin.json"),
+            json(&manifest),
+        ),
+        (
+            format!("{PLUGIN_DIR}/hooks/hooks.json"),
+            settings_edit::hooks_file(DESCRIPTION, &plugin_hooks()),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::settings_edit::{PROMPT_STATUS_MESSAGE, SESSION_TIMEOUT, STOP_TIMEOUT};
+    use crate::hookcmd::{CommandContext, HookKind};
+    use crate::hooks::convention;
+    use crate::hooks::plugin::{convention_context, registered_by, MAX_CLAUDE_MD};
+    use crate::paths::ClaudePaths;
+    use crate::platform::Os;
+    use std::path::Path;
+
+    /// The committed marketplace and plugin files are what [`files`]
+    /// renders. After a change to what gk registers (or a version bump):
+    /// `GK_WRITE_PLUGIN_FILES=1 cargo test --lib plugin_files` writes them.
+    #[test]
+    fn the_committed_plugin_files_are_the_rendered_ones() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let write = std::env::var_os("GK_WRITE_PLUGIN_FILES").is_some();
+        let mut stale = Vec::new();
+        for (rel, text) in files() {
+            let path = root.join(&rel);
+            if write {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &text).unwrap();
+            }
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                stale.push(rel);
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "{stale:?} differ from what gk registers; GK_WRITE_PLUGIN_FILES=1 cargo test --lib plugin_files writes them"
+        );
+    }
+
+    #[test]
+    fn the_plugin_registers_each_hook_as_install_does_in_the_exec_form() {
+        let (_, text) = files().pop().unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let events = v["hooks"].as_object().unwrap();
+        assert_eq!(events.len(), 3);
+        for kind in HookKind::ALL {
+            let groups = v["hooks"][kind.event()].as_array().unwrap();
+            assert_eq!(groups.len(), 1, "{kind:?}");
+            assert_eq!(groups[0].get("matcher"), None);
+            let handler = &groups[0]["hooks"][0];
+            assert_eq!(handler["type"], "command");
+            assert_eq!(handler["command"], "gk");
+            assert_eq!(handler["args"], serde_json::json!(["hook", kind.arg()]));
+            assert_eq!(handler.get("shell"), None);
+            match kind {
+                HookKind::Prompt => {
+                    assert_eq!(handler["statusMessage"], PROMPT_STATUS_MESSAGE)
+                }
+                HookKind::Stop => assert_eq!(handler["timeout"], STOP_TIMEOUT),
+                HookKind::Session => assert_eq!(handler["timeout"], SESSION_TIMEOUT),
+            }
+        }
+        // Every command is gk's own, as doctor and install recognise it.
+        let ctx = crate::hookcmd::CommandContext::with_home(crate::platform::Os::Linux, "/h");
+        for kind in HookKind::ALL {
+            let cmd = plugin_hooks().get(kind).run_command();
+            assert_eq!(
+                crate::hookcmd::classify_under(kind.event(), &cmd, &ctx),
+                crate::hookcmd::Owner::Gk(kind)
+            );
+        }
+        // The marketplace points at the plugin folder the way the client
+        // accepts (`./…`; a bare name is refused, measured).
+        let (_, market) = &files()[0];
+        let m: serde_json::Value = serde_json::from_str(market).unwrap();
+        assert_eq!(m["plugins"][0]["source"], "./plugin");
+        assert_eq!(m["name"], MARKETPLACE);
+    }
+
+    // The session check from a plugin (`crate::hooks::plugin`).
+
+    #[test]
+    fn gks_own_plugin_registers_all_three_hooks() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = CommandContext::with_home(Os::Linux, "/h");
+        assert!(registered_by(dir.path(), &ctx).is_empty());
+        // The committed file ([`files`] renders it, the test above says).
+        let text = include_str!("../../plugin/hooks/hooks.json");
+        std::fs::create_dir_all(dir.path().join("hooks")).unwrap();
+        std::fs::write(dir.path().join("hooks/hooks.json"), text).unwrap();
+        assert_eq!(registered_by(dir.path(), &ctx), HookKind::ALL.to_vec());
+        // Under another event, or not parseable: not registered.
+        let moved = text.replace("\"Stop\"", "\"PreToolUse\"");
+        std::fs::write(dir.path().join("hooks/hooks.json"), moved).unwrap();
+        assert_eq!(
+            registered_by(dir.path(), &ctx),
+            vec![HookKind::Prompt, HookKind::Session]
+        );
+        std::fs::write(dir.path().join("hooks/hooks.json"), "{").unwrap();
+        assert!(registered_by(dir.path(), &ctx).is_empty());
+    }
+
+    #[test]
+    fn the_convention_is_given_only_where_claude_md_has_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = ClaudePaths::at(dir.path());
+        let given = convention_context(&paths).unwrap();
+        let state = paths.state_file().display().to_string();
+        assert_eq!(given, convention::section_for(&state));
+        assert!(given.contains(&state));
+        std::fs::write(paths.claude_md(), "# Mine\n\nno convention here\n").unwrap();
+        assert!(convention_context(&paths).is_some());
+        for held in [
+            "# Mine\n<!-- gk:begin (added by gk install) -->\nx\n<!-- gk:end -->\n",
+            "## Task State Convention (Gatekeeper Hooks)\nold\n",
+        ] {
+            std::fs::write(paths.claude_md(), held).unwrap();
+            assert_eq!(convention_context(&paths), None, "{held}");
+        }
+        // Too large to look through: nothing added.
+        std::fs::write(paths.claude_md(), "x".repeat(MAX_CLAUDE_MD as usize + 1)).unwrap();
+        assert_eq!(convention_context(&paths), None);
+    }
+}
