@@ -217,17 +217,14 @@ fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>)
     let event = event_of(&input).map(|(e, _)| e);
     let located = state_for(config, Some(paths), home.as_deref(), event.as_ref());
     let machine = crate::machine::Machine::with_paths(home, paths, &|name| std::env::var_os(name));
-    // Started by a plugin (gk's): its hooks file registers gk's hooks, and
-    // it cannot edit CLAUDE.md, so the convention goes to Claude here.
+    // Started by a plugin (gk's): a plugin cannot edit CLAUDE.md, so the
+    // convention goes to Claude here. (Its hooks are in the registry's
+    // table like every enabled plugin's.)
     let plugin_root = std::env::var_os(plugin::PLUGIN_ROOT_VAR).filter(|v| !v.is_empty());
-    let by_plugin = plugin_root
-        .as_deref()
-        .map(|root| plugin::registered_by(std::path::Path::new(root), &machine.ctx))
-        .unwrap_or_default();
     let convention = plugin_root
         .as_ref()
         .and_then(|_| plugin::convention_context(paths));
-    let warnings = session::answer(&input, &machine, config, loaded.error.as_ref(), &by_plugin);
+    let warnings = session::answer(&input, &machine, config, loaded.error.as_ref());
     // A task an earlier session left in progress in this folder: one line
     // for the user (after the warnings), the whole story for Claude.
     let earlier = located.earlier.as_ref().map(|e| {

@@ -66,7 +66,6 @@ pub fn answer(
     machine: &Machine,
     config: &Config,
     config_error: Option<&ConfigError>,
-    by_plugin: &[HookKind],
 ) -> Option<String> {
     let project = project_dir(event_of(input).as_ref(), machine.current_dir.as_deref());
     let files = scopes::load_scopes_within(
@@ -86,7 +85,7 @@ pub fn answer(
     let locate = |program: &str| {
         crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
     };
-    let found = problems_with(&files, &table, &locate, config, config_error, by_plugin);
+    let found = problems(&files, &table, &locate, config, config_error);
     message(&found, project.as_deref(), os)
 }
 
@@ -142,19 +141,6 @@ pub fn problems(
     locate: &dyn Fn(&str) -> Option<PathBuf>,
     config: &Config,
     config_error: Option<&ConfigError>,
-) -> Vec<Problem> {
-    problems_with(files, t, locate, config, config_error, &[])
-}
-
-/// [`problems`], when the plugin that started this check registers
-/// `by_plugin` of gk's hooks: those are not missing.
-pub fn problems_with(
-    files: &[ScopeFile],
-    t: &Table,
-    locate: &dyn Fn(&str) -> Option<PathBuf>,
-    config: &Config,
-    config_error: Option<&ConfigError>,
-    by_plugin: &[HookKind],
 ) -> Vec<Problem> {
     let mut out = Vec::new();
     if let Some(e) = config_error {
@@ -258,11 +244,7 @@ pub fn problems_with(
         // This hook is running, so something registers it; a hook switched
         // off in gk.json is not wanted.
         // A file that was not read may register it.
-        if kind == HookKind::Session
-            || !config.enabled(kind)
-            || !unchecked.is_empty()
-            || by_plugin.contains(&kind)
-        {
+        if kind == HookKind::Session || !config.enabled(kind) || !unchecked.is_empty() {
             continue;
         }
         out.push(Problem {

@@ -79,7 +79,7 @@ mod tests {
     use crate::edit::settings_edit::{PROMPT_STATUS_MESSAGE, SESSION_TIMEOUT, STOP_TIMEOUT};
     use crate::hookcmd::{CommandContext, HookKind};
     use crate::hooks::convention;
-    use crate::hooks::plugin::{convention_context, registered_by, MAX_CLAUDE_MD};
+    use crate::hooks::plugin::{convention_context, MAX_CLAUDE_MD};
     use crate::paths::ClaudePaths;
     use crate::platform::Os;
     use std::path::Path;
@@ -152,23 +152,33 @@ mod tests {
 
     #[test]
     fn gks_own_plugin_registers_all_three_hooks() {
+        // The repository as the client records a directory marketplace,
+        // and the plugin enabled in user settings: the registry's table
+        // holds each of gk's hooks from the plugin (bare `gk`, exec form).
         let dir = tempfile::tempdir().unwrap();
-        let ctx = CommandContext::with_home(Os::Linux, "/h");
-        assert!(registered_by(dir.path(), &ctx).is_empty());
-        // The committed file ([`files`] renders it, the test above says).
-        let text = include_str!("../../plugin/hooks/hooks.json");
-        std::fs::create_dir_all(dir.path().join("hooks")).unwrap();
-        std::fs::write(dir.path().join("hooks/hooks.json"), text).unwrap();
-        assert_eq!(registered_by(dir.path(), &ctx), HookKind::ALL.to_vec());
-        // Under another event, or not parseable: not registered.
-        let moved = text.replace("\"Stop\"", "\"PreToolUse\"");
-        std::fs::write(dir.path().join("hooks/hooks.json"), moved).unwrap();
-        assert_eq!(
-            registered_by(dir.path(), &ctx),
-            vec![HookKind::Prompt, HookKind::Session]
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        std::fs::write(
+            dir.path().join("known_marketplaces.json"),
+            serde_json::json!({"gk": {"source": {"source": "directory", "path": repo}}})
+                .to_string(),
+        )
+        .unwrap();
+        let files = crate::registry::scopes::test_files(&[(
+            crate::registry::scopes::Scope::User,
+            r#"{"enabledPlugins": {"gk@gk": true}}"#,
+        )]);
+        let plugins = crate::registry::plugins::load_plugins(
+            &files,
+            dir.path(),
+            crate::registry::plugins::PluginBudget::SESSION,
         );
-        std::fs::write(dir.path().join("hooks/hooks.json"), "{").unwrap();
-        assert!(registered_by(dir.path(), &ctx).is_empty());
+        let ctx = CommandContext::with_home(Os::Linux, "/h");
+        let t = crate::registry::Table::with_plugins(&files, &plugins, &ctx);
+        for kind in HookKind::ALL {
+            let rows: Vec<_> = t.doing(kind).collect();
+            assert_eq!(rows.len(), 1, "{kind:?}: {rows:?}");
+            assert_eq!(rows[0].plugin.as_ref().unwrap().id, "gk@gk");
+        }
     }
 
     #[test]
