@@ -2012,8 +2012,8 @@ fn add_plugin(h: &Home, name: &str, hooks: &str) -> PathBuf {
         serde_json::json!({"mkt": {"source": {"source": "directory", "path": mkt}}}).to_string(),
     )
     .unwrap();
-    let mut v: Value =
-        serde_json::from_str(&h.read(&h.settings())).unwrap_or(serde_json::json!({}));
+    let before = std::fs::read_to_string(h.settings()).unwrap_or_default();
+    let mut v: Value = serde_json::from_str(&before).unwrap_or(serde_json::json!({}));
     v["enabledPlugins"][format!("{name}@mkt")] = Value::Bool(true);
     h.write(&h.settings(), &serde_json::to_string_pretty(&v).unwrap());
     root
@@ -2118,5 +2118,44 @@ fn an_enabled_plugin_whose_folder_is_gone_and_a_broken_plugin_file_are_reported(
             .unwrap()
             .contains(&broken.join("hooks/hooks.json").display().to_string()),
         "{f}"
+    );
+}
+
+#[test]
+fn install_sees_gks_plugin_registers_no_hooks_and_uninstall_says_how_to_remove_it() {
+    let h = Home::new();
+    // gk's own plugin files, as the repository's marketplace holds them.
+    add_plugin(&h, "gk", include_str!("../plugin/hooks/hooks.json"));
+    h.install();
+    let settings = h.read(&h.settings());
+    assert!(!settings.contains("hook prompt"), "{settings}");
+    assert!(
+        settings.contains("Edit("),
+        "the permission rules are still added: {settings}"
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(
+        !has(&codes, "hook-missing") && !has(&codes, "hook-in-plugin-and-settings"),
+        "{doc}"
+    );
+    // An install from before the plugin: its entries go.
+    h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
+    let out = h
+        .gk()
+        .args(["install", "--yes", "--no-smoke"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stdout).contains("plugin gk@mkt registers gk's hooks"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(!h.read(&h.settings()).contains("hook stop"));
+    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    assert!(
+        text(&out.stdout).contains("claude plugin uninstall gk@mkt"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
     );
 }

@@ -82,18 +82,35 @@ pub fn plan_install_with(
         )?),
         false => None,
     };
+    // gk's plugin (or any plugin) registering all of gk's hooks: the
+    // client would run a settings copy beside it, so install registers none
+    // and takes out the ones an earlier install wrote.
+    let plugin = gk_plugin(m, old_settings.as_deref());
+    let old_text = match (&plugin, &old_settings) {
+        (Some(id), Some(text)) => {
+            let without = settings_edit::remove_hooks(&settings, text, &m.ctx)?;
+            if without != *text {
+                notes.push(format!(
+                    "note: plugin {id} registers gk's hooks; the ones an earlier install put in {} are taken out (both would run)",
+                    settings.display()
+                ));
+            }
+            without
+        }
+        _ => old_settings.clone().unwrap_or_default(),
+    };
+    if let Some(id) = &plugin {
+        notes.push(format!(
+            "note: plugin {id} registers gk's hooks, so install does not (it adds what a plugin cannot carry: the permission rules, the Task State Convention, the program for the status line)"
+        ));
+    }
     let want = SettingsWanted {
-        hooks: Some(&wanted),
+        hooks: plugin.is_none().then_some(&wanted),
         rules: extras.rules.as_ref().map(|r| r.as_slice()),
         statusline: line.as_deref(),
     };
-    let (new_settings, filled, line) = put_in_settings(
-        &settings,
-        old_settings.as_deref(),
-        old_settings.clone().unwrap_or_default(),
-        &want,
-        &m.ctx,
-    )?;
+    let (new_settings, filled, line) =
+        put_in_settings(&settings, old_settings.as_deref(), old_text, &want, &m.ctx)?;
     match line {
         // Said only of a status line gk writes, never of another's.
         Some(settings_keys::StatusLine::Registered(_))
@@ -144,10 +161,13 @@ pub fn plan_install_with(
         &settings,
         old_settings,
         Some(new_settings),
-        if extras.rules.is_some() {
-            "register the prompt, Stop and session hooks; let Claude write its task records"
-        } else {
-            "register the prompt, Stop and session hooks"
+        match (plugin.is_some(), extras.rules.is_some()) {
+            (false, true) => {
+                "register the prompt, Stop and session hooks; let Claude write its task records"
+            }
+            (false, false) => "register the prompt, Stop and session hooks",
+            (true, true) => "let Claude write its task records (gk's plugin registers the hooks)",
+            (true, false) => "gk's plugin registers the hooks",
         },
     ));
     for leftover in binary::leftover_copies(&bin)? {
@@ -215,6 +235,11 @@ pub fn plan_uninstall_with(
     // --purge leaves nothing of gk's behind, backups included.
     plan.keep_backups = !purge;
     let mut notes = Vec::new();
+    if let Some(id) = gk_plugin(m, None) {
+        notes.push(format!(
+            "note: plugin {id} still registers gk's hooks; `claude plugin uninstall {id}` removes it (gk never edits a plugin's files)"
+        ));
+    }
     let settings = m.paths.settings();
     let record = m.paths.install_record();
     if let Some(old) = read_text(&settings)? {
@@ -345,4 +370,24 @@ pub fn plan_purge_backups(
         }
     }
     Ok(())
+}
+
+/// The plugin that registers every one of gk's hooks on this machine, if
+/// one does (its id): the registry reads the user settings as `settings`
+/// will hold them (`None`: as on disk), the managed ones, and every plugin
+/// they enable, as doctor does.
+fn gk_plugin(m: &Machine, settings: Option<&str>) -> Option<String> {
+    use crate::registry::{plugins, scopes, Table};
+    let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed);
+    if let (Some(text), Some(user)) = (settings, files.first_mut()) {
+        user.load = scopes::classify_text(&user.path, text);
+    }
+    let found = plugins::load_plugins(&files, &m.plugins_dir, plugins::PluginBudget::DOCTOR);
+    let t = Table::with_plugins(&files, &found, &m.ctx);
+    let mut id = None;
+    for kind in HookKind::ALL {
+        let row = t.doing(kind).find(|r| r.plugin.is_some())?;
+        id = row.plugin.as_ref().map(|p| p.id.clone());
+    }
+    id
 }
