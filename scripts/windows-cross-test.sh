@@ -132,8 +132,13 @@ run_tests() {
     ensure_tools run
     ensure_prefix
     cross_env
-    # GK_WINE=1: build.rs sets the `gk_wine` cfg, which skips exactly the
-    # tests listed in docs/maintainers/testing.md (Wine gaps, each with its reason).
+    # `--cfg gk_wine` (declared in Cargo.toml's [lints.rust]) skips exactly
+    # the tests listed in docs/maintainers/testing.md (Wine gaps, each with
+    # its reason). Through RUSTFLAGS, added to any the caller set: with
+    # --target it reaches the Windows units only (the std built from source
+    # too), never the build scripts, and cargo keeps these builds apart from
+    # the ones without it in the Windows target folder, so neither rebuilds
+    # the other.
     # The runner goes through --config, not CARGO_TARGET_<triple>_RUNNER:
     # assert_cmd inside the Windows test programs would read that variable
     # and try to start gk.exe through "wine" as a Windows program.
@@ -146,7 +151,7 @@ run_tests() {
     # One wineserver for the whole suite, kept 30 s past its last client, so
     # no test program starts while a server is on its way out.
     wineserver -p30 2>/dev/null || true
-    (cd "$repo" && GK_WINE=1 "$cargo_bin" test --locked --target "$target" -Zbuild-std \
+    (cd "$repo" && RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg gk_wine" "$cargo_bin" test --locked --target "$target" -Zbuild-std \
         --config "target.$target.runner=[\"$repo/scripts/windows/wine-runner.sh\"]" "$@") || rc=$?
     # Leave no wineserver behind: the suite's programs have all ended, and
     # -k ends the server and any program a test left running.

@@ -15,6 +15,8 @@
 //! put the limits around it; that is what the lint below is about.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod support;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -210,16 +212,12 @@ impl Machine {
     }
 
     fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gk"));
+        let mut cmd = support::gk_process(&self.home);
         cmd.args(args)
-            .env("HOME", &self.home)
-            .env("USERPROFILE", &self.home)
             .env("XDG_STATE_HOME", self.root.join("xdg-state"))
             .env("XDG_DATA_HOME", self.root.join("xdg-data"))
             .env("LOCALAPPDATA", self.root.join("localappdata"))
             .env("GK_MANAGED_SETTINGS", &self.managed)
-            .env("NO_COLOR", "1")
-            .env_remove("CLAUDE_CONFIG_DIR")
             .current_dir(&self.project);
         cmd
     }
@@ -1007,13 +1005,8 @@ fn a_state_file_swapped_for_a_pipe_never_blocks_the_reader() {
             eprintln!("{READS} reads ({regular_reads} of the regular file) during {swaps} swaps");
         }
         Err(_) => {
-            // Let the blocked reader go: a writer's open completes its open.
-            // (In a thread of its own: were no reader waiting, this open
-            // would wait too, and the panic below ends the test anyway.)
-            std::thread::spawn(move || {
-                let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
-            });
-            std::thread::sleep(Duration::from_millis(100));
+            // The blocked reader is left where it is: the test program's
+            // exit ends its thread.
             panic!("the reader blocked on the pipe (no answer after {LIMIT:?}, {swaps} swaps)");
         }
     }

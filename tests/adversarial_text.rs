@@ -8,10 +8,11 @@
 //! time limit ([`LIMIT`]) and an isolated HOME, state folder and XDG
 //! folders (`GK_STATE_DIR`, `XDG_STATE_HOME`, `XDG_DATA_HOME`).
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
 
 /// The most one gk run may take here (a debug build on a shared machine;
@@ -75,18 +76,12 @@ impl Env {
         std::fs::write(path, text).unwrap();
     }
     fn gk(&self, args: &[&str], stdin: &str) -> Out {
-        let out = Command::cargo_bin("gk")
-            .unwrap()
+        let out = support::gk(&self.home())
             .args(args)
-            .env("HOME", self.home())
-            .env("USERPROFILE", self.home())
             .env("GK_STATE_DIR", self.state_dir())
             .env("XDG_STATE_HOME", self.dir.path().join("xdg-state"))
             .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
             .env("GK_MANAGED_SETTINGS", self.dir.path().join("managed.json"))
-            .env("NO_COLOR", "1")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("LOCALAPPDATA")
             .current_dir(self.dir.path())
             .write_stdin(stdin)
             .timeout(LIMIT)

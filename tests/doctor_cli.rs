@@ -3,6 +3,8 @@
 //! triggers none, the exit codes, the `--json` shape, `--fix` on every
 //! fixable case followed by a clean doctor, and secrets never shown.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -65,16 +67,10 @@ impl Home {
     }
 
     fn gk(&self) -> Command {
-        let mut cmd = Command::cargo_bin("gk").unwrap();
-        cmd.env("HOME", &self.home)
-            .env("USERPROFILE", &self.home)
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env("XDG_DATA_HOME", &self.data)
+        let mut cmd = support::gk(&self.home);
+        cmd.env("XDG_DATA_HOME", &self.data)
             .env("LOCALAPPDATA", &self.data)
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("GK_STATE_DIR")
             .env("GK_MANAGED_SETTINGS", &self.managed)
-            .env("NO_COLOR", "1")
             .current_dir(&self.project);
         cmd
     }

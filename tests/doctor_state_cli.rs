@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 mod hooks_common;
+mod support;
 use serde_json::Value;
 
 struct Home {
@@ -37,7 +38,7 @@ impl Home {
         self.home().join(".claude/settings.json")
     }
     fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = hooks_common::isolated_gk(&self.home());
+        let mut cmd = support::gk(&self.home());
         cmd.args(args)
             .env(
                 "GK_MANAGED_SETTINGS",

@@ -4,16 +4,19 @@
 //! where "gk does what Claude Code wants" is checked against Claude Code
 //! itself. See docs/maintainers/testing.md for how to run it and what each test proves.
 //!
-//! Without the client (`GK_E2E_CLAUDE` unset or not an executable) build.rs
-//! sets `gk_e2e_missing`, and `cargo test` lists these tests as ignored,
-//! with the reason; under CI (`CI=true`) they run regardless and fail.
-//! Turns run one at a time.
+//! A test program of its own (`harness = false`, tests/e2e/harness.rs):
+//! without the client (`GK_E2E_CLAUDE` unset or not an executable)
+//! `cargo test` reports these tests as ignored, with the reason; under CI
+//! (`CI=true`) they run regardless and fail. Turns run one at a time.
+//! The client's speed with gk installed is measured by
+//! scripts/bench-in-situ.sh, not here.
 
 // This test crate is not gk: starting the client, the mock and gk itself is
 // its whole job (clippy.toml forbids process spawning for gk's own code).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 #[path = "e2e/harness.rs"]
+#[macro_use]
 mod harness;
 
 use harness::{Sandbox, Turn};
@@ -43,6 +46,39 @@ const ENV_BLOCK: &str = r#""env": {
     "GK_E2E_PROXY_TOKEN": "e2e-secret-value-4242",
     "GK_E2E_FLAG": "1"
   }"#;
+
+/// Where the Linux client and the mock cannot run: inside Wine.
+const WINE_GAP: &str = "Wine gap: no python3 (the mock), no tmux and no Linux client inside \
+                        Wine; the Windows client runs in tests/e2e_windows.rs";
+
+fn main() -> std::process::ExitCode {
+    let skip = if cfg!(gk_wine) {
+        Some(WINE_GAP.to_string())
+    } else {
+        harness::client_missing()
+    };
+    harness::run(
+        trials![
+            client_runs_each_command_spelling_once,
+            scenario_1_install_then_one_turn,
+            scenario_2_dirty_state_and_check_mode,
+            scenario_3_second_spelling_fires_twice_until_doctor_fixes_it,
+            scenario_4_identical_string_in_project_runs_once,
+            scenario_5_uninstall_gives_the_settings_back,
+            scenario_7_claude_writes_its_session_record_without_asking,
+            scenario_8_without_the_rules_the_same_write_is_denied,
+            scenario_9_home_folder_runs_each_hook_once,
+            scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it,
+            scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it,
+            scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so,
+            scenario_13_a_fork_sees_the_task_its_parent_left_in_flight,
+            scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own,
+            scenario_15_json_the_client_loads_is_not_called_skipped,
+            scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+        ],
+        skip,
+    )
+}
 
 /// A sandbox with the client (the test fails when it cannot be used).
 fn sandbox(test: &str) -> Sandbox {
@@ -120,15 +156,6 @@ fn assert_env_unchanged(sb: &Sandbox) {
 /// settings; a second spelling of the same program runs again; the
 /// additionalContext reaches the model's input; the Stop hook's
 /// systemMessage is shown; and the client reports each hook's duration.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn client_runs_each_command_spelling_once() {
     let _serial = harness::serial();
     let mut sb = sandbox("client_runs_each_command_spelling_once");
@@ -200,15 +227,6 @@ fn client_runs_each_command_spelling_once() {
 /// Scenario 1: fresh HOME with an `env` block, `gk install --yes`, one
 /// turn: the gatekeeper context (with the model the rules pick) reaches the
 /// model exactly once, the Stop hook's STATE line is shown, `env` is intact.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_1_install_then_one_turn() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_1_install_then_one_turn");
@@ -248,15 +266,6 @@ fn scenario_1_install_then_one_turn() {
 /// Scenario 2: a task in progress makes the context say DIRTY and carry
 /// the matching instruction to keep the task state; a `[check]` prompt
 /// carries CHECK MODE instead.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_2_dirty_state_and_check_mode() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_2_dirty_state_and_check_mode");
@@ -320,15 +329,6 @@ fn scenario_2_dirty_state_and_check_mode() {
 /// spelling (`~/` instead of `"$HOME/"`) fires twice — the bug doctor
 /// exists for; doctor names it `hook-fires-twice`, `--fix` repairs it, and
 /// the next turn gets the context once.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_3_second_spelling_fires_twice_until_doctor_fixes_it");
@@ -387,15 +387,6 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
 /// Scenario 4: the identical command string also in the project's
 /// settings runs once; doctor calls it `hook-redundant`, not
 /// `hook-fires-twice`.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_4_identical_string_in_project_runs_once() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_4_identical_string_in_project_runs_once");
@@ -429,15 +420,6 @@ fn scenario_4_identical_string_in_project_runs_once() {
 /// Scenario 5: after `gk uninstall --yes` no gatekeeper context reaches the
 /// model, no STATE line is shown, the turn still completes, and
 /// settings.json is byte for byte what it was before install.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_5_uninstall_gives_the_settings_back() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_5_uninstall_gives_the_settings_back");
@@ -470,15 +452,6 @@ fn scenario_5_uninstall_gives_the_settings_back() {
 /// `~/.claude/settings.json` as user and as project settings, yet gk's
 /// hooks run once each; `gk doctor` there says so (info) and exits 0
 /// instead of warning.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_9_home_folder_runs_each_hook_once() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_9_home_folder_runs_each_hook_once");
@@ -508,15 +481,6 @@ fn scenario_9_home_folder_runs_each_hook_once() {
 /// second spelling (`~/` beside `"$HOME/"`): the next session's SessionStart
 /// answer is one `systemMessage` line naming the hook, both places and the
 /// doctor command; `gk doctor --fix` (the command it names): gone again.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it() {
     let _serial = harness::serial();
     let mut sb =
@@ -575,126 +539,6 @@ fn scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_i
     assert_eq!(session[0]["stdout"], "", "{}", session[0]);
     assert_eq!(turn.system_messages("SessionStart"), Vec::<String>::new());
     assert_env_unchanged(&sb);
-}
-
-fn median(mut values: Vec<u64>) -> u64 {
-    values.sort_unstable();
-    values[values.len() / 2]
-}
-
-/// Scenario 6: speed in situ. Three arms, interleaved round by round (after
-/// one uncounted turn) so that drift in the machine's load hits all of them
-/// alike: no hooks, an empty hook (`cat >/dev/null`: what any hook costs the client to spawn)
-/// and gk. Prints how long the client says each hook took (its debug log),
-/// the time to the first API request and the wall time of the turn. Asserts
-/// only what cannot flake: every gk run is reported, once per turn, exits 0
-/// and finishes inside the Stop entry's 5 s timeout.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
-fn scenario_6_speed_in_situ() {
-    let _serial = harness::serial();
-    let mut sb = sandbox("scenario_6_speed_in_situ");
-    const ROUNDS: usize = 3;
-    install(&sb);
-    let with_gk = sb.read(&sb.user_settings());
-    let empty_hook = json!({"hooks": {
-        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >/dev/null"}]}],
-        "Stop": [{"hooks": [{"type": "command", "command": "cat >/dev/null", "timeout": 5}]}]
-    }})
-    .to_string();
-    sb.turn("explain the build").single_context(); // not counted
-
-    #[derive(Default)]
-    struct Arm {
-        session_ms: Vec<u64>,
-        prompt_ms: Vec<u64>,
-        stop_ms: Vec<u64>,
-        to_request_ms: Vec<u64>,
-        wall_ms: Vec<u64>,
-    }
-    let mut arms: [(&str, &str, Arm); 3] = [
-        ("no hooks", USER_SETTINGS_BEFORE, Arm::default()),
-        ("empty hook", &empty_hook, Arm::default()),
-        ("gk", &with_gk, Arm::default()),
-    ];
-    for _ in 0..ROUNDS {
-        for (name, settings, arm) in arms.iter_mut() {
-            sb.write(&sb.user_settings(), settings);
-            let turn = sb.turn("explain the build");
-            turn.assert_completed();
-            let runs = turn.hook_runs();
-            for run in &runs {
-                assert_eq!(run.status, 0, "{name}: {run:?}");
-                match run.event.as_str() {
-                    "SessionStart" => arm.session_ms.push(run.millis),
-                    "UserPromptSubmit" => arm.prompt_ms.push(run.millis),
-                    "Stop" => arm.stop_ms.push(run.millis),
-                    other => panic!("{name}: unexpected hook event {other}"),
-                }
-            }
-            if *name == "gk" {
-                turn.single_context();
-                let commands: Vec<&str> = runs.iter().map(|r| r.command.as_str()).collect();
-                assert_eq!(
-                    commands,
-                    [SESSION_COMMAND, PROMPT_COMMAND, STOP_COMMAND],
-                    "{name}"
-                );
-            }
-            arm.to_request_ms
-                .push(turn.time_to_request_ms().expect("time_to_request_ms"));
-            arm.wall_ms.push(turn.wall.as_millis() as u64);
-        }
-    }
-    let gk = &arms[2].2;
-    assert_eq!(gk.session_ms.len(), ROUNDS, "one session check per turn");
-    assert_eq!(gk.prompt_ms.len(), ROUNDS, "one prompt hook run per turn");
-    assert_eq!(gk.stop_ms.len(), ROUNDS, "one stop hook run per turn");
-    assert!(gk.stop_ms.iter().all(|&ms| ms < 5_000), "{:?}", gk.stop_ms);
-
-    let mut report = format!(
-        "gk in situ: claude {}, gk built by this test profile ({}), {ROUNDS} turns per arm, medians in ms:\n  \
-         {:<11} {:>13} {:>12} {:>10} {:>15} {:>10}\n",
-        harness::client_version(),
-        if cfg!(debug_assertions) { "debug" } else { "release" },
-        "arm",
-        "session hook",
-        "prompt hook",
-        "stop hook",
-        "to 1st request",
-        "turn wall"
-    );
-    let med = |v: &[u64]| {
-        if v.is_empty() {
-            "-".to_string()
-        } else {
-            median(v.to_vec()).to_string()
-        }
-    };
-    for (name, _, arm) in &arms {
-        report += &format!(
-            "  {:<11} {:>13} {:>12} {:>10} {:>15} {:>10}   (all: session {:?} prompt {:?} stop {:?} request {:?} wall {:?})\n",
-            name,
-            med(&arm.session_ms),
-            med(&arm.prompt_ms),
-            med(&arm.stop_ms),
-            med(&arm.to_request_ms),
-            med(&arm.wall_ms),
-            arm.session_ms,
-            arm.prompt_ms,
-            arm.stop_ms,
-            arm.to_request_ms,
-            arm.wall_ms,
-        );
-    }
-    eprint!("{report}");
 }
 
 /// The model's part in the per-session scenarios: write the record the
@@ -762,15 +606,6 @@ fn start_a_task(task: &str, next: Option<&str>) -> Value {
 /// same folder: B's SessionStart context names A's task and record and
 /// reaches the model, its line is shown, and B's Stop line shows A's task,
 /// not "safe to switch". A new session in another folder: CLEAN as before.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_13_a_fork_sees_the_task_its_parent_left_in_flight() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_13_a_fork_sees_the_task_its_parent_left_in_flight");
@@ -856,15 +691,6 @@ fn scenario_13_a_fork_sees_the_task_its_parent_left_in_flight() {
 /// path goes through (`permission_denials: []`), the file holds the task,
 /// and the same turn's Stop line says DIRTY with it. A second session, in
 /// another project, shows CLEAN: the records do not mix.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_7_claude_writes_its_session_record_without_asking() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_7_claude_writes_its_session_record_without_asking");
@@ -942,15 +768,6 @@ fn scenario_7_claude_writes_its_session_record_without_asking() {
 /// is refused in `-p` mode — the reason install adds them. If a client
 /// version ever lets this through, the rules may no longer be needed; if
 /// scenario 7 fails while this passes, the rule form stopped matching.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_8_without_the_rules_the_same_write_is_denied() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_8_without_the_rules_the_same_write_is_denied");
@@ -983,15 +800,6 @@ fn scenario_8_without_the_rules_the_same_write_is_denied() {
 /// Claude Code weighs `ask` above `allow`, so in `-p` mode (nobody to ask)
 /// the scripted write of the record is refused, as with no rule at all —
 /// and `gk doctor` says so (`state-permission-missing`, naming the rule).
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it");
@@ -1052,15 +860,6 @@ fn scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
 /// the working folders only) and doctor's warning back. The client refuses
 /// bypassPermissions to root unless `IS_SANDBOX=1` (its own switch for
 /// sandboxes, which CI is), so the scenario sets it.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so() {
     let _serial = harness::serial();
     let mut sb =
@@ -1151,15 +950,6 @@ fn after_last<'s>(screen: &'s str, marker: &str) -> &'s str {
 /// line names the earlier task, and after the next prompt the Stop line
 /// and the status line show the earlier task, not "safe to switch". Then
 /// Claude writes this session's own record: the screen shows its own task.
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock), no tmux and no Linux client inside Wine"
-)]
 fn scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own");
@@ -1229,15 +1019,6 @@ fn scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own() {
 /// settings.json beside gk's hooks. The client loads the file (gk's prompt
 /// hook still gives its context, once), and gk's session check agrees: it
 /// says nothing (it used to say the client skips the whole file).
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_15_json_the_client_loads_is_not_called_skipped() {
     let _serial = harness::serial();
     let mut sb = sandbox("scenario_15_json_the_client_loads_is_not_called_skipped");
@@ -1265,15 +1046,6 @@ fn scenario_15_json_the_client_loads_is_not_called_skipped() {
 /// session check does not call the plugin's hooks unregistered, and gives
 /// Claude the Task State Convention, which a plugin cannot put into
 /// CLAUDE.md. Runs with no managed policy (see `without_managed_policy`).
-#[test]
-#[cfg_attr(
-    all(gk_e2e_missing, not(gk_wine)),
-    ignore = "GK_E2E_CLAUDE names no client (docs/maintainers/testing.md)"
-)]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: no python3 (the mock) and no Linux client inside Wine; the Windows client runs in tests/e2e_windows.rs"
-)]
 fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     use gk::testing::plugin;
     let _serial = harness::serial();

@@ -4,15 +4,17 @@
 //! archive used as a user would. A Linux test that starts Wine (see
 //! tests/e2e/wine.rs); docs/maintainers/testing.md says what each test proves.
 //!
-//! Without Wine, the prefix, gk.exe, claude.exe or the archive, build.rs
-//! sets `gk_e2e_windows_missing` and `cargo test` lists these tests as
-//! ignored with the reason; under CI (`CI=true`) they run, and fail.
+//! A test program of its own (`harness = false`, tests/e2e/harness.rs):
+//! without the prefix, gk.exe, claude.exe or the archive `cargo test`
+//! reports these tests as ignored with the reason; under CI (`CI=true`)
+//! they run, and fail.
 
 // This test crate is not gk: starting Wine, the client and gk is its job.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 #[path = "e2e/harness.rs"]
 #[allow(dead_code)]
+#[macro_use]
 mod harness;
 #[path = "e2e/wine.rs"]
 mod wine;
@@ -22,6 +24,21 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use wine::WinSandbox;
+
+fn main() -> std::process::ExitCode {
+    let skip = if cfg!(gk_wine) {
+        Some("Wine gap: this Linux test starts Wine itself".to_string())
+    } else {
+        wine::tools_missing()
+    };
+    harness::run(
+        trials![
+            windows_client_install_second_spellings_doctor_fix_and_uninstall,
+            windows_release_archive_as_a_user_uses_it,
+        ],
+        skip,
+    )
+}
 
 /// A user's settings before gk arrives: an `env` block with a credential.
 const ENV_BLOCK: &str = "\"env\": {\r\n    \"GK_E2E_PROXY_TOKEN\": \"e2e-win-secret-7171\",\r\n    \"GK_E2E_FLAG\": \"1\"\r\n  }";
@@ -101,12 +118,6 @@ fn leftovers(dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-#[test]
-#[cfg_attr(gk_wine, ignore = "Wine gap: this Linux test starts Wine itself")]
-#[cfg_attr(
-    all(gk_e2e_windows_missing, not(gk_wine)),
-    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/maintainers/testing.md, Windows under Wine)"
-)]
 fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
     let _serial = harness::serial();
     let tools = wine::tools("windows_client_install_…", true);
@@ -265,12 +276,6 @@ fn windows_client_install_second_spellings_doctor_fix_and_uninstall() {
     }
 }
 
-#[test]
-#[cfg_attr(gk_wine, ignore = "Wine gap: this Linux test starts Wine itself")]
-#[cfg_attr(
-    all(gk_e2e_windows_missing, not(gk_wine)),
-    ignore = "the Wine prefix, GK_E2E_GK_EXE, GK_E2E_CLAUDE_WIN or GK_E2E_WINDOWS_ARCHIVE is missing (docs/maintainers/testing.md, Windows under Wine)"
-)]
 fn windows_release_archive_as_a_user_uses_it() {
     let _serial = harness::serial();
     let tools = wine::tools("windows_release_archive_as_a_user_uses_it", false);

@@ -12,6 +12,7 @@
 //! digits>.json`), not taken from gk's code.
 
 mod hooks_common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

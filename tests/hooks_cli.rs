@@ -3,6 +3,7 @@
 //! and `gk explain`.
 
 mod hooks_common;
+mod support;
 
 use hooks_common::Home;
 use serde_json::Value;
@@ -305,22 +306,12 @@ except subprocess.TimeoutExpired:
 sys.stdout.buffer.write(p.stdout)
 sys.exit(p.returncode)
 "#;
-    let gk = assert_cmd::cargo::cargo_bin("gk");
-    let out = assert_cmd::Command::new("python3")
+    let gk = support::gk_bin();
+    let out = assert_cmd::Command::from_std(support::command("python3", home.path()))
         .arg("-c")
         .arg(ON_A_PTY)
         .arg(&gk)
         .args(args)
-        .env("HOME", home.path())
-        .env("USERPROFILE", home.path())
-        .env(
-            "GK_MANAGED_SETTINGS",
-            hooks_common::managed_settings(home.path()),
-        )
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("GK_STATE_DIR")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("LOCALAPPDATA")
         .current_dir(home.path())
         .timeout(std::time::Duration::from_secs(20))
         .output();
@@ -426,17 +417,11 @@ fn saving_the_rules_with_a_shell_redirect_works_and_an_empty_file_is_no_config()
     // "config ignored" error (only the note that anything the file held is
     // not in the output), and the saved file must be used.
     let home = Home::new();
-    let gk = assert_cmd::cargo::cargo_bin("gk");
-    let saved = assert_cmd::Command::new("sh")
+    let gk = support::gk_bin();
+    let saved = assert_cmd::Command::from_std(support::command("sh", home.path()))
         .args(["-c", r#""$1" rules > "$2""#, "sh"])
         .arg(&gk)
         .arg(home.config_path())
-        .env("HOME", home.path())
-        .env("USERPROFILE", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("GK_STATE_DIR")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("LOCALAPPDATA")
         .output();
     let Ok(saved) = saved else {
         eprintln!("skipped: no sh");
@@ -577,18 +562,12 @@ fn rules_and_explain_report_a_failed_write() {
         eprintln!("skipped: no /dev/full");
         return;
     }
-    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let gk = support::gk_bin();
     for args in [&["rules"][..], &["explain", "ok"][..]] {
-        let out = assert_cmd::Command::new("sh")
+        let out = assert_cmd::Command::from_std(support::command("sh", home.path()))
             .args(["-c", r#""$@" > /dev/full"#, "sh"])
             .arg(&gk)
             .args(args)
-            .env("HOME", home.path())
-            .env("USERPROFILE", home.path())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("GK_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("LOCALAPPDATA")
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
@@ -660,16 +639,13 @@ fn check_mode_names_the_configured_models_not_the_built_in_ones() {
 #[test]
 fn saving_the_rules_keeps_a_hook_switched_off_and_redirecting_into_gk_json_says_what_is_lost() {
     let home = Home::new();
-    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let gk = support::gk_bin();
     let sh = |script: &str| {
-        assert_cmd::Command::new("sh")
+        assert_cmd::Command::from_std(support::command("sh", home.path()))
             .args(["-c", script, "sh"])
             .arg(&gk)
             .arg(home.config_path())
             .arg(home.hooks_dir().join("x.json"))
-            .env("HOME", home.path())
-            .env("USERPROFILE", home.path())
-            .env_remove("CLAUDE_CONFIG_DIR")
             .output()
             .unwrap()
     };

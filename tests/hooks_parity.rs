@@ -27,6 +27,8 @@
 //! bytes are the reference's with exactly those field values replaced by
 //! their sanitised form, in the places the hooks print them.
 
+mod support;
+
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -169,17 +171,10 @@ fn output_of(cmd: &mut Command) -> std::process::Output {
     }
 }
 
-/// gk, isolated: temp HOME, no CLAUDE_CONFIG_DIR, and the state folder at
-/// `<home>/state` (never the real one).
+/// gk in the test sandbox of `home`, the state folder at `<home>/state`.
 fn gk(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("gk").unwrap();
-    cmd.env("HOME", home)
-        .env("USERPROFILE", home)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("LOCALAPPDATA")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env("GK_STATE_DIR", home.join("state"));
+    let mut cmd = support::gk(home);
+    cmd.env("GK_STATE_DIR", home.join("state"));
     cmd
 }
 

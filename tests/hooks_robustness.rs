@@ -5,6 +5,7 @@
 //! is reproducible; the case is printed).
 
 mod hooks_common;
+mod support;
 
 use hooks_common::Home;
 

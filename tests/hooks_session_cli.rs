@@ -7,11 +7,13 @@
 //! tests/adversarial.rs.
 
 mod hooks_common;
+mod support;
 
 use std::path::{Path, PathBuf};
 
-use hooks_common::{managed_settings, Home, Run};
+use hooks_common::{Home, Run};
 use serde_json::{json, Value};
+use support::managed_settings;
 
 const SECRET: &str = "sk-session-SECRET-4242";
 

@@ -1,6 +1,8 @@
 //! `gk install`, `gk uninstall`, `gk enable|disable` end to end, each run
-//! in a temporary HOME (HOME and USERPROFILE set, CLAUDE_CONFIG_DIR removed
-//! unless a test sets it). The real ~/.claude is never touched.
+//! in the test sandbox of a temporary HOME (tests/support; CLAUDE_CONFIG_DIR
+//! removed unless a test sets it). The real ~/.claude is never touched.
+
+mod support;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -50,19 +52,15 @@ impl Home {
     }
 
     fn gk(&self) -> Command {
-        let mut cmd = Command::cargo_bin("gk").unwrap();
-        cmd.env("HOME", self.path())
-            .env("USERPROFILE", self.path())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env("XDG_DATA_HOME", self.data.path())
+        // The data folder and managed settings outside HOME, whose every
+        // file the tests compare; colour as the user's terminal decides.
+        let mut cmd = support::gk(self.path());
+        cmd.env("XDG_DATA_HOME", self.data.path())
             .env("LOCALAPPDATA", self.data.path())
-            // The session check's smoke run reads managed settings: none here.
             .env(
                 "GK_MANAGED_SETTINGS",
                 self.data.path().join("managed-settings.json"),
             )
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("GK_STATE_DIR")
             .env_remove("NO_COLOR")
             .current_dir(self.path())
             .write_stdin("");
@@ -1042,6 +1040,21 @@ fn moved_aside(home: &Home) -> Vec<String> {
         .collect()
 }
 
+/// Wait (at most 30 s) until the system counts `program` as running: a
+/// program's file cannot be opened for writing while it runs ("text file
+/// busy" on Linux, a sharing violation on Windows).
+fn wait_until_running(program: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while fs::OpenOptions::new().write(true).open(program).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} was started but never ran",
+            program.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 #[test]
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // starts the installed hook
 fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
@@ -1056,17 +1069,14 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
         .claude()
         .join("hooks")
         .join(if cfg!(windows) { "gk.exe" } else { "gk" });
-    let mut running = std::process::Command::new(&bin)
+    let mut running = support::command(&bin, home.path())
         .args(["hook", "prompt"])
-        .env("HOME", home.path())
-        .env("USERPROFILE", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // The hook waits for its input: it is running now.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The hook waits for its input; the system says its file is in use.
+    wait_until_running(&bin);
     let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
     assert!(!bin.exists());
@@ -1157,11 +1167,12 @@ fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
 }
 
 /// Runs `shell` in a pseudo-terminal (util-linux `script`) with `input`
-/// typed into it; `None` where `script` is missing (the test then checks
-/// nothing and says so).
+/// typed into it, the terminal kept open until the screen shows `done`
+/// (what the shell prints last); `None` where `script` is missing (the
+/// test then checks nothing and says so).
 #[cfg(target_os = "linux")]
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
-fn in_a_terminal(home: &Home, shell: &str, input: &str) -> Option<String> {
+fn in_a_terminal(home: &Home, shell: &str, input: &str, done: &str) -> Option<String> {
     if !Path::new("/usr/bin/script").exists() {
         // Under CI the terminal test must run (util-linux is on every
         // Debian machine); elsewhere it says it did not.
@@ -1172,30 +1183,55 @@ fn in_a_terminal(home: &Home, shell: &str, input: &str) -> Option<String> {
         eprintln!("no /usr/bin/script: the terminal test did not run");
         return None;
     }
-    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let gk = support::gk_bin();
     let shell = shell.replace("GK", &gk.display().to_string());
-    let mut child = std::process::Command::new("/usr/bin/script")
+    let mut cmd = std::process::Command::new("/usr/bin/script");
+    cmd.env_clear();
+    support::sandbox(&mut cmd, home.path());
+    let mut child = cmd
         .args(["-qec", &shell, "/dev/null"])
-        .env_clear()
         .env("PATH", "/usr/bin:/bin")
-        .env("HOME", home.path())
         .env("XDG_DATA_HOME", home.data.path())
         .env("GK_MANAGED_SETTINGS", home.data.path().join("managed.json"))
         .env("TERM", "dumb")
+        .env_remove("NO_COLOR")
         .current_dir(home.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // The screen, read as it comes: the terminal stays open (stdin is not
+    // closed) until the shell has printed `done`, at most 60 s.
+    let mut stdout = child.stdout.take().unwrap();
+    let (seen, screen) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::Read as _;
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            all.extend_from_slice(&buf[..n]);
+            let _ = seen.send(String::from_utf8_lossy(&all).into_owned());
+        }
+        all
+    });
+    let mut stdin = child.stdin.take().unwrap();
     {
         use std::io::Write as _;
-        let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(input.as_bytes()).unwrap();
-        // Keep the terminal open until the command is done with it.
-        std::thread::sleep(std::time::Duration::from_secs(3));
     }
-    let out = child.wait_with_output().unwrap();
-    Some(String::from_utf8_lossy(&out.stdout).replace('\r', ""))
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match screen.recv_timeout(left) {
+            Ok(text) if text.contains(done) => break,
+            Ok(_) => {}
+            Err(_) => break, // the screen ended or time ran out: the test says what it saw
+        }
+    }
+    drop(stdin);
+    let all = reader.join().unwrap();
+    child.wait().unwrap();
+    Some(String::from_utf8_lossy(&all).replace('\r', ""))
 }
 
 #[cfg(target_os = "linux")]
@@ -1209,6 +1245,7 @@ fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
         &home,
         "GK install --no-smoke 2>&1 | cat; read rest; echo \"next=[$rest]\"",
         "y\nafter\n",
+        "next=[",
     ) else {
         return;
     };

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 mod hooks_common;
+mod support;
 use serde_json::Value;
 
 const SECRET: &str = "sk-ant-SECRET-VALUE-987";
@@ -37,7 +38,7 @@ impl Home {
         std::fs::read_to_string(self.settings_path()).unwrap()
     }
     fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = hooks_common::isolated_gk(self.dir.path());
+        let mut cmd = support::gk(self.dir.path());
         cmd.args(args).current_dir(self.dir.path()).write_stdin("");
         cmd
     }
@@ -237,19 +238,17 @@ fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
             r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#
         );
         let program = home.dir.path().join(".claude").join("hooks").join("gk.exe");
-        let mut cmd = Command::new(&program);
-        cmd.arg("statusline").env("USERPROFILE", home.dir.path());
+        let mut cmd = Command::from_std(support::command(&program, home.dir.path()));
+        cmd.arg("statusline");
         cmd
     } else {
         assert_eq!(command, "\"$HOME/.claude/hooks/gk\" statusline");
         // The registered command works: run it as Claude Code would, through sh.
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c").arg(command).env("HOME", home.dir.path());
+        let mut cmd = Command::from_std(support::command("sh", home.dir.path()));
+        cmd.arg("-c").arg(command);
         cmd
     };
     let out = run
-        .env_remove("GK_STATE_DIR")
-        .env_remove("XDG_STATE_HOME")
         .write_stdin("{\"session_id\": \"abc\"}")
         .output()
         .unwrap();

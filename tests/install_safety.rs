@@ -4,6 +4,8 @@
 //! on every run, report a switch the hooks will not see, fail half way when
 //! another run got there first, or leave temp files behind after a kill.
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,20 +35,17 @@ impl Home {
 
     fn gk(&self, args: &[&str]) -> Command {
         let mut cmd = Command::from(self.std_gk(args));
-        cmd.env("NO_COLOR", "1")
-            .timeout(Duration::from_secs(60))
-            .write_stdin("");
+        cmd.timeout(Duration::from_secs(60)).write_stdin("");
         cmd
     }
 
-    /// gk in this HOME (every variable that names a folder kept inside
-    /// it), as a plain child process: what a test that kills a run needs.
+    /// gk in the test sandbox of this HOME (every folder gk uses kept
+    /// inside it), as a plain child process: what a test that kills a run
+    /// needs.
     #[allow(clippy::disallowed_types, clippy::disallowed_methods)]
     fn std_gk(&self, args: &[&str]) -> std::process::Command {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gk"));
+        let mut cmd = support::gk_process(self.path());
         cmd.args(args)
-            .env("HOME", self.path())
-            .env("USERPROFILE", self.path())
             .env("XDG_STATE_HOME", self.path().join("xdg-state"))
             .env("XDG_DATA_HOME", self.path().join("xdg-data"))
             .env("LOCALAPPDATA", self.path().join("localappdata"))
@@ -54,7 +53,6 @@ impl Home {
                 "GK_MANAGED_SETTINGS",
                 self.path().join("managed-settings.json"),
             )
-            .env_remove("CLAUDE_CONFIG_DIR")
             .current_dir(self.path());
         cmd
     }

@@ -7,6 +7,7 @@
 //! `scripts/bench-hooks.sh` and `scripts/bench-doctor.sh`, not here.
 
 mod hooks_common;
+mod support;
 
 use std::time::Duration;
 

@@ -5,6 +5,7 @@
 //! v5's rules stay the default (and the global scope's, for parity).
 
 mod hooks_common;
+mod support;
 
 /// (prompt, the model it should get, why).
 const SOFTWARE: &[(&str, &str, &str)] = &[

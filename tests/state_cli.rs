@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use assert_cmd::Command;
 
 mod hooks_common;
+mod support;
 use serde_json::{json, Value};
 
 struct Env {
@@ -87,7 +88,7 @@ impl Env {
         json!({"status": "in_progress", "task": task, "detail": "", "project": "P", "cwd": "/w", "updated": ""}).to_string()
     }
     fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = hooks_common::isolated_gk(&self.home());
+        let mut cmd = support::gk(&self.home());
         cmd.args(args)
             .env("GK_STATE_DIR", self.state_dir())
             .current_dir(self.dir.path());

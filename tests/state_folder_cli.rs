@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod hooks_common;
+mod support;
 use serde_json::json;
 
 const UUID_A: &str = "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f";
@@ -35,7 +36,7 @@ impl Env {
         self.dir.path().join("home")
     }
     fn run_in(&self, state_dir: &Path, args: &[&str]) -> Out {
-        let out = hooks_common::isolated_gk(&self.home())
+        let out = support::gk(&self.home())
             .args(args)
             .env("GK_STATE_DIR", state_dir)
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
@@ -218,7 +219,7 @@ fn a_session_named_like_another_programs_file_gets_a_hashed_record() {
     for id in ["settings", "gk", "task_state", "gk-install"] {
         let event =
             json!({"session_id": id, "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
-        let out = hooks_common::isolated_gk(&env.home())
+        let out = support::gk(&env.home())
             .args(["hook", "prompt"])
             .env("GK_STATE_DIR", &dir)
             .write_stdin(event.to_string())

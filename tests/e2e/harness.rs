@@ -4,11 +4,18 @@
 //! the client printed (stream-json with hook events), every request body it
 //! sent (where the prompt hook's additionalContext arrives) and its debug
 //! log (where it reports how long each hook command took).
+//!
+//! The end-to-end test programs have no libtest of their own (`harness =
+//! false` in Cargo.toml): [`run`] hands their list of tests to
+//! `libtest-mimic`, which takes `cargo test`'s arguments and prints its
+//! report, so whether the client is there is decided when the tests run,
+//! not when they are built, and a missing one is reported as `ignored`
+//! with the reason, never as `ok`.
 
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, ExitCode, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -39,6 +46,71 @@ pub fn gatekeeper_part(context: &str) -> &str {
     }
 }
 
+/// The list of tests an end-to-end test program runs, each a `fn()` that
+/// panics on failure: `trials![a, b]` is `vec![("a", a as fn()), ("b", b as fn())]`.
+macro_rules! trials {
+    ($($test:ident),+ $(,)?) => {
+        vec![$((stringify!($test), $test as fn())),+]
+    };
+}
+
+/// Run `tests` as `cargo test` asked (filters, `--list`, `--exact`, …):
+/// every one reported `ignored` with `skip` as the reason when it is
+/// given, else run.
+pub fn run(tests: Vec<(&'static str, fn())>, skip: Option<String>) -> ExitCode {
+    let args = libtest_mimic::Arguments::from_args();
+    let trials = tests
+        .into_iter()
+        .map(|(name, test)| {
+            let skip = skip.clone();
+            libtest_mimic::Trial::ignorable_test(name, move || match skip {
+                Some(reason) => Ok(libtest_mimic::Completion::ignored_with(reason)),
+                None => {
+                    test();
+                    Ok(libtest_mimic::Completion::Completed)
+                }
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// CI runs every end-to-end test: `CI` is set and not `false` or `0`.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Why the tests that drive the Linux client cannot run here, outside CI:
+/// `GK_E2E_CLAUDE` unset, empty, or not an executable file. `None` when it
+/// names one (a client that then fails to start or reports another
+/// version fails the tests, see [`client`]) and always under CI, where a
+/// missing client fails them.
+pub fn client_missing() -> Option<String> {
+    if in_ci() {
+        return None;
+    }
+    let problem = match std::env::var_os("GK_E2E_CLAUDE").filter(|v| !v.is_empty()) {
+        None => "GK_E2E_CLAUDE is not set".to_string(),
+        Some(path) if !is_executable(Path::new(&path)) => format!(
+            "GK_E2E_CLAUDE names no executable file ({})",
+            Path::new(&path).display()
+        ),
+        Some(_) => return None,
+    };
+    Some(format!("{problem}; docs/maintainers/testing.md"))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 /// One client at a time: the machine has two cores, and a turn starts a
 /// large native executable; parallel turns only make timings noisy.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -49,9 +121,9 @@ pub fn serial() -> MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The client cannot be used. build.rs already marks the tests ignored when
-/// `GK_E2E_CLAUDE` names no executable (outside CI), so a test that gets
-/// here was meant to run: it fails, saying why.
+/// The client cannot be used. [`client_missing`] already has the tests
+/// reported ignored when `GK_E2E_CLAUDE` names no executable (outside CI),
+/// so a test that gets here was meant to run: it fails, saying why.
 fn unavailable(test: &str, reason: &str) -> ! {
     panic!(
         "{test}: the end-to-end tests cannot run: {reason} (export \
@@ -519,6 +591,7 @@ pub struct Turn {
 #[derive(Debug, Clone)]
 pub struct HookRun {
     pub event: String,
+    #[allow(dead_code)] // read by scripts/bench-in-situ.rs
     pub command: String,
     pub status: i32,
     pub millis: u64,
@@ -713,6 +786,7 @@ impl Turn {
     }
 
     /// Milliseconds from start to the first API request, as the client reports it.
+    #[allow(dead_code)] // read by scripts/bench-in-situ.rs
     pub fn time_to_request_ms(&self) -> Option<u64> {
         self.result()["time_to_request_ms"].as_u64()
     }
@@ -868,10 +942,17 @@ impl Tui {
         .into_owned()
     }
 
-    /// Type `text` at the prompt and press Enter.
+    /// Type `text` at the prompt and press Enter, once the prompt (the
+    /// last line that starts with `❯`) shows it.
     pub fn send(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "0", "-l", text]);
-        std::thread::sleep(Duration::from_millis(300));
+        self.wait_until(&format!("{text:?} at the prompt"), |screen| {
+            screen
+                .lines()
+                .rev()
+                .find(|l| l.trim_start().starts_with('\u{276f}'))
+                .is_some_and(|l| l.contains(text))
+        });
         self.keys(&["Enter"]);
     }
 

@@ -37,9 +37,50 @@ fn var_path(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// What a Windows end-to-end test needs. build.rs marks the tests ignored
-/// when any of it is missing (outside CI), so a test that gets here was
-/// meant to run: it fails, saying why.
+/// The Wine prefix: `WINEPREFIX`, else `target/windows/wineprefix`.
+fn prefix() -> PathBuf {
+    var_path("WINEPREFIX")
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/windows/wineprefix"))
+}
+
+/// The stand-in Wine 8 lacks, which every Windows program here needs.
+fn stand_in(prefix: &Path) -> PathBuf {
+    prefix.join("drive_c/windows/system32/bcryptprimitives.dll")
+}
+
+/// Why the Windows end-to-end tests cannot run here, outside CI: the Wine
+/// prefix with the `bcryptprimitives.dll` stand-in, `GK_E2E_GK_EXE`,
+/// `GK_E2E_CLAUDE_WIN` or `GK_E2E_WINDOWS_ARCHIVE` is missing. `None` when
+/// all are there, and always under CI, where a missing one fails them.
+pub fn tools_missing() -> Option<String> {
+    if crate::harness::in_ci() {
+        return None;
+    }
+    let mut missing = Vec::new();
+    if !stand_in(&prefix()).is_file() {
+        missing.push("the Wine prefix".to_string());
+    }
+    for name in [
+        "GK_E2E_GK_EXE",
+        "GK_E2E_CLAUDE_WIN",
+        "GK_E2E_WINDOWS_ARCHIVE",
+    ] {
+        if !var_path(name).is_some_and(|p| p.is_file()) {
+            missing.push(name.to_string());
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "missing: {} (docs/maintainers/testing.md, Windows under Wine)",
+        missing.join(", ")
+    ))
+}
+
+/// What a Windows end-to-end test needs. [`tools_missing`] already has the
+/// tests reported ignored when any of it is missing (outside CI), so a
+/// test that gets here was meant to run: it fails, saying why.
 pub fn tools(test: &str, need_client: bool) -> WinTools {
     let unavailable = |reason: String| -> WinTools {
         panic!(
@@ -47,12 +88,8 @@ pub fn tools(test: &str, need_client: bool) -> WinTools {
              (see docs/maintainers/testing.md, \"Windows under Wine\")"
         )
     };
-    let prefix = var_path("WINEPREFIX")
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/windows/wineprefix"));
-    if !prefix
-        .join("drive_c/windows/system32/bcryptprimitives.dll")
-        .is_file()
-    {
+    let prefix = prefix();
+    if !stand_in(&prefix).is_file() {
         return unavailable(format!(
             "no Wine prefix with the bcryptprimitives.dll stand-in at {} \
              (scripts/windows-cross-test.sh prefix)",

@@ -1,9 +1,7 @@
 //! Shared helpers for the hook tests: a temporary HOME with a `.claude/hooks`
-//! folder, and a runner that isolates HOME, USERPROFILE, CLAUDE_CONFIG_DIR,
-//! the folders gk keeps its own files in (XDG_DATA_HOME, LOCALAPPDATA,
-//! XDG_STATE_HOME) and the managed settings the session check reads
-//! (GK_MANAGED_SETTINGS, pointed into the temporary HOME) so no test ever
-//! sees the real ~/.claude, profile or machine policy.
+//! folder, gk run in it through the one test sandbox (`tests/support`), and
+//! what a run gave back. A test crate that includes this module includes
+//! `mod support;` too.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -14,32 +12,6 @@ use serde_json::Value;
 
 pub struct Home {
     pub dir: tempfile::TempDir,
-}
-
-/// Where the hooks run by these helpers look for managed settings: inside
-/// the temporary HOME (absent unless a test writes it).
-pub fn managed_settings(home: &Path) -> PathBuf {
-    home.join(".gk-test-managed").join("managed-settings.json")
-}
-
-/// The gk binary with `home` as HOME and USERPROFILE, and every variable
-/// that could point it at a real folder removed (CLAUDE_CONFIG_DIR,
-/// GK_STATE_DIR, XDG_STATE_HOME, LOCALAPPDATA) or pointed into `home`
-/// (GK_MANAGED_SETTINGS); no colour.
-pub fn isolated_gk(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("gk").unwrap();
-    cmd.env("HOME", home)
-        .env("USERPROFILE", home)
-        .env("GK_MANAGED_SETTINGS", managed_settings(home))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("GK_STATE_DIR")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("LOCALAPPDATA")
-        // On Windows it decides the shell a status line is spelled for.
-        .env_remove("CLAUDE_CODE_GIT_BASH_PATH")
-        .env("NO_COLOR", "1");
-    cmd
 }
 
 pub struct Run {
@@ -142,18 +114,8 @@ impl Home {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("gk").unwrap();
-        let data = self.path().join(".gk-test-data");
-        cmd.args(args)
-            .env("HOME", self.path())
-            .env("USERPROFILE", self.path())
-            .env("GK_MANAGED_SETTINGS", managed_settings(self.path()))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env("XDG_DATA_HOME", &data)
-            .env("LOCALAPPDATA", &data)
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("GK_STATE_DIR");
+        let mut cmd = crate::support::gk(self.path());
+        cmd.args(args);
         cmd
     }
 
