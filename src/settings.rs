@@ -496,158 +496,217 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         .map(|(i, p)| (p.name.as_str(), i))
         .collect();
     for (i, prop) in hooks.properties.iter().enumerate() {
-        let event = prop.name.as_str().to_string();
-        if last_of.get(event.as_str()) != Some(&i) {
-            continue;
-        }
-        let at_event = format!("hooks.{event}");
-        issues.event = Some(event.clone());
-        if !KNOWN_EVENTS.contains(&event.as_str()) {
-            issues.add(
-                at_event.clone(),
-                prop.name.start(),
-                &format!("unknown hook event `{event}`"),
-                IssueKind::UnknownEvent,
-            );
-        }
-        let ast::Value::Array(groups) = &prop.value else {
-            issues.add(
-                at_event,
-                prop.value.start(),
-                "an event must be an array of groups",
-                IssueKind::Shape,
-            );
-            continue;
-        };
-        for (g, group) in groups.elements.iter().enumerate() {
-            let at_group = format!("{at_event}[{g}]");
-            let ast::Value::Object(group) = group else {
-                issues.add(
-                    at_group,
-                    group.start(),
-                    "a group must be an object",
-                    IssueKind::Shape,
-                );
-                continue;
-            };
-            issues.duplicates(group, &format!("{at_group}."));
-            let matcher = last_prop(group, "matcher");
-            if let Some(m) = matcher {
-                if !matches!(m, ast::Value::StringLit(_)) {
-                    issues.add(
-                        format!("{at_group}.matcher"),
-                        m.start(),
-                        "`matcher` must be a string",
-                        IssueKind::MatcherNotString,
-                    );
-                }
-            }
-            let matcher_value = matcher.map(ast_to_json);
-            let Some(handlers) = last_prop(group, "hooks") else {
-                issues.add(
-                    at_group,
-                    group.start(),
-                    "a group needs a `hooks` array",
-                    IssueKind::Handler,
-                );
-                continue;
-            };
-            let ast::Value::Array(handlers) = handlers else {
-                issues.add(
-                    format!("{at_group}.hooks"),
-                    handlers.start(),
-                    "`hooks` of a group must be an array",
-                    IssueKind::Shape,
-                );
-                continue;
-            };
-            for (h, handler) in handlers.elements.iter().enumerate() {
-                let at_handler = format!("{at_group}.hooks[{h}]");
-                let ast::Value::Object(obj) = handler else {
-                    issues.add(
-                        at_handler,
-                        handler.start(),
-                        "a hook handler must be an object",
-                        IssueKind::Shape,
-                    );
-                    continue;
-                };
-                issues.duplicates(obj, &format!("{at_handler}."));
-                let string_of = |key: &str| match last_prop(obj, key) {
-                    Some(ast::Value::StringLit(s)) => Some(s.value.to_string()),
-                    _ => None,
-                };
-                let hook_type = string_of("type");
-                let command = string_of("command");
-                if hook_type.is_none() {
-                    issues.add(
-                        at_handler.clone(),
-                        obj.start(),
-                        "a hook handler needs a string `type`",
-                        IssueKind::Handler,
-                    );
-                } else if hook_type.as_deref() == Some("command")
-                    && command.is_none()
-                    && last_prop(obj, "args").is_none()
-                {
-                    issues.add(
-                        at_handler.clone(),
-                        obj.start(),
-                        "a command hook needs a string `command`",
-                        IssueKind::Handler,
-                    );
-                }
-                let timeout = match last_prop(obj, "timeout") {
-                    Some(ast::Value::NumberLit(n)) => n.value.parse::<f64>().ok(),
-                    _ => None,
-                };
-                let args = match last_prop(obj, "args") {
-                    None => None,
-                    Some(ast::Value::Array(a)) => {
-                        let strings: Option<Vec<String>> = a
-                            .elements
-                            .iter()
-                            .map(|v| match v {
-                                ast::Value::StringLit(s) => Some(s.value.to_string()),
-                                _ => None,
-                            })
-                            .collect();
-                        if strings.is_none() {
-                            issues.add(
-                                format!("{at_handler}.args"),
-                                a.range.start,
-                                "`args` must be an array of strings",
-                                IssueKind::Handler,
-                            );
-                        }
-                        strings
-                    }
-                    Some(other) => {
-                        issues.add(
-                            format!("{at_handler}.args"),
-                            other.start(),
-                            "`args` must be an array of strings",
-                            IssueKind::Handler,
-                        );
-                        None
-                    }
-                };
-                entries.push(HookEntry {
-                    event: event.clone(),
-                    group: g,
-                    index: h,
-                    matcher: matcher_value.clone(),
-                    hook_type,
-                    command,
-                    args,
-                    shell: string_of("shell"),
-                    timeout,
-                    line: pos(obj.start()).0,
-                });
-            }
+        if last_of.get(prop.name.as_str()) == Some(&i) {
+            event_entries(prop, &mut issues, &mut entries);
         }
     }
     (entries, issues.list)
+}
+
+/// One event of `hooks` (`prop`): its name must be known and its value an
+/// array of groups; the handlers of each group go to `entries`.
+fn event_entries(
+    prop: &ast::ObjectProp<'_>,
+    issues: &mut Issues<'_>,
+    entries: &mut Vec<HookEntry>,
+) {
+    let event = prop.name.as_str().to_string();
+    let at_event = format!("hooks.{event}");
+    issues.event = Some(event.clone());
+    if !KNOWN_EVENTS.contains(&event.as_str()) {
+        issues.add(
+            at_event.clone(),
+            prop.name.start(),
+            &format!("unknown hook event `{event}`"),
+            IssueKind::UnknownEvent,
+        );
+    }
+    let ast::Value::Array(groups) = &prop.value else {
+        issues.add(
+            at_event,
+            prop.value.start(),
+            "an event must be an array of groups",
+            IssueKind::Shape,
+        );
+        return;
+    };
+    for (g, group) in groups.elements.iter().enumerate() {
+        group_entries(&event, &at_event, g, group, issues, entries);
+    }
+}
+
+/// Group `g` of `event`: an object with an optional string `matcher` and a
+/// `hooks` array, whose handlers go to `entries`.
+fn group_entries(
+    event: &str,
+    at_event: &str,
+    g: usize,
+    group: &ast::Value<'_>,
+    issues: &mut Issues<'_>,
+    entries: &mut Vec<HookEntry>,
+) {
+    let at_group = format!("{at_event}[{g}]");
+    let ast::Value::Object(group) = group else {
+        issues.add(
+            at_group,
+            group.start(),
+            "a group must be an object",
+            IssueKind::Shape,
+        );
+        return;
+    };
+    issues.duplicates(group, &format!("{at_group}."));
+    let matcher = last_prop(group, "matcher");
+    if let Some(m) = matcher {
+        if !matches!(m, ast::Value::StringLit(_)) {
+            issues.add(
+                format!("{at_group}.matcher"),
+                m.start(),
+                "`matcher` must be a string",
+                IssueKind::MatcherNotString,
+            );
+        }
+    }
+    let matcher_value = matcher.map(ast_to_json);
+    let Some(handlers) = last_prop(group, "hooks") else {
+        issues.add(
+            at_group,
+            group.start(),
+            "a group needs a `hooks` array",
+            IssueKind::Handler,
+        );
+        return;
+    };
+    let ast::Value::Array(handlers) = handlers else {
+        issues.add(
+            format!("{at_group}.hooks"),
+            handlers.start(),
+            "`hooks` of a group must be an array",
+            IssueKind::Shape,
+        );
+        return;
+    };
+    let place = GroupPlace {
+        event,
+        group: g,
+        matcher: matcher_value,
+    };
+    for (h, handler) in handlers.elements.iter().enumerate() {
+        let at_handler = format!("{at_group}.hooks[{h}]");
+        if let Some(entry) = handler_entry(&place, h, &at_handler, handler, issues) {
+            entries.push(entry);
+        }
+    }
+}
+
+/// Where a group sits, for the entries of its handlers.
+struct GroupPlace<'s> {
+    event: &'s str,
+    group: usize,
+    matcher: Option<Value>,
+}
+
+/// Handler `h` of a group, at `at_handler`: an object with a string `type`,
+/// and for a command hook a string `command` (or `args`). `None` if it is
+/// not an object.
+fn handler_entry(
+    place: &GroupPlace<'_>,
+    h: usize,
+    at_handler: &str,
+    handler: &ast::Value<'_>,
+    issues: &mut Issues<'_>,
+) -> Option<HookEntry> {
+    let ast::Value::Object(obj) = handler else {
+        issues.add(
+            at_handler.to_string(),
+            handler.start(),
+            "a hook handler must be an object",
+            IssueKind::Shape,
+        );
+        return None;
+    };
+    issues.duplicates(obj, &format!("{at_handler}."));
+    let string_of = |key: &str| match last_prop(obj, key) {
+        Some(ast::Value::StringLit(s)) => Some(s.value.to_string()),
+        _ => None,
+    };
+    let hook_type = string_of("type");
+    let command = string_of("command");
+    if hook_type.is_none() {
+        issues.add(
+            at_handler.to_string(),
+            obj.start(),
+            "a hook handler needs a string `type`",
+            IssueKind::Handler,
+        );
+    } else if hook_type.as_deref() == Some("command")
+        && command.is_none()
+        && last_prop(obj, "args").is_none()
+    {
+        issues.add(
+            at_handler.to_string(),
+            obj.start(),
+            "a command hook needs a string `command`",
+            IssueKind::Handler,
+        );
+    }
+    let timeout = match last_prop(obj, "timeout") {
+        Some(ast::Value::NumberLit(n)) => n.value.parse::<f64>().ok(),
+        _ => None,
+    };
+    let args = handler_args(at_handler, obj, issues);
+    Some(HookEntry {
+        event: place.event.to_string(),
+        group: place.group,
+        index: h,
+        matcher: place.matcher.clone(),
+        hook_type,
+        command,
+        args,
+        shell: string_of("shell"),
+        timeout,
+        line: (issues.pos)(obj.start()).0,
+    })
+}
+
+/// A handler's `args`, if it has them and they are all strings; anything
+/// else under `args` is an issue.
+fn handler_args(
+    at_handler: &str,
+    obj: &ast::Object<'_>,
+    issues: &mut Issues<'_>,
+) -> Option<Vec<String>> {
+    match last_prop(obj, "args") {
+        None => None,
+        Some(ast::Value::Array(a)) => {
+            let strings: Option<Vec<String>> = a
+                .elements
+                .iter()
+                .map(|v| match v {
+                    ast::Value::StringLit(s) => Some(s.value.to_string()),
+                    _ => None,
+                })
+                .collect();
+            if strings.is_none() {
+                issues.add(
+                    format!("{at_handler}.args"),
+                    a.range.start,
+                    "`args` must be an array of strings",
+                    IssueKind::Handler,
+                );
+            }
+            strings
+        }
+        Some(other) => {
+            issues.add(
+                format!("{at_handler}.args"),
+                other.start(),
+                "`args` must be an array of strings",
+                IssueKind::Handler,
+            );
+            None
+        }
+    }
 }
 
 /// The schema issues of one file as they are found, placed by line and column.

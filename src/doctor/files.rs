@@ -2,11 +2,14 @@
 //! issues, a BOM, one file under two names), the backups beside them, and
 //! what doctor never shows of them (the secrets, found here).
 
+use std::path::Path;
+
 use super::finding::{Finding, Group, Severity};
 use super::render::Report;
 use super::render::{self, Redactor};
 use super::scopes::{self, Load, ScopeFile, ScopePaths};
 use super::{fix, Inputs};
+use crate::settings::{ParseError, SchemaIssue};
 
 /// A settings file that does not parse is skipped by the client, so the
 /// hooks and rules it holds count as missing; but every such finding's fix
@@ -60,160 +63,200 @@ pub(super) fn redactor_for(files: &[ScopeFile]) -> Redactor {
     Redactor::new(secrets)
 }
 
+/// What each settings file gave, in file order: a note for one with
+/// nothing to check, a finding for one the client reads twice or skips,
+/// and for a parsed one its BOM, schema issues and handler count.
 pub(super) fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Report) {
     for f in files {
-        let shown = f.path.display();
-        // Managed files are policy: only their administrator changes them.
-        let who = if f.scope == scopes::Scope::Managed {
-            "managed policy: ask whoever manages this machine to correct"
-        } else {
-            "correct by hand:"
-        };
         match &f.load {
             Load::Absent => report
                 .notes
                 .push((Group::Settings, format!("{}: not present", f.label()))),
-            Load::Empty => report
-                .notes
-                .push((Group::Settings, format!("{}: empty, nothing loaded", f.label()))),
-            // Measured (2.1.332): started in the home folder, the client runs
-            // every hook of that file once, command, prompt and http hooks
-            // alike, so nothing runs twice because of it. Said, not warned.
-            Load::SameAsUser => report.findings.push(
-                Finding::new(
-                    "home-is-project",
-                    Severity::Info,
-                    Group::Settings,
-                    format!(
-                        "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
-                        paths.project_dir.display(),
-                        paths.user.display()
-                    ),
-                )
-                .at(&f.path, None),
-            ),
-            Load::Unreadable(why) => report.findings.push(
-                Finding::new(
-                    "settings-unparseable",
-                    Severity::Error,
-                    Group::Settings,
-                    format!("{} cannot be read ({why}); Claude Code skips it", f.label()),
-                )
-                .at(&f.path, None)
-                .fix(format!("make {shown} a readable file")),
-            ),
-            // Measured: identical command strings run once however many
-            // files register them, so one file under two names changes
-            // nothing that runs; but an edit made for one scope (a
-            // project's local file) would land in the other.
-            Load::SameAs { scope, path } => report.findings.push(
-                Finding::new(
-                    "settings-same-file",
-                    Severity::Info,
-                    Group::Settings,
-                    format!(
-                        "{} is the same file as {} settings {} (a link); read once, as {} settings, and --fix edits it only as that file",
-                        f.label(),
-                        scope.name(),
-                        path.display(),
-                        scope.name()
-                    ),
-                )
-                .at(&f.path, None),
-            ),
+            Load::Empty => report.notes.push((
+                Group::Settings,
+                format!("{}: empty, nothing loaded", f.label()),
+            )),
+            Load::SameAsUser => report.findings.push(home_is_project(f, paths)),
+            Load::Unreadable(why) => report.findings.push(unreadable(f, why)),
+            Load::SameAs { scope, path } => report.findings.push(same_file(f, *scope, path)),
             // Doctor reads every file whole; only the session check's
             // bounded reading sets a file aside.
             Load::Unchecked(why) => report
                 .notes
                 .push((Group::Settings, format!("{}: {why}", f.label()))),
-            Load::Unparseable(e) => report.findings.push(
-                Finding::new(
-                    "settings-unparseable",
-                    Severity::Error,
-                    Group::Settings,
-                    format!(
-                        "{}:{}:{}: {}; Claude Code skips the whole file, env included",
-                        f.label(),
-                        e.line,
-                        e.column,
-                        e.reason
-                    ),
-                )
-                .at(&f.path, Some(e.line))
-                .fix(if e.not_utf8 {
-                    format!(
-                        "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",
-                        e.line, e.column
-                    )
-                } else {
-                    format!(
-                        "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
-                        e.line, e.column
-                    )
-                }),
-            ),
+            Load::Unparseable(e) => report.findings.push(unparseable(f, e)),
             Load::Parsed {
                 settings,
                 entries,
                 issues,
-            } => {
-                if settings.bom {
-                    report.findings.push(
-                        Finding::new(
-                            "settings-bom",
-                            Severity::Warning,
-                            Group::Settings,
-                            format!("{} starts with a UTF-8 BOM; some Claude Code versions reject the file", f.label()),
-                        )
-                        .at(&f.path, Some(1))
-                        .fix(format!("save {shown} as UTF-8 without BOM (PowerShell 5.1: use Set-Content -Encoding utf8NoBOM in PowerShell 7, or an editor)")),
-                    );
-                }
-                for i in issues {
-                    let severity = if i.is_unknown_event() {
-                        Severity::Warning
-                    } else {
-                        Severity::Error
-                    };
-                    report.findings.push(
-                        Finding::new(
-                            "settings-schema",
-                            severity,
-                            Group::Settings,
-                            format!(
-                                "{}:{}:{}: {}: {}; {}",
-                                f.label(),
-                                i.line,
-                                i.column,
-                                i.at,
-                                i.reason,
-                                if i.rejects_file() {
-                                    "Claude Code skips the whole file, env included"
-                                } else {
-                                    "Claude Code ignores that part"
-                                }
-                            ),
-                        )
-                        .at(&f.path, Some(i.line))
-                        .fix(if i.is_unknown_event() {
-                            format!("check the event name {} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)", i.at)
-                        } else {
-                            format!("{who} {} in {shown}", i.at)
-                        }),
-                    );
-                }
-                report.notes.push((
-                    Group::Settings,
-                    format!(
-                        "{}: {} hook handler(s){}",
-                        f.label(),
-                        entries.len(),
-                        if f.effective() { "" } else { ", skipped by Claude Code" }
-                    ),
-                ));
-            }
+            } => parsed_findings(f, settings.bom, entries.len(), issues, report),
         }
     }
+}
+
+/// Who corrects `f` by hand, as the start of a fix.
+fn who_corrects(f: &ScopeFile) -> &'static str {
+    // Managed files are policy: only their administrator changes them.
+    if f.scope == scopes::Scope::Managed {
+        "managed policy: ask whoever manages this machine to correct"
+    } else {
+        "correct by hand:"
+    }
+}
+
+/// `home-is-project`: started in the home folder, the client reads the
+/// user file as project settings too.
+fn home_is_project(f: &ScopeFile, paths: &ScopePaths) -> Finding {
+    // Measured (2.1.332): started in the home folder, the client runs
+    // every hook of that file once, command, prompt and http hooks
+    // alike, so nothing runs twice because of it. Said, not warned.
+    Finding::new(
+        "home-is-project",
+        Severity::Info,
+        Group::Settings,
+        format!(
+            "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
+            paths.project_dir.display(),
+            paths.user.display()
+        ),
+    )
+    .at(&f.path, None)
+}
+
+/// `settings-same-file`: `f` is an earlier scope's file under another name.
+fn same_file(f: &ScopeFile, scope: scopes::Scope, path: &Path) -> Finding {
+    // Measured: identical command strings run once however many
+    // files register them, so one file under two names changes
+    // nothing that runs; but an edit made for one scope (a
+    // project's local file) would land in the other.
+    Finding::new(
+        "settings-same-file",
+        Severity::Info,
+        Group::Settings,
+        format!(
+            "{} is the same file as {} settings {} (a link); read once, as {} settings, and --fix edits it only as that file",
+            f.label(),
+            scope.name(),
+            path.display(),
+            scope.name()
+        ),
+    )
+    .at(&f.path, None)
+}
+
+/// `settings-unparseable` for a file that cannot be read.
+fn unreadable(f: &ScopeFile, why: &str) -> Finding {
+    Finding::new(
+        "settings-unparseable",
+        Severity::Error,
+        Group::Settings,
+        format!("{} cannot be read ({why}); Claude Code skips it", f.label()),
+    )
+    .at(&f.path, None)
+    .fix(format!("make {} a readable file", f.path.display()))
+}
+
+/// `settings-unparseable` for a file that is not strict JSON or not UTF-8.
+fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
+    let (who, shown) = (who_corrects(f), f.path.display());
+    Finding::new(
+        "settings-unparseable",
+        Severity::Error,
+        Group::Settings,
+        format!(
+            "{}:{}:{}: {}; Claude Code skips the whole file, env included",
+            f.label(),
+            e.line,
+            e.column,
+            e.reason
+        ),
+    )
+    .at(&f.path, Some(e.line))
+    .fix(if e.not_utf8 {
+        format!(
+            "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",
+            e.line, e.column
+        )
+    } else {
+        format!(
+            "{who} {shown} at line {} column {} (comments and trailing commas are not allowed); gk never rewrites a file it cannot parse",
+            e.line, e.column
+        )
+    })
+}
+
+/// A parsed file: `settings-bom`, one `settings-schema` per issue, and a
+/// note counting its `handlers`.
+fn parsed_findings(
+    f: &ScopeFile,
+    bom: bool,
+    handlers: usize,
+    issues: &[SchemaIssue],
+    report: &mut Report,
+) {
+    if bom {
+        report.findings.push(
+            Finding::new(
+                "settings-bom",
+                Severity::Warning,
+                Group::Settings,
+                format!("{} starts with a UTF-8 BOM; some Claude Code versions reject the file", f.label()),
+            )
+            .at(&f.path, Some(1))
+            .fix(format!("save {} as UTF-8 without BOM (PowerShell 5.1: use Set-Content -Encoding utf8NoBOM in PowerShell 7, or an editor)", f.path.display())),
+        );
+    }
+    for i in issues {
+        report.findings.push(schema_finding(f, i));
+    }
+    report.notes.push((
+        Group::Settings,
+        format!(
+            "{}: {} hook handler(s){}",
+            f.label(),
+            handlers,
+            if f.effective() {
+                ""
+            } else {
+                ", skipped by Claude Code"
+            }
+        ),
+    ));
+}
+
+/// `settings-schema` for one issue of a parsed file: a warning for an
+/// unknown event, an error otherwise.
+fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Finding {
+    let (who, shown) = (who_corrects(f), f.path.display());
+    let severity = if i.is_unknown_event() {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    Finding::new(
+        "settings-schema",
+        severity,
+        Group::Settings,
+        format!(
+            "{}:{}:{}: {}: {}; {}",
+            f.label(),
+            i.line,
+            i.column,
+            i.at,
+            i.reason,
+            if i.rejects_file() {
+                "Claude Code skips the whole file, env included"
+            } else {
+                "Claude Code ignores that part"
+            }
+        ),
+    )
+    .at(&f.path, Some(i.line))
+    .fix(if i.is_unknown_event() {
+        format!("check the event name {} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)", i.at)
+    } else {
+        format!("{who} {} in {shown}", i.at)
+    })
 }
 
 /// `backup-beside-file`: copies of settings files an older gk kept beside

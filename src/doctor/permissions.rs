@@ -106,6 +106,29 @@ pub fn check_rules(
     user_settings: &Path,
     user_editable: std::result::Result<(), String>,
 ) -> Vec<Finding> {
+    if let Some(finding) = folder_no_rule_may_allow(dir, home, os, claude_dir) {
+        return vec![finding];
+    }
+    let Some(rules) = crate::paths::state_rules(os, dir, Some(home)) else {
+        return vec![folder_no_rule_can_name(dir)];
+    };
+    let mut out = Vec::new();
+    let allowed = refusing_rules(files, dir, home, os, &mut out);
+    if !allowed {
+        out.push(no_allow_rule(
+            files,
+            dir,
+            &rules,
+            user_settings,
+            user_editable,
+        ));
+    }
+    out
+}
+
+/// Why no rule may let Claude write records in `dir`, if none may: it is
+/// inside the Claude folder, or not a folder of gk's own.
+fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) -> Option<Finding> {
     let shown = dir.display();
     let inside = |outer: &Path| {
         let outer = normalize_path(&outer.to_string_lossy(), os);
@@ -113,7 +136,7 @@ pub fn check_rules(
         inner == outer || inner.starts_with(&format!("{}/", outer.trim_end_matches('/')))
     };
     if inside(claude_dir) {
-        return vec![Finding::new(
+        return Some(Finding::new(
             "state-permission-missing",
             Severity::Warning,
             Group::State,
@@ -126,10 +149,10 @@ pub fn check_rules(
             "point {} (or XDG_STATE_HOME) at a folder outside {}",
             crate::paths::STATE_DIR_VAR,
             claude_dir.display()
-        ))];
+        )));
     }
     if let Some(why) = crate::paths::state_dir_problem(os, dir, Some(home), Some(claude_dir)) {
-        return vec![Finding::new(
+        return Some(Finding::new(
             "state-permission-missing",
             Severity::Warning,
             Group::State,
@@ -140,23 +163,38 @@ pub fn check_rules(
         .fix(format!(
             "point {} (or XDG_STATE_HOME) at a folder of gk's own",
             crate::paths::STATE_DIR_VAR
-        ))];
+        )));
     }
-    let Some(rules) = crate::paths::state_rules(os, dir, Some(home)) else {
-        return vec![Finding::new(
-            "state-permission-missing",
-            Severity::Warning,
-            Group::State,
-            format!(
-                "no permission rule can name the state folder {shown} (its path holds a character rules treat specially); Claude Code asks before every task record write"
-            ),
-        )
-        .fix(format!(
-            "point {} (or XDG_STATE_HOME) at a folder whose path has none of * ? [ ] {{ }} ( )",
-            crate::paths::STATE_DIR_VAR
-        ))];
-    };
-    let mut out = Vec::new();
+    None
+}
+
+/// No rule can name `dir`: its path holds a character rules treat specially.
+fn folder_no_rule_can_name(dir: &Path) -> Finding {
+    Finding::new(
+        "state-permission-missing",
+        Severity::Warning,
+        Group::State,
+        format!(
+            "no permission rule can name the state folder {} (its path holds a character rules treat specially); Claude Code asks before every task record write",
+            dir.display()
+        ),
+    )
+    .fix(format!(
+        "point {} (or XDG_STATE_HOME) at a folder whose path has none of * ? [ ] {{ }} ( )",
+        crate::paths::STATE_DIR_VAR
+    ))
+}
+
+/// One finding per `deny` or `ask` rule covering the records in `dir`, in
+/// the settings files Claude Code uses; whether an `allow` rule covers them.
+fn refusing_rules(
+    files: &[ScopeFile],
+    dir: &Path,
+    home: &Path,
+    os: Os,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let shown = dir.display();
     let mut allowed = false;
     for f in files.iter().filter(|f| f.effective()) {
         let Some(settings) = f.settings() else {
@@ -198,52 +236,60 @@ pub fn check_rules(
             .iter()
             .any(|r| covers(r, "Edit", dir, home, os));
     }
-    if !allowed {
-        if let Some(from) = bypass_start(files) {
-            // Measured (2.1.332, `-p`): in bypassPermissions mode the record
-            // is written with no allow rule; deny and ask rules still refuse
-            // it, so they were reported above whatever the mode.
-            out.push(
-                Finding::new(
-                    "state-permission-missing",
-                    Severity::Info,
-                    Group::State,
-                    format!(
-                        "no permissions.allow rule lets Claude write its task records in {shown}; none is needed while a session stays in bypassPermissions mode, where sessions start (`defaultMode` in {}), but a session switched to another mode asks before every update",
-                        from.label()
-                    ),
-                )
-                .at(&from.path, None)
-                .fix(format!(
-                    "to keep the records in every mode, add `{}` and `{}` to permissions.allow in {} (`gk install` adds them)",
-                    rules[0],
-                    rules[1],
-                    user_settings.display()
-                )),
-            );
-            return out;
-        }
-        let f = Finding::new(
+    allowed
+}
+
+/// No allow rule covers the records in `dir`: a note where sessions start
+/// in bypassPermissions mode, else a warning `--fix` can act on when the
+/// user settings are `user_editable`.
+fn no_allow_rule(
+    files: &[ScopeFile],
+    dir: &Path,
+    rules: &[String; 2],
+    user_settings: &Path,
+    user_editable: std::result::Result<(), String>,
+) -> Finding {
+    let shown = dir.display();
+    if let Some(from) = bypass_start(files) {
+        // Measured (2.1.332, `-p`): in bypassPermissions mode the record
+        // is written with no allow rule; deny and ask rules still refuse
+        // it, so they were reported above whatever the mode.
+        return Finding::new(
             "state-permission-missing",
-            Severity::Warning,
+            Severity::Info,
             Group::State,
             format!(
-                "no permissions.allow rule lets Claude write its task records in {shown}; Claude Code asks before every update, and `claude -p` refuses it"
+                "no permissions.allow rule lets Claude write its task records in {shown}; none is needed while a session stays in bypassPermissions mode, where sessions start (`defaultMode` in {}), but a session switched to another mode asks before every update",
+                from.label()
             ),
         )
-        .at(user_settings, None);
-        let fix = format!(
-            "{FIX_COMMAND} (adds `{}` and `{}` to {})",
+        .at(&from.path, None)
+        .fix(format!(
+            "to keep the records in every mode, add `{}` and `{}` to permissions.allow in {} (`gk install` adds them)",
             rules[0],
             rules[1],
             user_settings.display()
-        );
-        out.push(match user_editable {
-            Ok(()) => f.fix(fix).remedy(Remedy::PermissionRules),
-            Err(why) => f.fix(format!("{why}; then {fix}")),
-        });
+        ));
     }
-    out
+    let f = Finding::new(
+        "state-permission-missing",
+        Severity::Warning,
+        Group::State,
+        format!(
+            "no permissions.allow rule lets Claude write its task records in {shown}; Claude Code asks before every update, and `claude -p` refuses it"
+        ),
+    )
+    .at(user_settings, None);
+    let fix = format!(
+        "{FIX_COMMAND} (adds `{}` and `{}` to {})",
+        rules[0],
+        rules[1],
+        user_settings.display()
+    );
+    match user_editable {
+        Ok(()) => f.fix(fix).remedy(Remedy::PermissionRules),
+        Err(why) => f.fix(format!("{why}; then {fix}")),
+    }
 }
 
 /// The file whose `permissions.defaultMode` starts sessions in

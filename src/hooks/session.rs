@@ -143,20 +143,38 @@ pub fn problems(
     config_error: Option<&ConfigError>,
 ) -> Vec<Problem> {
     let mut out = Vec::new();
-    if let Some(e) = config_error {
-        let at = match e.position {
-            Some((line, column)) => format!("{}:{line}:{column}", shown_path(&e.path)),
-            None => shown_path(&e.path),
-        };
-        out.push(Problem {
-            text: format!(
-                "{at}: {}; gk's hooks ignore this gk.json and run on the built-in rules",
-                shown(&e.reason)
-            ),
-            fix: false,
-            project: false,
-        });
+    out.extend(config_error.map(ignored_config));
+    skipped_files(files, &mut out);
+    let any_unchecked = unchecked_files(files, &mut out);
+    hooks_that_fire_twice(t, &mut out);
+    hooks_under_another_event(t, &mut out);
+    // A file that was not read may register a hook that looks missing.
+    if !any_unchecked {
+        hooks_not_registered(t, config, &mut out);
     }
+    programs_not_there(t, locate, &mut out);
+    out
+}
+
+/// gk.json could not be used, so the hooks run on the built-in rules.
+fn ignored_config(e: &ConfigError) -> Problem {
+    let at = match e.position {
+        Some((line, column)) => format!("{}:{line}:{column}", shown_path(&e.path)),
+        None => shown_path(&e.path),
+    };
+    Problem {
+        text: format!(
+            "{at}: {}; gk's hooks ignore this gk.json and run on the built-in rules",
+            shown(&e.reason)
+        ),
+        fix: false,
+        project: false,
+    }
+}
+
+/// Settings files the client skips whole: unreadable, not JSON, or voided
+/// by a schema issue.
+fn skipped_files(files: &[ScopeFile], out: &mut Vec<Problem>) {
     for (f, why) in rules::skipped_files(files) {
         let text = match why {
             Skipped::Unreadable(reason) => format!(
@@ -189,14 +207,16 @@ pub fn problems(
             project: in_project(f.scope),
         });
     }
-    // Past the check's budget (a repository can bring settings files of
-    // any size): named, never parsed; doctor reads them whole.
-    let unchecked: Vec<&ScopeFile> = files
-        .iter()
-        .filter(|f| matches!(f.load, scopes::Load::Unchecked(_)))
-        .collect();
-    for f in &unchecked {
+}
+
+/// Settings files past the check's budget (a repository can bring settings
+/// files of any size): named, never parsed; doctor reads them whole.
+/// Whether there was any.
+fn unchecked_files(files: &[ScopeFile], out: &mut Vec<Problem>) -> bool {
+    let mut any = false;
+    for f in files {
         if let scopes::Load::Unchecked(why) = &f.load {
+            any = true;
             out.push(Problem {
                 text: format!("{} {why}", shown_path(&f.path)),
                 fix: false,
@@ -204,6 +224,12 @@ pub fn problems(
             });
         }
     }
+    any
+}
+
+/// A hook of gk's registered under more than one command: it runs once per
+/// spelling.
+fn hooks_that_fire_twice(t: &Table, out: &mut Vec<Problem>) {
     for twice in rules::fires_twice(t) {
         let n = twice.spellings.len();
         let firsts: Vec<&Registration> = twice.spellings.iter().map(|s| s.places[0]).collect();
@@ -223,6 +249,10 @@ pub fn problems(
                 .any(|r| in_project(r.scope)),
         });
     }
+}
+
+/// A gk command that runs under another hook's event.
+fn hooks_under_another_event(t: &Table, out: &mut Vec<Problem>) {
     for (row, kind) in rules::wrong_event(t) {
         let r = &t.rows[row];
         if !t.runs(r) {
@@ -240,11 +270,14 @@ pub fn problems(
             project: in_project(r.scope),
         });
     }
+}
+
+/// A hook of gk's that gk.json wants and no settings file registers.
+fn hooks_not_registered(t: &Table, config: &Config, out: &mut Vec<Problem>) {
     for kind in rules::missing(t) {
         // This hook is running, so something registers it; a hook switched
         // off in gk.json is not wanted.
-        // A file that was not read may register it.
-        if kind == HookKind::Session || !config.enabled(kind) || !unchecked.is_empty() {
+        if kind == HookKind::Session || !config.enabled(kind) {
             continue;
         }
         out.push(Problem {
@@ -257,6 +290,11 @@ pub fn problems(
             project: false,
         });
     }
+}
+
+/// A registered program of gk's (or of the Python hooks') that is not
+/// there, so every event it is registered under fails.
+fn programs_not_there(t: &Table, locate: &dyn Fn(&str) -> Option<PathBuf>, out: &mut Vec<Problem>) {
     for p in rules::gk_programs(t, locate) {
         let running: Vec<&Registration> = p.places.iter().copied().filter(|r| t.runs(r)).collect();
         if p.located.is_some() || running.is_empty() {
@@ -289,7 +327,6 @@ pub fn problems(
             project,
         });
     }
-    out
 }
 
 /// The message for `problems` (`None` when there are none): one line per
