@@ -206,6 +206,15 @@ pub struct InstallArgs {
     /// where none is set).
     #[arg(long)]
     pub statusline: bool,
+    /// For every user of this machine (run as root or administrator): a
+    /// drop-in in Claude Code's managed settings folder registering gk's
+    /// hooks, and the program at a machine-wide path.
+    #[arg(long, conflicts_with_all = ["statusline", "shell", "no_permissions"])]
+    pub managed: bool,
+    /// With --managed: write the drop-in to FILE instead, to ship with your
+    /// own tools; the program is not copied.
+    #[arg(long, value_name = "FILE", requires = "managed")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -215,6 +224,14 @@ pub struct UninstallArgs {
     /// Also remove task_state.json, gk's config file and gk's backups.
     #[arg(long)]
     pub purge: bool,
+    /// Take back `gk install --managed`: gk's drop-in and the machine-wide
+    /// program.
+    #[arg(long, conflicts_with = "purge")]
+    pub managed: bool,
+    /// With --managed: take gk's entries out of FILE (a drop-in written
+    /// with `install --managed --output`) instead.
+    #[arg(long, value_name = "FILE", requires = "managed")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

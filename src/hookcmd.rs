@@ -170,11 +170,7 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
                 dir = dir.replace('/', "\\");
             }
             let dir = dir.trim_end_matches(sep);
-            HookCommand {
-                command: format!("{dir}{sep}hooks{sep}{bin}"),
-                args: Some(vec!["hook".to_string(), kind.arg().to_string()]),
-                shell: None,
-            }
+            exec_at(kind, &format!("{dir}{sep}hooks{sep}{bin}"))
         }
         ShellForm::Bash => {
             let path = match rel {
@@ -213,6 +209,16 @@ pub fn canonical(kind: HookKind, ctx: &CommandContext, shell: ShellForm) -> Hook
                 shell: Some("powershell"),
             }
         }
+    }
+}
+
+/// The exec form of `kind`'s registration for the program at `program`:
+/// no shell, the path as written, `hook <kind>` as its arguments.
+pub fn exec_at(kind: HookKind, program: &str) -> HookCommand {
+    HookCommand {
+        command: program.to_string(),
+        args: Some(vec!["hook".to_string(), kind.arg().to_string()]),
+        shell: None,
     }
 }
 

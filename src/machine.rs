@@ -19,6 +19,11 @@ use crate::platform::{find_git_bash, Os};
 /// `--managed-settings` says the same.
 pub const MANAGED_VAR: &str = "GK_MANAGED_SETTINGS";
 
+/// Points `gk install --managed` at another path for the machine-wide
+/// program than the platform's (tests only: they must not write
+/// `/usr/local/bin`); not documented for users.
+pub const MANAGED_PROGRAM_VAR: &str = "GK_MANAGED_PROGRAM";
+
 /// Everything about this machine that plans, doctor and the session check
 /// depend on.
 #[derive(Debug, Clone)]
@@ -34,6 +39,9 @@ pub struct Machine {
     pub path_var: Option<OsString>,
     /// The managed settings file: [`MANAGED_VAR`], else the platform's.
     pub managed: PathBuf,
+    /// The machine-wide program a managed install registers:
+    /// [`MANAGED_PROGRAM_VAR`], else the platform's.
+    pub managed_program: PathBuf,
     /// The task records' folder (`None` when no home folder is known).
     pub state_dir: Option<PathBuf>,
     /// The folder gk was started in (the client starts hooks in the
@@ -104,6 +112,10 @@ impl Machine {
             }
             None => claude_dir.join("plugins"),
         };
+        let managed_program = env(MANAGED_PROGRAM_VAR)
+            .filter(|v| !v.is_empty())
+            .map(|v| absolute(Path::new(&v)))
+            .unwrap_or_else(|| crate::paths::default_managed_program(os));
         Machine {
             os,
             paths: ClaudePaths::at(claude_dir.clone()),
@@ -117,6 +129,7 @@ impl Machine {
             bash_home,
             path_var: env("PATH"),
             managed,
+            managed_program,
             state_dir,
             current_dir: std::env::current_dir().ok(),
             plugins_dir,

@@ -558,5 +558,16 @@ pub fn default_managed_path(os: Os) -> PathBuf {
     }
 }
 
+/// Where `gk install --managed` puts the program every user's hooks run:
+/// a folder on every user's PATH that only an administrator writes
+/// (`/usr/local/bin`), and on Windows a folder of gk's own under Program
+/// Files (the fixed `C:\` spelling, as the client's managed folder is).
+pub fn default_managed_program(os: Os) -> PathBuf {
+    match os {
+        Os::Linux | Os::MacOs => PathBuf::from("/usr/local/bin/gk"),
+        Os::Windows => PathBuf::from(r"C:\Program Files\gk\gk.exe"),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -197,6 +197,61 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 }
 
 /// The suffix of a temp file before the writer's process id.
+/// Can this process create or replace a file at `path`: the nearest folder
+/// above it that exists is a folder it may write (the missing ones are
+/// made there). `Err` names that folder (or the file in the way) and why
+/// not. Asked of the system (`access(2)`) on Unix, so nothing is written
+/// to find out; elsewhere a temp file is made there and removed.
+pub fn can_create(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    use std::io::ErrorKind;
+    let mut dir = path.parent().unwrap_or(Path::new("."));
+    loop {
+        match fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => break,
+            Ok(_) => {
+                return Err((
+                    dir.to_path_buf(),
+                    std::io::Error::from(ErrorKind::NotADirectory),
+                ))
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                match dir.parent() {
+                    Some(up) if !up.as_os_str().is_empty() => dir = up,
+                    _ => return Err((dir.to_path_buf(), e)),
+                }
+            }
+            Err(e) => return Err((dir.to_path_buf(), e)),
+        }
+    }
+    may_write(dir).map_err(|e| (dir.to_path_buf(), e))
+}
+
+#[cfg(unix)]
+fn may_write(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: a NUL-terminated path that outlives the call; access(2) only reads it.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(unix))]
+fn may_write(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(".gk-probe");
+    match write_temp(&probe, b"", 0o600) {
+        Ok((tmp, lock)) => {
+            drop(lock);
+            let _ = fs::remove_file(tmp);
+            Ok(())
+        }
+        Err(_) => Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
+    }
+}
+
 pub(crate) const TEMP_SUFFIX: &str = ".gk-tmp-";
 
 /// `bytes` in a new temp file beside `path` (written, synced, given `mode`),

@@ -11,19 +11,18 @@ use crate::change::render::Style;
 use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
 use crate::edit::switch;
 use crate::error::{Error, Result};
-use crate::hookcmd::{HookKind, ShellForm};
+use crate::hookcmd::HookKind;
 use crate::machine::Machine;
 use crate::setup::*;
 use crate::smoke;
 
 pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let m = Machine::from_env()?;
+    let program = running_program()?;
+    if args.managed {
+        return run_managed_install(&m, args, &program, color);
+    }
     let shell = shell_form(args.shell, m.os);
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
-    let program = crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
-        .map_err(|e| Error::io("read", &exe, &e.into_io()))?
-        .bytes;
     if !args.no_permissions {
         check_state_folder(&m)?;
     }
@@ -44,12 +43,126 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());
     }
-    let all_passed = smoke_test(&m, shell);
+    let all_passed = smoke_test(&m, &wanted_hooks(&m.ctx, shell, m.bash_home.as_deref()));
     if !all_passed {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above; `gk doctor` digs deeper)",
         ));
     }
+    Ok(outcome.exit_code())
+}
+
+/// The bytes of the gk program that is running (what install copies).
+fn running_program() -> Result<Vec<u8>> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
+    Ok(crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
+        .map_err(|e| Error::io("read", &exe, &e.into_io()))?
+        .bytes)
+}
+
+/// `gk install --managed [--output FILE]`: the plan from
+/// [`crate::setup::managed`], through the same path as every change; then
+/// the smoke test of the machine-wide program (not with --output: it is not
+/// copied then).
+fn run_managed_install(
+    m: &Machine,
+    args: &InstallArgs,
+    program: &[u8],
+    color: ColorChoice,
+) -> Result<u8> {
+    let output = args.output.as_deref();
+    let opts = crate::commands::options(&args.change);
+    if !opts.dry_run && !opts.check {
+        check_rights(
+            &managed::targets(m, output),
+            "gk install --managed",
+            output.is_none(),
+        )?;
+    }
+    let (plan, notes) = managed::plan_install(m, program, output)?;
+    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced()))?;
+    for note in notes {
+        println!("{}", crate::text::escaped(&note));
+    }
+    report_running_copies(&outcome);
+    let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
+    if !ran || args.no_smoke || output.is_some() {
+        return Ok(outcome.exit_code());
+    }
+    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program)?) {
+        return Err(Error::new(
+            "the files are in place, but a hook failed its smoke test (see above)",
+        ));
+    }
+    Ok(outcome.exit_code())
+}
+
+/// Refuse, before anything is shown or written, a managed plan this
+/// process has not the rights to write: one line naming the folder and
+/// what to do instead.
+fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()> {
+    for path in paths {
+        if let Err((dir, e)) = crate::change::fs::can_create(path) {
+            let who = if crate::platform::Os::current().is_windows() {
+                "from a prompt run as administrator"
+            } else {
+                "as root (sudo)"
+            };
+            let other = if can_output {
+                ", or write the drop-in to a file of your own with --output FILE"
+            } else {
+                ""
+            };
+            return Err(Error::refused(format!(
+                "cannot write {} ({}), needed for {}: run `{command}` {who}{other}",
+                dir.display(),
+                io_reason(&e),
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// An I/O error's reason without the OS's error number.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::NotADirectory => "not a folder".into(),
+        std::io::ErrorKind::ReadOnlyFilesystem => "a read-only file system".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// `gk uninstall --managed [--output FILE]`.
+fn run_managed_uninstall(m: &Machine, args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
+    let output = args.output.as_deref();
+    let (plan, notes) = managed::plan_uninstall(m, output)?;
+    let opts = crate::commands::options(&args.change);
+    if !opts.dry_run && !opts.check {
+        let paths: Vec<PathBuf> = plan
+            .changes
+            .iter()
+            .filter(|c| c.changes_something())
+            .map(|c| c.path.clone())
+            .collect();
+        check_rights(&paths, "gk uninstall --managed", false)?;
+    }
+    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced()))?;
+    if let (None, Outcome::Written { .. }) = (output, &outcome) {
+        // Emptied by the plan: gk's folders go too, each only when empty
+        // (`remove_dir` removes nothing else, and no link).
+        for dir in managed::folders(m) {
+            if std::fs::remove_dir(&dir).is_ok() {
+                println!("removed   {} (an empty folder)", dir.display());
+            }
+        }
+    }
+    for note in notes {
+        println!("{}", crate::text::escaped(&note));
+    }
+    report_running_copies(&outcome);
     Ok(outcome.exit_code())
 }
 
@@ -68,8 +181,7 @@ fn check_state_folder(m: &Machine) -> Result<()> {
 /// Run each registered hook once as Claude Code would; print one line per
 /// hook (and what the session check reports about the setup, when it
 /// reports something). Returns whether every hook that is switched on passed.
-fn smoke_test(m: &Machine, shell: ShellForm) -> bool {
-    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
+fn smoke_test(m: &Machine, wanted: &crate::edit::settings_edit::WantedHooks) -> bool {
     // As the hooks read it: a gk.json over their limit is no config at all.
     let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
         .ok()
@@ -126,6 +238,9 @@ fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
 
 pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let m = Machine::from_env()?;
+    if args.managed {
+        return run_managed_uninstall(&m, args, color);
+    }
     let (mut plan, notes) = plan_uninstall(&m, args.purge)?;
     let backups = backup::Backups::from_env();
     if args.purge {

@@ -197,7 +197,15 @@ fn inside(base: &Path, rel: &str) -> Option<PathBuf> {
     {
         return None;
     }
-    Some(base.join(p))
+    // One component at a time, so a `./plugins/a` of a manifest gives a
+    // path of one separator (`…\plugins\a` on Windows, not `…\plugins/a`).
+    let mut out = base.to_path_buf();
+    for c in p.components() {
+        if let std::path::Component::Normal(part) = c {
+            out.push(part);
+        }
+    }
+    Some(out)
 }
 
 /// Where the client reads plugin `name` of marketplace `mkt` from.

@@ -8,6 +8,7 @@
 //! Nothing here writes: a plan goes through [`crate::change::apply`].
 
 pub mod binary;
+pub mod managed;
 pub mod plans;
 pub mod plugin;
 pub mod record;
@@ -328,6 +329,7 @@ mod tests {
             bash_home: None,
             path_var: None,
             managed: PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"),
+            managed_program: PathBuf::from(r"C:\Program Files\gk\gk.exe"),
             state_dir: Some(dir.join(".local/state/gk")),
             current_dir: None,
             plugins_dir: dir.join(".claude/plugins"),

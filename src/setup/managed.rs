@@ -1,0 +1,227 @@
+//! The managed channel: gk registered for every user of a machine by a
+//! drop-in in the client's managed folder (`managed-settings.d/gk.json`
+//! beside the managed settings file), running one machine-wide program
+//! ([`crate::paths::default_managed_program`]).
+//!
+//! The drop-in is rendered from the same description as a user install
+//! (the three hooks, their events, `statusMessage` and timeouts: the
+//! groups [`settings_edit::add_hooks`] writes), in the exec form: the
+//! client loads hooks from a drop-in in that form (measured on 2.1.332),
+//! no shell starts, and no `$HOME` is needed in a file every user shares.
+//!
+//! Install and uninstall are the same pair of pure edits as for a user's
+//! settings.json: install puts gk's entries into the drop-in's text (a new
+//! file when there is none), uninstall takes them out; a file that holds
+//! nothing else afterwards is removed, one an administrator added keys to
+//! keeps them. Only the permission rules, the status line and the Task
+//! State Convention stay per user: a drop-in cannot carry them for every
+//! home folder (`gk doctor --fix` adds them for one user).
+
+use std::path::{Path, PathBuf};
+
+use super::{binary, read_text};
+use crate::change::fs::read_current;
+use crate::change::plan::{FileChange, Plan};
+use crate::edit::settings_edit::{self, WantedHooks};
+use crate::error::{Error, Result};
+use crate::hookcmd::exec_at;
+use crate::machine::Machine;
+
+/// The drop-in's name: loaded by the client (`*.json`, no leading dot);
+/// drop-ins are applied in name order after the managed file, which only
+/// matters for single values (hooks of every file add up), and gk's holds
+/// none.
+pub const DROPIN_NAME: &str = "gk.json";
+
+/// Where `gk install --managed` writes: `<managed folder>/managed-settings.d/gk.json`.
+pub fn dropin_path(managed_file: &Path) -> PathBuf {
+    crate::registry::scopes::dropin_dir(managed_file).join(DROPIN_NAME)
+}
+
+/// gk's three hooks in the exec form, running `program`.
+pub fn wanted_hooks(program: &Path) -> Result<WantedHooks> {
+    let Some(path) = program.to_str().filter(|_| program.is_absolute()) else {
+        return Err(Error::refused(format!(
+            "{} is not an absolute path in valid Unicode, so no drop-in can name it",
+            program.display()
+        )));
+    };
+    Ok(WantedHooks::of(|kind| exec_at(kind, path)))
+}
+
+/// The drop-in as `gk install --managed` writes it where there is none.
+pub fn render_dropin(m: &Machine, at: &Path) -> Result<String> {
+    settings_edit::add_hooks(at, "", &wanted_hooks(&m.managed_program)?, &m.ctx)
+}
+
+/// The files `gk install --managed` writes: the program (not with
+/// `output`) and the drop-in.
+pub fn targets(m: &Machine, output: Option<&Path>) -> Vec<PathBuf> {
+    match output {
+        Some(file) => vec![file.to_path_buf()],
+        None => vec![m.managed_program.clone(), dropin_path(&m.managed)],
+    }
+}
+
+/// The folders a managed uninstall removes when it leaves them empty: the
+/// drop-in folder and the managed folder (the client's, made by gk where
+/// there was none), and on Windows gk's own program folder.
+pub fn folders(m: &Machine) -> Vec<PathBuf> {
+    let dropins = crate::registry::scopes::dropin_dir(&m.managed);
+    let mut out = vec![dropins.clone()];
+    out.extend(dropins.parent().map(Path::to_path_buf));
+    if m.os.is_windows() {
+        out.extend(m.managed_program.parent().map(Path::to_path_buf));
+    }
+    out
+}
+
+/// The plan of `gk install --managed`: the drop-in (at `output` when given,
+/// else in the managed folder) and, without `output`, the program at its
+/// machine-wide path. Notes say what the administrator still has to do.
+pub fn plan_install(
+    m: &Machine,
+    program: &[u8],
+    output: Option<&Path>,
+) -> Result<(Plan, Vec<String>)> {
+    let mut plan = Plan::new("gk install --managed");
+    let mut notes = Vec::new();
+    let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
+    let wanted = wanted_hooks(&m.managed_program)?;
+    if output.is_none() {
+        plan.push(FileChange {
+            path: m.managed_program.clone(),
+            old: read_current(&m.managed_program, crate::bounded::PROGRAM_LIMIT)?,
+            new: Some(program.to_vec()),
+            binary: true,
+            create_mode: 0o755,
+            strategy: binary::replace_strategy(m.os),
+            reason: "the program every user's hooks run".into(),
+        });
+        for leftover in binary::leftover_copies(&m.managed_program)? {
+            plan.push(leftover);
+        }
+    } else {
+        notes.push(format!(
+            "note: the drop-in runs {}; put this gk program there on every machine with your own tools (it is not copied by --output)",
+            m.managed_program.display()
+        ));
+        notes.push(format!(
+            "note: deploy {} as {} (the file name may differ; it must end in .json and not start with a dot)",
+            at.display(),
+            dropin_path(&crate::paths::default_managed_path(m.os)).display()
+        ));
+    }
+    let old = read_text(&at)?;
+    let new = settings_edit::add_hooks(&at, old.as_deref().unwrap_or(""), &wanted, &m.ctx)?;
+    plan.push(FileChange::text(
+        &at,
+        old,
+        Some(new),
+        "register gk's prompt, Stop and session hooks for every user",
+    ));
+    Ok((plan, notes))
+}
+
+/// The plan of `gk uninstall --managed`: gk's entries out of the drop-in
+/// (the file goes when nothing else is left in it) and, without `output`,
+/// the machine-wide program when it is a gk build.
+pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<String>)> {
+    let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
+    let mut plan = Plan::new("gk uninstall --managed").when_idle(format!(
+        "gk is not installed for every user here ({} is not there); nothing to remove",
+        at.display()
+    ));
+    let mut notes = Vec::new();
+    if let Some(old) = read_text(&at)? {
+        let new = if old == render_dropin(m, &at)? {
+            None
+        } else {
+            let left = settings_edit::remove_hooks(&at, &old, &m.ctx)?;
+            let empty = left.trim().is_empty()
+                || serde_json::from_str::<serde_json::Value>(&left).ok()
+                    == Some(serde_json::json!({}));
+            (!empty).then_some(left)
+        };
+        let reason = if new.is_some() {
+            "remove gk's hook entries (the rest of the file stays)"
+        } else {
+            "gk's drop-in"
+        };
+        plan.push(FileChange::text(&at, Some(old), new, reason));
+    }
+    if output.is_some() {
+        return Ok((plan, notes));
+    }
+    let program = &m.managed_program;
+    if let Some(bytes) = read_current(program, crate::bounded::PROGRAM_LIMIT)? {
+        if crate::version::embedded_version(&bytes).is_some() {
+            plan.push(FileChange {
+                path: program.clone(),
+                old: Some(bytes),
+                new: None,
+                binary: true,
+                create_mode: 0o755,
+                strategy: binary::replace_strategy(m.os),
+                reason: "the machine-wide gk program".into(),
+            });
+        } else {
+            notes.push(format!(
+                "left {} in place: it does not look like a gk build",
+                program.display()
+            ));
+        }
+    }
+    for leftover in binary::leftover_copies(program)? {
+        plan.push(leftover);
+    }
+    Ok((plan, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paths::ClaudePaths;
+
+    fn machine(dir: &Path) -> Machine {
+        let paths = ClaudePaths::at(dir.join("home/.claude"));
+        let env = |name: &str| match name {
+            "GK_MANAGED_SETTINGS" => Some(dir.join("etc/managed-settings.json").into()),
+            "GK_MANAGED_PROGRAM" => Some(dir.join("bin/gk").into()),
+            _ => None,
+        };
+        Machine::with_paths(Some(dir.join("home")), &paths, &env)
+    }
+
+    #[test]
+    fn the_dropin_sits_in_managed_settings_d() {
+        assert_eq!(
+            dropin_path(Path::new("/etc/claude-code/managed-settings.json")),
+            Path::new("/etc/claude-code/managed-settings.d/gk.json")
+        );
+    }
+
+    #[test]
+    fn a_relative_program_path_is_refused() {
+        assert!(wanted_hooks(Path::new("bin/gk")).is_err());
+    }
+
+    #[test]
+    fn install_then_uninstall_gives_an_edited_dropin_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = machine(dir.path());
+        let at = dropin_path(&m.managed);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        let admin = "{\n  \"allowManagedHooksOnly\": true\n}\n";
+        std::fs::write(&at, admin).unwrap();
+        let (plan, _) = plan_install(&m, b"gk", None).unwrap();
+        let added = plan.changes.iter().find(|c| c.path == at).unwrap();
+        let text = String::from_utf8(added.new.clone().unwrap()).unwrap();
+        assert!(text.contains("allowManagedHooksOnly"), "{text}");
+        assert!(text.contains("\"args\""), "{text}");
+        std::fs::write(&at, &text).unwrap();
+        let (plan, _) = plan_uninstall(&m, None).unwrap();
+        let back = plan.changes.iter().find(|c| c.path == at).unwrap();
+        assert_eq!(back.new.as_deref(), Some(admin.as_bytes()));
+    }
+}
