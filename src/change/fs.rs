@@ -196,7 +196,6 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     })
 }
 
-/// The suffix of a temp file before the writer's process id.
 /// Can this process create or replace a file at `path`: the nearest folder
 /// above it that exists is a folder it may write (the missing ones are
 /// made there). `Err` names that folder (or the file in the way) and why
@@ -252,6 +251,7 @@ fn may_write(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// The suffix of a temp file before the writer's process id.
 pub(crate) const TEMP_SUFFIX: &str = ".gk-tmp-";
 
 /// `bytes` in a new temp file beside `path` (written, synced, given `mode`),

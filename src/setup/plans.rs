@@ -82,16 +82,17 @@ pub fn plan_install_with(
         )?),
         false => None,
     };
-    // gk's plugin (or any plugin) registering all of gk's hooks: the
-    // client would run a settings copy beside it, so install registers none
-    // and takes out the ones an earlier install wrote.
-    let plugin = gk_plugin(m, old_settings.as_deref());
-    let old_text = match (&plugin, &old_settings) {
-        (Some(id), Some(text)) => {
+    // gk's plugin (or any plugin), or managed settings, registering all of
+    // gk's hooks: the client runs a user settings copy beside either, so
+    // install registers none and takes out the ones an earlier install
+    // wrote.
+    let elsewhere = registered_elsewhere(m, old_settings.as_deref());
+    let old_text = match (&elsewhere, &old_settings) {
+        (Some(by), Some(text)) => {
             let without = settings_edit::remove_hooks(&settings, text, &m.ctx)?;
             if without != *text {
                 notes.push(format!(
-                    "note: plugin {id} registers gk's hooks; the ones an earlier install put in {} are taken out (both would run)",
+                    "note: {by} registers gk's hooks; the ones an earlier install put in {} are taken out (both would run)",
                     settings.display()
                 ));
             }
@@ -99,13 +100,13 @@ pub fn plan_install_with(
         }
         _ => old_settings.clone().unwrap_or_default(),
     };
-    if let Some(id) = &plugin {
+    if let Some(by) = &elsewhere {
         notes.push(format!(
-            "note: plugin {id} registers gk's hooks, so install does not (it adds what a plugin cannot carry: the permission rules, the Task State Convention, the program for the status line)"
+            "note: {by} registers gk's hooks, so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, the program for the status line"
         ));
     }
     let want = SettingsWanted {
-        hooks: plugin.is_none().then_some(&wanted),
+        hooks: elsewhere.is_none().then_some(&wanted),
         rules: extras.rules.as_ref().map(|r| r.as_slice()),
         statusline: line.as_deref(),
     };
@@ -161,13 +162,15 @@ pub fn plan_install_with(
         &settings,
         old_settings,
         Some(new_settings),
-        match (plugin.is_some(), extras.rules.is_some()) {
+        match (elsewhere.is_some(), extras.rules.is_some()) {
             (false, true) => {
                 "register the prompt, Stop and session hooks; let Claude write its task records"
             }
             (false, false) => "register the prompt, Stop and session hooks",
-            (true, true) => "let Claude write its task records (gk's plugin registers the hooks)",
-            (true, false) => "gk's plugin registers the hooks",
+            (true, true) => {
+                "let Claude write its task records (the hooks are registered elsewhere)"
+            }
+            (true, false) => "the hooks are registered elsewhere",
         },
     ));
     for leftover in binary::leftover_copies(&bin)? {
@@ -235,10 +238,14 @@ pub fn plan_uninstall_with(
     // --purge leaves nothing of gk's behind, backups included.
     plan.keep_backups = !purge;
     let mut notes = Vec::new();
-    if let Some(id) = gk_plugin(m, None) {
-        notes.push(format!(
+    match registered_elsewhere(m, None) {
+        Some(Elsewhere::Plugin(id)) => notes.push(format!(
             "note: plugin {id} still registers gk's hooks; `claude plugin uninstall {id}` removes it (gk never edits a plugin's files)"
-        ));
+        )),
+        Some(by @ Elsewhere::Managed(_)) => notes.push(format!(
+            "note: {by} still registers gk's hooks for every user; `gk uninstall --managed`, run as administrator, takes out a managed install"
+        )),
+        None => {}
     }
     let settings = m.paths.settings();
     let record = m.paths.install_record();
@@ -372,11 +379,30 @@ pub fn plan_purge_backups(
     Ok(())
 }
 
-/// The plugin that registers every one of gk's hooks on this machine, if
-/// one does (its id): the registry reads the user settings as `settings`
-/// will hold them (`None`: as on disk), the managed ones, and every plugin
-/// they enable, as doctor does.
-fn gk_plugin(m: &Machine, settings: Option<&str>) -> Option<String> {
+/// A channel other than the user's settings that registers gk's hooks.
+#[derive(Debug, Clone, PartialEq)]
+enum Elsewhere {
+    /// A plugin (its id).
+    Plugin(String),
+    /// Managed settings: the file or drop-in of the first hook found.
+    Managed(std::path::PathBuf),
+}
+
+impl std::fmt::Display for Elsewhere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Elsewhere::Plugin(id) => write!(f, "plugin {id}"),
+            Elsewhere::Managed(path) => write!(f, "the managed settings file {}", path.display()),
+        }
+    }
+}
+
+/// The plugin or the managed settings that register every one of gk's
+/// hooks on this machine, if one does (a plugin before managed settings):
+/// the registry reads the user settings as `settings` will hold them
+/// (`None`: as on disk), the managed ones, and every plugin they enable,
+/// as doctor does.
+fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere> {
     use crate::registry::{plugins, scopes, Table};
     let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed);
     if let (Some(text), Some(user)) = (settings, files.first_mut()) {
@@ -384,10 +410,20 @@ fn gk_plugin(m: &Machine, settings: Option<&str>) -> Option<String> {
     }
     let found = plugins::load_plugins(&files, &m.plugins_dir, plugins::PluginBudget::DOCTOR);
     let t = Table::with_plugins(&files, &found, &m.ctx);
-    let mut id = None;
+    let by = |kind: HookKind| {
+        let rows: Vec<_> = t.doing(kind).filter(|r| t.runs(r)).collect();
+        let plugin = rows.iter().find_map(|r| r.plugin.as_ref());
+        match plugin {
+            Some(p) => Some(Elsewhere::Plugin(p.id.clone())),
+            None => rows
+                .iter()
+                .find(|r| r.scope == scopes::Scope::Managed)
+                .map(|r| Elsewhere::Managed(r.path.clone())),
+        }
+    };
+    let mut found = None;
     for kind in HookKind::ALL {
-        let row = t.doing(kind).find(|r| r.plugin.is_some())?;
-        id = row.plugin.as_ref().map(|p| p.id.clone());
+        found = Some(by(kind)?);
     }
-    id
+    found
 }

@@ -1,11 +1,12 @@
 //! The one sandbox every test runs gk in (docs/maintainers/testing.md says
 //! the same): HOME and USERPROFILE are a temporary folder, every variable
 //! that could point gk at a real folder or change what it decides is
-//! removed ([`REMOVED`]), and the three that cannot be removed without gk
+//! removed ([`REMOVED`]), and the four that cannot be removed without gk
 //! falling back to a place outside the test are pointed into the
 //! temporary home: `XDG_DATA_HOME` and `LOCALAPPDATA` (the backups) at
 //! `<home>/.gk-test-data`, `GK_MANAGED_SETTINGS` (machine policy, by
-//! default a system path) at [`managed_settings`]. `NO_COLOR=1`.
+//! default a system path) at [`managed_settings`], `GK_MANAGED_PROGRAM`
+//! (the program of a managed install) at [`managed_program`]. `NO_COLOR=1`.
 //!
 //! A test that needs one of these otherwise sets it after the sandbox
 //! (`.env(…)` on the command it gets back): the last setting wins.
@@ -36,6 +37,13 @@ pub fn managed_settings(home: &Path) -> PathBuf {
     home.join(".gk-test-managed").join("managed-settings.json")
 }
 
+/// Where sandboxed commands put the machine-wide program of `gk install
+/// --managed` (by default a system path).
+pub fn managed_program(home: &Path) -> PathBuf {
+    let name = if cfg!(windows) { "gk.exe" } else { "gk" };
+    home.join(".gk-test-managed-bin").join(name)
+}
+
 /// Where sandboxed commands keep gk's data (the backups).
 pub fn data_dir(home: &Path) -> PathBuf {
     home.join(".gk-test-data")
@@ -54,6 +62,7 @@ pub fn sandbox<'c>(
         .env("XDG_DATA_HOME", data_dir(home))
         .env("LOCALAPPDATA", data_dir(home))
         .env("GK_MANAGED_SETTINGS", managed_settings(home))
+        .env("GK_MANAGED_PROGRAM", managed_program(home))
         .env("NO_COLOR", "1")
 }
 

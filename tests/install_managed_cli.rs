@@ -1,0 +1,271 @@
+//! `gk install --managed` and `gk uninstall --managed` on the CLI, in the
+//! test sandbox (the managed settings file and the machine-wide program
+//! point into the temporary home: `tests/support/mod.rs`): what lands where,
+//! what a dry run and a missing right do, the byte-exact way back, the
+//! drop-in written elsewhere with `--output`, and a user's `gk install`
+//! beside a managed one. The client loading such a drop-in is end-to-end
+//! scenario 17.
+
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+struct Machine {
+    home: tempfile::TempDir,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        Machine {
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn home(&self) -> &Path {
+        self.home.path()
+    }
+    fn managed(&self) -> PathBuf {
+        support::managed_settings(self.home())
+    }
+    fn dropin(&self) -> PathBuf {
+        self.managed()
+            .parent()
+            .unwrap()
+            .join("managed-settings.d/gk.json")
+    }
+    fn program(&self) -> PathBuf {
+        support::managed_program(self.home())
+    }
+    fn gk(&self, args: &[&str]) -> (i32, String, String) {
+        let out = support::gk(self.home())
+            .args(args)
+            .current_dir(self.home())
+            .write_stdin("")
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.gk(args);
+        assert_eq!(code, 0, "gk {args:?}:\n{out}\n{err}");
+        out
+    }
+    /// Every file under the temporary home, with its bytes.
+    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+            for e in fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else {
+                    out.push((p.clone(), fs::read(&p).unwrap()));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.home(), &mut out);
+        out.sort();
+        out
+    }
+    fn doctor_codes(&self) -> Vec<String> {
+        let (_, out, err) = self.gk(&["doctor", "--json"]);
+        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+/// The exec-form registrations of a settings file: (event, command, args).
+fn registrations(text: &str) -> Vec<(String, String, Vec<String>)> {
+    let v: Value = serde_json::from_str(text).unwrap();
+    let mut out = Vec::new();
+    for (event, groups) in v["hooks"].as_object().unwrap() {
+        for group in groups.as_array().unwrap() {
+            for h in group["hooks"].as_array().unwrap() {
+                let args = h["args"]
+                    .as_array()
+                    .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
+                    .unwrap_or_default();
+                out.push((
+                    event.clone(),
+                    h["command"].as_str().unwrap().to_string(),
+                    args,
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_managed_install_puts_the_program_and_an_exec_form_dropin_in_place() {
+    let m = Machine::new();
+    let out = m.ok(&["install", "--managed", "--yes"]);
+    assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
+    let program = m.program();
+    assert_eq!(
+        fs::read(&program).unwrap(),
+        fs::read(support::gk_bin()).unwrap()
+    );
+    let p = program.to_str().unwrap().to_string();
+    let arg = |k: &str| vec!["hook".to_string(), k.to_string()];
+    assert_eq!(
+        registrations(&fs::read_to_string(m.dropin()).unwrap()),
+        [
+            ("SessionStart".to_string(), p.clone(), arg("session")),
+            ("Stop".to_string(), p.clone(), arg("stop")),
+            ("UserPromptSubmit".to_string(), p.clone(), arg("prompt")),
+        ]
+    );
+    // Nothing per user: the user's Claude folder is not made.
+    assert!(!m.home().join(".claude").exists());
+    // Doctor reads the drop-in as the client does: gk's hooks are there,
+    // once each.
+    let codes = m.doctor_codes();
+    for code in [
+        "hook-missing",
+        "hook-fires-twice",
+        "hook-redundant",
+        "binary-missing",
+    ] {
+        assert!(!codes.iter().any(|c| c == code), "{code} in {codes:?}");
+    }
+    // Again: nothing to do.
+    let out = m.ok(&["install", "--managed", "--yes"]);
+    assert!(!out.contains("created"), "{out}");
+}
+
+#[test]
+fn a_dry_run_shows_the_dropin_and_writes_nothing() {
+    let m = Machine::new();
+    let before = m.files();
+    let out = m.ok(&["install", "--managed", "--dry-run"]);
+    assert!(out.contains("managed-settings.d"), "{out}");
+    assert!(
+        out.contains("\"args\""),
+        "the diff shows the drop-in: {out}"
+    );
+    assert!(out.contains("dry run: nothing written"), "{out}");
+    assert_eq!(m.files(), before);
+}
+
+#[test]
+fn uninstall_takes_a_managed_install_back_byte_for_byte() {
+    let m = Machine::new();
+    // An administrator's own managed file and a drop-in of theirs named
+    // gk.json that already holds a key: both come back as they were.
+    let managed = "{\n  \"allowManagedHooksOnly\": true\n}\n";
+    let theirs = "{\r\n  \"env\": {\"ORG_TOKEN\": \"s3cret\"}\r\n}\r\n";
+    fs::create_dir_all(m.dropin().parent().unwrap()).unwrap();
+    fs::write(m.managed(), managed).unwrap();
+    fs::write(m.dropin(), theirs).unwrap();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    let text = fs::read_to_string(m.dropin()).unwrap();
+    assert!(
+        text.contains("ORG_TOKEN") && text.contains("\"args\""),
+        "{text}"
+    );
+    m.ok(&["uninstall", "--managed", "--yes"]);
+    assert_eq!(fs::read_to_string(m.dropin()).unwrap(), theirs);
+    assert_eq!(fs::read_to_string(m.managed()).unwrap(), managed);
+    assert!(!m.program().exists());
+
+    // A drop-in of gk's alone goes, with the folders gk made for it.
+    let m = Machine::new();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(!m.dropin().exists());
+    assert!(!m.managed().parent().unwrap().exists());
+    assert!(!m.program().exists());
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(out.contains("nothing to remove"), "{out}");
+}
+
+#[test]
+fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
+    let m = Machine::new();
+    let file = m.home().join("ship/gk.json");
+    let f = file.to_str().unwrap();
+    let out = m.ok(&["install", "--managed", "--output", f, "--yes"]);
+    assert!(out.contains("it is not copied by --output"), "{out}");
+    assert!(out.contains("managed-settings.d"), "{out}");
+    let text = fs::read_to_string(&file).unwrap();
+    let p = m.program();
+    assert!(
+        registrations(&text)
+            .iter()
+            .all(|(_, c, _)| c == p.to_str().unwrap()),
+        "{text}"
+    );
+    assert!(!p.exists(), "--output copies no program");
+    assert!(
+        !m.dropin().exists(),
+        "--output writes nothing in the managed folder"
+    );
+    m.ok(&["uninstall", "--managed", "--output", f, "--yes"]);
+    assert!(!file.exists());
+}
+
+#[test]
+fn without_the_right_to_write_there_one_line_says_why_and_nothing_is_written() {
+    let m = Machine::new();
+    // The managed folder cannot be made: a file is where it would go.
+    let folder = m.managed().parent().unwrap().to_path_buf();
+    fs::create_dir_all(folder.parent().unwrap()).unwrap();
+    fs::write(&folder, "not a folder").unwrap();
+    let before = m.files();
+    let (code, out, err) = m.gk(&["install", "--managed", "--yes"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(folder.to_str().unwrap()), "{err}");
+    assert!(err.contains("--output"), "{err}");
+    assert_eq!(m.files(), before);
+}
+
+#[test]
+fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
+    let m = Machine::new();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    let out = m.ok(&["install", "--yes", "--no-smoke"]);
+    assert!(
+        out.contains("registers gk's hooks, so install does not"),
+        "{out}"
+    );
+    let settings = fs::read_to_string(m.home().join(".claude/settings.json")).unwrap();
+    assert!(!settings.contains("hook prompt"), "{settings}");
+    assert!(
+        settings.contains("Edit("),
+        "the per-user rules still come: {settings}"
+    );
+    assert!(m.home().join(".claude/CLAUDE.md").exists());
+    let codes = m.doctor_codes();
+    assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
+    let out = m.ok(&["uninstall", "--yes"]);
+    assert!(out.contains("gk uninstall --managed"), "{out}");
+    assert!(
+        m.dropin().exists(),
+        "a user's uninstall leaves the managed install"
+    );
+}
+
+#[test]
+fn managed_refuses_the_per_user_options() {
+    let m = Machine::new();
+    for extra in ["--statusline", "--no-permissions"] {
+        let (code, _, err) = m.gk(&["install", "--managed", extra, "--dry-run"]);
+        assert_eq!(code, 2, "{extra}: {err}");
+    }
+    let (code, _, err) = m.gk(&["install", "--output", "x.json", "--dry-run"]);
+    assert_eq!(code, 2, "{err}");
+}
