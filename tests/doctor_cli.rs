@@ -2038,9 +2038,15 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
     assert_eq!(code, 2, "{doc}");
     assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
     let f = doc_findings(&doc, "hook-in-plugin-and-settings")[0];
-    let details = f["details"].to_string();
-    assert!(details.contains("plugin gkp@mkt"), "{f}");
-    assert!(details.contains(&h.settings().display().to_string()), "{f}");
+    let details: Vec<&str> = f["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(details.iter().any(|d| d.contains("plugin gkp@mkt")), "{f}");
+    let settings = h.settings().display().to_string();
+    assert!(details.iter().any(|d| d.contains(&settings)), "{f}");
     assert_eq!(f["fixable"], true, "{f}");
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert!(
@@ -2109,10 +2115,13 @@ fn an_enabled_plugin_whose_folder_is_gone_and_a_broken_plugin_file_are_reported(
     assert!(has(&codes, "plugin-hooks-unparseable"), "{doc}");
     let f = doc_findings(&doc, "plugin-hooks-unparseable")[0];
     assert!(
-        f["message"]
-            .as_str()
-            .unwrap()
-            .contains(&broken.join("hooks/hooks.json").display().to_string()),
+        f["message"].as_str().unwrap().contains(
+            &broken
+                .join("hooks")
+                .join("hooks.json")
+                .display()
+                .to_string()
+        ),
         "{f}"
     );
 }
@@ -2154,4 +2163,36 @@ fn install_sees_gks_plugin_registers_no_hooks_and_uninstall_says_how_to_remove_i
         text(&out.stdout),
         text(&out.stderr)
     );
+}
+
+/// gk's status line under a managed `allowManagedHooksOnly`: the client
+/// shows no custom status line then (measured on 2.1.332), so doctor names
+/// the managed file and key; without the policy there is nothing to say.
+#[test]
+fn a_managed_allow_managed_hooks_only_switches_gks_status_line_off() {
+    let h = Home::new();
+    let out = h
+        .gk()
+        .args(["install", "--yes", "--no-smoke", "--statusline"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (_, codes, _) = h.codes(&[]);
+    assert!(!has(&codes, "statusline-disabled"), "{codes:?}");
+    h.write(&h.managed, "{\n  \"allowManagedHooksOnly\": true\n}\n");
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "statusline-disabled"), "{doc}");
+    let finding = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "statusline-disabled")
+        .unwrap();
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{}:2", h.managed.display()))
+            && message.contains("allowManagedHooksOnly"),
+        "{message}"
+    );
+    assert_eq!(finding["fixable"], false, "{finding}");
 }

@@ -181,6 +181,9 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     }
     check_state(inputs, &loaded, &files, &mut report);
     report.findings.extend(statusline::check(&files, inputs));
+    report
+        .findings
+        .extend(statusline::check_policy(&files, &table, inputs));
     check_claude_md(inputs, &mut report);
     files::fold_into_unparseable(&files, &mut report.findings);
     let redactor = files::redactor_for(&files);

@@ -62,7 +62,7 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
                     place_of(&s.path, s.line)
                 ),
             )
-            .fix("managed policy: ask whoever manages this machine to register gk in managed settings or lift allowManagedHooksOnly (gk cannot change it)"),
+            .fix("managed policy: ask whoever manages this machine to register gk in managed settings (`gk install --managed` writes the drop-in) or lift allowManagedHooksOnly (gk cannot change it)"),
         }
     };
     vec![finding.at(&s.path, s.line)]

@@ -1,3 +1,4 @@
+//! `statusline-disabled`: gk's status line switched off by managed policy.
 //! `statusline-broken`: gk's own status line in user settings, spelled for
 //! a shell Claude Code will not run it in. A status line has no exec form;
 //! on Windows the client runs it through Git Bash when it finds one and
@@ -11,10 +12,10 @@ use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
 use super::scopes::{Scope, ScopeFile};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
+use crate::registry::{SwitchKey, Table};
 
-/// The finding for the user settings' status line, if it is gk's and
-/// cannot run in the shell the client will use.
-pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
+/// The user settings and their status line's command, when it is gk's.
+fn gk_statusline<'f>(files: &'f [ScopeFile], inputs: &Inputs) -> Option<(&'f ScopeFile, &'f str)> {
     let user = files
         .iter()
         .find(|f| f.scope == Scope::User && f.effective())?;
@@ -24,9 +25,44 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
         .get("statusLine")?
         .get("command")?
         .as_str()?;
-    if !is_gk_statusline(command, &inputs.ctx) {
-        return None;
-    }
+    is_gk_statusline(command, &inputs.ctx).then_some((user, command))
+}
+
+/// `statusline-disabled`: gk's status line in user settings where a
+/// managed `allowManagedHooksOnly` is set, under which the client shows no
+/// custom status line (measured on 2.1.332). Policy: only its
+/// administrator can change it, and a managed drop-in cannot carry a
+/// status line for each user.
+pub fn check_policy(files: &[ScopeFile], table: &Table, inputs: &Inputs) -> Option<Finding> {
+    let s = table
+        .policy
+        .nonmanaged_off
+        .as_ref()
+        .filter(|s| s.scope == Scope::Managed && s.key == SwitchKey::AllowManagedHooksOnly)?;
+    let (user, command) = gk_statusline(files, inputs)?;
+    let place = match s.line {
+        Some(line) => format!("{}:{line}", s.path.display()),
+        None => s.path.display().to_string(),
+    };
+    Some(
+        Finding::new(
+            "statusline-disabled",
+            Severity::Warning,
+            Group::State,
+            format!(
+                "allowManagedHooksOnly is true in managed settings {place}: Claude Code shows no custom status line, so gk's in {} (`{command}`) never shows",
+                user.label()
+            ),
+        )
+        .at(&s.path, s.line)
+        .fix("managed policy: ask whoever manages this machine to lift allowManagedHooksOnly (gk cannot change it)"),
+    )
+}
+
+/// The finding for the user settings' status line, if it is gk's and
+/// cannot run in the shell the client will use.
+pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
+    let (user, command) = gk_statusline(files, inputs)?;
     let os = inputs.ctx.os;
     let why = crate::setup::statusline_breaks(os, command, inputs.git_bash.as_deref())?;
     let shell = match inputs.git_bash.as_deref() {
