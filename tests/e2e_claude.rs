@@ -75,6 +75,8 @@ fn main() -> std::process::ExitCode {
             scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own,
             scenario_15_json_the_client_loads_is_not_called_skipped,
             scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+            scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
+            scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
         ],
         skip,
     )
@@ -1037,21 +1039,12 @@ fn scenario_15_json_the_client_loads_is_not_called_skipped() {
     }
 }
 
-/// Issue 15, test (b): gk as a plugin. The repository's marketplace files
-/// (copied to a folder of their own, as a clone would hold them) added as
-/// a marketplace and gk's plugin installed with the client's own commands;
-/// the gk cargo built on PATH, as `cargo install` puts it. One turn runs
-/// each of gk's hooks once, from the plugin; settings.json gets no hooks
-/// (the client itself adds the marketplace and `enabledPlugins`). The
-/// session check does not call the plugin's hooks unregistered, and gives
-/// Claude the Task State Convention, which a plugin cannot put into
-/// CLAUDE.md. Runs with no managed policy (see `without_managed_policy`).
-fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
+/// The repository's marketplace files copied to a folder of their own (as
+/// a clone would hold them), added as a marketplace, gk's plugin installed
+/// with the client's own commands, and the gk cargo built on PATH (as
+/// `cargo install` puts it). Returns the plugin's id.
+fn install_gk_plugin(sb: &mut Sandbox) -> String {
     use gk::testing::plugin;
-    let _serial = harness::serial();
-    let mut sb =
-        sandbox("scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings");
-    sb.without_managed_policy();
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let market = sb.home().join("gk-marketplace");
     for (rel, _) in plugin::files() {
@@ -1076,6 +1069,24 @@ fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     ]);
     let id = format!("{}@{}", plugin::PLUGIN, plugin::MARKETPLACE);
     sb.claude_ok(&["plugin", "install", &id]);
+    id
+}
+
+/// Issue 15, test (b): gk as a plugin. The repository's marketplace files
+/// (copied to a folder of their own, as a clone would hold them) added as
+/// a marketplace and gk's plugin installed with the client's own commands;
+/// the gk cargo built on PATH, as `cargo install` puts it. One turn runs
+/// each of gk's hooks once, from the plugin; settings.json gets no hooks
+/// (the client itself adds the marketplace and `enabledPlugins`). The
+/// session check does not call the plugin's hooks unregistered, and gives
+/// Claude the Task State Convention, which a plugin cannot put into
+/// CLAUDE.md. Runs with no managed policy (see `without_managed_policy`).
+fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
+    let _serial = harness::serial();
+    let mut sb =
+        sandbox("scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings");
+    sb.without_managed_policy();
+    let id = install_gk_plugin(&mut sb);
 
     let turn = sb.turn("explain the build");
     turn.assert_completed();
@@ -1115,4 +1126,168 @@ fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     assert_eq!(settings.get("hooks"), None, "{settings:#}");
     assert_eq!(settings["enabledPlugins"][&id], true, "{settings:#}");
     assert!(!sb.claude_dir().join("CLAUDE.md").exists());
+}
+
+/// Scenario 17: the managed channel. `gk install --managed --output FILE`
+/// writes the drop-in an administrator ships; placed in the managed folder
+/// the client reads (a test folder shown at /etc/claude-code in a private
+/// mount namespace), beside a managed file that sets
+/// `allowManagedHooksOnly`: each of gk's hooks runs once from the drop-in,
+/// the user's own hook does not run, and doctor calls gk's hooks neither
+/// missing nor doubled. `gk uninstall --managed --output FILE` takes the
+/// file back out. Issue 15 (5; test c).
+fn scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only");
+    let policy = sb.with_managed_policy();
+    // The machine-wide program (here inside the sandbox): --output does not
+    // copy it, the administrator's tools do.
+    let program = sb.home().join("opt/gk/gk");
+    std::fs::create_dir_all(program.parent().unwrap()).expect("create the program folder");
+    std::fs::copy(env!("CARGO_BIN_EXE_gk"), &program).expect("put gk in place");
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 temp path").to_string();
+    sb.set_env("GK_MANAGED_PROGRAM", &path(&program));
+    sb.set_env(
+        "GK_MANAGED_SETTINGS",
+        &path(&policy.join("managed-settings.json")),
+    );
+    let shipped = sb.home().join("to-ship/gk.json");
+    let out = sb.gk_ok(&["install", "--managed", "--output", &path(&shipped), "--yes"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("it is not copied by --output"), "{said}");
+    assert!(
+        !sb.user_settings().exists(),
+        "a managed install left the user's settings alone"
+    );
+
+    sb.write(
+        &policy.join("managed-settings.json"),
+        "{\n  \"allowManagedHooksOnly\": true\n}\n",
+    );
+    sb.write(
+        &policy.join("managed-settings.d/gk.json"),
+        &sb.read(&shipped),
+    );
+    // A hook of the user's own, which the policy switches off.
+    let marker = sb.home().join("user-hook-ran");
+    sb.write(
+        &sb.user_settings(),
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": format!("touch {}", path(&marker))}
+        ]}]}})
+        .to_string(),
+    );
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+        let runs = turn.hook_responses(event);
+        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
+        assert_eq!(runs[0]["exit_code"], 0, "{event}: {}", runs[0]);
+    }
+    assert!(turn.single_context().contains("[Gatekeeper] State: clean"));
+    // No user has a task record yet (a drop-in carries none): gk says so.
+    let stop = stop_line(&turn);
+    assert!(stop.contains("task_state.json missing"), "{stop}");
+    assert!(
+        !marker.exists(),
+        "the user's hook ran under allowManagedHooksOnly"
+    );
+
+    let (_, codes) = sb.doctor_codes();
+    for code in ["hook-missing", "hook-fires-twice", "hook-redundant"] {
+        assert!(!codes.iter().any(|c| c == code), "{code} in {codes:?}");
+    }
+
+    sb.gk_ok(&[
+        "uninstall",
+        "--managed",
+        "--output",
+        &path(&shipped),
+        "--yes",
+    ]);
+    assert!(!shipped.exists(), "the drop-in held only gk's entries");
+}
+
+/// Issue 15, test (a): gk installed into settings.json, then gk's plugin
+/// too. The client runs each hook twice (it never merges a plugin's copy
+/// with a settings file's); `gk doctor` reports `hook-in-plugin-and-settings`
+/// (an error: exit 2) naming the plugin and settings.json; `gk doctor --fix
+/// --yes` takes install's entries out of settings.json (never the plugin's
+/// files), and each hook runs once again, from the plugin, `env` intact.
+fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it() {
+    let _serial = harness::serial();
+    let mut sb =
+        sandbox("scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it");
+    sb.without_managed_policy();
+    install(&sb);
+    let id = install_gk_plugin(&mut sb);
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+        assert_eq!(
+            turn.hook_responses(event).len(),
+            2,
+            "{event}: {}",
+            turn.describe_hooks()
+        );
+    }
+    let gatekeeper: Vec<String> = turn
+        .contexts()
+        .into_iter()
+        .filter(|c| c.contains("[Gatekeeper]"))
+        .collect();
+    assert_eq!(gatekeeper.len(), 2, "{}", turn.describe_hooks());
+    // The session check says so at the start, naming the plugin (each of
+    // its two runs prints the same line).
+    let warned = turn.system_messages("SessionStart");
+    assert!(
+        !warned.is_empty()
+            && warned
+                .iter()
+                .all(|m| m.contains(&id) && m.contains("gk doctor")),
+        "{warned:?}"
+    );
+
+    let (code, codes) = sb.doctor_codes();
+    assert_eq!(code, Some(2), "{codes:?}");
+    assert!(
+        codes.iter().any(|c| c == "hook-in-plugin-and-settings"),
+        "{codes:?}"
+    );
+    let out = sb.gk(&["doctor", "--no-smoke"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("plugin {id}")), "{said}");
+    assert!(
+        said.contains(&sb.user_settings().display().to_string()),
+        "{said}"
+    );
+    let plugin_files: Vec<String> = gk::testing::plugin::files()
+        .into_iter()
+        .map(|(rel, _)| sb.read(&sb.home().join("gk-marketplace").join(rel)))
+        .collect();
+    let out = sb.gk_ok(&["doctor", "--fix", "--yes"]);
+    assert_no_secret(&out);
+
+    let settings = sb.read(&sb.user_settings());
+    assert!(!settings.contains("hook prompt"), "{settings}");
+    assert!(settings.contains(ENV_BLOCK), "{settings}");
+    let after: Vec<String> = gk::testing::plugin::files()
+        .into_iter()
+        .map(|(rel, _)| sb.read(&sb.home().join("gk-marketplace").join(rel)))
+        .collect();
+    assert_eq!(after, plugin_files, "--fix never edits the plugin's files");
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+        assert_eq!(
+            turn.hook_responses(event).len(),
+            1,
+            "{event}: {}",
+            turn.describe_hooks()
+        );
+    }
+    let (_, codes) = sb.doctor_codes();
+    assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
 }

@@ -35,6 +35,7 @@ fn main() -> std::process::ExitCode {
         trials![
             windows_client_install_second_spellings_doctor_fix_and_uninstall,
             windows_release_archive_as_a_user_uses_it,
+            windows_managed_install_runs_gk_for_every_user,
         ],
         skip,
     )
@@ -429,4 +430,101 @@ impl OutputWithInput for std::process::Command {
             .expect("write stdin");
         child.wait_with_output().expect("wait")
     }
+}
+
+/// Removes the folders it names when dropped: what a test put into the
+/// prefix's machine-wide folders goes, also when the test fails.
+struct RemoveOnDrop(Vec<std::path::PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        for dir in &self.0 {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Issue 15 (c) on the Windows client: `gk.exe install --managed` (Wine
+/// asks for no administrator) puts gk.exe at `C:\Program Files\gk\gk.exe`
+/// and the drop-in at `C:\Program Files\ClaudeCode\managed-settings.d\gk.json`,
+/// a real Windows machine's paths. Beside a managed file that sets
+/// `allowManagedHooksOnly`, claude.exe runs each of gk's hooks once from the
+/// drop-in (the exec form, a path with a space, no shell), and a second
+/// copy of the prompt hook in the user's settings.json not at all; doctor
+/// calls gk's hooks neither missing nor doubled. `gk.exe uninstall
+/// --managed` takes the program and the drop-in back out.
+fn windows_managed_install_runs_gk_for_every_user() {
+    let _serial = harness::serial();
+    let tools = wine::tools("windows_managed_install_…", true);
+    let mut sb = WinSandbox::new(tools);
+    let drive_c = sb.tools.prefix.join("drive_c");
+    let managed_dir = drive_c.join("Program Files/ClaudeCode");
+    let program_dir = drive_c.join("Program Files/gk");
+    // The prefix is the test's own: a folder a killed run left goes first.
+    let _cleanup = RemoveOnDrop(vec![managed_dir.clone(), program_dir.clone()]);
+    let _ = fs::remove_dir_all(&managed_dir);
+    let _ = fs::remove_dir_all(&program_dir);
+
+    let out = sb.gk_ok(&["install", "--managed", "--yes"]);
+    let said = text(&out.stdout);
+    assert!(said.contains("smoke test: gk hook prompt passed"), "{said}");
+    let program = program_dir.join("gk.exe");
+    assert_eq!(
+        fs::read(&program).expect("the machine-wide gk.exe"),
+        fs::read(sb.downloaded_gk()).unwrap()
+    );
+    let dropin = managed_dir.join("managed-settings.d/gk.json");
+    let registered = parse_settings(&fs::read_to_string(&dropin).expect("the drop-in"));
+    for (event, arg) in [
+        ("UserPromptSubmit", "prompt"),
+        ("Stop", "stop"),
+        ("SessionStart", "session"),
+    ] {
+        assert_eq!(
+            handler(&registered, event),
+            (
+                r"C:\Program Files\gk\gk.exe".to_string(),
+                vec!["hook".to_string(), arg.to_string()]
+            )
+        );
+    }
+    fs::write(
+        managed_dir.join("managed-settings.json"),
+        "{\r\n  \"allowManagedHooksOnly\": true\r\n}\r\n",
+    )
+    .unwrap();
+    // A second copy of the prompt hook in the user's settings: switched off
+    // by the policy.
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(
+        sb.user_settings(),
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": [{
+            "type": "command",
+            "command": sb.win(&sb.downloaded_gk()),
+            "args": ["hook", "prompt"]
+        }]}]}})
+        .to_string(),
+    )
+    .unwrap();
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+        let runs = turn.hook_responses(event);
+        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
+        assert_eq!(runs[0]["exit_code"], 0, "{event}: {}", runs[0]);
+    }
+    assert!(turn.single_context().contains("[Gatekeeper]"));
+    let (_, codes) = doctor_codes(&sb);
+    for code in ["hook-missing", "hook-fires-twice", "hooks-disabled"] {
+        assert!(!codes.iter().any(|c| c == code), "{code} in {codes:?}");
+    }
+
+    sb.gk_ok(&["uninstall", "--managed", "--yes"]);
+    assert!(!dropin.exists(), "the drop-in held only gk's entries");
+    assert!(!program.exists(), "the machine-wide gk.exe is taken out");
+    assert!(
+        managed_dir.join("managed-settings.json").exists(),
+        "the administrator's managed file stays"
+    );
 }

@@ -409,14 +409,23 @@ fn shown_path(path: &Path) -> String {
     shown(&path.to_string_lossy())
 }
 
-/// `user settings /h/.claude/settings.json:12`.
+/// `user settings /h/.claude/settings.json:12`, or
+/// `plugin gk@gk (/h/…/hooks/hooks.json:7)` for a plugin's hook.
 fn place(r: &Registration) -> String {
-    format!(
-        "{} settings {}:{}",
-        r.scope.name(),
-        shown_path(&r.path),
-        r.line
-    )
+    match &r.plugin {
+        Some(p) => format!(
+            "plugin {} ({}:{})",
+            shown(&p.id),
+            shown_path(&r.path),
+            r.line
+        ),
+        None => format!(
+            "{} settings {}:{}",
+            r.scope.name(),
+            shown_path(&r.path),
+            r.line
+        ),
+    }
 }
 
 /// The first [`MAX_PLACES`] places, then how many more; a place in the
@@ -536,6 +545,29 @@ mod tests {
             &hooks_json(&[("UserPromptSubmit", "\"$HOME/.claude/hooks/gk\" hook prompt")]),
         );
         assert_eq!(check(&[files[0].clone(), twice]), None);
+    }
+
+    #[test]
+    fn a_plugins_hook_is_named_by_its_plugin_with_no_control_characters() {
+        let mut r = crate::registry::test_row(
+            Scope::User,
+            "UserPromptSubmit",
+            "gk",
+            crate::hookcmd::Owner::Gk(HookKind::Prompt),
+        );
+        r.path = PathBuf::from("/m/plugin/hooks/hooks.json");
+        r.line = 7;
+        r.plugin = Some(crate::registry::PluginTag {
+            id: "gk\u{1b}[31m@mkt".to_string(),
+            forced: false,
+        });
+        let shown = place(&r);
+        assert!(shown.starts_with("plugin gk"), "{shown}");
+        assert!(
+            shown.ends_with("@mkt (/m/plugin/hooks/hooks.json:7)"),
+            "{shown}"
+        );
+        assert!(!shown.contains('\u{1b}'), "{shown:?}");
     }
 
     #[test]

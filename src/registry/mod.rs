@@ -50,5 +50,5 @@ mod table;
 #[cfg(test)]
 pub(crate) use table::test_row;
 #[cfg(test)]
-pub(crate) use table::{policy, Policy, Switch};
+pub(crate) use table::{policy, PluginTag, Policy, Switch};
 pub use table::{Registration, Source, SwitchKey, Table};

@@ -234,8 +234,22 @@ pub struct Sandbox {
     cwd: Option<PathBuf>,
     /// Variables added to every run's isolated environment.
     env: Vec<(String, String)>,
-    /// An empty folder the client sees at the managed-policy folder.
-    no_managed: Option<PathBuf>,
+    /// What the client sees at the managed-policy folder, when not the
+    /// machine's own.
+    managed: Option<ManagedView>,
+}
+
+/// A managed-policy folder of the test's own, shown to the client at
+/// [`MANAGED_DIR`] in a private mount namespace (root only; nothing in
+/// /etc is written).
+enum ManagedView {
+    /// An empty folder bound over the machine's /etc/claude-code.
+    Empty(PathBuf),
+    /// `<upper>/claude-code`, the test's policy: bound over the machine's
+    /// folder where there is one, else /etc is shown through an overlay
+    /// whose upper layer (`upper`, with `work` for the overlay's own use)
+    /// adds that folder.
+    Policy { upper: PathBuf, work: PathBuf },
 }
 
 /// The managed-policy folder the Linux client reads.
@@ -252,7 +266,7 @@ impl Sandbox {
             turns: 0,
             cwd: None,
             env: Vec::new(),
-            no_managed: None,
+            managed: None,
         }
     }
 
@@ -265,26 +279,51 @@ impl Sandbox {
         if Path::new(MANAGED_DIR).is_dir() {
             let empty = self.root.path().join("no-managed-policy");
             fs::create_dir_all(&empty).expect("create the empty policy folder");
-            self.no_managed = Some(empty);
+            self.managed = Some(ManagedView::Empty(empty));
         }
     }
 
-    /// A command starting the client (see [`Sandbox::without_managed_policy`]).
+    /// Run the client as if this machine's managed-policy folder
+    /// (/etc/claude-code) were the folder returned, which the test fills
+    /// (`managed-settings.json`, `managed-settings.d/`): every client run
+    /// starts in a private mount namespace that shows it there (root only;
+    /// nothing in /etc is written, with or without a folder there).
+    pub fn with_managed_policy(&mut self) -> PathBuf {
+        let upper = self.root.path().join("managed-upper");
+        let work = self.root.path().join("managed-work");
+        let policy = upper.join("claude-code");
+        fs::create_dir_all(&policy).expect("create the policy folder");
+        fs::create_dir_all(&work).expect("create the overlay's work folder");
+        self.managed = Some(ManagedView::Policy { upper, work });
+        policy
+    }
+
+    /// A command starting the client (see [`Sandbox::without_managed_policy`]
+    /// and [`Sandbox::with_managed_policy`]).
     fn client_command(&self) -> Command {
-        match &self.no_managed {
-            None => Command::new(&self.client.bin),
-            Some(empty) => {
-                let mut cmd = Command::new("unshare");
-                cmd.args(["--mount", "--propagation", "private", "--", "sh", "-c"])
-                    .arg(format!(
-                        "mount --bind \"$1\" {MANAGED_DIR} || {{ echo 'cannot hide {MANAGED_DIR} (needs root)' >&2; exit 97; }}; shift; exec \"$@\""
-                    ))
-                    .arg("sh")
-                    .arg(empty)
-                    .arg(&self.client.bin);
-                cmd
-            }
-        }
+        let (script, folders) = match &self.managed {
+            None => return Command::new(&self.client.bin),
+            Some(ManagedView::Empty(empty)) => (
+                format!("mount --bind \"$1\" {MANAGED_DIR}"),
+                vec![empty.clone(), empty.clone()],
+            ),
+            Some(ManagedView::Policy { upper, work }) => (
+                format!(
+                    "if [ -d {MANAGED_DIR} ]; then mount --bind \"$1/claude-code\" {MANAGED_DIR}; \
+                     else mount -t overlay overlay -o \"lowerdir=/etc,upperdir=$1,workdir=$2\" /etc; fi"
+                ),
+                vec![upper.clone(), work.clone()],
+            ),
+        };
+        let mut cmd = Command::new("unshare");
+        cmd.args(["--mount", "--propagation", "private", "--", "sh", "-c"])
+            .arg(format!(
+                "{{ {script}; }} || {{ echo 'cannot show a test policy at {MANAGED_DIR} (needs root)' >&2; exit 97; }}; shift 2; exec \"$@\""
+            ))
+            .arg("sh")
+            .args(folders)
+            .arg(&self.client.bin);
+        cmd
     }
 
     /// Run the client with `args` (no mock, no turn: `plugin install …`,
