@@ -193,6 +193,37 @@ mkdir -p "$PROJ2/.claude"
 cp "$PROJ/.claude/settings.json" "$PROJ2/.claude/settings.json"
 printf '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}]}]}}\n' > "$PROJ2/.claude/settings.local.json"
 sed "s|$PROJ|$PROJ2|" "$tmp/session.json" > "$tmp/session-warn.json"
+# The session check in a project that enables 50 plugins of a directory
+# marketplace (issue 15), each with a manifest and a hooks file of three
+# handlers: what it reads at every start besides the settings files.
+PROJ3="$tmp/work/plugins50"
+mkdir -p "$PROJ3/.claude"
+"$PY" - "$tmp/mkt" "$HOME/.claude/plugins" "$PROJ3/.claude/settings.json" "$PROJ/.claude/settings.json" <<'PY'
+import json, os, sys
+mkt, plugins_dir, settings, base = sys.argv[1:5]
+def write(path, value):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(value, f, indent=2)
+names = [f"p{i:02}" for i in range(50)]
+write(os.path.join(mkt, ".claude-plugin/marketplace.json"),
+      {"name": "mkt", "plugins": [{"name": n, "source": f"./plugins/{n}"} for n in names]})
+handler = lambda c: {"type": "command", "command": c}
+for n in names:
+    root = os.path.join(mkt, "plugins", n)
+    write(os.path.join(root, ".claude-plugin/plugin.json"), {"name": n, "version": "1.0.0"})
+    write(os.path.join(root, "hooks/hooks.json"), {"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/guard")]}],
+        "PostToolUse": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/log")]}],
+        "Stop": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/notify")]}]}})
+write(os.path.join(plugins_dir, "known_marketplaces.json"),
+      {"mkt": {"source": {"source": "directory", "path": mkt}, "installLocation": mkt}})
+with open(base) as f:
+    project = json.load(f)
+project["enabledPlugins"] = {f"{n}@mkt": True for n in names}
+write(settings, project)
+PY
+sed "s|$PROJ|$PROJ3|" "$tmp/session.json" > "$tmp/session-plugins.json"
 # The session check at the start of a successor in $PROJ (issue 16).
 sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/session.json" > "$tmp/session-next.json"
 printf '{"session_id":"7c1d0b2a-0000-4000-8000-00000000beef","cwd":"%s","prompt":"go"}' "$PROJ" > "$tmp/prompt-proj.json"
@@ -220,6 +251,8 @@ printf '{"session": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f"}\n' > "$GK_STATE_DIR/
 "$GK" statusline < "$tmp/statusline.json" | grep -q 'gk DIRTY'
 out=$("$GK" hook session < "$tmp/session.json")
 [ -z "$out" ] || { echo "the session check is not silent on the healthy setup: $out"; exit 1; }
+out=$("$GK" hook session < "$tmp/session-plugins.json")
+[ -z "$out" ] || { echo "the session check is not silent with 50 healthy plugins: $out"; exit 1; }
 "$GK" hook session < "$tmp/session-warn.json" | grep -q 'runs twice on every UserPromptSubmit'
 
 TAB=$'\t'
@@ -238,6 +271,7 @@ SW="$tmp/session-warn.json"
   echo "gk-session(static)${TAB}$SS${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-warn(static)${TAB}$SW${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-successor(static)${TAB}$tmp/session-next.json${TAB}$GK${TAB}hook${TAB}session"
+  echo "gk-session-plugins50(static)${TAB}$tmp/session-plugins.json${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
   if [ -n "${GK_BENCH_BASELINE:-}" ]; then
@@ -282,6 +316,7 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk hook session, static / no-op   %5.2fx  (target <= 1.5x; healthy, silent)\n", med["gk-session(static)"] / t
     printf "gk hook session, static / no-op   %5.2fx  (one problem, one line printed)\n", med["gk-session-warn(static)"] / t
     printf "gk hook session, successor / no-op %5.2fx (healthy; the earlier session'"'"'s task told)\n", med["gk-session-successor(static)"] / t
+    printf "gk hook session, 50 plugins / no-op %5.2fx (target <= 1.5x; healthy, silent)\n", med["gk-session-plugins50(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
     if ("baseline-prompt" in med) {

@@ -11,7 +11,13 @@
 #               command handlers apiece;
 #   spellings   230,000 distinct spellings of gk's prompt hook and 125,000
 #               copies of one, split over the project and local files;
-#   dropins     three 15 MiB managed drop-ins (managed-settings.d/).
+#   dropins     three 15 MiB managed drop-ins (managed-settings.d/);
+#   plugins50   the healthy setup plus 50 plugins of a directory
+#               marketplace, enabled in the project's settings, each with a
+#               hooks file of three handlers and a manifest (the reading the
+#               client does at every start, src/registry/plugins.rs).
+# A no-op process (`true`, started the same way) is timed first: the
+# session check's budget is 1.5 times it with 50 plugins.
 # For each: the median wall time of RUNS runs and the largest maximum
 # resident set size (`/usr/bin/time -v`) over them. The budget for every
 # hostile case is under 50 ms and 64 MiB (docs/limitations.md).
@@ -72,6 +78,21 @@ write(os.path.join(tmp, "spellings/.claude/settings.json"),
       {"hooks": {"UserPromptSubmit": [{"hooks": distinct}]}})
 write(os.path.join(tmp, "spellings/.claude/settings.local.json"),
       {"hooks": {"UserPromptSubmit": [{"hooks": copies}]}})
+mkt = os.path.join(tmp, "mkt")
+names = [f"p{i:02}" for i in range(50)]
+write(os.path.join(mkt, ".claude-plugin/marketplace.json"),
+      {"name": "mkt", "plugins": [{"name": n, "source": f"./plugins/{n}"} for n in names]})
+for n in names:
+    root = os.path.join(mkt, "plugins", n)
+    write(os.path.join(root, ".claude-plugin/plugin.json"), {"name": n, "version": "1.0.0"})
+    write(os.path.join(root, "hooks/hooks.json"), {"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/guard")]}],
+        "PostToolUse": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/log")]}],
+        "Stop": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/notify")]}]}})
+write(os.path.join(home, ".claude/plugins/known_marketplaces.json"),
+      {"mkt": {"source": {"source": "directory", "path": mkt}, "installLocation": mkt}})
+write(os.path.join(tmp, "plugins50/.claude/settings.json"),
+      {"enabledPlugins": {f"{n}@mkt": True for n in names}})
 os.makedirs(os.path.join(tmp, "dropins"), exist_ok=True)
 per = (15 << 20) // 34
 for i in range(3):
@@ -102,7 +123,9 @@ PY
 }
 
 printf '%-10s %-10s %10s %12s\n' case build "median ms" "max RSS MiB"
-for case in healthy handlers spellings dropins; do
+read -r ms kib < <(run_case "$(command -v true)" healthy)
+printf '%-10s %-10s %10s %12s\n' noop true "$ms" "$(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}')"
+for case in healthy plugins50 handlers spellings dropins; do
   for which in gk baseline; do
     bin=$GK
     if [ "$which" = baseline ]; then

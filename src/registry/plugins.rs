@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::scopes::{classify_bytes, Load, Scope, ScopeFile};
+use crate::hookcmd::HookKind;
 
 /// How much the plugins may cost one reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,11 @@ pub struct PluginBudget {
     pub plugins: usize,
     /// Bytes of one file (a hooks file, a manifest, the client's records).
     pub file_bytes: u64,
+    /// Parse only the hooks files that may hold a hook of gk's (see
+    /// [`may_hold_gk`]); the others count as holding no hook. The session
+    /// check looks at gk's hooks only, and parsing every plugin's file
+    /// cost it 2.5 times a no-op process with 50 plugins.
+    pub gk_only: bool,
 }
 
 impl PluginBudget {
@@ -44,11 +50,13 @@ impl PluginBudget {
     pub const SESSION: PluginBudget = PluginBudget {
         plugins: 100,
         file_bytes: 256 << 10,
+        gk_only: true,
     };
     /// Doctor's: every file whole (up to the text limit), a thousand plugins.
     pub const DOCTOR: PluginBudget = PluginBudget {
         plugins: 1_000,
         file_bytes: crate::bounded::TEXT_LIMIT,
+        gk_only: false,
     };
 }
 
@@ -208,17 +216,27 @@ fn inside(base: &Path, rel: &str) -> Option<PathBuf> {
     Some(out)
 }
 
+/// A directory marketplace: its name, its folder and its manifest
+/// (`.claude-plugin/marketplace.json`, read once however many of its
+/// plugins are enabled).
+struct Marketplace {
+    name: String,
+    folder: PathBuf,
+    manifest: Option<Value>,
+}
+
 /// Where the client reads plugin `name` of marketplace `mkt` from.
 fn root_of(
     name: &str,
     mkt: &str,
     id: &str,
-    dirs: &[(String, PathBuf)],
+    dirs: &[Marketplace],
     installed: Option<&Value>,
-    limit: u64,
 ) -> Option<PathBuf> {
-    if let Some((_, folder)) = dirs.iter().find(|(n, _)| n == mkt) {
-        let manifest = read_json(&folder.join(".claude-plugin/marketplace.json"), limit);
+    if let Some(Marketplace {
+        folder, manifest, ..
+    }) = dirs.iter().find(|m| m.name == mkt)
+    {
         let source = manifest
             .as_ref()
             .and_then(|m| m.get("plugins"))
@@ -257,12 +275,42 @@ fn leads_out(root: &Path, file: &Path) -> bool {
 
 /// One hooks file of a plugin, bounded; `true` when it is not a regular
 /// file (see [`Plugin::hangs`]).
-fn hooks_file(root: &Path, path: PathBuf, limit: u64) -> (ScopeFile, bool) {
+/// Can these bytes register a hook of gk's? Not when, ASCII case aside,
+/// they hold neither `gk` (the program's name) nor the name of a Python v5
+/// script, nor a `\u` escape that could spell one.
+pub fn may_hold_gk(bytes: &[u8]) -> bool {
+    let mut needles: Vec<&[u8]> = vec![b"gk", b"\\u"];
+    needles.extend(
+        HookKind::ALL
+            .iter()
+            .filter_map(|k| k.legacy_script())
+            .map(str::as_bytes),
+    );
+    // One pass: a needle is compared only where a byte could start one
+    // (a table lookup for every other byte).
+    let mut starts = [false; 256];
+    for n in &needles {
+        starts[usize::from(n[0].to_ascii_lowercase())] = true;
+        starts[usize::from(n[0].to_ascii_uppercase())] = true;
+    }
+    (0..bytes.len()).any(|i| {
+        starts[usize::from(bytes[i])]
+            && needles.iter().any(|n| {
+                bytes
+                    .get(i..i + n.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(n))
+            })
+    })
+}
+
+fn hooks_file(root: &Path, path: PathBuf, budget: PluginBudget) -> (ScopeFile, bool) {
+    let limit = budget.file_bytes;
     let mut not_regular = false;
     let load = if leads_out(root, &path) {
         Load::Unreadable("a link out of the plugin's folder, which Claude Code refuses".into())
     } else {
         match crate::bounded::read(&path, limit) {
+            Ok(c) if budget.gk_only && !may_hold_gk(&c.bytes) => Load::Empty,
             Ok(c) => classify_bytes(&path, c.bytes),
             Err(crate::bounded::ReadError::NotFound) => Load::Absent,
             Err(crate::bounded::ReadError::TooLarge { .. }) => {
@@ -286,7 +334,8 @@ fn hooks_file(root: &Path, path: PathBuf, limit: u64) -> (ScopeFile, bool) {
 /// the manifest's `hooks` names (the standard file once, however often it
 /// is named). An inline event map is the manifest itself, read as a
 /// settings-shaped file (its `hooks` key holds the map).
-fn hooks_files(root: &Path, limit: u64) -> (Vec<ScopeFile>, Vec<PathBuf>) {
+fn hooks_files(root: &Path, budget: PluginBudget) -> (Vec<ScopeFile>, Vec<PathBuf>) {
+    let limit = budget.file_bytes;
     let standard = root.join("hooks").join("hooks.json");
     let mut paths = vec![standard.clone()];
     let manifest_path = root.join(".claude-plugin").join("plugin.json");
@@ -318,7 +367,7 @@ fn hooks_files(root: &Path, limit: u64) -> (Vec<ScopeFile>, Vec<PathBuf>) {
     let mut out = Vec::new();
     let mut hangs = Vec::new();
     for p in paths {
-        let (file, not_regular) = hooks_file(root, p, limit);
+        let (file, not_regular) = hooks_file(root, p, budget);
         if not_regular {
             hangs.push(file.path.clone());
         }
@@ -340,7 +389,20 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
         return plugins;
     }
     let limit = budget.file_bytes;
-    let dirs = directory_marketplaces(plugins_dir, files, limit);
+    // Only the marketplaces an enabled plugin names are read, each once.
+    let dirs: Vec<Marketplace> = directory_marketplaces(plugins_dir, files, limit)
+        .into_iter()
+        .filter(|(name, _)| {
+            on.iter()
+                .take(budget.plugins)
+                .any(|(id, ..)| id.split_once('@').is_some_and(|(_, m)| m == name))
+        })
+        .map(|(name, folder)| Marketplace {
+            manifest: read_json(&folder.join(".claude-plugin/marketplace.json"), limit),
+            name,
+            folder,
+        })
+        .collect();
     let installed = read_json(&plugins_dir.join("installed_plugins.json"), limit);
     for (n, (id, _, scope, path)) in on.iter().enumerate() {
         if n >= budget.plugins {
@@ -353,11 +415,11 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
         if plugins.enabled.iter().any(|p| p.name == name) {
             continue;
         }
-        let root = root_of(name, mkt, id, &dirs, installed.as_ref(), limit);
+        let root = root_of(name, mkt, id, &dirs, installed.as_ref());
         let enabled_in = (*scope, path.clone());
         match root.filter(|r| r.is_dir()) {
             Some(root) => {
-                let (hooks, hangs) = hooks_files(&root, limit);
+                let (hooks, hangs) = hooks_files(&root, budget);
                 plugins.enabled.push(Plugin {
                     id: id.clone(),
                     name: name.to_string(),
@@ -371,7 +433,7 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
             None => plugins.trouble.push(Trouble::Missing {
                 id: id.clone(),
                 enabled_in,
-                expected: root_of(name, mkt, id, &dirs, installed.as_ref(), limit),
+                expected: root_of(name, mkt, id, &dirs, installed.as_ref()),
             }),
         }
     }

@@ -318,3 +318,15 @@ fn only_plugins_managed_settings_enable_run_under_allow_managed_hooks_only() {
     let t = table(&w, &[(Scope::User, user), (Scope::Managed, managed)]);
     assert_eq!(t.running(HookKind::Stop).count(), 0);
 }
+
+#[test]
+fn only_a_file_that_may_name_gk_is_parsed_for_the_session_check() {
+    assert!(!may_hold_gk(
+        br#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}"#
+    ));
+    assert!(may_hold_gk(br#"{"command": "GK.EXE hook prompt"}"#));
+    assert!(may_hold_gk(br#"{"command": "\u0067k hook prompt"}"#));
+    assert!(may_hold_gk(br#"{"command": "python3 Gatekeeper.py"}"#));
+    assert!(may_hold_gk(b"g\nk gk"));
+    assert!(!may_hold_gk(b"g"));
+}
