@@ -198,31 +198,7 @@ sed "s|$PROJ|$PROJ2|" "$tmp/session.json" > "$tmp/session-warn.json"
 # handlers: what it reads at every start besides the settings files.
 PROJ3="$tmp/work/plugins50"
 mkdir -p "$PROJ3/.claude"
-"$PY" - "$tmp/mkt" "$HOME/.claude/plugins" "$PROJ3/.claude/settings.json" "$PROJ/.claude/settings.json" <<'PY'
-import json, os, sys
-mkt, plugins_dir, settings, base = sys.argv[1:5]
-def write(path, value):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(value, f, indent=2)
-names = [f"p{i:02}" for i in range(50)]
-write(os.path.join(mkt, ".claude-plugin/marketplace.json"),
-      {"name": "mkt", "plugins": [{"name": n, "source": f"./plugins/{n}"} for n in names]})
-handler = lambda c: {"type": "command", "command": c}
-for n in names:
-    root = os.path.join(mkt, "plugins", n)
-    write(os.path.join(root, ".claude-plugin/plugin.json"), {"name": n, "version": "1.0.0"})
-    write(os.path.join(root, "hooks/hooks.json"), {"hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/guard")]}],
-        "PostToolUse": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/log")]}],
-        "Stop": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/notify")]}]}})
-write(os.path.join(plugins_dir, "known_marketplaces.json"),
-      {"mkt": {"source": {"source": "directory", "path": mkt}, "installLocation": mkt}})
-with open(base) as f:
-    project = json.load(f)
-project["enabledPlugins"] = {f"{n}@mkt": True for n in names}
-write(settings, project)
-PY
+"$PY" scripts/bench-plugins.py "$tmp/mkt" "$HOME/.claude/plugins" "$PROJ3/.claude/settings.json" "$PROJ/.claude/settings.json"
 sed "s|$PROJ|$PROJ3|" "$tmp/session.json" > "$tmp/session-plugins.json"
 # The session check at the start of a successor in $PROJ (issue 16).
 sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/session.json" > "$tmp/session-next.json"

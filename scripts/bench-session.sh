@@ -78,27 +78,13 @@ write(os.path.join(tmp, "spellings/.claude/settings.json"),
       {"hooks": {"UserPromptSubmit": [{"hooks": distinct}]}})
 write(os.path.join(tmp, "spellings/.claude/settings.local.json"),
       {"hooks": {"UserPromptSubmit": [{"hooks": copies}]}})
-mkt = os.path.join(tmp, "mkt")
-names = [f"p{i:02}" for i in range(50)]
-write(os.path.join(mkt, ".claude-plugin/marketplace.json"),
-      {"name": "mkt", "plugins": [{"name": n, "source": f"./plugins/{n}"} for n in names]})
-for n in names:
-    root = os.path.join(mkt, "plugins", n)
-    write(os.path.join(root, ".claude-plugin/plugin.json"), {"name": n, "version": "1.0.0"})
-    write(os.path.join(root, "hooks/hooks.json"), {"hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/guard")]}],
-        "PostToolUse": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/log")]}],
-        "Stop": [{"hooks": [handler("${CLAUDE_PLUGIN_ROOT}/bin/notify")]}]}})
-write(os.path.join(home, ".claude/plugins/known_marketplaces.json"),
-      {"mkt": {"source": {"source": "directory", "path": mkt}, "installLocation": mkt}})
-write(os.path.join(tmp, "plugins50/.claude/settings.json"),
-      {"enabledPlugins": {f"{n}@mkt": True for n in names}})
 os.makedirs(os.path.join(tmp, "dropins"), exist_ok=True)
 per = (15 << 20) // 34
 for i in range(3):
     write(os.path.join(tmp, f"managed/managed-settings.d/{i}0-big.json"),
           {"hooks": {"PreToolUse": [{"hooks": [handler("true")] * per}]}})
 PY
+python3 scripts/bench-plugins.py "$tmp/mkt" "$HOME/.claude/plugins" "$tmp/plugins50/.claude/settings.json"
 
 run_case() { # binary case -> "median_ms max_rss_kib"
   local bin=$1 case=$2 managed
