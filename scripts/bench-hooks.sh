@@ -38,6 +38,9 @@ cp target/release/gk target/bench/gk-static
 GK="$PWD/target/bench/gk-static"
 GKD="$PWD/target/bench/gk-dynamic"
 rustc -O --edition 2021 -o target/bench/bench-spawn scripts/bench-spawn.rs
+# The floor under the 50-plugin figure: a process that only reads the
+# plugins' 100 files (static, like gk's build).
+rustc -O --edition 2021 -C target-feature=+crt-static -o target/bench/bench-read scripts/bench-read.rs
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -248,11 +251,17 @@ SW="$tmp/session-warn.json"
   echo "gk-session-warn(static)${TAB}$SW${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-successor(static)${TAB}$tmp/session-next.json${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-plugins50(static)${TAB}$tmp/session-plugins.json${TAB}$GK${TAB}hook${TAB}session"
+  printf 'read-plugin-files(static)\t%s\t%s' "$tmp/session-plugins.json" "$PWD/target/bench/bench-read"
+  for f in "$tmp"/mkt/plugins/*/.claude-plugin/plugin.json "$tmp"/mkt/plugins/*/hooks/hooks.json; do
+    printf '\t%s' "$f"
+  done
+  echo
   echo "gk-prompt(dynamic)${TAB}$P${TAB}$GKD${TAB}hook${TAB}prompt"
   echo "gk-stop(dynamic)${TAB}$S${TAB}$GKD${TAB}hook${TAB}stop"
   if [ -n "${GK_BENCH_BASELINE:-}" ]; then
     echo "baseline-prompt${TAB}$P${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}prompt"
     echo "baseline-stop${TAB}$S${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}stop"
+    echo "baseline-session-plugins50${TAB}$tmp/session-plugins.json${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}session"
   fi
 } > "$tmp/spec1.tsv"
 
@@ -293,11 +302,13 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk hook session, static / no-op   %5.2fx  (one problem, one line printed)\n", med["gk-session-warn(static)"] / t
     printf "gk hook session, successor / no-op %5.2fx (healthy; the earlier session'"'"'s task told)\n", med["gk-session-successor(static)"] / t
     printf "gk hook session, 50 plugins / no-op %5.2fx (target <= 1.5x; healthy, silent)\n", med["gk-session-plugins50(static)"] / t
+    printf "reading those 100 files alone / no-op %5.2fx (the floor: open, fstat, one read, close each)\n", med["read-plugin-files(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
     if ("baseline-prompt" in med) {
       printf "baseline prompt         / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-prompt"] / t
       printf "baseline stop           / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-stop"] / t
+      printf "baseline session, 50 plugins / no-op %5.2fx (GK_BENCH_BASELINE)\n", med["baseline-session-plugins50"] / t
     }
     if (have_ref == "yes") {
       printf "python gatekeeper.py    / gk      %5.0fx  (target >= 25x)\n", med["python-gatekeeper.py"] / med2["gk-prompt(static)"]

@@ -131,9 +131,27 @@ fn read_open(file: File, meta: &Metadata, limit: u64) -> Result<Contents, ReadEr
     // chunks from 32 bytes up. The size is a hint; the read decides.
     let hint = meta.len().min(limit).saturating_add(1);
     let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
+    let mut file = file.take(limit.saturating_add(1));
+    // The first read asks for the whole file and one byte more. When it
+    // stops exactly at the size the handle reported, that is the end (a
+    // regular file gives less than asked only at its end), and the read
+    // that would return 0 to say so is skipped: one system call a file,
+    // which is what a hundred plugins' files cost the session check. Any
+    // other outcome (a file grown or shrunk since, a short read elsewhere)
+    // reads on to the end as before.
+    bytes.resize(bytes.capacity(), 0);
+    let first = loop {
+        match file.read(&mut bytes) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(ReadError::Io(e)),
+        }
+    };
+    // Shrunk to what was read (`resize`: this module names no `truncate`).
+    bytes.resize(first, 0);
+    if first as u64 != meta.len() || first as u64 > limit {
+        file.read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });
     }
@@ -312,6 +330,38 @@ mod tests {
         assert_eq!(err.reason(), "not a regular file (a symbolic link)");
         assert_eq!(read(&link, 100).unwrap().bytes, b"secret");
         assert_eq!(read_no_link(&outside, 100).unwrap().bytes, b"secret");
+    }
+
+    /// A file whose size the system reports as 0 (the files of /proc) is
+    /// still read to its end: a read that stops at the reported size is
+    /// taken as the end only when it gave less than it asked for.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_longer_than_its_reported_size_is_read_whole() {
+        let whole = std::fs::read("/proc/self/maps").unwrap();
+        assert_eq!(std::fs::metadata("/proc/self/maps").unwrap().len(), 0);
+        let got = read(Path::new("/proc/self/maps"), TEXT_LIMIT)
+            .unwrap()
+            .bytes;
+        // The map changes between two reads only by a line or two.
+        assert!(
+            got.len() > 200 && got.len().abs_diff(whole.len()) < 1000,
+            "{}",
+            got.len()
+        );
+    }
+
+    #[test]
+    fn a_file_of_any_size_reads_byte_exact() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        for n in [0usize, 1, 4095, 4096, 4097, 70_000] {
+            let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&p, &data).unwrap();
+            assert_eq!(read(&p, 70_000).unwrap().bytes, data, "{n} bytes");
+        }
+        std::fs::write(&p, vec![1u8; 70_001]).unwrap();
+        assert!(matches!(read(&p, 70_000), Err(ReadError::TooLarge { .. })));
     }
 
     #[test]

@@ -260,12 +260,8 @@ fn root_of(
         .map(PathBuf::from)
 }
 
-/// Does a link lead `file` out of `root`? (The client refuses such a file.)
+/// Does the link `file` lead out of `root`? (The client refuses such a file.)
 fn leads_out(root: &Path, file: &Path) -> bool {
-    // `read_link` answers only for a link (and reads, never writes).
-    if std::fs::read_link(file).is_err() {
-        return false;
-    }
     match (std::fs::canonicalize(root), std::fs::canonicalize(file)) {
         (Ok(r), Ok(f)) => !f.starts_with(r),
         // A dangling link: the client treats it as absent; so does the reader.
@@ -273,8 +269,6 @@ fn leads_out(root: &Path, file: &Path) -> bool {
     }
 }
 
-/// One hooks file of a plugin, bounded; `true` when it is not a regular
-/// file (see [`Plugin::hangs`]).
 /// Can these bytes register a hook of gk's? Not when, ASCII case aside,
 /// they hold neither `gk` (the program's name) nor the name of a Python v5
 /// script, nor a `\u` escape that could spell one.
@@ -286,40 +280,43 @@ pub fn may_hold_gk(bytes: &[u8]) -> bool {
             .filter_map(|k| k.legacy_script())
             .map(str::as_bytes),
     );
-    // One pass: a needle is compared only where a byte could start one
-    // (a table lookup for every other byte).
-    let mut starts = [false; 256];
-    for n in &needles {
-        starts[usize::from(n[0].to_ascii_lowercase())] = true;
-        starts[usize::from(n[0].to_ascii_uppercase())] = true;
-    }
-    (0..bytes.len()).any(|i| {
-        starts[usize::from(bytes[i])]
-            && needles.iter().any(|n| {
-                bytes
-                    .get(i..i + n.len())
-                    .is_some_and(|w| w.eq_ignore_ascii_case(n))
-            })
+    // One vectorised pass a needle over the places its first byte (in
+    // either case) occurs, the needle compared only there.
+    needles.iter().any(|n| {
+        memchr::memchr2_iter(n[0].to_ascii_lowercase(), n[0].to_ascii_uppercase(), bytes).any(|i| {
+            bytes
+                .get(i..i + n.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(n))
+        })
     })
 }
 
+/// One hooks file of a plugin, bounded; `true` when it is not a regular
+/// file (see [`Plugin::hangs`]).
 fn hooks_file(root: &Path, path: PathBuf, budget: PluginBudget) -> (ScopeFile, bool) {
+    use crate::bounded::ReadError;
     let limit = budget.file_bytes;
     let mut not_regular = false;
-    let load = if leads_out(root, &path) {
-        Load::Unreadable("a link out of the plugin's folder, which Claude Code refuses".into())
-    } else {
-        match crate::bounded::read(&path, limit) {
-            Ok(c) if budget.gk_only && !may_hold_gk(&c.bytes) => Load::Empty,
-            Ok(c) => classify_bytes(&path, c.bytes),
-            Err(crate::bounded::ReadError::NotFound) => Load::Absent,
-            Err(crate::bounded::ReadError::TooLarge { .. }) => {
-                Load::Unchecked(super::scopes::TOO_LARGE.to_string())
-            }
-            Err(e) => {
-                not_regular = matches!(e, crate::bounded::ReadError::NotRegular(_));
-                Load::Unreadable(e.reason())
-            }
+    // A file that is not a link is read at once (on Unix the open itself
+    // refuses a link); only a link costs the look at where it leads.
+    let read = match crate::bounded::read_no_link(&path, limit) {
+        Err(ReadError::NotRegular("a symbolic link")) if leads_out(root, &path) => None,
+        Err(ReadError::NotRegular("a symbolic link")) => Some(crate::bounded::read(&path, limit)),
+        other => Some(other),
+    };
+    let load = match read {
+        None => {
+            Load::Unreadable("a link out of the plugin's folder, which Claude Code refuses".into())
+        }
+        Some(Ok(c)) if budget.gk_only && !may_hold_gk(&c.bytes) => Load::Empty,
+        Some(Ok(c)) => classify_bytes(&path, c.bytes),
+        Some(Err(ReadError::NotFound)) => Load::Absent,
+        Some(Err(ReadError::TooLarge { .. })) => {
+            Load::Unchecked(super::scopes::TOO_LARGE.to_string())
+        }
+        Some(Err(e)) => {
+            not_regular = matches!(e, ReadError::NotRegular(_));
+            Load::Unreadable(e.reason())
         }
     };
     let file = ScopeFile {
@@ -330,16 +327,51 @@ fn hooks_file(root: &Path, path: PathBuf, budget: PluginBudget) -> (ScopeFile, b
     (file, not_regular)
 }
 
+fn manifest_path(root: &Path) -> PathBuf {
+    root.join(".claude-plugin").join("plugin.json")
+}
+
+/// A plugin's manifest, read before anything else of the plugin.
+enum Manifest {
+    /// There is a file (`None`: unreadable, not JSON, or, when the budget
+    /// is gk's only, a file that cannot name a `hooks` key).
+    Read(Option<Value>),
+    /// No manifest, or no folder to hold one: whether the plugin's folder
+    /// is there at all is asked only then (one more system call, on this
+    /// rare path alone).
+    Absent,
+}
+
+fn read_manifest(root: &Path, budget: PluginBudget) -> Manifest {
+    use crate::bounded::ReadError;
+    match crate::bounded::read(&manifest_path(root), budget.file_bytes) {
+        Ok(c) if budget.gk_only && !may_name_hooks(&c.bytes) => Manifest::Read(None),
+        Ok(c) => Manifest::Read(serde_json::from_slice(&c.bytes).ok()),
+        Err(ReadError::NotFound) => Manifest::Absent,
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => Manifest::Absent,
+        Err(_) => Manifest::Read(None),
+    }
+}
+
+/// Can these bytes hold a `hooks` key? Not without the word or a `\u`
+/// escape that could spell it (JSON keys are compared exactly).
+fn may_name_hooks(bytes: &[u8]) -> bool {
+    bytes
+        .windows(5)
+        .any(|w| w == b"hooks" || w.starts_with(b"\\u"))
+}
+
 /// The hooks files of the plugin in `root`: `hooks/hooks.json` and what
 /// the manifest's `hooks` names (the standard file once, however often it
 /// is named). An inline event map is the manifest itself, read as a
 /// settings-shaped file (its `hooks` key holds the map).
-fn hooks_files(root: &Path, budget: PluginBudget) -> (Vec<ScopeFile>, Vec<PathBuf>) {
-    let limit = budget.file_bytes;
+fn hooks_files(
+    root: &Path,
+    manifest: Option<Value>,
+    budget: PluginBudget,
+) -> (Vec<ScopeFile>, Vec<PathBuf>) {
     let standard = root.join("hooks").join("hooks.json");
     let mut paths = vec![standard.clone()];
-    let manifest_path = root.join(".claude-plugin").join("plugin.json");
-    let manifest = read_json(&manifest_path, limit);
     let mut inline = false;
     let mut name = |v: &Value, paths: &mut Vec<PathBuf>| match v {
         Value::String(rel) => {
@@ -362,7 +394,7 @@ fn hooks_files(root: &Path, budget: PluginBudget) -> (Vec<ScopeFile>, Vec<PathBu
         None => {}
     }
     if inline {
-        paths.push(manifest_path);
+        paths.push(manifest_path(root));
     }
     let mut out = Vec::new();
     let mut hangs = Vec::new();
@@ -417,9 +449,16 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
         }
         let root = root_of(name, mkt, id, &dirs, installed.as_ref());
         let enabled_in = (*scope, path.clone());
-        match root.filter(|r| r.is_dir()) {
-            Some(root) => {
-                let (hooks, hangs) = hooks_files(&root, budget);
+        let manifest = root
+            .as_deref()
+            .and_then(|r| match read_manifest(r, budget) {
+                Manifest::Read(m) => Some(m),
+                Manifest::Absent if r.is_dir() => Some(None),
+                Manifest::Absent => None,
+            });
+        match (root, manifest) {
+            (Some(root), Some(manifest)) => {
+                let (hooks, hangs) = hooks_files(&root, manifest, budget);
                 plugins.enabled.push(Plugin {
                     id: id.clone(),
                     name: name.to_string(),
@@ -430,7 +469,7 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
                     root: Some(root),
                 })
             }
-            None => plugins.trouble.push(Trouble::Missing {
+            _ => plugins.trouble.push(Trouble::Missing {
                 id: id.clone(),
                 enabled_in,
                 expected: root_of(name, mkt, id, &dirs, installed.as_ref()),

@@ -327,6 +327,76 @@ fn only_a_file_that_may_name_gk_is_parsed_for_the_session_check() {
     assert!(may_hold_gk(br#"{"command": "GK.EXE hook prompt"}"#));
     assert!(may_hold_gk(br#"{"command": "\u0067k hook prompt"}"#));
     assert!(may_hold_gk(br#"{"command": "python3 Gatekeeper.py"}"#));
+    assert!(may_hold_gk(
+        br#"{"command": "python3 hooks/STATE_MONITOR.PY"}"#
+    ));
     assert!(may_hold_gk(b"g\nk gk"));
     assert!(!may_hold_gk(b"g"));
+    assert!(!may_hold_gk(b"state_monitor.p"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_inside_the_plugin_folder_is_read() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", "{}");
+    let root = w.plugin_root("a");
+    std::fs::write(root.join("real.json"), GK_EXEC).unwrap();
+    std::fs::remove_file(root.join("hooks/hooks.json")).unwrap();
+    std::os::unix::fs::symlink(root.join("real.json"), root.join("hooks/hooks.json")).unwrap();
+    for budget in [PluginBudget::DOCTOR, PluginBudget::SESSION] {
+        let files = test_files(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+        let p = load_plugins(&files, &w.plugins_dir(), budget);
+        assert!(
+            matches!(p.enabled[0].hooks[0].load, Load::Parsed { .. }),
+            "{:?}",
+            p.enabled[0].hooks[0].load
+        );
+    }
+}
+
+#[test]
+fn the_session_check_reads_a_manifest_whose_hooks_key_is_escaped() {
+    // `\u0068ooks` is `hooks` to a JSON reader, and so to the client.
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", "{}");
+    let root = w.plugin_root("a");
+    std::fs::write(root.join("more.json"), GK_EXEC).unwrap();
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        r#"{"name": "a", "\u0068ooks": "./more.json"}"#,
+    )
+    .unwrap();
+    let files = test_files(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    let p = load_plugins(&files, &w.plugins_dir(), PluginBudget::SESSION);
+    let paths: Vec<_> = p.enabled[0].hooks.iter().map(|f| f.path.clone()).collect();
+    assert_eq!(
+        paths,
+        [root.join("hooks/hooks.json"), root.join("more.json")]
+    );
+}
+
+#[test]
+fn a_plugin_folder_without_a_manifest_loads_and_a_file_in_its_place_is_missing() {
+    let w = World::new();
+    w.marketplace(&["a", "b"]);
+    w.plugin("a", GK_EXEC);
+    std::fs::remove_file(w.plugin_root("a").join(".claude-plugin/plugin.json")).unwrap();
+    std::fs::create_dir_all(w.mkt().join("plugins")).unwrap();
+    std::fs::write(w.plugin_root("b"), "not a folder").unwrap();
+    for budget in [PluginBudget::DOCTOR, PluginBudget::SESSION] {
+        let files = test_files(&[(
+            Scope::User,
+            r#"{"enabledPlugins": {"a@mkt": true, "b@mkt": true}}"#,
+        )]);
+        let p = load_plugins(&files, &w.plugins_dir(), budget);
+        assert_eq!(ids(&p), [("a@mkt", false)]);
+        assert!(matches!(p.enabled[0].hooks[0].load, Load::Parsed { .. }));
+        assert!(matches!(
+            &p.trouble[..],
+            [Trouble::Missing { id, .. }] if id == "b@mkt"
+        ));
+    }
 }
