@@ -1090,37 +1090,15 @@ fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
 
     let turn = sb.turn("explain the build");
     turn.assert_completed();
-    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
-        let runs = turn.hook_responses(event);
-        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
-        assert_eq!(runs[0]["exit_code"], 0, "{event}: {}", runs[0]);
-    }
+    turn.assert_gk_hooks_ran(1);
     // Each from the plugin (the debug log tags a plugin's hook runs), none
     // from a settings file.
-    let from_plugin = format!("(plugin {id}) finished with status 0");
-    assert_eq!(
-        turn.debug.matches(&from_plugin).count(),
-        3,
-        "{}",
-        turn.describe_hooks()
-    );
+    assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
     assert_eq!(turn.hook_runs().len(), 0, "{}", turn.describe_hooks());
     turn.single_context();
     // No "not registered" warning: the session check prints no message.
-    assert_eq!(
-        turn.system_messages("SessionStart"),
-        Vec::<String>::new(),
-        "{}",
-        turn.describe_hooks()
-    );
-    let convention = turn.hook_contexts("SessionStart");
-    assert_eq!(convention.len(), 1, "{}", turn.describe_hooks());
-    assert!(
-        convention[0].starts_with("## Task State Convention (gk hooks)"),
-        "{}",
-        convention[0]
-    );
-    assert!(turn.model_saw(&convention[0]));
+    let convention = turn.convention_given_silently();
+    assert!(turn.model_saw(&convention));
 
     let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
     assert_eq!(settings.get("hooks"), None, "{settings:#}");
@@ -1180,11 +1158,7 @@ fn scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only() {
 
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
-    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
-        let runs = turn.hook_responses(event);
-        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
-        assert_eq!(runs[0]["exit_code"], 0, "{event}: {}", runs[0]);
-    }
+    turn.assert_gk_hooks_ran(1);
     assert!(turn.single_context().contains("[Gatekeeper] State: clean"));
     // No user has a task record yet (a drop-in carries none): gk says so.
     let stop = stop_line(&turn);
@@ -1225,14 +1199,7 @@ fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it()
 
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
-    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
-        assert_eq!(
-            turn.hook_responses(event).len(),
-            2,
-            "{event}: {}",
-            turn.describe_hooks()
-        );
-    }
+    turn.assert_gk_hooks_ran(2);
     let gatekeeper: Vec<String> = turn
         .contexts()
         .into_iter()
@@ -1280,14 +1247,7 @@ fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it()
     assert_eq!(after, plugin_files, "--fix never edits the plugin's files");
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
-    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
-        assert_eq!(
-            turn.hook_responses(event).len(),
-            1,
-            "{event}: {}",
-            turn.describe_hooks()
-        );
-    }
+    turn.assert_gk_hooks_ran(1);
     let (_, codes) = sb.doctor_codes();
     assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
 }

@@ -36,6 +36,8 @@ fn main() -> std::process::ExitCode {
             windows_client_install_second_spellings_doctor_fix_and_uninstall,
             windows_release_archive_as_a_user_uses_it,
             windows_managed_install_runs_gk_for_every_user,
+            windows_gk_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+            windows_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
         ],
         skip,
     )
@@ -509,11 +511,7 @@ fn windows_managed_install_runs_gk_for_every_user() {
 
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
-    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
-        let runs = turn.hook_responses(event);
-        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
-        assert_eq!(runs[0]["exit_code"], 0, "{event}: {}", runs[0]);
-    }
+    turn.assert_gk_hooks_ran(1);
     assert!(turn.single_context().contains("[Gatekeeper]"));
     let (_, codes) = doctor_codes(&sb);
     for code in ["hook-missing", "hook-fires-twice", "hooks-disabled"] {
@@ -527,4 +525,127 @@ fn windows_managed_install_runs_gk_for_every_user() {
         managed_dir.join("managed-settings.json").exists(),
         "the administrator's managed file stays"
     );
+}
+
+/// The repository's marketplace files written to a folder on C: (as a
+/// clone holds them), added as a marketplace and gk's plugin installed with
+/// claude.exe's own commands, and the downloaded gk.exe's folder put first
+/// on PATH (as winget or scoop does). Returns the plugin's id.
+fn install_gk_plugin(sb: &mut WinSandbox) -> String {
+    use gk::testing::plugin;
+    let market = sb.root().join("gk-marketplace");
+    for (rel, content) in plugin::files() {
+        let to = market.join(&rel);
+        fs::create_dir_all(to.parent().expect("a folder")).unwrap();
+        fs::write(&to, content).unwrap();
+    }
+    let download = sb.root().join("download");
+    sb.put_on_path(&download);
+    sb.claude_ok(&["plugin", "marketplace", "add", &sb.win(&market)]);
+    let id = format!("{}@{}", plugin::PLUGIN, plugin::MARKETPLACE);
+    sb.claude_ok(&["plugin", "install", &id]);
+    id
+}
+
+/// Issue 15 (b) on the Windows client: gk's plugin from the repository's
+/// marketplace files, gk.exe found on PATH by the bare name `gk` in the
+/// plugin's exec-form hooks. One turn runs each of gk's hooks once, from
+/// the plugin; the session check is silent and hands Claude the Task State
+/// Convention; settings.json holds no hooks, and the turn changes nothing
+/// in it.
+fn windows_gk_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
+    let _serial = harness::serial();
+    let tools = wine::tools("windows_gk_plugin_…", true);
+    let mut sb = WinSandbox::new(tools);
+    let id = install_gk_plugin(&mut sb);
+    let before = fs::read_to_string(sb.user_settings()).expect("the client's settings.json");
+    let settings = parse_settings(&before);
+    assert_eq!(settings.get("hooks"), None, "{settings:#}");
+    assert_eq!(settings["enabledPlugins"][&id], true, "{settings:#}");
+
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    turn.assert_gk_hooks_ran(1);
+    assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
+    assert!(turn.single_context().contains("[Gatekeeper]"));
+    turn.convention_given_silently();
+    assert_eq!(
+        fs::read_to_string(sb.user_settings()).unwrap(),
+        before,
+        "a turn changes nothing in settings.json"
+    );
+    assert!(!sb.claude_dir().join("CLAUDE.md").exists());
+}
+
+/// Issue 15 (a) on the Windows client: `gk.exe install`, then gk's plugin
+/// too. claude.exe runs each hook twice (a plugin's copy is never merged
+/// with a settings file's); `gk.exe doctor` reports
+/// `hook-in-plugin-and-settings` (exit 2) naming the plugin and
+/// settings.json; `gk.exe doctor --fix --yes` takes install's entries out
+/// of settings.json, `env` intact and the plugin's files untouched, and
+/// each hook runs once again, from the plugin.
+fn windows_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it() {
+    let _serial = harness::serial();
+    let tools = wine::tools("windows_gk_in_a_plugin_and_in_settings_…", true);
+    let mut sb = WinSandbox::new(tools);
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(sb.user_settings(), settings_before(false)).unwrap();
+    sb.gk_ok(&["install", "--yes"]);
+    let id = install_gk_plugin(&mut sb);
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    turn.assert_gk_hooks_ran(2);
+    assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
+    let warned = turn.system_messages("SessionStart");
+    assert!(
+        !warned.is_empty()
+            && warned
+                .iter()
+                .all(|m| m.contains(&id) && m.contains("gk doctor")),
+        "{warned:?}"
+    );
+
+    let (code, codes) = doctor_codes(&sb);
+    assert_eq!(code, Some(2), "{codes:?}");
+    assert!(
+        codes.iter().any(|c| c == "hook-in-plugin-and-settings"),
+        "{codes:?}"
+    );
+    let project = sb.win(&sb.project());
+    let out = sb.gk(&["doctor", "--no-smoke", "--project", &project]);
+    let said = text(&out.stdout);
+    assert!(said.contains(&format!("plugin {id}")), "{said}");
+    assert!(said.contains(&sb.win(&sb.user_settings())), "{said}");
+    let market = sb.root().join("gk-marketplace");
+    let plugin_files = || -> Vec<Vec<u8>> {
+        gk::testing::plugin::files()
+            .into_iter()
+            .map(|(rel, _)| fs::read(market.join(rel)).unwrap())
+            .collect()
+    };
+    let plugin_before = plugin_files();
+    let out = sb.gk_ok(&["doctor", "--fix", "--yes"]);
+    assert_no_secret("doctor --fix", &out);
+
+    // The client wrote the file again when it added the plugin (LF line
+    // ends), so the env block is compared as values, not bytes.
+    let raw = fs::read_to_string(sb.user_settings()).unwrap();
+    assert_eq!(
+        parse_settings(&raw)["env"],
+        json!({"GK_E2E_PROXY_TOKEN": SECRET, "GK_E2E_FLAG": "1"}),
+        "{raw}"
+    );
+    assert!(!raw.contains("gk.exe"), "install's hooks are out:\n{raw}");
+    assert_eq!(
+        plugin_files(),
+        plugin_before,
+        "--fix never edits the plugin"
+    );
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    turn.assert_gk_hooks_ran(1);
+    assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
+    let (_, codes) = doctor_codes(&sb);
+    assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
 }

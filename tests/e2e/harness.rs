@@ -115,6 +115,19 @@ fn is_executable(path: &Path) -> bool {
 /// large native executable; parallel turns only make timings noisy.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// `out`, once it is known to have exited 0; else fail, showing what
+/// `what` (a program and its arguments) printed.
+pub fn succeeded(what: &str, out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "{what} exited {}:\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL
         .lock()
@@ -361,15 +374,7 @@ impl Sandbox {
             stdout: fs::read(&out_path).unwrap_or_default(),
             stderr: fs::read(&err_path).unwrap_or_default(),
         };
-        assert!(
-            out.status.success(),
-            "claude {} exited {}:\nstdout:\n{}\nstderr:\n{}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        succeeded(&format!("claude {}", args.join(" ")), out)
     }
 
     /// Give the following turns and gk commands `key=value`.
@@ -437,16 +442,7 @@ impl Sandbox {
 
     /// Run gk and require exit 0, showing its output otherwise.
     pub fn gk_ok(&self, args: &[&str]) -> Output {
-        let out = self.gk(args);
-        assert!(
-            out.status.success(),
-            "gk {} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        succeeded(&format!("gk {}", args.join(" ")), self.gk(args))
     }
 
     /// `gk doctor --json --project <project>`: the exit code and the finding codes.
@@ -700,6 +696,46 @@ impl Turn {
             self.describe_hooks()
         );
         contexts.into_iter().next().expect("one context")
+    }
+
+    /// The session check printed nothing and gave Claude the Task State
+    /// Convention as its one SessionStart context (what gk's plugin does
+    /// where CLAUDE.md has no convention): that context.
+    pub fn convention_given_silently(&self) -> String {
+        assert_eq!(
+            self.system_messages("SessionStart"),
+            Vec::<String>::new(),
+            "{}",
+            self.describe_hooks()
+        );
+        let contexts = self.hook_contexts("SessionStart");
+        assert_eq!(contexts.len(), 1, "{}", self.describe_hooks());
+        assert!(
+            contexts[0].starts_with("## Task State Convention (gk hooks)"),
+            "{}",
+            contexts[0]
+        );
+        contexts[0].clone()
+    }
+
+    /// Each of gk's three hook events ran `times` times in this turn, every
+    /// run with exit code 0.
+    pub fn assert_gk_hooks_ran(&self, times: usize) {
+        for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+            let runs = self.hook_responses(event);
+            assert_eq!(runs.len(), times, "{event}: {}", self.describe_hooks());
+            for run in runs {
+                assert_eq!(run["exit_code"], 0, "{event}: {run}");
+            }
+        }
+    }
+
+    /// How many of this turn's hook runs the client's debug log tags as
+    /// coming from plugin `id` and ending with status 0.
+    pub fn plugin_runs(&self, id: &str) -> usize {
+        self.debug
+            .matches(&format!("(plugin {id}) finished with status 0"))
+            .count()
     }
 
     /// `hook_response` events for one hook event name (e.g. "Stop").

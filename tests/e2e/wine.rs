@@ -122,6 +122,8 @@ pub struct WinSandbox {
     root: TempDir,
     pub tools: WinTools,
     turns: usize,
+    /// Folders put before PATH in every batch file (Windows paths).
+    path_first: Vec<String>,
 }
 
 impl WinSandbox {
@@ -140,11 +142,19 @@ impl WinSandbox {
             root,
             tools,
             turns: 0,
+            path_first: Vec::new(),
         }
     }
 
     pub fn root(&self) -> &Path {
         self.root.path()
+    }
+
+    /// Put `dir` (inside the prefix) first on PATH for every program run
+    /// from now on, as an installer (winget, scoop) puts its folder there.
+    pub fn put_on_path(&mut self, dir: &Path) {
+        let dir = self.win(dir);
+        self.path_first.push(dir);
     }
 
     pub fn home(&self) -> PathBuf {
@@ -228,6 +238,9 @@ impl WinSandbox {
         let mut text = String::from("@echo off\r\n");
         text += &format!("set USERPROFILE={}\r\n", self.win(&self.home()));
         text += &format!("cd /d {}\r\n", self.win(&self.project()));
+        for dir in &self.path_first {
+            text += &format!("set PATH={dir};%PATH%\r\n");
+        }
         for line in lines {
             text += line;
             text += "\r\n";
@@ -295,16 +308,26 @@ impl WinSandbox {
 
     /// Run the downloaded gk.exe and require exit 0.
     pub fn gk_ok(&self, args: &[&str]) -> Output {
-        let out = self.gk(args);
-        assert!(
-            out.status.success(),
-            "gk.exe {} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        crate::harness::succeeded(&format!("gk.exe {}", args.join(" ")), self.gk(args))
+    }
+
+    /// claude.exe with arguments (a command of its own, such as `plugin
+    /// install`; no argument may need quoting), required to exit 0.
+    pub fn claude_ok(&self, args: &[&str]) -> Output {
+        let claude = self.tools.claude.clone().expect("a client");
+        let client = format!("Z:{}", claude.to_string_lossy().replace('/', "\\"));
+        let line = format!("\"{client}\" {}", args.join(" "));
+        let out = self.batch(
+            "claude",
+            &[line],
+            b"",
+            &[
+                ("DISABLE_AUTOUPDATER", "1".into()),
+                ("DISABLE_TELEMETRY", "1".into()),
+                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ],
         );
-        out
+        crate::harness::succeeded(&format!("claude.exe {}", args.join(" ")), out)
     }
 
     /// One `claude.exe -p` turn in the project folder, against a fresh mock.
