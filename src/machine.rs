@@ -39,6 +39,9 @@ pub struct Machine {
     pub path_var: Option<OsString>,
     /// The managed settings file: [`MANAGED_VAR`], else the platform's.
     pub managed: PathBuf,
+    /// The managed settings Windows keeps in the registry (nothing on
+    /// other platforms, nor when [`MANAGED_VAR`] names the managed file).
+    pub registry_policy: RegistryPolicy,
     /// The machine-wide program a managed install registers:
     /// [`MANAGED_PROGRAM_VAR`], else the platform's.
     pub managed_program: PathBuf,
@@ -52,6 +55,130 @@ pub struct Machine {
     /// (a leading `~` is the home folder, as the client reads it), else
     /// `<claude dir>/plugins` (measured, 2.1.332).
     pub plugins_dir: PathBuf,
+}
+
+/// The Windows client's managed settings in the registry: the value
+/// `Settings` (a JSON text) under `SOFTWARE\Policies\ClaudeCode`, in
+/// `HKEY_LOCAL_MACHINE` and in `HKEY_CURRENT_USER`. Which of them and the
+/// managed files the client uses is decided in
+/// [`crate::registry::scopes`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegistryPolicy {
+    pub machine: Option<PolicyValue>,
+    pub user: Option<PolicyValue>,
+}
+
+/// One registry value as read (absent values are `None` above).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(windows), allow(dead_code))] // made by the Windows read and tests
+pub enum PolicyValue {
+    Text(String),
+    /// Present but not read: why, in a few words.
+    Unreadable(String),
+}
+
+/// The most of a registry value gk reads: the client's own bound (2 MiB).
+#[cfg_attr(not(windows), allow(dead_code))]
+pub const POLICY_LIMIT: usize = 2 << 20;
+
+/// The names the client gives the two values in its messages.
+pub const POLICY_MACHINE_NAME: &str = r"HKLM\SOFTWARE\Policies\ClaudeCode\Settings";
+pub const POLICY_USER_NAME: &str = r"HKCU\SOFTWARE\Policies\ClaudeCode\Settings";
+
+impl RegistryPolicy {
+    /// Read both values (Windows; elsewhere there are none).
+    pub fn read() -> RegistryPolicy {
+        RegistryPolicy {
+            machine: policy_value(true),
+            user: policy_value(false),
+        }
+    }
+}
+
+/// One value, by the registry's own call (`RegGetValueW`, read only; no
+/// process): `None` when the key or the value is absent.
+#[cfg(windows)]
+fn policy_value(machine: bool) -> Option<PolicyValue> {
+    use std::ffi::c_void;
+    #[link(name = "advapi32")]
+    extern "system" {
+        fn RegGetValueW(
+            key: isize,
+            sub_key: *const u16,
+            value: *const u16,
+            flags: u32,
+            kind: *mut u32,
+            data: *mut c_void,
+            len: *mut u32,
+        ) -> i32;
+    }
+    // The predefined keys, sign-extended as the Windows headers define them.
+    const HKEY_CURRENT_USER: isize = 0x8000_0001_u32 as i32 as isize;
+    const HKEY_LOCAL_MACHINE: isize = 0x8000_0002_u32 as i32 as isize;
+    // REG_SZ or REG_EXPAND_SZ (the kinds the client takes), unexpanded.
+    const FLAGS: u32 = 0x2 | 0x4 | 0x1000_0000;
+    const ERROR_FILE_NOT_FOUND: i32 = 2;
+    const ERROR_PATH_NOT_FOUND: i32 = 3;
+    const ERROR_UNSUPPORTED_TYPE: i32 = 1630;
+    let wide = |s: &str| s.encode_utf16().chain([0]).collect::<Vec<u16>>();
+    let key = if machine {
+        HKEY_LOCAL_MACHINE
+    } else {
+        HKEY_CURRENT_USER
+    };
+    let sub_key = wide(r"SOFTWARE\Policies\ClaudeCode");
+    let value = wide("Settings");
+    let ask = |data: *mut c_void, len: &mut u32| {
+        // SAFETY: both names are NUL-terminated UTF-16; `data` is null or
+        // points to `*len` writable bytes; the call writes only there.
+        unsafe {
+            RegGetValueW(
+                key,
+                sub_key.as_ptr(),
+                value.as_ptr(),
+                FLAGS,
+                std::ptr::null_mut(),
+                data,
+                len,
+            )
+        }
+    };
+    let mut len = 0u32;
+    let failed = |rc: i32| match rc {
+        ERROR_FILE_NOT_FOUND | ERROR_PATH_NOT_FOUND => None,
+        ERROR_UNSUPPORTED_TYPE => Some(PolicyValue::Unreadable(
+            "not a text value (REG_SZ)".to_string(),
+        )),
+        rc => Some(PolicyValue::Unreadable(format!(
+            "the registry refused it (error {rc})"
+        ))),
+    };
+    match ask(std::ptr::null_mut(), &mut len) {
+        0 => {}
+        rc => return failed(rc),
+    }
+    if len as usize > POLICY_LIMIT * 2 {
+        return Some(PolicyValue::Unreadable(format!(
+            "larger than {}",
+            crate::bounded::size_text(POLICY_LIMIT as u64)
+        )));
+    }
+    let mut buf = vec![0u16; len as usize / 2 + 1];
+    let mut got = (buf.len() * 2) as u32;
+    match ask(buf.as_mut_ptr().cast(), &mut got) {
+        0 => {}
+        rc => return failed(rc),
+    }
+    buf.resize(got as usize / 2, 0);
+    while buf.last() == Some(&0) {
+        buf.pop();
+    }
+    Some(PolicyValue::Text(String::from_utf16_lossy(&buf)))
+}
+
+#[cfg(not(windows))]
+fn policy_value(_machine: bool) -> Option<PolicyValue> {
+    None
 }
 
 /// The client's variable that moves `<claude dir>/plugins` wholesale.
@@ -98,8 +225,14 @@ impl Machine {
         } else {
             None
         };
-        let managed = env(MANAGED_VAR)
-            .filter(|v| !v.is_empty())
+        let managed_var = env(MANAGED_VAR).filter(|v| !v.is_empty());
+        // A managed file named by hand is the managed tier: the registry
+        // is not asked (tests, and an administrator checking a file).
+        let registry_policy = match managed_var {
+            Some(_) => RegistryPolicy::default(),
+            None => RegistryPolicy::read(),
+        };
+        let managed = managed_var
             .map(PathBuf::from)
             .unwrap_or_else(|| crate::paths::default_managed_path(os));
         let plugins_dir = match env(PLUGIN_DIR_VAR).filter(|v| !v.is_empty()) {
@@ -129,6 +262,7 @@ impl Machine {
             bash_home,
             path_var: env("PATH"),
             managed,
+            registry_policy,
             managed_program,
             state_dir,
             current_dir: std::env::current_dir().ok(),

@@ -38,6 +38,7 @@ fn main() -> std::process::ExitCode {
             windows_managed_install_runs_gk_for_every_user,
             windows_gk_plugin_runs_each_hook_once_with_no_hooks_in_settings,
             windows_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
+            windows_a_registry_policy_takes_the_managed_tier,
         ],
         skip,
     )
@@ -648,4 +649,115 @@ fn windows_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it() {
     assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
     let (_, codes) = doctor_codes(&sb);
     assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
+}
+
+/// A `.reg` file's line setting the value `Settings` to `json_text`.
+fn reg_value_line(json_text: &str) -> String {
+    let escaped = json_text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("\"Settings\"=\"{escaped}\"")
+}
+
+/// Takes the client's policy keys (HKLM and HKCU) out of the prefix's
+/// registry when dropped: what a test put there goes, also when it fails.
+struct PolicyKeysGone(std::path::PathBuf);
+
+impl PolicyKeysGone {
+    fn now(&self) {
+        let reg = self.0.join("drive_c/gk-e2e-policy-gone.reg");
+        let _ = fs::write(
+            &reg,
+            "REGEDIT4\r\n\r\n[-HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\ClaudeCode]\r\n\r\n\
+             [-HKEY_CURRENT_USER\\SOFTWARE\\Policies\\ClaudeCode]\r\n",
+        );
+        let _ = std::process::Command::new("wine")
+            .args(["regedit", "/s", r"C:\gk-e2e-policy-gone.reg"])
+            .env("WINEPREFIX", &self.0)
+            .env("WINEDEBUG", "-all")
+            .output();
+        let _ = fs::remove_file(&reg);
+    }
+}
+
+impl Drop for PolicyKeysGone {
+    fn drop(&mut self) {
+        self.now();
+    }
+}
+
+/// Issue 15, the registry policy on the Windows client: the drop-in that
+/// `gk.exe install --managed --output` writes, put into the value
+/// `HKLM\SOFTWARE\Policies\ClaudeCode\Settings` (as an administrator whose
+/// policy lives in the registry does), with gk.exe at the machine-wide
+/// path. claude.exe runs each of gk's hooks once from it, and nothing of a
+/// drop-in in `managed-settings.d` beside it (the registry value hides the
+/// managed files: measured). `gk.exe doctor` finds gk's hooks registered
+/// (no `hook-missing`) and reports the hidden drop-in (`managed-hidden`).
+fn windows_a_registry_policy_takes_the_managed_tier() {
+    let _serial = harness::serial();
+    let tools = wine::tools("windows_a_registry_policy_…", true);
+    let mut sb = WinSandbox::new(tools);
+    let drive_c = sb.tools.prefix.join("drive_c");
+    let managed_dir = drive_c.join("Program Files/ClaudeCode");
+    let program_dir = drive_c.join("Program Files/gk");
+    let _cleanup = RemoveOnDrop(vec![managed_dir.clone(), program_dir.clone()]);
+    let keys = PolicyKeysGone(sb.tools.prefix.clone());
+    keys.now();
+    let _ = fs::remove_dir_all(&managed_dir);
+
+    let dropin = sb.root().join("gk.json");
+    sb.gk_ok(&[
+        "install",
+        "--managed",
+        "--output",
+        &sb.win(&dropin),
+        "--yes",
+    ]);
+    fs::create_dir_all(&program_dir).unwrap();
+    fs::copy(sb.downloaded_gk(), program_dir.join("gk.exe")).unwrap();
+    let policy: Value = parse_settings(&fs::read_to_string(&dropin).unwrap());
+    let reg = sb.root().join("policy.reg");
+    fs::write(
+        &reg,
+        format!(
+            "REGEDIT4\r\n\r\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\ClaudeCode]\r\n{}\r\n",
+            reg_value_line(&policy.to_string())
+        ),
+    )
+    .unwrap();
+    let out = sb.batch(
+        "policy",
+        &[format!("regedit /s {}", sb.win(&reg))],
+        b"",
+        &[],
+    );
+    assert!(out.status.success(), "regedit: {}", text(&out.stderr));
+    // An older drop-in of another tool's, which the registry value hides.
+    fs::create_dir_all(managed_dir.join("managed-settings.d")).unwrap();
+    let hidden = managed_dir.join("managed-settings.d/other.json");
+    fs::write(
+        &hidden,
+        json!({"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify"}]}],
+                         "Stop": [{"hooks": [{"type": "command", "command": sb.win(&sb.downloaded_gk()), "args": ["hook", "stop"]}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    turn.assert_gk_hooks_ran(1);
+    assert!(turn.single_context().contains("[Gatekeeper]"));
+
+    let (_, codes) = doctor_codes(&sb);
+    assert!(codes.iter().any(|c| c == "managed-hidden"), "{codes:?}");
+    for code in ["hook-missing", "hook-fires-twice"] {
+        assert!(!codes.iter().any(|c| c == code), "{code} in {codes:?}");
+    }
+    let project = sb.win(&sb.project());
+    let out = sb.gk(&["doctor", "--no-smoke", "--project", &project]);
+    let said = text(&out.stdout);
+    assert!(
+        said.contains(r"HKLM\SOFTWARE\Policies\ClaudeCode\Settings"),
+        "{said}"
+    );
+    assert!(said.contains(&sb.win(&hidden)), "{said}");
 }

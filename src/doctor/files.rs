@@ -85,6 +85,7 @@ pub(super) fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, repo
                 .notes
                 .push((Group::Settings, format!("{}: {why}", f.label()))),
             Load::Unparseable(e) => report.findings.push(unparseable(f, e)),
+            Load::Hidden { by } => report.findings.push(managed_hidden(f, by)),
             Load::Parsed {
                 settings,
                 entries,
@@ -121,6 +122,39 @@ fn home_is_project(f: &ScopeFile, paths: &ScopePaths) -> Finding {
         ),
     )
     .at(&f.path, None)
+}
+
+/// `managed-hidden`: a managed source the client does not read, because
+/// another takes the managed tier (Windows; measured on client 2.1.332
+/// under Wine: a registry value under HKLM with any setting hides the
+/// managed file, its drop-ins and the HKCU value; the managed file or a
+/// drop-in hides the HKCU value). Nothing of it runs: gk's hooks in it
+/// included.
+fn managed_hidden(f: &ScopeFile, by: &Path) -> Finding {
+    let by_registry = crate::registry::scopes::is_registry_value(by);
+    let fix = if by_registry {
+        format!(
+            "put what it holds into the value {} (gk's hooks too: `gk install --managed --output gk.json` writes them) or remove that value",
+            by.display()
+        )
+    } else {
+        format!(
+            "put what it holds into {} or a drop-in beside it",
+            by.display()
+        )
+    };
+    Finding::new(
+        "managed-hidden",
+        Severity::Warning,
+        Group::Settings,
+        format!(
+            "{} is not read: Claude Code takes its managed settings from {} alone, so nothing in this one applies (its hooks never run)",
+            f.label(),
+            by.display()
+        ),
+    )
+    .at(&f.path, None)
+    .fix(format!("managed policy: ask whoever manages this machine to {fix}"))
 }
 
 /// `settings-same-file`: `f` is an earlier scope's file under another name.
@@ -164,11 +198,17 @@ fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
         Severity::Error,
         Group::Settings,
         format!(
-            "{}:{}:{}: {}; Claude Code skips the whole file, env included",
+            "{}:{}:{}: {}; {}",
             f.label(),
             e.line,
             e.column,
-            e.reason
+            e.reason,
+            if crate::registry::scopes::is_registry_value(&f.path) {
+                // Measured (Windows client under Wine): `claude -p` stops.
+                "Claude Code takes none of its settings and may refuse to start"
+            } else {
+                "Claude Code skips the whole file, env included"
+            }
         ),
     )
     .at(&f.path, Some(e.line))
@@ -293,5 +333,98 @@ pub(super) fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
             );
             seen.push(path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::doctor::{diagnose, Inputs};
+    use crate::hookcmd::CommandContext;
+    use crate::machine::{PolicyValue, RegistryPolicy};
+    use crate::paths::ClaudePaths;
+    use crate::platform::Os;
+    use crate::registry::scopes::ScopePaths;
+    use std::path::Path;
+
+    /// Doctor on a Windows machine whose managed folder holds gk's drop-in,
+    /// with `machine` as the HKLM registry value: each finding's code and
+    /// path.
+    fn findings(home: &Path, machine: Option<&str>) -> Vec<(&'static str, String)> {
+        let managed_dir = home.join("ClaudeCode");
+        std::fs::create_dir_all(managed_dir.join("managed-settings.d")).unwrap();
+        std::fs::write(
+            managed_dir.join("managed-settings.d/gk.json"),
+            r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "C:\\gk\\gk.exe", "args": ["hook", "prompt"]}]}]}}"#,
+        )
+        .unwrap();
+        let ctx = CommandContext::with_home(Os::Windows, r"C:\Users\Ann");
+        let paths = ClaudePaths::at(home.join(".claude"));
+        let inputs = Inputs {
+            scope_paths: ScopePaths {
+                user: paths.settings(),
+                project_dir: home.to_path_buf(),
+                managed: managed_dir.join("managed-settings.json"),
+                registry: RegistryPolicy {
+                    machine: machine.map(|t| PolicyValue::Text(t.to_string())),
+                    user: None,
+                },
+            },
+            ctx,
+            paths,
+            path_var: None,
+            git_bash: None,
+            bash_home: None,
+            smoke: false,
+            now: std::time::SystemTime::now(),
+            state_dir: None,
+            plugins_dir: home.join(".claude/plugins"),
+        };
+        diagnose(&inputs)
+            .report
+            .findings
+            .into_iter()
+            .map(|f| {
+                let at = f.path.map(|p| p.display().to_string()).unwrap_or_default();
+                (f.code, at)
+            })
+            .collect()
+    }
+
+    const HKLM: &str = r"HKLM\SOFTWARE\Policies\ClaudeCode\Settings";
+
+    #[test]
+    fn a_drop_in_hidden_by_the_registry_is_named_and_its_hooks_do_not_count() {
+        let home = tempfile::tempdir().unwrap();
+        let dropin = home
+            .path()
+            .join("ClaudeCode")
+            .join("managed-settings.d")
+            .join("gk.json");
+        let hidden = findings(home.path(), Some(r#"{"env": {"PROXY": "x"}}"#));
+        assert!(
+            hidden.contains(&("managed-hidden", dropin.display().to_string())),
+            "{hidden:?}"
+        );
+        // gk's prompt hook is only in the hidden drop-in: not registered.
+        assert!(
+            hidden.iter().any(|(c, _)| *c == "hook-missing"),
+            "{hidden:?}"
+        );
+        // `{}` leaves the tier to the drop-in: nothing hidden.
+        let read = findings(home.path(), Some("{}"));
+        assert!(
+            !read.iter().any(|(c, _)| *c == "managed-hidden"),
+            "{read:?}"
+        );
+    }
+
+    #[test]
+    fn a_registry_value_that_is_not_json_is_an_error_at_its_name() {
+        let home = tempfile::tempdir().unwrap();
+        let found = findings(home.path(), Some(r#"{"hooks": ,}"#));
+        assert!(
+            found.contains(&("settings-unparseable", HKLM.to_string())),
+            "{found:?}"
+        );
     }
 }

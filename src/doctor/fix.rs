@@ -99,6 +99,11 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
             path.display()
         )),
         Load::SameAsUser => Ok(()),
+        Load::Hidden { by } => Err(format!(
+            "{} is not read by Claude Code while {} holds the managed settings",
+            file.path.display(),
+            by.display()
+        )),
     }
 }
 

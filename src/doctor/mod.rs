@@ -73,12 +73,18 @@ impl Inputs {
             None => std::env::current_dir()
                 .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?,
         };
-        let managed = args.managed_settings.clone().unwrap_or(machine.managed);
+        // `--managed-settings` names the managed tier: the registry is not
+        // asked then (as with GK_MANAGED_SETTINGS).
+        let (managed, registry) = match args.managed_settings.clone() {
+            Some(file) => (file, Default::default()),
+            None => (machine.managed, machine.registry_policy),
+        };
         Ok(Inputs {
             scope_paths: ScopePaths {
                 user: machine.paths.settings(),
                 project_dir,
                 managed,
+                registry,
             },
             ctx: machine.ctx,
             paths: machine.paths,

@@ -117,6 +117,7 @@ mod tests {
                 user: paths.settings(),
                 project_dir: PathBuf::from(home),
                 managed: PathBuf::from("/none.json"),
+                registry: Default::default(),
             },
             ctx,
             paths,

@@ -72,6 +72,7 @@ pub fn answer(
         &machine.paths.settings(),
         project.as_deref(),
         &machine.managed,
+        &machine.registry_policy,
         Some(scopes::Budget::SESSION),
     );
     let plugins = crate::registry::plugins::load_plugins(

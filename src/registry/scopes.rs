@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::machine::{PolicyValue, RegistryPolicy, POLICY_MACHINE_NAME, POLICY_USER_NAME};
 #[cfg(test)]
 use crate::platform::Os;
 use crate::settings::{self, HookEntry, ParseError, SchemaIssue, Settings};
@@ -64,6 +65,10 @@ pub enum Load {
         entries: Vec<HookEntry>,
         issues: Vec<SchemaIssue>,
     },
+    /// There, but not read by the client: another managed source takes the
+    /// managed tier's place (`by`, a registry value's name or the managed
+    /// file). Windows only; see [`load_scopes_within`].
+    Hidden { by: PathBuf },
 }
 
 /// One settings file and what it gave.
@@ -116,6 +121,7 @@ pub struct ScopePaths {
     pub user: PathBuf,
     pub project_dir: PathBuf,
     pub managed: PathBuf,
+    pub registry: RegistryPolicy,
 }
 
 #[cfg(test)]
@@ -188,6 +194,15 @@ impl Spent {
             Err(crate::bounded::ReadError::NotFound) => return Load::Absent,
             Err(e) => return Load::Unreadable(e.reason()),
         };
+        self.take(path, bytes)
+    }
+
+    /// Classify bytes already read (a registry value) within what is left.
+    fn take(&mut self, path: &Path, bytes: Vec<u8>) -> Load {
+        let left = self.budget.total_bytes.saturating_sub(self.bytes);
+        if bytes.len() as u64 > self.budget.file_bytes.min(left) {
+            return Load::Unchecked(TOO_LARGE.to_string());
+        }
         self.bytes += bytes.len() as u64;
         let load = classify_bytes(path, bytes);
         if let Load::Parsed { entries, .. } = &load {
@@ -203,22 +218,41 @@ impl Spent {
 /// Read every scope: user, project, local, managed, then managed drop-ins
 /// in name order (later ones override earlier ones, as Claude Code merges them).
 pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
-    load_scopes(&paths.user, Some(&paths.project_dir), &paths.managed)
+    load_scopes(
+        &paths.user,
+        Some(&paths.project_dir),
+        &paths.managed,
+        &paths.registry,
+    )
 }
 
 /// [`load_all`] for a run that may have no project folder (`None`: a
 /// session hook whose event names a folder that is not there): then only
 /// user and managed settings are read, and no project or local entry is
 /// listed at all.
-pub fn load_scopes(user: &Path, project_dir: Option<&Path>, managed: &Path) -> Vec<ScopeFile> {
-    load_scopes_within(user, project_dir, managed, None)
+pub fn load_scopes(
+    user: &Path,
+    project_dir: Option<&Path>,
+    managed: &Path,
+    registry: &RegistryPolicy,
+) -> Vec<ScopeFile> {
+    load_scopes_within(user, project_dir, managed, registry, None)
 }
 
 /// [`load_scopes`] within `budget` (`None`: every file whole).
+///
+/// The managed tier is one source, never a merge (measured on the Windows
+/// client 2.1.332 under Wine; docs/maintainers/claude-code-facts.md,
+/// "Managed settings in the registry"): the registry value under
+/// `HKEY_LOCAL_MACHINE` when it holds any setting (then the managed file,
+/// its drop-ins and the `HKEY_CURRENT_USER` value are [`Load::Hidden`]);
+/// else the managed file and its drop-ins; and the `HKEY_CURRENT_USER`
+/// value only where neither the file nor a drop-in exists.
 pub fn load_scopes_within(
     user: &Path,
     project_dir: Option<&Path>,
     managed: &Path,
+    registry: &RegistryPolicy,
     budget: Option<Budget>,
 ) -> Vec<ScopeFile> {
     let mut spent = budget.map(|budget| Spent {
@@ -226,10 +260,42 @@ pub fn load_scopes_within(
         bytes: 0,
         entries: 0,
     });
-    let mut load = |path: &Path| match &mut spent {
-        Some(spent) => spent.load(path),
-        None => load_file(path),
+    let mut load = |path: &Path, text: Option<&str>| match (&mut spent, text) {
+        (Some(spent), None) => spent.load(path),
+        (None, None) => load_file(path),
+        (Some(spent), Some(text)) => spent.take(path, text.as_bytes().to_vec()),
+        (None, Some(text)) => classify_text(path, text),
     };
+    // The registry values first: they depend on no file.
+    let mut policy = |name: &str, value: &PolicyValue| {
+        let path = PathBuf::from(name);
+        let load = match value {
+            PolicyValue::Unreadable(why) => Load::Unreadable(why.clone()),
+            PolicyValue::Text(text) => match load(&path, Some(text)) {
+                // Measured: a blank value stops the client as one that is
+                // not JSON does; a blank file is nothing.
+                Load::Empty => Load::Unparseable(ParseError {
+                    path: path.clone(),
+                    line: 1,
+                    column: 1,
+                    reason: "empty, where Claude Code needs a JSON object".to_string(),
+                    not_utf8: false,
+                }),
+                load => load,
+            },
+        };
+        ScopeFile {
+            scope: Scope::Managed,
+            path,
+            load,
+        }
+    };
+    let machine_policy = registry
+        .machine
+        .as_ref()
+        .map(|v| policy(POLICY_MACHINE_NAME, v));
+    let user_policy = registry.user.as_ref().map(|v| policy(POLICY_USER_NAME, v));
+    let machine_rules = machine_policy.as_ref().is_some_and(holds_policy);
     // Every file is told apart from the ones before it by what it is on
     // disk (device and inode), not by its name: one file is read once.
     let mut seen: Vec<(FileKey, Scope, PathBuf)> = Vec::new();
@@ -245,7 +311,7 @@ pub fn load_scopes_within(
                 scope: *scope,
                 path: path.clone(),
             },
-            None => load(&path),
+            None => load(&path, None),
         };
         if let (Some(k), None) = (key, earlier) {
             seen.push((k, scope, path.clone()));
@@ -265,6 +331,9 @@ pub fn load_scopes_within(
             dir.join(".claude").join("settings.local.json"),
         );
     }
+    let tier = files.len();
+    files.extend(machine_policy);
+    let on_disk = files.len();
     add(&mut files, Scope::Managed, managed.to_path_buf());
     let dir = dropin_dir(managed);
     match dropins(&dir, budget.map(|b| b.dropins)) {
@@ -282,7 +351,47 @@ pub fn load_scopes_within(
             )),
         }),
     }
+    let file_based = files[on_disk..]
+        .iter()
+        .any(|f| !matches!(f.load, Load::Absent));
+    files.extend(user_policy);
+    let hidden_by = if machine_rules {
+        Some((on_disk, PathBuf::from(POLICY_MACHINE_NAME)))
+    } else if file_based {
+        Some((files.len() - 1, managed.to_path_buf()))
+    } else {
+        None
+    };
+    if let Some((from, by)) = hidden_by {
+        for f in files[from.max(tier)..].iter_mut() {
+            let user_value = f.path == Path::new(POLICY_USER_NAME);
+            if !matches!(f.load, Load::Absent) && (machine_rules || user_value) {
+                f.load = Load::Hidden { by: by.clone() };
+            }
+        }
+    }
     files
+}
+
+/// Is this "path" one of the registry values (the name the client gives it)?
+pub fn is_registry_value(path: &Path) -> bool {
+    path == Path::new(POLICY_MACHINE_NAME) || path == Path::new(POLICY_USER_NAME)
+}
+
+/// Does a registry value at `HKEY_LOCAL_MACHINE` take the managed tier?
+/// Measured: `{}` does not (the managed file's hooks run); any setting
+/// does, and so does a value that is not a JSON object (the client then
+/// stops with an error and runs nothing). A value the registry would not
+/// give (another type) leaves the tier to the files, as the client does.
+fn holds_policy(f: &ScopeFile) -> bool {
+    match &f.load {
+        Load::Parsed { settings, .. } => settings
+            .value
+            .as_object()
+            .is_some_and(|map| !map.is_empty()),
+        Load::Unparseable(_) | Load::Unchecked(_) => true,
+        _ => false,
+    }
 }
 
 /// Every `*.json` in the drop-in folder that is not a folder: a named pipe
@@ -421,6 +530,7 @@ mod tests {
             user: "/h/.claude/settings.json".into(),
             project_dir: "/p".into(),
             managed: "/etc/claude-code/managed-settings.json".into(),
+            registry: RegistryPolicy::default(),
         };
         assert_eq!(
             dropin_dir(&p.managed),
@@ -470,7 +580,9 @@ mod tests {
             entries: 20,
             dropins: 3,
         };
-        let read = |b: Option<Budget>| load_scopes_within(&user, Some(&d.join("p")), &managed, b);
+        let none = RegistryPolicy::default();
+        let read =
+            |b: Option<Budget>| load_scopes_within(&user, Some(&d.join("p")), &managed, &none, b);
         let unchecked = |files: &[ScopeFile]| -> Vec<String> {
             files
                 .iter()
@@ -521,10 +633,150 @@ mod tests {
             user: user.clone(),
             project_dir: home.path().to_path_buf(),
             managed: home.path().join("none/managed-settings.json"),
+            registry: RegistryPolicy::default(),
         };
         let files = load_all(&paths);
         assert!(matches!(files[0].load, Load::Empty));
         assert!(matches!(files[1].load, Load::SameAsUser));
         assert!(matches!(files[3].load, Load::Absent));
+    }
+
+    /// The managed tier with the registry values `machine` and `user`
+    /// (`None`: absent) beside a drop-in registering a Stop hook when
+    /// `dropin`: each managed source's path and load, in order.
+    fn managed_tier(
+        machine: Option<&str>,
+        user: Option<&str>,
+        dropin: bool,
+    ) -> (tempfile::TempDir, Vec<ScopeFile>) {
+        let d = tempfile::tempdir().unwrap();
+        let managed = d.path().join("ClaudeCode/managed-settings.json");
+        if dropin {
+            std::fs::create_dir_all(d.path().join("ClaudeCode/managed-settings.d")).unwrap();
+            std::fs::write(
+                d.path().join("ClaudeCode/managed-settings.d/gk.json"),
+                r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "gk"}]}]}}"#,
+            )
+            .unwrap();
+        }
+        let text = |v: Option<&str>| v.map(|t| PolicyValue::Text(t.to_string()));
+        let registry = RegistryPolicy {
+            machine: text(machine),
+            user: text(user),
+        };
+        let user_file = d.path().join("settings.json");
+        let files = load_scopes(&user_file, None, &managed, &registry)
+            .into_iter()
+            .filter(|f| f.scope == Scope::Managed && !matches!(f.load, Load::Absent))
+            .collect();
+        (d, files)
+    }
+
+    fn kinds(files: &[ScopeFile]) -> Vec<(String, &'static str)> {
+        files
+            .iter()
+            .map(|f| {
+                let name = if is_registry_value(&f.path) {
+                    f.path.display().to_string()
+                } else {
+                    f.path.file_name().unwrap().to_string_lossy().into_owned()
+                };
+                let kind = match &f.load {
+                    Load::Hidden { by } if by == Path::new(POLICY_MACHINE_NAME) => "hidden by HKLM",
+                    Load::Hidden { .. } => "hidden by the managed file",
+                    Load::Unparseable(_) => "unparseable",
+                    Load::Unreadable(_) => "unreadable",
+                    _ if f.effective() => "read",
+                    _ => "other",
+                };
+                (name, kind)
+            })
+            .collect()
+    }
+
+    const HKLM: &str = r"HKLM\SOFTWARE\Policies\ClaudeCode\Settings";
+    const HKCU: &str = r"HKCU\SOFTWARE\Policies\ClaudeCode\Settings";
+    const PROMPT_HOOK: &str =
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "gk"}]}]}}"#;
+
+    fn own(list: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
+        list.iter().map(|(n, k)| (n.to_string(), *k)).collect()
+    }
+
+    // Measured on the Windows client 2.1.332 under Wine, one hook in each
+    // source (docs/maintainers/claude-code-facts.md, "Managed settings in
+    // the registry").
+    #[test]
+    fn a_machine_registry_value_with_a_setting_hides_every_other_managed_source() {
+        // Measured: HKLM's prompt hook ran; the drop-in's Stop hook and
+        // HKCU's did not.
+        let (_d, files) = managed_tier(Some(PROMPT_HOOK), Some(PROMPT_HOOK), true);
+        assert_eq!(
+            kinds(&files),
+            own(&[
+                (HKLM, "read"),
+                ("gk.json", "hidden by HKLM"),
+                (HKCU, "hidden by HKLM"),
+            ])
+        );
+    }
+
+    #[test]
+    fn an_empty_machine_value_leaves_the_tier_to_the_files() {
+        // Measured: with `{}` at HKLM the drop-in's hook ran.
+        let (_d, files) = managed_tier(Some("{}"), None, true);
+        assert_eq!(kinds(&files), own(&[(HKLM, "read"), ("gk.json", "read")]));
+    }
+
+    #[test]
+    fn a_machine_value_that_is_not_json_or_blank_is_unparseable_and_holds_the_tier() {
+        // Measured: both stop the client ("could not be parsed as a JSON
+        // object"), so nothing of the files applies either.
+        for bad in ["{\"hooks\": ,}", "  "] {
+            let (_d, files) = managed_tier(Some(bad), None, true);
+            assert_eq!(
+                kinds(&files),
+                own(&[(HKLM, "unparseable"), ("gk.json", "hidden by HKLM")]),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_user_value_counts_only_where_no_managed_file_or_drop_in_exists() {
+        // Measured: HKCU's prompt hook ran alone; beside a drop-in (no
+        // managed-settings.json) only the drop-in's ran.
+        let (_d, files) = managed_tier(None, Some(PROMPT_HOOK), false);
+        assert_eq!(kinds(&files), own(&[(HKCU, "read")]));
+        let (_d, files) = managed_tier(None, Some(PROMPT_HOOK), true);
+        assert_eq!(
+            kinds(&files),
+            own(&[("gk.json", "read"), (HKCU, "hidden by the managed file")])
+        );
+    }
+
+    #[test]
+    fn a_value_the_registry_would_not_give_leaves_the_tier_to_the_files() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("ClaudeCode/managed-settings.d");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("gk.json"), PROMPT_HOOK).unwrap();
+        let registry = RegistryPolicy {
+            machine: Some(PolicyValue::Unreadable("not a text value (REG_SZ)".into())),
+            user: None,
+        };
+        let files: Vec<ScopeFile> = load_scopes(
+            &d.path().join("settings.json"),
+            None,
+            &d.path().join("ClaudeCode/managed-settings.json"),
+            &registry,
+        )
+        .into_iter()
+        .filter(|f| f.scope == Scope::Managed && !matches!(f.load, Load::Absent))
+        .collect();
+        assert_eq!(
+            kinds(&files),
+            own(&[(HKLM, "unreadable"), ("gk.json", "read")])
+        );
     }
 }

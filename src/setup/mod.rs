@@ -329,6 +329,7 @@ mod tests {
             bash_home: None,
             path_var: None,
             managed: PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"),
+            registry_policy: Default::default(),
             managed_program: PathBuf::from(r"C:\Program Files\gk\gk.exe"),
             state_dir: Some(dir.join(".local/state/gk")),
             current_dir: None,

@@ -404,7 +404,7 @@ impl std::fmt::Display for Elsewhere {
 /// as doctor does.
 fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere> {
     use crate::registry::{plugins, scopes, Table};
-    let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed);
+    let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed, &m.registry_policy);
     if let (Some(text), Some(user)) = (settings, files.first_mut()) {
         user.load = scopes::classify_text(&user.path, text);
     }
