@@ -193,6 +193,47 @@ fn uninstall_takes_a_managed_install_back_byte_for_byte() {
 }
 
 #[test]
+fn uninstall_lists_the_folders_it_leaves_empty_before_it_removes_them() {
+    let m = Machine::new();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    let dropins = m.dropin().parent().unwrap().to_path_buf();
+    let managed_dir = m.managed().parent().unwrap().to_path_buf();
+    let before = m.files();
+    let out = m.ok(&["uninstall", "--managed", "--dry-run"]);
+    for dir in [&dropins, &managed_dir] {
+        assert!(
+            out.contains(&format!(
+                "remove    {}{}",
+                dir.display(),
+                std::path::MAIN_SEPARATOR
+            )),
+            "{out}"
+        );
+    }
+    assert!(out.contains("dry run: nothing written"), "{out}");
+    assert_eq!(m.files(), before);
+    assert!(dropins.is_dir());
+
+    // A file of someone else's in the managed folder: that folder is
+    // neither listed nor removed; the emptied drop-in folder is.
+    fs::write(managed_dir.join("notes.txt"), "mine").unwrap();
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(
+        !out.contains(&format!(
+            "{}{} ",
+            managed_dir.display(),
+            std::path::MAIN_SEPARATOR
+        )),
+        "{out}"
+    );
+    assert!(!dropins.exists());
+    assert_eq!(
+        fs::read_to_string(managed_dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
 fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
     let m = Machine::new();
     let file = m.home().join("ship/gk.json");

@@ -114,6 +114,13 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
         None
     };
     let written = write_plan_with(plan, &stamp, backups.as_ref(), &Seams::none())?;
+    for dir in &plan.empty_folders {
+        // `remove_dir` removes an empty folder and nothing else: a folder
+        // with anything in it, a link or a file stays.
+        if std::fs::remove_dir(dir).is_ok() {
+            println!("removed   {} (an empty folder)", dir.display());
+        }
+    }
     for folder in &plan.folders {
         let done = if folder.mode.is_none() {
             "created"

@@ -113,6 +113,10 @@ pub struct Plan {
     /// Folders of gk's own to make private to the user (the state folder):
     /// created 0700 when missing, set to 0700 when others may read them.
     pub folders: Vec<FolderChange>,
+    /// Folders of gk's that the plan's removals may leave empty: each is
+    /// removed after the files are written, only when it is empty then
+    /// (never through a link, never with anything in it).
+    pub empty_folders: Vec<PathBuf>,
 }
 
 /// A folder a plan makes private ([`Plan::folders`]).
@@ -164,6 +168,7 @@ impl Plan {
             idle: None,
             keep_backups: true,
             folders: Vec::new(),
+            empty_folders: Vec::new(),
         }
     }
 

@@ -91,6 +91,15 @@ pub fn summary(plan: &Plan, style: Style) -> String {
             std::path::MAIN_SEPARATOR
         );
     }
+    for dir in &plan.empty_folders {
+        let _ = writeln!(
+            out,
+            "  {} {}{}  (when nothing else is left in it)",
+            style.paint("31", &format!("{:<9}", "remove")),
+            dir.display(),
+            std::path::MAIN_SEPARATOR
+        );
+    }
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
         let kind = change.kind();
         let label = format!("{:<9}", kind.label());

@@ -150,15 +150,6 @@ fn run_managed_uninstall(m: &Machine, args: &UninstallArgs, color: ColorChoice) 
         check_rights(&paths, "gk uninstall --managed", false)?;
     }
     let outcome = execute(&plan, &opts, Style::for_stdout(color.forced()))?;
-    if let (None, Outcome::Written { .. }) = (output, &outcome) {
-        // Emptied by the plan: gk's folders go too, each only when empty
-        // (`remove_dir` removes nothing else, and no link).
-        for dir in managed::folders(m) {
-            if std::fs::remove_dir(&dir).is_ok() {
-                println!("removed   {} (an empty folder)", dir.display());
-            }
-        }
-    }
     for note in notes {
         println!("{}", crate::text::escaped(&note));
     }

@@ -175,7 +175,44 @@ pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<S
     for leftover in binary::leftover_copies(program)? {
         plan.push(leftover);
     }
+    plan.empty_folders = left_empty(&folders(m), &plan);
     Ok((plan, notes))
+}
+
+/// Which of `folders` (inner ones first) hold nothing once `plan` has
+/// removed its files: each entry is a file the plan removes or a folder
+/// found empty before it. A folder of more than 64 entries, a link, or
+/// one that cannot be listed is left out (it is never removed).
+fn left_empty(folders: &[PathBuf], plan: &Plan) -> Vec<PathBuf> {
+    let mut gone: Vec<PathBuf> = plan
+        .changes
+        .iter()
+        .filter(|c| c.new.is_none() && c.changes_something())
+        .map(|c| c.path.clone())
+        .collect();
+    let mut out = Vec::new();
+    for dir in folders {
+        let is_dir = std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        if !is_dir {
+            continue;
+        }
+        let mut empty = true;
+        for (n, entry) in entries.enumerate() {
+            let inside = entry.map(|e| e.path());
+            if n >= 64 || !inside.is_ok_and(|p| gone.contains(&p)) {
+                empty = false;
+                break;
+            }
+        }
+        if empty {
+            gone.push(dir.clone());
+            out.push(dir.clone());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
