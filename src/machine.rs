@@ -119,6 +119,7 @@ fn policy_value(machine: bool) -> Option<PolicyValue> {
     const FLAGS: u32 = 0x2 | 0x4 | 0x1000_0000;
     const ERROR_FILE_NOT_FOUND: i32 = 2;
     const ERROR_PATH_NOT_FOUND: i32 = 3;
+    const ERROR_MORE_DATA: i32 = 234;
     const ERROR_UNSUPPORTED_TYPE: i32 = 1630;
     let wide = |s: &str| s.encode_utf16().chain([0]).collect::<Vec<u16>>();
     let key = if machine {
@@ -148,6 +149,10 @@ fn policy_value(machine: bool) -> Option<PolicyValue> {
         ERROR_FILE_NOT_FOUND | ERROR_PATH_NOT_FOUND => None,
         ERROR_UNSUPPORTED_TYPE => Some(PolicyValue::Unreadable(
             "not a text value (REG_SZ)".to_string(),
+        )),
+        // Grown between the call that gave its size and the read.
+        ERROR_MORE_DATA => Some(PolicyValue::Unreadable(
+            "changed while it was read; run again".to_string(),
         )),
         rc => Some(PolicyValue::Unreadable(format!(
             "the registry refused it (error {rc})"

@@ -1208,14 +1208,7 @@ fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it()
     assert_eq!(gatekeeper.len(), 2, "{}", turn.describe_hooks());
     // The session check says so at the start, naming the plugin (each of
     // its two runs prints the same line).
-    let warned = turn.system_messages("SessionStart");
-    assert!(
-        !warned.is_empty()
-            && warned
-                .iter()
-                .all(|m| m.contains(&id) && m.contains("gk doctor")),
-        "{warned:?}"
-    );
+    turn.assert_session_warned_of_plugin(&id);
 
     let (code, codes) = sb.doctor_codes();
     assert_eq!(code, Some(2), "{codes:?}");

@@ -598,14 +598,7 @@ fn windows_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it() {
     turn.assert_completed();
     turn.assert_gk_hooks_ran(2);
     assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
-    let warned = turn.system_messages("SessionStart");
-    assert!(
-        !warned.is_empty()
-            && warned
-                .iter()
-                .all(|m| m.contains(&id) && m.contains("gk doctor")),
-        "{warned:?}"
-    );
+    turn.assert_session_warned_of_plugin(&id);
 
     let (code, codes) = doctor_codes(&sb);
     assert_eq!(code, Some(2), "{codes:?}");

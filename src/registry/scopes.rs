@@ -331,7 +331,6 @@ pub fn load_scopes_within(
             dir.join(".claude").join("settings.local.json"),
         );
     }
-    let tier = files.len();
     files.extend(machine_policy);
     let on_disk = files.len();
     add(&mut files, Scope::Managed, managed.to_path_buf());
@@ -354,21 +353,25 @@ pub fn load_scopes_within(
     let file_based = files[on_disk..]
         .iter()
         .any(|f| !matches!(f.load, Load::Absent));
-    files.extend(user_policy);
-    let hidden_by = if machine_rules {
-        Some((on_disk, PathBuf::from(POLICY_MACHINE_NAME)))
-    } else if file_based {
-        Some((files.len() - 1, managed.to_path_buf()))
-    } else {
-        None
-    };
-    if let Some((from, by)) = hidden_by {
-        for f in files[from.max(tier)..].iter_mut() {
-            let user_value = f.path == Path::new(POLICY_USER_NAME);
-            if !matches!(f.load, Load::Absent) && (machine_rules || user_value) {
-                f.load = Load::Hidden { by: by.clone() };
-            }
+    let hidden = |f: &mut ScopeFile, by: &Path| {
+        if !matches!(f.load, Load::Absent) {
+            f.load = Load::Hidden {
+                by: by.to_path_buf(),
+            };
         }
+    };
+    if machine_rules {
+        for f in &mut files[on_disk..] {
+            hidden(f, Path::new(POLICY_MACHINE_NAME));
+        }
+    }
+    if let Some(mut f) = user_policy {
+        if machine_rules {
+            hidden(&mut f, Path::new(POLICY_MACHINE_NAME));
+        } else if file_based {
+            hidden(&mut f, managed);
+        }
+        files.push(f);
     }
     files
 }

@@ -718,6 +718,19 @@ impl Turn {
         contexts[0].clone()
     }
 
+    /// Every run of the session check warned, naming plugin `id` and
+    /// pointing at `gk doctor`.
+    pub fn assert_session_warned_of_plugin(&self, id: &str) {
+        let warned = self.system_messages("SessionStart");
+        assert!(
+            !warned.is_empty()
+                && warned
+                    .iter()
+                    .all(|m| m.contains(id) && m.contains("gk doctor")),
+            "{warned:?}"
+        );
+    }
+
     /// Each of gk's three hook events ran `times` times in this turn, every
     /// run with exit code 0.
     pub fn assert_gk_hooks_ran(&self, times: usize) {
