@@ -124,6 +124,9 @@ pub fn read_no_link(path: &Path, limit: u64) -> Result<Contents, ReadError> {
     read_open(file, &meta, limit)
 }
 
+/// Files up to this size are read with one read call (see [`read_open`]).
+const ONE_READ: u64 = 64 << 10;
+
 fn read_open(file: File, meta: &Metadata, limit: u64) -> Result<Contents, ReadError> {
     // Room for the whole file as the handle reports it (and the one byte
     // more that tells "grown past the limit"), never more than the limit:
@@ -132,26 +135,37 @@ fn read_open(file: File, meta: &Metadata, limit: u64) -> Result<Contents, ReadEr
     let hint = meta.len().min(limit).saturating_add(1);
     let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
     let mut file = file.take(limit.saturating_add(1));
-    // The first read asks for the whole file and one byte more. When it
-    // stops exactly at the size the handle reported, that is the end (a
-    // regular file gives less than asked only at its end), and the read
-    // that would return 0 to say so is skipped: one system call a file,
-    // which is what a hundred plugins' files cost the session check. Any
-    // other outcome (a file grown or shrunk since, a short read elsewhere)
-    // reads on to the end as before.
-    bytes.resize(bytes.capacity(), 0);
-    let first = loop {
-        match file.read(&mut bytes) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(ReadError::Io(e)),
+    if meta.len() <= ONE_READ {
+        // A small file (a settings or hooks file): the first read asks for
+        // the whole file and one byte more. When it stops exactly at the
+        // size the handle reported, that is the end (a regular file gives
+        // less than asked only at its end), and the read that would return
+        // 0 to say so is skipped: one system call a file, which is what a
+        // hundred plugins' files cost the session check. Any other outcome
+        // (a file grown or shrunk since, a short read elsewhere) reads on
+        // to the end below.
+        bytes.resize(bytes.capacity(), 0);
+        let first = loop {
+            match file.read(&mut bytes) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ReadError::Io(e)),
+            }
+        };
+        // Shrunk to what was read (`resize`: this module names no `truncate`).
+        bytes.resize(first, 0);
+        if first as u64 == meta.len() && first as u64 <= limit {
+            return Ok(Contents {
+                bytes,
+                mtime: meta.modified().ok(),
+            });
         }
-    };
-    // Shrunk to what was read (`resize`: this module names no `truncate`).
-    bytes.resize(first, 0);
-    if first as u64 != meta.len() || first as u64 > limit {
-        file.read_to_end(&mut bytes).map_err(ReadError::Io)?;
     }
+    // A large file (a program) is read in the standard way: zeroing tens
+    // of MiB first and asking for them in one read made every install and
+    // doctor run under Wine several times slower (29 s to 177 s for
+    // tests/install_permissions_cli.rs).
+    file.read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });
     }
