@@ -201,6 +201,10 @@ fn smoke_test(m: &Machine, wanted: &crate::edit::settings_edit::WantedHooks) -> 
                     Err(why) => {
                         ok = false;
                         println!("{label} FAILED after {ms:.0} ms: {why}");
+                        println!(
+                            "  run it by hand: {}",
+                            smoke::by_hand(m.os, &inv, &payload, &[])
+                        );
                     }
                 }
             }
