@@ -15,7 +15,8 @@
 //! which keyword matched or that none did, the instruction goes under
 //! `[Task state]`), the model lines left out when no keyword matched, and
 //! the message itself when that leaves it empty; on Stop, one line when a
-//! task in progress comes from the shared record.
+//! task in progress comes from the shared record, and the clean state's
+//! words for a session with no record when there is no shared record.
 //!
 //! One difference in both modes, by design (docs/hooks.md, "Text from the
 //! record"): a field the hooks show from the record (`task`, `detail`,
@@ -302,6 +303,16 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
             ctx = format!("{sentence} {ctx}");
         }
         gk::testing::hooks::prompt_output(&msg, &ctx)
+    } else if session.is_some()
+        && reference.contains("\"STATE [UNKNOWN] task_state.json missing -- assuming clean")
+    {
+        // A session with no record, and no shared one: it has not started
+        // a task, which per session is the clean state.
+        reference.replacen(
+            "STATE [UNKNOWN] task_state.json missing -- assuming clean",
+            "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort",
+            1,
+        )
     } else if session.is_some() && reference.contains("STATE [DIRTY]") {
         let hold = "\\n ! Hold off switching model/effort until this task is complete";
         let note = "\\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
