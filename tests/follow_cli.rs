@@ -419,7 +419,7 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
         .prompt(B, &s.project, "quick question: explain the lexer")
         .system_message();
     assert!(
-        msg.contains(" Next  : Opus 5.5 at high effort: the parser refactor continues (Claude's hint from the last turn)\n ! the hint differs from the keyword recommendation above, which wins: /model Sonnet 5"),
+        msg.contains(" Next  : Opus 5.5 at high effort: the parser refactor continues (Claude's hint from the last turn)\n ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5"),
         "{msg}"
     );
     // They agree: no such line.

@@ -298,9 +298,13 @@ pub fn respond(
                 located.record.as_deref(),
             );
             if let Some(next) = follow::next_of(file, config) {
-                for line in
-                    follow::prompt_next(&next, config, a.choice.label, a.effort.map(|(e, _)| e))
-                {
+                for line in follow::prompt_next(
+                    &next,
+                    config,
+                    a.choice.label,
+                    a.choice.command,
+                    a.effort.map(|(e, _)| e),
+                ) {
                     msg.push('\n');
                     msg.push_str(&line);
                 }
