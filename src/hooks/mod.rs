@@ -169,6 +169,7 @@ fn state_for(
         StateScope::Session => folder_of(os, std::env::var_os(PROJECT_DIR_VAR).as_deref(), event),
     };
     locate(
+        os,
         config.state.scope,
         event.and_then(session_id_of),
         dir.as_deref(),
