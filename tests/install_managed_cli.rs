@@ -258,6 +258,31 @@ fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
     assert!(!file.exists());
 }
 
+/// The documented `--output gk.json`: a bare name (and a relative path
+/// whose folder is missing) is a file in the current folder, for install
+/// and uninstall alike; nothing is blamed on rights.
+#[test]
+fn output_takes_a_name_relative_to_the_current_folder() {
+    let m = Machine::new();
+    let out = m.ok(&["install", "--managed", "--output", "gk.json", "--yes"]);
+    let file = m.home().join("gk.json");
+    assert!(out.contains(file.to_str().unwrap()), "{out}");
+    assert!(!registrations(&fs::read_to_string(&file).unwrap()).is_empty());
+    m.ok(&["uninstall", "--managed", "--output", "gk.json", "--yes"]);
+    assert!(!file.exists());
+    // A folder that is not there yet is made, as for an absolute path.
+    m.ok(&["install", "--managed", "--output", "ship/gk.json", "--yes"]);
+    assert!(m.home().join("ship/gk.json").is_file());
+    m.ok(&[
+        "uninstall",
+        "--managed",
+        "--output",
+        "ship/gk.json",
+        "--yes",
+    ]);
+    assert!(!m.home().join("ship/gk.json").exists());
+}
+
 #[test]
 fn without_the_right_to_write_there_one_line_says_why_and_nothing_is_written() {
     let m = Machine::new();

@@ -71,7 +71,8 @@ fn run_managed_install(
     program: &[u8],
     color: ColorChoice,
 ) -> Result<u8> {
-    let output = args.output.as_deref();
+    let output = args.output.as_deref().map(in_current_folder).transpose()?;
+    let output = output.as_deref();
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
         check_rights(
@@ -98,12 +99,33 @@ fn run_managed_install(
     Ok(outcome.exit_code())
 }
 
+/// `--output FILE` as a path from the current folder: a bare name
+/// (`gk.json`) or a relative one (`ship/gk.json`) is the file there, as
+/// any command-line tool reads it.
+fn in_current_folder(file: &Path) -> Result<PathBuf> {
+    if file.is_absolute() {
+        return Ok(file.to_path_buf());
+    }
+    let here = std::env::current_dir()
+        .map_err(|e| Error::new(format!("could not find the current folder: {e}")))?;
+    Ok(here.join(file))
+}
+
 /// Refuse, before anything is shown or written, a managed plan this
 /// process has not the rights to write: one line naming the folder and
-/// what to do instead.
+/// what to do instead. A folder that cannot be made because a folder
+/// above it is missing altogether (a drive that is not there) is said to
+/// be missing: no rights would help.
 fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()> {
     for path in paths {
         if let Err((dir, e)) = crate::change::fs::can_create(path) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(Error::refused(format!(
+                    "cannot write {}: {} does not exist",
+                    path.display(),
+                    dir.display()
+                )));
+            }
             let who = if crate::platform::Os::current().is_windows() {
                 "from a prompt run as administrator"
             } else {
@@ -137,7 +159,8 @@ fn io_reason(e: &std::io::Error) -> String {
 
 /// `gk uninstall --managed [--output FILE]`.
 fn run_managed_uninstall(m: &Machine, args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
-    let output = args.output.as_deref();
+    let output = args.output.as_deref().map(in_current_folder).transpose()?;
+    let output = output.as_deref();
     let (plan, notes) = managed::plan_uninstall(m, output)?;
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
