@@ -233,6 +233,54 @@ fn uninstall_lists_the_folders_it_leaves_empty_before_it_removes_them() {
     );
 }
 
+/// Folders an administrator made before gk stay, even empty: uninstall
+/// removes only the folders gk's install recorded making. A drop-in
+/// holding none of gk's hooks (even `{}`) is named for what it is and left
+/// as it is.
+#[test]
+fn uninstall_leaves_the_folders_gk_did_not_make_and_names_a_dropin_without_gk() {
+    let m = Machine::new();
+    let dropins = m.dropin().parent().unwrap().to_path_buf();
+    let managed_dir = m.managed().parent().unwrap().to_path_buf();
+    fs::create_dir_all(&dropins).unwrap();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert!(
+        !dropins.join(".gk-install.json").exists(),
+        "gk made no folder"
+    );
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(
+        !out.contains("(when nothing else is left in it)"),
+        "no folder listed: {out}"
+    );
+    assert!(dropins.is_dir() && managed_dir.is_dir());
+    assert!(!m.dropin().exists());
+
+    // Only the drop-in folder was missing: it alone is gk's to remove.
+    fs::remove_dir(&dropins).unwrap();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    // A second install keeps the record of the first.
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(!dropins.exists());
+    assert!(managed_dir.is_dir());
+
+    for theirs in ["{}", "{\n  \"env\": {\"ORG\": \"1\"}\n}\n"] {
+        fs::create_dir_all(&dropins).unwrap();
+        fs::write(m.dropin(), theirs).unwrap();
+        let before = m.files();
+        let out = m.ok(&["uninstall", "--managed", "--yes"]);
+        assert!(
+            out.contains(&format!(
+                "gk is not installed for every user here ({} holds none of gk's hooks); nothing to remove",
+                m.dropin().display()
+            )),
+            "{out}"
+        );
+        assert_eq!(m.files(), before);
+    }
+}
+
 #[test]
 fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
     let m = Machine::new();
