@@ -259,7 +259,7 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     if args.managed {
         return run_managed_uninstall(&m, args, color);
     }
-    let (mut plan, notes) = plan_uninstall(&m, args.purge)?;
+    let (mut plan, mut notes) = plan_uninstall(&m, args.purge)?;
     let backups = backup::Backups::from_env();
     if args.purge {
         if let Ok(b) = &backups {
@@ -270,9 +270,11 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let state_dir = if args.purge {
         let places = crate::records::Places::from_env()?;
         let records = crate::records::list(&places)?;
-        for change in crate::records::purge_changes(&places.state_dir, &records)? {
+        let (changes, left) = crate::records::purge_changes(&places.state_dir, &records)?;
+        for change in changes {
             plan.push(change);
         }
+        notes.extend(left);
         Some(places.state_dir)
     } else {
         None
