@@ -331,6 +331,56 @@ fn output_takes_a_name_relative_to_the_current_folder() {
     assert!(!m.home().join("ship/gk.json").exists());
 }
 
+/// Eight installs and eight uninstalls at once, from an installed state,
+/// three times over: the files always end in a state some order of the
+/// runs gives (gk installed: the program and a drop-in with its hooks; or
+/// not: neither), never a mix. A run that finds a file changed since its
+/// plan stops with nothing written and says so.
+#[test]
+#[allow(clippy::disallowed_methods)] // starts the sixteen runs at once
+fn concurrent_installs_and_uninstalls_end_in_a_state_some_order_gives() {
+    let m = Machine::new();
+    for round in 0..3 {
+        m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+        let runs: Vec<_> = (0..16)
+            .map(|i| {
+                let args: &[&str] = if i % 2 == 0 {
+                    &["install", "--managed", "--yes", "--no-smoke"]
+                } else {
+                    &["uninstall", "--managed", "--yes"]
+                };
+                let mut cmd = support::gk_process(m.home());
+                cmd.args(args)
+                    .current_dir(m.home())
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                (args[0], cmd.spawn().unwrap())
+            })
+            .collect();
+        for (what, run) in runs {
+            let out = run.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => {}
+                Some(1) => assert!(
+                    err.contains("changed since the plan was made"),
+                    "round {round}, {what}: {err}"
+                ),
+                other => panic!("round {round}, {what}: exit {other:?}: {err}"),
+            }
+        }
+        let program = m.program().exists();
+        let hooks = fs::read_to_string(m.dropin())
+            .map(|t| registrations(&t).len())
+            .unwrap_or(0);
+        assert!(
+            (program && hooks == 3) || (!program && !m.dropin().exists()),
+            "round {round}: program {program}, drop-in with {hooks} gk hooks"
+        );
+    }
+}
+
 #[test]
 fn without_the_right_to_write_there_one_line_says_why_and_nothing_is_written() {
     let m = Machine::new();

@@ -290,6 +290,10 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
         let mut emptied = vec![m.paths.hooks_dir()];
         emptied.extend(state_dir);
         if let Ok(b) = &backups {
+            // The lock of gk's writing runs is gk's too: taken, then removed.
+            if let Ok(lock) = crate::change::lock::RunLock::take(b.dir()) {
+                lock.remove();
+            }
             emptied.push(b.dir().to_path_buf());
             emptied.extend(
                 b.dir()
