@@ -385,9 +385,19 @@ fn sh_quote(word: &str) -> String {
     }
 }
 
-/// `word` as one PowerShell string: single quotes, a `'` doubled.
+/// `word` as one PowerShell string: single quotes, each quote doubled
+/// (PowerShell also ends a single-quoted string at the typographic single
+/// quotes U+2018 to U+201B).
 fn ps_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "''"))
+    let mut out = String::from("'");
+    for c in word.chars() {
+        if matches!(c, '\'' | '\u{2018}'..='\u{201b}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -532,12 +542,12 @@ mod tests {
             r#"printf %s '{"cwd": "/w/it'\''s"}' | CLAUDE_PROJECT_DIR='/w/it'\''s' /bin/sh -c '"$HOME/.claude/hooks/gk" hook session'"#
         );
         let exe = exec_invocation(
-            r"C:\Users\Ann O'Lee\.claude\hooks\gk.exe",
+            "C:\\Users\\Ann O'Lee\u{2019}s\\.claude\\hooks\\gk.exe",
             &["hook".into(), "prompt".into()],
         );
         assert_eq!(
             by_hand(Os::Windows, &exe, r#"{"a": 1}"#, &env),
-            r#"$env:CLAUDE_PROJECT_DIR = '/w/it''s'; '{"a": 1}' | & 'C:\Users\Ann O''Lee\.claude\hooks\gk.exe' 'hook' 'prompt'"#
+            "$env:CLAUDE_PROJECT_DIR = '/w/it''s'; '{\"a\": 1}' | & 'C:\\Users\\Ann O''Lee\u{2019}\u{2019}s\\.claude\\hooks\\gk.exe' 'hook' 'prompt'"
         );
     }
 

@@ -224,9 +224,11 @@ fn smoke_test(m: &Machine, wanted: &crate::edit::settings_edit::WantedHooks) -> 
                     Err(why) => {
                         ok = false;
                         println!("{label} FAILED after {ms:.0} ms: {why}");
+                        // The folder's name is in the payload: text gk did
+                        // not write reaches the terminal escaped.
                         println!(
                             "  run it by hand: {}",
-                            smoke::by_hand(m.os, &inv, &payload, &[])
+                            crate::text::escaped(&smoke::by_hand(m.os, &inv, &payload, &[]))
                         );
                     }
                 }
