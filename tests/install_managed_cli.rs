@@ -433,3 +433,44 @@ fn managed_refuses_the_per_user_options() {
     let (code, _, err) = m.gk(&["install", "--output", "x.json", "--dry-run"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// The record of made folders is gk's own file: a link there is never
+/// written through, and one uninstall cannot read (a link, a huge file)
+/// is left with a note while the rest of the uninstall is done.
+#[cfg(unix)]
+#[test]
+fn a_hostile_record_of_made_folders_is_passed_over() {
+    let m = Machine::new();
+    let dropins = m.dropin().parent().unwrap().to_path_buf();
+    fs::create_dir_all(&dropins).unwrap();
+    let outside = m.home().join("outside.txt");
+    fs::write(&outside, "mine").unwrap();
+    let record = dropins.join(".gk-install.json");
+    std::os::unix::fs::symlink(&outside, &record).unwrap();
+    // The program's folder is made: the record would list it.
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "mine");
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(
+        out.contains(&format!(
+            "left {} in place (not a regular file",
+            record.display()
+        )),
+        "{out}"
+    );
+    assert!(!m.dropin().exists() && !m.program().exists());
+    fs::remove_file(&record).unwrap();
+    fs::File::create(&record)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    // Install refuses it in one line naming it, writing nothing; uninstall
+    // passes over it.
+    let before = m.files();
+    let (code, _, err) = m.gk(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert_eq!((code, err.lines().count()), (1, 1), "{err}");
+    assert!(err.contains(record.to_str().unwrap()), "{err}");
+    assert_eq!(m.files(), before);
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(out.contains("(larger than 16 MiB)"), "{out}");
+}

@@ -113,6 +113,10 @@ fn recorded(m: &Machine, record: Option<&str>) -> Vec<PathBuf> {
 /// recorded; no record when gk made none.
 fn record_change(m: &Machine) -> Result<Option<FileChange>> {
     let at = record_path(m);
+    // Never written through a link: a record is a file of gk's own.
+    if super::is_link(&at) {
+        return Ok(None);
+    }
     let old = read_text(&at)?;
     let before = recorded(m, old.as_deref());
     let made: Vec<PathBuf> = folders(m)
@@ -253,7 +257,25 @@ pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<S
         plan.push(leftover);
     }
     let record_at = record_path(m);
-    let record = read_text(&record_at)?;
+    // A record gk cannot read (too large, not a file, not UTF-8) does not
+    // stop the uninstall: it stays, and so do the folders.
+    let record = match crate::bounded::read_no_link(&record_at, crate::bounded::TEXT_LIMIT) {
+        Ok(c) => String::from_utf8(c.bytes)
+            .map(Some)
+            .map_err(|_| "not UTF-8 text".to_string()),
+        Err(crate::bounded::ReadError::NotFound) => Ok(None),
+        Err(e) => Err(e.reason()),
+    };
+    let record = match record {
+        Ok(text) => text,
+        Err(why) => {
+            notes.push(format!(
+                "left {} in place ({why}): the folders gk's install made stay too",
+                record_at.display()
+            ));
+            None
+        }
+    };
     let made = recorded(m, record.as_deref());
     if let Some(old) = record {
         plan.push(FileChange::text(
