@@ -13,7 +13,8 @@
 //! folder pointer to write beside it); the prompt's words made plain (the
 //! `/model` line shows the model id with the label beside it and says
 //! which keyword matched or that none did, the instruction goes under
-//! `[Task state]`), the model lines left out when no keyword matched, and
+//! `[Task state]`, and `[check]` mode's instruction ends with the `/model`
+//! command of each model), the model lines left out when no keyword matched, and
 //! the message itself when that leaves it empty; on Stop, one line when a
 //! task in progress comes from the shared record, and the clean state's
 //! words for a session with no record when there is no shared record.
@@ -385,7 +386,23 @@ fn plain_context(v5: &str) -> String {
             v5_model_id(&c[1])
         )
     });
-    ctx.replacen(" [Option D] ", " [Task state] ", 1)
+    let ctx = ctx.replacen(" [Option D] ", " [Task state] ", 1);
+    // Check mode: what to type after `/model` for each built-in model (the
+    // rules in order, then the default, each once), after the instruction.
+    let tail = "; override it if your reading differs.";
+    match ctx.find(tail) {
+        Some(at) => {
+            let end = at + tail.len();
+            format!(
+                "{} When you recommend a model, write the /model command for it: \
+                 /model claude-opus-5-5 for Opus 5.5, /model claude-sonnet-5 for Sonnet 5, \
+                 /model claude-haiku-4-5-20251001 for Haiku 4.5, /model claude-fable-5-1 for Fable 5.1.{}",
+                &ctx[..end],
+                &ctx[end..]
+            )
+        }
+        None => ctx,
+    }
 }
 
 /// Run every case (with `config` saved as gk.json when given) and require
