@@ -296,7 +296,20 @@ pub fn record_file_name(session_id: &str) -> Option<String> {
     if session_id.is_empty() {
         return None;
     }
-    let plain = session_id.len() <= MAX_PLAIN_SESSION_NAME
+    if is_plain_session_id(session_id) {
+        return Some(format!("{session_id}.json"));
+    }
+    Some(format!("_{:032x}.json", fnv1a_128(session_id.as_bytes())))
+}
+
+/// Whether a session id is used as it is for its record's name (see
+/// [`record_file_name`]): 1 to 128 characters from `a-z`, `0-9`, `-` and
+/// `_`, starting with a letter or digit, no device or reserved name. Such
+/// an id holds nothing that could end a quoted string or start a line, so
+/// it may be shown, and passed to Claude, as it is.
+pub fn is_plain_session_id(session_id: &str) -> bool {
+    !session_id.is_empty()
+        && session_id.len() <= MAX_PLAIN_SESSION_NAME
         && session_id
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
@@ -305,11 +318,7 @@ pub fn record_file_name(session_id: &str) -> Option<String> {
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric())
         && !is_windows_device_name(session_id)
-        && !RESERVED_RECORD_NAMES.contains(&session_id);
-    if plain {
-        return Some(format!("{session_id}.json"));
-    }
-    Some(format!("_{:032x}.json", fnv1a_128(session_id.as_bytes())))
+        && !RESERVED_RECORD_NAMES.contains(&session_id)
 }
 
 /// `con`, `prn`, `aux`, `nul`, `com0`–`com9`, `lpt0`–`lpt9`: Windows opens

@@ -601,17 +601,37 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
 
 /// `gk uninstall --purge`: the removal of every session's record and of
 /// the folder pointers beside them in `state_dir` (the shared record is
-/// uninstall's own, with task_state.json).
-pub fn purge_changes(state_dir: &Path, records: &[Record]) -> Result<Vec<FileChange>> {
+/// uninstall's own, with task_state.json), and a note for each such file
+/// left in place. Anyone may write the state folder (Claude writes the
+/// pointers), so one file gk cannot read to remove (larger than
+/// [`crate::hooks::MAX_STATE_BYTES`], a link, unreadable) is passed over
+/// with a note naming it and why; it never stops the rest of the
+/// uninstall.
+pub fn purge_changes(
+    state_dir: &Path,
+    records: &[Record],
+) -> Result<(Vec<FileChange>, Vec<String>)> {
     let mut out = Vec::new();
-    for r in records.iter().filter(|r| !r.shared) {
-        if let Some(old) = current_record(&r.path)? {
-            out.push(change(&r.path, Some(old), None, "a task record (--purge)"));
+    let mut notes = Vec::new();
+    let mut purge = |path: &Path, what: &str| {
+        use crate::bounded::ReadError;
+        match crate::bounded::read_no_link(path, crate::hooks::MAX_STATE_BYTES) {
+            Ok(c) => out.push(change(path, Some(c.bytes), None, &format!("{what} (--purge)"))),
+            Err(ReadError::NotFound) => {}
+            Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => {}
+            Err(e) => notes.push(format!(
+                "left {} in place: {what} that gk does not read to remove ({}); delete it by hand if it is not wanted",
+                path.display(),
+                e.reason()
+            )),
         }
+    };
+    for r in records.iter().filter(|r| !r.shared) {
+        purge(&r.path, "a task record");
     }
     let entries = match std::fs::read_dir(state_dir) {
         Ok(entries) => entries,
-        Err(_) => return Ok(out), // listed by `list` already: gone since
+        Err(_) => return Ok((out, notes)), // listed by `list` already: gone since
     };
     for entry in entries.flatten() {
         let is_pointer = entry
@@ -622,12 +642,9 @@ pub fn purge_changes(state_dir: &Path, records: &[Record]) -> Result<Vec<FileCha
         if !is_pointer || !entry.file_type().is_ok_and(|t| t.is_file()) {
             continue;
         }
-        let path = entry.path();
-        if let Some(old) = current_record(&path)? {
-            out.push(change(&path, Some(old), None, "a folder pointer (--purge)"));
-        }
+        purge(&entry.path(), "a folder pointer");
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// Plan `gk state set`.

@@ -289,7 +289,8 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
         HookKind::Session => {
             if session_report(&value).is_none() {
                 return Err(
-                    "output is not the single systemMessage of `gk: ` lines the session check prints"
+                    "output is not what the session check prints (a systemMessage of `gk: ` lines, \
+                     SessionStart context for Claude, or both)"
                         .to_string(),
                 );
             }
@@ -298,14 +299,105 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
     Ok(())
 }
 
-/// The lines of a session check's output (`{"systemMessage": "gk: …"}`,
-/// every line starting `gk: `), or `None` when the output is not that.
+/// The lines a session check's output shows the user, or `None` when the
+/// output is not what the session check prints: a `systemMessage` whose
+/// every line starts `gk: ` (setup warnings, an earlier session's task in
+/// this folder), a `hookSpecificOutput` giving Claude `SessionStart`
+/// context (that task's story; the convention when gk's plugin starts it),
+/// or both, and nothing else. Context alone gives no lines.
 pub fn session_report(output: &Value) -> Option<Vec<&str>> {
     let obj = output.as_object()?;
-    let msg = obj.get("systemMessage")?.as_str()?;
-    let lines: Vec<&str> = msg.lines().collect();
-    (obj.len() == 1 && !lines.is_empty() && lines.iter().all(|l| l.starts_with("gk: ")))
-        .then_some(lines)
+    let lines: Vec<&str> = match obj.get("systemMessage") {
+        None => Vec::new(),
+        Some(m) => {
+            let lines: Vec<&str> = m.as_str()?.lines().collect();
+            if lines.is_empty() || !lines.iter().all(|l| l.starts_with("gk: ")) {
+                return None;
+            }
+            lines
+        }
+    };
+    let context_ok = match obj.get("hookSpecificOutput") {
+        None => true,
+        Some(h) => {
+            let h = h.as_object()?;
+            h.len() == 2
+                && h.get("hookEventName").and_then(Value::as_str) == Some("SessionStart")
+                && h.get("additionalContext").is_some_and(Value::is_string)
+        }
+    };
+    let known = obj
+        .keys()
+        .all(|k| k == "systemMessage" || k == "hookSpecificOutput");
+    (context_ok && known && !obj.is_empty()).then_some(lines)
+}
+
+/// The line a person types to run `invocation` by hand exactly as the
+/// smoke test ran it: the same program and words, the same `env`
+/// additions, the same payload on stdin. For `sh` on Linux and macOS
+/// (`printf` rather than `echo`, which some shells read backslashes in);
+/// for PowerShell on Windows (the variables set with `$env:` first, so
+/// they stay set in that window).
+pub fn by_hand(
+    os: Os,
+    invocation: &ShellInvocation,
+    stdin: &str,
+    env: &[(String, String)],
+) -> String {
+    let program = invocation.program.to_string_lossy();
+    if os.is_windows() {
+        let mut out = String::new();
+        for (k, v) in env {
+            out.push_str(&format!("$env:{k} = {}; ", ps_quote(v)));
+        }
+        out.push_str(&format!("{} | & {}", ps_quote(stdin), ps_quote(&program)));
+        for a in &invocation.args {
+            out.push(' ');
+            out.push_str(&ps_quote(a));
+        }
+        out
+    } else {
+        let mut out = format!("printf %s {} |", sh_quote(stdin));
+        for (k, v) in env {
+            out.push_str(&format!(" {k}={}", sh_quote(v)));
+        }
+        out.push(' ');
+        out.push_str(&sh_quote(&program));
+        for a in &invocation.args {
+            out.push(' ');
+            out.push_str(&sh_quote(a));
+        }
+        out
+    }
+}
+
+/// `word` as one `sh` word: as it is when it holds nothing a shell reads
+/// specially, else in single quotes (a `'` written `'\''`).
+fn sh_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:,+@%=".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// `word` as one PowerShell string: single quotes, each quote doubled
+/// (PowerShell also ends a single-quoted string at the typographic single
+/// quotes U+2018 to U+201B).
+fn ps_quote(word: &str) -> String {
+    let mut out = String::from("'");
+    for c in word.chars() {
+        if matches!(c, '\'' | '\u{2018}'..='\u{201b}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -404,6 +496,85 @@ mod tests {
         assert!(judge(HookKind::Stop, &slow)
             .unwrap_err()
             .starts_with("did not finish"));
+    }
+
+    #[test]
+    fn the_session_check_may_give_claude_context_with_or_without_a_message() {
+        // An earlier session's task in this folder: a `gk: ` line and the
+        // story for Claude.
+        let both = r#"{"systemMessage": "gk: an earlier session in this folder left 'x' in progress", "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "[Task state] ..."}}"#;
+        assert_eq!(judge(HookKind::Session, &ran(Some(0), both, "")), Ok(()));
+        // gk's plugin on a machine without the convention: context alone.
+        let context = r#"{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "c"}}"#;
+        assert_eq!(judge(HookKind::Session, &ran(Some(0), context, "")), Ok(()));
+        let v: Value = serde_json::from_str(both).unwrap();
+        assert_eq!(
+            session_report(&v),
+            Some(vec![
+                "gk: an earlier session in this folder left 'x' in progress"
+            ])
+        );
+        for bad in [
+            r#"{"systemMessage": "hello"}"#,
+            r#"{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "c"}}"#,
+            r#"{"systemMessage": "gk: x", "decision": "block"}"#,
+            r#"{"hookSpecificOutput": {"hookEventName": "SessionStart"}}"#,
+            "{}",
+        ] {
+            assert!(
+                judge(HookKind::Session, &ran(Some(0), bad, "")).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn by_hand_is_quoted_for_the_shell_a_person_types_in() {
+        let inv = shell_invocation(
+            Os::Linux,
+            ShellForm::Bash,
+            None,
+            "\"$HOME/.claude/hooks/gk\" hook session",
+        );
+        let env = [("CLAUDE_PROJECT_DIR".to_string(), "/w/it's".to_string())];
+        assert_eq!(
+            by_hand(Os::Linux, &inv, r#"{"cwd": "/w/it's"}"#, &env),
+            r#"printf %s '{"cwd": "/w/it'\''s"}' | CLAUDE_PROJECT_DIR='/w/it'\''s' /bin/sh -c '"$HOME/.claude/hooks/gk" hook session'"#
+        );
+        let exe = exec_invocation(
+            "C:\\Users\\Ann O'Lee\u{2019}s\\.claude\\hooks\\gk.exe",
+            &["hook".into(), "prompt".into()],
+        );
+        assert_eq!(
+            by_hand(Os::Windows, &exe, r#"{"a": 1}"#, &env),
+            "$env:CLAUDE_PROJECT_DIR = '/w/it''s'; '{\"a\": 1}' | & 'C:\\Users\\Ann O''Lee\u{2019}\u{2019}s\\.claude\\hooks\\gk.exe' 'hook' 'prompt'"
+        );
+    }
+
+    /// The line doctor suggests, run through `sh`, gives what the smoke
+    /// run gave: the same program, words, variables and payload.
+    #[cfg(unix)]
+    #[test]
+    fn by_hand_reproduces_the_run() {
+        let inv = shell_invocation(
+            Os::Linux,
+            ShellForm::Bash,
+            None,
+            "printf '%s|' \"$GK_T\"; cat",
+        );
+        let payload = sample_payload(HookKind::Prompt, Path::new("/w/a b\\c'd"));
+        let env = [("GK_T".to_string(), "v'1 $x".to_string())];
+        let smoke = run(&inv, &payload, Duration::from_secs(10), &env).unwrap();
+        let line = by_hand(Os::Linux, &inv, &payload, &env);
+        let typed = run(
+            &shell_invocation(Os::Linux, ShellForm::Bash, None, &line),
+            "",
+            Duration::from_secs(10),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(typed.stdout, smoke.stdout);
+        assert!(smoke.stdout.starts_with("v'1 $x|{"), "{}", smoke.stdout);
     }
 
     /// A small script for this platform's own command shell: cmd.exe on

@@ -1115,3 +1115,46 @@ fn the_session_check_stays_small_in_a_hostile_repository() {
         eprintln!("{what}: {took:?}");
     }
 }
+
+/// A folder pointer (Claude writes them; anyone may) larger than gk reads
+/// made `gk uninstall --purge` refuse everything, gk's hooks left
+/// registered. Now each such file, pointer or record, is passed over with
+/// a note naming it, and the rest of the uninstall is done.
+#[test]
+fn purge_passes_over_a_huge_pointer_or_record_and_uninstalls_the_rest() {
+    let m = Machine::new();
+    m.install();
+    let state = if cfg!(windows) {
+        m.home.join(".local").join("state").join("gk")
+    } else {
+        m.root.join("xdg-state").join("gk")
+    };
+    std::fs::create_dir_all(&state).unwrap();
+    let huge_pointer = state.join(format!("folder.{}.json", "ab".repeat(16)));
+    let huge_record = state.join("bbbb-2.json");
+    for huge in [&huge_pointer, &huge_record] {
+        std::fs::File::create(huge).unwrap().set_len(HUGE).unwrap();
+    }
+    let pointer = state.join(format!("folder.{}.json", "cd".repeat(16)));
+    let record = state.join("aaaa-1.json");
+    std::fs::write(&pointer, r#"{"session": "aaaa-1"}"#).unwrap();
+    std::fs::write(&record, r#"{"status": "in_progress", "task": "t"}"#).unwrap();
+    let what = "uninstall --purge with a huge pointer and record";
+    let out = m.run(&["uninstall", "--purge", "--yes"], b"", what);
+    assert_no_crash(&out, what);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    for (huge, kind) in [
+        (&huge_pointer, "a folder pointer"),
+        (&huge_record, "a task record"),
+    ] {
+        let note = format!(
+            "left {} in place: {kind} that gk does not read to remove (larger than 4 MiB)",
+            huge.display()
+        );
+        assert!(out.stdout.contains(&note), "{note}\n{}", out.all());
+        assert!(huge.is_file());
+    }
+    assert!(!pointer.exists() && !record.exists(), "{}", out.all());
+    let settings = std::fs::read_to_string(m.claude().join("settings.json")).unwrap_or_default();
+    assert!(!settings.contains("hook prompt"), "{settings}");
+}

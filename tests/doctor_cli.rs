@@ -269,6 +269,77 @@ fn a_fresh_install_is_healthy_with_smoke_tests() {
     assert!(run.stdout.contains("No issues found."));
 }
 
+/// The normal state while working: an earlier session in the project
+/// folder left its task in progress (its record, and the folder's pointer
+/// naming it). The session check then tells the user and gives Claude the
+/// story, which is what a working hook prints: doctor and install both
+/// pass their smoke tests.
+#[test]
+fn a_task_in_progress_in_this_folder_passes_the_smoke_tests() {
+    let h = Home::new();
+    h.install();
+    let state = h.home.join(".local/state/gk");
+    h.write(
+        &state.join("aaaa-1.json"),
+        r#"{"status": "in_progress", "task": "Refactor parser"}"#,
+    );
+    let key = gk::testing::paths::folder_key(
+        gk::testing::platform::Os::current(),
+        &h.project.to_string_lossy(),
+    )
+    .unwrap();
+    h.write(
+        &state.join(gk::testing::paths::folder_pointer_name(&key).unwrap()),
+        r#"{"session": "aaaa-1"}"#,
+    );
+    let (code, codes, doc) = h.codes(&["--smoke"]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    let out = h.gk().args(["install", "--yes"]).output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "  it reports: gk: an earlier session in this folder left 'Refactor parser' in progress"
+        ),
+        "{stdout}"
+    );
+}
+
+/// A failing hook's suggested command reproduces the run: typed into `sh`
+/// it prints what the smoke run printed (here the payload the hook read
+/// and the project folder it was given).
+#[cfg(unix)]
+#[test]
+fn the_command_to_run_a_failing_hook_by_hand_reproduces_the_run() {
+    let h = Home::new();
+    h.install();
+    write_script(
+        &h.binary(),
+        "#!/bin/sh\nprintf 'dir=%s ' \"$CLAUDE_PROJECT_DIR\"; cat; exit 3\n",
+    );
+    let (_, _, doc) = h.codes(&["--smoke"]);
+    let f = doc_findings(&doc, "hook-smoke-failed")
+        .into_iter()
+        .find(|f| f["message"].as_str().unwrap().contains("hook session"))
+        .unwrap();
+    let fix = f["fix"].as_str().unwrap();
+    let line = fix.strip_prefix("run it by hand to see why: ").unwrap();
+    let out = Command::from_std(support::command("/bin/sh", &h.home))
+        .args(["-c", line])
+        .output()
+        .unwrap();
+    let printed = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        printed.starts_with(&format!("dir={} {{", h.project.display())),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(r#""hook_event_name":"SessionStart""#),
+        "{printed}"
+    );
+}
+
 #[test]
 fn verbose_shows_what_was_read_and_run() {
     let h = Home::new();

@@ -286,14 +286,14 @@ fn other_folders_never_see_it_and_the_earlier_session_sees_its_own() {
     let stop = s.stop(B, &s.other);
     assert_eq!(
         stop,
-        "STATE [UNKNOWN] task_state.json missing -- assuming clean"
+        "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort"
     );
     assert_eq!(s.session_start(B, &s.other, "startup").stdout_text(), "");
     assert!(!s
         .prompt(B, &s.other, "go on")
         .stdout_text()
         .contains("Refactor"));
-    assert_eq!(s.statusline(B, &s.other), "gk UNKNOWN (no task record)\n");
+    assert_eq!(s.statusline(B, &s.other), "gk CLEAN (no task yet)\n");
     // A subfolder is another folder (the client's project root is the key).
     let sub = s.project.join("src");
     std::fs::create_dir_all(&sub).unwrap();
@@ -344,14 +344,14 @@ fn a_stale_or_finished_predecessor_is_not_work_in_flight() {
     assert!(prompt.context().contains("probably stale"));
     assert_eq!(
         s.statusline(B, &s.project),
-        "gk UNKNOWN (no task record) | earlier 'Refactor parser' 30h ago (stale?)\n"
+        "gk CLEAN (no task yet) | earlier 'Refactor parser' 30h ago (stale?)\n"
     );
 
     // Finished: the pointer leads to a clean record, nothing is said.
     s.left(A, &s.project, json!({"status": "clean"}), 60);
     assert_eq!(
         s.stop(B, &s.project),
-        "STATE [UNKNOWN] task_state.json missing -- assuming clean"
+        "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort"
     );
     assert_eq!(s.session_start(B, &s.project, "clear").stdout_text(), "");
 }
@@ -419,7 +419,7 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
         .prompt(B, &s.project, "quick question: explain the lexer")
         .system_message();
     assert!(
-        msg.contains(" Next  : Opus 5.5 at high effort: the parser refactor continues (Claude's hint from the last turn)\n ! the hint differs from the keyword recommendation above, which wins: /model Sonnet 5"),
+        msg.contains(" Next  : Opus 5.5 at high effort: the parser refactor continues (Claude's hint from the last turn)\n ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5"),
         "{msg}"
     );
     // They agree: no such line.

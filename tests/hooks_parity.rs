@@ -13,9 +13,11 @@
 //! folder pointer to write beside it); the prompt's words made plain (the
 //! `/model` line shows the model id with the label beside it and says
 //! which keyword matched or that none did, the instruction goes under
-//! `[Task state]`), the model lines left out when no keyword matched, and
+//! `[Task state]`, and `[check]` mode's instruction ends with the `/model`
+//! command of each model), the model lines left out when no keyword matched, and
 //! the message itself when that leaves it empty; on Stop, one line when a
-//! task in progress comes from the shared record.
+//! task in progress comes from the shared record, and the clean state's
+//! words for a session with no record when there is no shared record.
 //!
 //! One difference in both modes, by design (docs/hooks.md, "Text from the
 //! record"): a field the hooks show from the record (`task`, `detail`,
@@ -302,6 +304,16 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
             ctx = format!("{sentence} {ctx}");
         }
         gk::testing::hooks::prompt_output(&msg, &ctx)
+    } else if session.is_some()
+        && reference.contains("\"STATE [UNKNOWN] task_state.json missing -- assuming clean")
+    {
+        // A session with no record, and no shared one: it has not started
+        // a task, which per session is the clean state.
+        reference.replacen(
+            "STATE [UNKNOWN] task_state.json missing -- assuming clean",
+            "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort",
+            1,
+        )
     } else if session.is_some() && reference.contains("STATE [DIRTY]") {
         let hold = "\\n ! Hold off switching model/effort until this task is complete";
         let note = "\\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
@@ -374,7 +386,23 @@ fn plain_context(v5: &str) -> String {
             v5_model_id(&c[1])
         )
     });
-    ctx.replacen(" [Option D] ", " [Task state] ", 1)
+    let ctx = ctx.replacen(" [Option D] ", " [Task state] ", 1);
+    // Check mode: what to type after `/model` for each built-in model (the
+    // rules in order, then the default, each once), after the instruction.
+    let tail = "; override it if your reading differs.";
+    match ctx.find(tail) {
+        Some(at) => {
+            let end = at + tail.len();
+            format!(
+                "{} When you recommend a model, write the /model command for it: \
+                 /model claude-opus-5-5 for Opus 5.5, /model claude-sonnet-5 for Sonnet 5, \
+                 /model claude-haiku-4-5-20251001 for Haiku 4.5, /model claude-fable-5-1 for Fable 5.1.{}",
+                &ctx[..end],
+                &ctx[end..]
+            )
+        }
+        None => ctx,
+    }
 }
 
 /// Run every case (with `config` saved as gk.json when given) and require

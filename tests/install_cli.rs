@@ -87,8 +87,12 @@ impl Home {
     /// Every backup gk made: in its backup folder (and, wrongly, anywhere
     /// under HOME: see `backups_beside`).
     fn backups(&self) -> Vec<PathBuf> {
+        // `gk.lock` there is the lock of gk's writing runs, not a backup.
         let mut found: Vec<PathBuf> = match fs::read_dir(self.backup_dir()) {
-            Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+            Ok(entries) => entries
+                .map(|e| e.unwrap().path())
+                .filter(|p| !p.ends_with("gk.lock"))
+                .collect(),
             Err(_) => Vec::new(),
         };
         found.sort();

@@ -233,6 +233,54 @@ fn uninstall_lists_the_folders_it_leaves_empty_before_it_removes_them() {
     );
 }
 
+/// Folders an administrator made before gk stay, even empty: uninstall
+/// removes only the folders gk's install recorded making. A drop-in
+/// holding none of gk's hooks (even `{}`) is named for what it is and left
+/// as it is.
+#[test]
+fn uninstall_leaves_the_folders_gk_did_not_make_and_names_a_dropin_without_gk() {
+    let m = Machine::new();
+    let dropins = m.dropin().parent().unwrap().to_path_buf();
+    let managed_dir = m.managed().parent().unwrap().to_path_buf();
+    fs::create_dir_all(&dropins).unwrap();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert!(
+        !dropins.join(".gk-install.json").exists(),
+        "gk made no folder"
+    );
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(
+        !out.contains("(when nothing else is left in it)"),
+        "no folder listed: {out}"
+    );
+    assert!(dropins.is_dir() && managed_dir.is_dir());
+    assert!(!m.dropin().exists());
+
+    // Only the drop-in folder was missing: it alone is gk's to remove.
+    fs::remove_dir(&dropins).unwrap();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    // A second install keeps the record of the first.
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(!dropins.exists());
+    assert!(managed_dir.is_dir());
+
+    for theirs in ["{}", "{\n  \"env\": {\"ORG\": \"1\"}\n}\n"] {
+        fs::create_dir_all(&dropins).unwrap();
+        fs::write(m.dropin(), theirs).unwrap();
+        let before = m.files();
+        let out = m.ok(&["uninstall", "--managed", "--yes"]);
+        assert!(
+            out.contains(&format!(
+                "gk is not installed for every user here ({} holds none of gk's hooks); nothing to remove",
+                m.dropin().display()
+            )),
+            "{out}"
+        );
+        assert_eq!(m.files(), before);
+    }
+}
+
 #[test]
 fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
     let m = Machine::new();
@@ -256,6 +304,81 @@ fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
     );
     m.ok(&["uninstall", "--managed", "--output", f, "--yes"]);
     assert!(!file.exists());
+}
+
+/// The documented `--output gk.json`: a bare name (and a relative path
+/// whose folder is missing) is a file in the current folder, for install
+/// and uninstall alike; nothing is blamed on rights.
+#[test]
+fn output_takes_a_name_relative_to_the_current_folder() {
+    let m = Machine::new();
+    let out = m.ok(&["install", "--managed", "--output", "gk.json", "--yes"]);
+    let file = m.home().join("gk.json");
+    assert!(out.contains(file.to_str().unwrap()), "{out}");
+    assert!(!registrations(&fs::read_to_string(&file).unwrap()).is_empty());
+    m.ok(&["uninstall", "--managed", "--output", "gk.json", "--yes"]);
+    assert!(!file.exists());
+    // A folder that is not there yet is made, as for an absolute path.
+    m.ok(&["install", "--managed", "--output", "ship/gk.json", "--yes"]);
+    assert!(m.home().join("ship/gk.json").is_file());
+    m.ok(&[
+        "uninstall",
+        "--managed",
+        "--output",
+        "ship/gk.json",
+        "--yes",
+    ]);
+    assert!(!m.home().join("ship/gk.json").exists());
+}
+
+/// Eight installs and eight uninstalls at once, from an installed state,
+/// three times over: the files always end in a state some order of the
+/// runs gives (gk installed: the program and a drop-in with its hooks; or
+/// not: neither), never a mix. A run that finds a file changed since its
+/// plan stops with nothing written and says so.
+#[test]
+#[allow(clippy::disallowed_methods)] // starts the sixteen runs at once
+fn concurrent_installs_and_uninstalls_end_in_a_state_some_order_gives() {
+    let m = Machine::new();
+    for round in 0..3 {
+        m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+        let runs: Vec<_> = (0..16)
+            .map(|i| {
+                let args: &[&str] = if i % 2 == 0 {
+                    &["install", "--managed", "--yes", "--no-smoke"]
+                } else {
+                    &["uninstall", "--managed", "--yes"]
+                };
+                let mut cmd = support::gk_process(m.home());
+                cmd.args(args)
+                    .current_dir(m.home())
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                (args[0], cmd.spawn().unwrap())
+            })
+            .collect();
+        for (what, run) in runs {
+            let out = run.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => {}
+                Some(1) => assert!(
+                    err.contains("changed since the plan was made"),
+                    "round {round}, {what}: {err}"
+                ),
+                other => panic!("round {round}, {what}: exit {other:?}: {err}"),
+            }
+        }
+        let program = m.program().exists();
+        let hooks = fs::read_to_string(m.dropin())
+            .map(|t| registrations(&t).len())
+            .unwrap_or(0);
+        assert!(
+            (program && hooks == 3) || (!program && !m.dropin().exists()),
+            "round {round}: program {program}, drop-in with {hooks} gk hooks"
+        );
+    }
 }
 
 #[test]
@@ -309,4 +432,45 @@ fn managed_refuses_the_per_user_options() {
     }
     let (code, _, err) = m.gk(&["install", "--output", "x.json", "--dry-run"]);
     assert_eq!(code, 2, "{err}");
+}
+
+/// The record of made folders is gk's own file: a link there is never
+/// written through, and one uninstall cannot read (a link, a huge file)
+/// is left with a note while the rest of the uninstall is done.
+#[cfg(unix)]
+#[test]
+fn a_hostile_record_of_made_folders_is_passed_over() {
+    let m = Machine::new();
+    let dropins = m.dropin().parent().unwrap().to_path_buf();
+    fs::create_dir_all(&dropins).unwrap();
+    let outside = m.home().join("outside.txt");
+    fs::write(&outside, "mine").unwrap();
+    let record = dropins.join(".gk-install.json");
+    std::os::unix::fs::symlink(&outside, &record).unwrap();
+    // The program's folder is made: the record would list it.
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "mine");
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(
+        out.contains(&format!(
+            "left {} in place (not a regular file",
+            record.display()
+        )),
+        "{out}"
+    );
+    assert!(!m.dropin().exists() && !m.program().exists());
+    fs::remove_file(&record).unwrap();
+    fs::File::create(&record)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    // Install refuses it in one line naming it, writing nothing; uninstall
+    // passes over it.
+    let before = m.files();
+    let (code, _, err) = m.gk(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert_eq!((code, err.lines().count()), (1, 1), "{err}");
+    assert!(err.contains(record.to_str().unwrap()), "{err}");
+    assert_eq!(m.files(), before);
+    let out = m.ok(&["uninstall", "--managed", "--yes"]);
+    assert!(out.contains("(larger than 16 MiB)"), "{out}");
 }

@@ -192,6 +192,17 @@ fn two_sessions_records_never_mix() {
         .message();
     assert_eq!(
         c,
+        "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort"
+    );
+    assert_eq!(
+        env.statusline(json!("c0ffee00-0000-4000-8000-000000000000"))
+            .quiet()
+            .stdout,
+        "gk CLEAN (no task yet)\n"
+    );
+    // No session id: no session to speak of, the shared record's words.
+    assert_eq!(
+        env.stop(Value::Null).quiet().message(),
         "STATE [UNKNOWN] task_state.json missing -- assuming clean"
     );
 }

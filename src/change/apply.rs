@@ -106,6 +106,13 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
             return Ok(Outcome::Declined);
         }
     }
+    // From here to the last write, no other gk run writes (see
+    // `super::lock`): the first pass of the write checks every file of the
+    // plan together, under the lock.
+    let _lock = match crate::paths::backup_dir_from_env() {
+        Some(dir) => Some(super::lock::RunLock::take(&dir)?),
+        None => None,
+    };
     print_leftovers(&remove_leftovers(plan));
     let stamp = run_stamp();
     let backups = if plan.keep_backups && plan.changes.iter().any(needs_backup) {

@@ -203,7 +203,11 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 /// to find out; elsewhere a temp file is made there and removed.
 pub fn can_create(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
     use std::io::ErrorKind;
-    let mut dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name's parent is "": the current folder.
+    let mut dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     loop {
         match fs::metadata(dir) {
             Ok(meta) if meta.is_dir() => break,
@@ -215,8 +219,9 @@ pub fn can_create(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Err
             }
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
                 match dir.parent() {
-                    Some(up) if !up.as_os_str().is_empty() => dir = up,
-                    _ => return Err((dir.to_path_buf(), e)),
+                    Some(up) if up.as_os_str().is_empty() => dir = Path::new("."),
+                    Some(up) => dir = up,
+                    None => return Err((dir.to_path_buf(), e)),
                 }
             }
             Err(e) => return Err((dir.to_path_buf(), e)),

@@ -7,9 +7,10 @@
 //!    functions of [`crate::edit`].
 //! 2. [`apply::execute`] shows it ([`render`]: the action list and a
 //!    unified diff per text file, secrets masked), asks (default no;
-//!    refuses without a terminal unless `--yes`), checks nothing changed
-//!    underneath, keeps a backup ([`backup`]) and writes atomically
-//!    ([`fs`]).
+//!    refuses without a terminal unless `--yes`), takes the one lock of
+//!    gk's writing runs ([`lock`]), checks nothing changed underneath
+//!    (every file of the plan, before any is written), keeps a backup
+//!    ([`backup`]) and writes atomically ([`fs`]).
 //! 3. [`apply::Outcome::exit_code`] gives the process exit code.
 //!
 //! This folder knows nothing of what gk wants or of the command line: it
@@ -18,5 +19,6 @@
 pub mod apply;
 pub mod backup;
 pub mod fs;
+pub mod lock;
 pub mod plan;
 pub mod render;

@@ -71,7 +71,8 @@ fn run_managed_install(
     program: &[u8],
     color: ColorChoice,
 ) -> Result<u8> {
-    let output = args.output.as_deref();
+    let output = args.output.as_deref().map(in_current_folder).transpose()?;
+    let output = output.as_deref();
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
         check_rights(
@@ -98,12 +99,33 @@ fn run_managed_install(
     Ok(outcome.exit_code())
 }
 
+/// `--output FILE` as a path from the current folder: a bare name
+/// (`gk.json`) or a relative one (`ship/gk.json`) is the file there, as
+/// any command-line tool reads it.
+fn in_current_folder(file: &Path) -> Result<PathBuf> {
+    if file.is_absolute() {
+        return Ok(file.to_path_buf());
+    }
+    let here = std::env::current_dir()
+        .map_err(|e| Error::new(format!("could not find the current folder: {e}")))?;
+    Ok(here.join(file))
+}
+
 /// Refuse, before anything is shown or written, a managed plan this
 /// process has not the rights to write: one line naming the folder and
-/// what to do instead.
+/// what to do instead. A folder that cannot be made because a folder
+/// above it is missing altogether (a drive that is not there) is said to
+/// be missing: no rights would help.
 fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()> {
     for path in paths {
         if let Err((dir, e)) = crate::change::fs::can_create(path) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(Error::refused(format!(
+                    "cannot write {}: {} does not exist",
+                    path.display(),
+                    dir.display()
+                )));
+            }
             let who = if crate::platform::Os::current().is_windows() {
                 "from a prompt run as administrator"
             } else {
@@ -137,7 +159,8 @@ fn io_reason(e: &std::io::Error) -> String {
 
 /// `gk uninstall --managed [--output FILE]`.
 fn run_managed_uninstall(m: &Machine, args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
-    let output = args.output.as_deref();
+    let output = args.output.as_deref().map(in_current_folder).transpose()?;
+    let output = output.as_deref();
     let (plan, notes) = managed::plan_uninstall(m, output)?;
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
@@ -201,6 +224,12 @@ fn smoke_test(m: &Machine, wanted: &crate::edit::settings_edit::WantedHooks) -> 
                     Err(why) => {
                         ok = false;
                         println!("{label} FAILED after {ms:.0} ms: {why}");
+                        // The folder's name is in the payload: text gk did
+                        // not write reaches the terminal escaped.
+                        println!(
+                            "  run it by hand: {}",
+                            crate::text::escaped(&smoke::by_hand(m.os, &inv, &payload, &[]))
+                        );
                     }
                 }
             }
@@ -232,7 +261,7 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     if args.managed {
         return run_managed_uninstall(&m, args, color);
     }
-    let (mut plan, notes) = plan_uninstall(&m, args.purge)?;
+    let (mut plan, mut notes) = plan_uninstall(&m, args.purge)?;
     let backups = backup::Backups::from_env();
     if args.purge {
         if let Ok(b) = &backups {
@@ -243,9 +272,11 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let state_dir = if args.purge {
         let places = crate::records::Places::from_env()?;
         let records = crate::records::list(&places)?;
-        for change in crate::records::purge_changes(&places.state_dir, &records)? {
+        let (changes, left) = crate::records::purge_changes(&places.state_dir, &records)?;
+        for change in changes {
             plan.push(change);
         }
+        notes.extend(left);
         Some(places.state_dir)
     } else {
         None
@@ -261,6 +292,10 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
         let mut emptied = vec![m.paths.hooks_dir()];
         emptied.extend(state_dir);
         if let Ok(b) = &backups {
+            // The lock of gk's writing runs is gk's too: taken, then removed.
+            if let Ok(lock) = crate::change::lock::RunLock::take(b.dir()) {
+                lock.remove();
+            }
             emptied.push(b.dir().to_path_buf());
             emptied.extend(
                 b.dir()

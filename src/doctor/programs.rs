@@ -257,14 +257,8 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
         )
         .at(&r.path, Some(r.line))
         .fix(format!(
-            "run it by hand to see why: echo '{{}}' | {}{}",
-            // An exec-form entry, typed into PowerShell: a call, not a string.
-            if r.exec.is_some() && os.is_windows() {
-                "& "
-            } else {
-                ""
-            },
-            r.command
+            "run it by hand to see why: {}",
+            smoke::by_hand(os, &inv, &payload, &env)
         ))
     };
     let first = match smoke::run(&inv, &payload, timeout, &env) {

@@ -263,20 +263,31 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
 
 /// The prompt hook's lines for Claude's hint: the hint, and when it names
 /// another model (or another effort than the one the keywords suggest)
-/// the line saying the keywords win.
-pub fn prompt_next(next: &str, config: &Config, label: &str, effort: Option<&str>) -> Vec<String> {
+/// the line saying the keywords win. `label` is the keywords' model as
+/// named, `command` what to type after `/model` for it (the rule's
+/// `command` or its model id: a label such as `Sonnet 5` is no argument
+/// the client takes).
+pub fn prompt_next(
+    next: &str,
+    config: &Config,
+    label: &str,
+    command: &str,
+    effort: Option<&str>,
+) -> Vec<String> {
     let mut lines = vec![format!(
         " Next  : {next} (Claude's hint from the last turn)"
     )];
     let model_differs = hinted_model(next, config).is_some_and(|m| m != label);
     let effort_differs = matches!((hinted_effort(next), effort), (Some(h), Some(k)) if h != k);
     if model_differs || effort_differs {
-        let mut rec = format!("/model {label}");
+        // Each command stands apart (no comma or bracket touching it), so
+        // what is copied is what the client takes.
+        let mut rec = format!("/model {command}");
         if let Some(e) = effort {
-            rec.push_str(&format!(", /effort {e}"));
+            rec.push_str(&format!(" then /effort {e}"));
         }
         lines.push(format!(
-            " ! the hint differs from the keyword recommendation above, which wins: {rec}"
+            " ! the hint differs from the keyword recommendation above, which wins ({label}): {rec}"
         ));
     }
     lines
@@ -362,18 +373,46 @@ mod tests {
             "Opus 5.5, high: the refactor goes on",
             &c,
             "Opus 5.5",
+            "claude-opus-5-5",
             Some("high"),
         );
         assert_eq!(agree.len(), 1, "{agree:?}");
-        let differ = prompt_next("opus, high: the refactor goes on", &c, "Sonnet 5", None);
+        let differ = prompt_next(
+            "opus, high: the refactor goes on",
+            &c,
+            "Sonnet 5",
+            "claude-sonnet-5",
+            None,
+        );
+        // What follows `/model` is the id the client takes, never the label.
         assert_eq!(
             differ[1],
-            " ! the hint differs from the keyword recommendation above, which wins: /model Sonnet 5"
+            " ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5"
         );
-        let effort = prompt_next("Sonnet at low effort", &c, "Sonnet 5", Some("high"));
+        let effort = prompt_next(
+            "Sonnet at low effort",
+            &c,
+            "Sonnet 5",
+            "claude-sonnet-5",
+            Some("high"),
+        );
+        assert_eq!(
+            effort[1],
+            " ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5 then /effort high"
+        );
         assert_eq!(effort.len(), 2, "{effort:?}");
         // A hint that names no model gk knows is shown, not judged.
-        assert_eq!(prompt_next("keep going", &c, "Haiku 4.5", None).len(), 1);
+        assert_eq!(
+            prompt_next(
+                "keep going",
+                &c,
+                "Haiku 4.5",
+                "claude-haiku-4-5-20251001",
+                None
+            )
+            .len(),
+            1
+        );
         // Whole words only: "sonnets" is not Sonnet, "highlight" not high.
         assert_eq!(hinted_model("write sonnets", &c), None);
         assert_eq!(hinted_effort("highlight it"), None);

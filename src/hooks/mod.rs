@@ -169,6 +169,7 @@ fn state_for(
         StateScope::Session => folder_of(os, std::env::var_os(PROJECT_DIR_VAR).as_deref(), event),
     };
     locate(
+        os,
         config.state.scope,
         event.and_then(session_id_of),
         dir.as_deref(),
@@ -298,9 +299,13 @@ pub fn respond(
                 located.record.as_deref(),
             );
             if let Some(next) = follow::next_of(file, config) {
-                for line in
-                    follow::prompt_next(&next, config, a.choice.label, a.effort.map(|(e, _)| e))
-                {
+                for line in follow::prompt_next(
+                    &next,
+                    config,
+                    a.choice.label,
+                    a.choice.command,
+                    a.effort.map(|(e, _)| e),
+                ) {
                     msg.push('\n');
                     msg.push_str(&line);
                 }

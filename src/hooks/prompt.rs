@@ -364,6 +364,9 @@ pub fn respond(
         ctx.push_str(CHECK_MODE_AFTER_MODELS);
         ctx.push_str(c.label);
         ctx.push_str(CHECK_MODE_TAIL);
+        if plain {
+            ctx.push_str(&model_commands(config));
+        }
     } else {
         let instruction = if is_clean {
             OPTION_D_CLEAN
@@ -380,6 +383,33 @@ pub fn respond(
         ctx.insert_str(0, &record_sentence(record));
     }
     (msg, ctx)
+}
+
+/// Per session, after the `[check]` instruction: what to type after
+/// `/model` for each model it names, so that the recommendation Claude
+/// writes is one the client takes (a label such as `Opus 5.5` is taken as
+/// an unknown model id): ` When you recommend a model, write the /model
+/// command for it: /model <command> for <label>, …`, each model once: the
+/// rules in order, then the default model.
+fn model_commands(config: &Config) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut pairs: Vec<String> = Vec::new();
+    let rules = config
+        .models
+        .iter()
+        .map(|r| (r.label.as_str(), r.command.as_deref().unwrap_or(&r.model)));
+    let d = &config.default_model;
+    let default = (d.label.as_str(), d.command.as_deref().unwrap_or(&d.model));
+    for (label, command) in rules.chain([default]) {
+        if !seen.contains(&label) {
+            seen.push(label);
+            pairs.push(format!("/model {command} for {label}"));
+        }
+    }
+    format!(
+        " When you recommend a model, write the /model command for it: {}.",
+        pairs.join(", ")
+    )
 }
 
 /// The models `[check]` mode asks Claude to choose from: every rule's
@@ -412,6 +442,32 @@ mod tests {
         let c = Config::default();
         let a = analyse(prompt, &c);
         (a.choice.label.to_string(), a.choice.trigger.to_string())
+    }
+
+    #[test]
+    fn check_mode_names_the_model_command_of_each_model_once() {
+        let c = Config::default();
+        assert_eq!(
+            model_commands(&c),
+            " When you recommend a model, write the /model command for it: /model claude-opus-5-5 for Opus 5.5, /model claude-sonnet-5 for Sonnet 5, /model claude-haiku-4-5-20251001 for Haiku 4.5, /model claude-fable-5-1 for Fable 5.1."
+        );
+        let mut c = Config::default();
+        c.models[0].command = Some("opus".into());
+        assert!(model_commands(&c).contains("/model opus for Opus 5.5,"));
+        // Per session the check-mode context ends with it; global scope
+        // keeps v5's bytes, without it.
+        let missing = StateFile {
+            read: StateRead::Missing,
+            mtime: None,
+        };
+        let ctx = |c: &Config| {
+            let a = analyse("[check] refactor", c);
+            respond(&a, c, &missing, SystemTime::now(), None, None).1
+        };
+        c.state.scope = super::super::config::StateScope::Session;
+        assert!(ctx(&c).ends_with("/model claude-fable-5-1 for Fable 5.1."));
+        c.state.scope = super::super::config::StateScope::Global;
+        assert!(!ctx(&c).contains("write the /model command"));
     }
 
     #[test]

@@ -190,6 +190,7 @@ pub const MAX_POINTER_BYTES: u64 = 4 << 10;
 ///   folder's pointer is read and, when it names another session, that
 ///   session's record: in progress, it is [`Located::earlier`].
 pub fn locate(
+    os: crate::platform::Os,
     scope: StateScope,
     session_id: Option<&str>,
     state_dir: Option<&Path>,
@@ -226,8 +227,8 @@ pub fn locate(
             };
         }
     }
-    let earlier = match (state_dir, &pointer) {
-        (Some(dir), Some(p)) => earlier_in(dir, p, record.as_deref()),
+    let earlier = match (state_dir, &pointer, folder) {
+        (Some(dir), Some(p), Some(folder)) => earlier_in(os, dir, p, folder, record.as_deref()),
         _ => None,
     };
     Located {
@@ -241,8 +242,19 @@ pub fn locate(
 
 /// The task the folder's pointer leads to, when it is another session's
 /// and in progress (pure but for the two bounded reads, neither following
-/// a link).
-fn earlier_in(dir: &Path, pointer: &Path, own: Option<&Path>) -> Option<Earlier> {
+/// a link). `folder` is the key the pointer is named by
+/// ([`crate::paths::folder_key`]). Anyone may write the state folder, so
+/// the pointer is trusted only so far: its id must be a plain session id
+/// ([`crate::paths::is_plain_session_id`]: it is shown to the user and
+/// quoted to Claude), and a record whose `cwd` names another folder (not
+/// this one or one below it) is another project's task, not this folder's.
+fn earlier_in(
+    os: crate::platform::Os,
+    dir: &Path,
+    pointer: &Path,
+    folder: &str,
+    own: Option<&Path>,
+) -> Option<Earlier> {
     let bytes = crate::bounded::read_no_link(pointer, MAX_POINTER_BYTES)
         .ok()?
         .bytes;
@@ -250,11 +262,17 @@ fn earlier_in(dir: &Path, pointer: &Path, own: Option<&Path>) -> Option<Earlier>
         return None;
     };
     let session = map.get("session")?.as_str()?;
+    if !crate::paths::is_plain_session_id(session) {
+        return None;
+    }
     let record = dir.join(crate::paths::record_file_name(session)?);
     if Some(record.as_path()) == own {
         return None;
     }
     let file = read_record(&record);
+    if !works_in(os, &file, folder) {
+        return None;
+    }
     match file.field("status") {
         Some(Value::String(s)) if s == "in_progress" => Some(Earlier {
             session: session.to_string(),
@@ -263,6 +281,23 @@ fn earlier_in(dir: &Path, pointer: &Path, own: Option<&Path>) -> Option<Earlier>
         }),
         _ => None,
     }
+}
+
+/// Whether a record may be this folder's (`folder` a folder key): its
+/// `cwd` is this folder or a folder below it, or it names no folder (no
+/// `cwd`, an empty or relative one, not a string).
+fn works_in(os: crate::platform::Os, file: &StateFile, folder: &str) -> bool {
+    let Some(cwd) = file
+        .field("cwd")
+        .and_then(Value::as_str)
+        .and_then(|c| crate::paths::folder_key(os, c))
+    else {
+        return true;
+    };
+    cwd == folder
+        || cwd
+            .strip_prefix(folder)
+            .is_some_and(|rest| folder.ends_with('/') || rest.starts_with('/'))
 }
 
 /// Judge task_state.json content (pure).
@@ -489,6 +524,42 @@ mod tests {
             age_seconds(now, None, Some(&json!("yesterday")), &utc_plus_2),
             None
         );
+    }
+
+    #[test]
+    fn a_record_is_this_folders_when_its_cwd_is_here_below_or_unsaid() {
+        use crate::platform::Os;
+        let rec = |cwd: Value| StateFile {
+            read: match json!({"status": "in_progress", "cwd": cwd}) {
+                Value::Object(m) => StateRead::Object(m),
+                _ => unreachable!(),
+            },
+            mtime: None,
+        };
+        for (cwd, ok) in [
+            (json!("/w/p"), true),
+            (json!("/w/p/"), true),
+            (json!("/w/p/src"), true),
+            (json!(""), true),
+            (json!("p"), true),
+            (json!(5), true),
+            (json!("/w/p-b"), false),
+            (json!("/w"), false),
+            (json!("/w/q"), false),
+        ] {
+            assert_eq!(works_in(Os::Linux, &rec(cwd.clone()), "/w/p"), ok, "{cwd}");
+        }
+        assert!(works_in(Os::Linux, &rec(json!("/w")), "/"));
+        assert!(works_in(
+            Os::Windows,
+            &rec(json!(r"C:\Work\P\src")),
+            "c:/work/p"
+        ));
+        assert!(!works_in(
+            Os::Windows,
+            &rec(json!(r"C:\Work\Q")),
+            "c:/work/p"
+        ));
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub fn text(state: &StateFile, now: SystemTime, stale_hours: u32, from_shared: b
             }
             line
         }
+        // Per session: no task started in this session yet.
+        StateVerdict::Missing if from_shared => "gk CLEAN (no task yet)".into(),
         StateVerdict::Missing => "gk UNKNOWN (no task record)".into(),
         StateVerdict::Unreadable { reason } => {
             format!("gk UNKNOWN (task record unreadable: {})", short(&reason))

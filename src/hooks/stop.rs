@@ -33,9 +33,14 @@ pub fn age_text(age_seconds: Option<f64>) -> String {
 pub const SHARED_NOTE: &str =
     " ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
 
+/// The line, in per-session scope, for a session (it has an id) with no
+/// record of its own while there is no shared record either.
+pub const NO_RECORD_YET: &str =
+    "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort";
+
 /// The `systemMessage` for the state as read. `from_shared`: per-session
 /// scope, and the state is the shared record's (then a task in progress
-/// gets [`SHARED_NOTE`]). `next`: Claude's continuation hint, shown on a
+/// gets [`SHARED_NOTE`], and no shared record is [`NO_RECORD_YET`]). `next`: Claude's continuation hint, shown on a
 /// line of its own under the task (per-session scope; `None` in global).
 pub fn message(
     state: &StateFile,
@@ -47,6 +52,9 @@ pub fn message(
 ) -> String {
     let mut lines: Vec<String> = Vec::with_capacity(4);
     match state.verdict(now, stale_hours) {
+        // Per session, a session that has not started a task has no
+        // record: the normal case, not an unknown one.
+        StateVerdict::Missing if from_shared => lines.push(NO_RECORD_YET.into()),
         StateVerdict::Missing => {
             lines.push("STATE [UNKNOWN] task_state.json missing -- assuming clean".into())
         }

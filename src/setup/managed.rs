@@ -63,9 +63,10 @@ pub fn targets(m: &Machine, output: Option<&Path>) -> Vec<PathBuf> {
     }
 }
 
-/// The folders a managed uninstall removes when it leaves them empty: the
-/// drop-in folder and the managed folder (the client's, made by gk where
-/// there was none), and on Windows gk's own program folder.
+/// The folders a managed install may have to make, inner ones first: the
+/// drop-in folder and the managed folder (the client's), and on Windows
+/// gk's own program folder. Uninstall removes one only when the install
+/// record says gk made it ([`RECORD_NAME`]) and it is left empty.
 pub fn folders(m: &Machine) -> Vec<PathBuf> {
     let dropins = crate::registry::scopes::dropin_dir(&m.managed);
     let mut out = vec![dropins.clone()];
@@ -74,6 +75,70 @@ pub fn folders(m: &Machine) -> Vec<PathBuf> {
         out.extend(m.managed_program.parent().map(Path::to_path_buf));
     }
     out
+}
+
+/// The record of the folders `gk install --managed` made, kept in the
+/// drop-in folder: a name starting with a dot, which the client does not
+/// load as a drop-in. `{"made_folders": ["<folder>", …]}`. Uninstall
+/// removes a folder only when this record names it, so a managed folder
+/// an administrator made before gk stays, empty or not.
+pub const RECORD_NAME: &str = ".gk-install.json";
+
+/// Where the record of made folders lives.
+pub fn record_path(m: &Machine) -> PathBuf {
+    crate::registry::scopes::dropin_dir(&m.managed).join(RECORD_NAME)
+}
+
+/// The folders of [`folders`] a record's text names (anything else in it,
+/// or a record that does not parse, names none: such a folder stays).
+fn recorded(m: &Machine, record: Option<&str>) -> Vec<PathBuf> {
+    let named: Vec<PathBuf> = record
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|v| {
+            v.get("made_folders")?.as_array().map(|a| {
+                a.iter()
+                    .filter_map(|p| p.as_str().map(PathBuf::from))
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    folders(m)
+        .into_iter()
+        .filter(|d| named.contains(d))
+        .collect()
+}
+
+/// The record's change for an install: the folders this install makes
+/// (those of [`folders`] not there now) with those an earlier install
+/// recorded; no record when gk made none.
+fn record_change(m: &Machine) -> Result<Option<FileChange>> {
+    let at = record_path(m);
+    // Never written through a link: a record is a file of gk's own.
+    if super::is_link(&at) {
+        return Ok(None);
+    }
+    let old = read_text(&at)?;
+    let before = recorded(m, old.as_deref());
+    let made: Vec<PathBuf> = folders(m)
+        .into_iter()
+        .filter(|d| before.contains(d) || std::fs::symlink_metadata(d).is_err())
+        .collect();
+    if made.is_empty() {
+        return Ok(None);
+    }
+    let names: Vec<String> = made
+        .iter()
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect();
+    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "made_folders": names }))
+        .map_err(|e| Error::new(e.to_string()))?;
+    text.push('\n');
+    Ok(Some(FileChange::text(
+        &at,
+        old,
+        Some(text),
+        "the folders gk made, so uninstall removes those and no other",
+    )))
 }
 
 /// The plan of `gk install --managed`: the drop-in (at `output` when given,
@@ -120,6 +185,11 @@ pub fn plan_install(
         Some(new),
         "register gk's prompt, Stop and session hooks for every user",
     ));
+    if output.is_none() {
+        if let Some(record) = record_change(m)? {
+            plan.push(record);
+        }
+    }
     Ok((plan, notes))
 }
 
@@ -128,12 +198,23 @@ pub fn plan_install(
 /// the machine-wide program when it is a gk build.
 pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<String>)> {
     let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
+    let dropin = read_text(&at)?;
+    let why = match &dropin {
+        None => "is not there",
+        Some(_) => "holds none of gk's hooks",
+    };
     let mut plan = Plan::new("gk uninstall --managed").when_idle(format!(
-        "gk is not installed for every user here ({} is not there); nothing to remove",
+        "gk is not installed for every user here ({} {why}); nothing to remove",
         at.display()
     ));
     let mut notes = Vec::new();
-    if let Some(old) = read_text(&at)? {
+    // A drop-in with none of gk's hooks is not gk's to touch, even when
+    // it holds nothing at all.
+    let dropin = match dropin {
+        Some(old) if settings_edit::remove_hooks(&at, &old, &m.ctx)? == old => None,
+        other => other,
+    };
+    if let Some(old) = dropin {
         let new = if old == render_dropin(m, &at)? {
             None
         } else {
@@ -175,7 +256,36 @@ pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<S
     for leftover in binary::leftover_copies(program)? {
         plan.push(leftover);
     }
-    plan.empty_folders = left_empty(&folders(m), &plan);
+    let record_at = record_path(m);
+    // A record gk cannot read (too large, not a file, not UTF-8) does not
+    // stop the uninstall: it stays, and so do the folders.
+    let record = match crate::bounded::read_no_link(&record_at, crate::bounded::TEXT_LIMIT) {
+        Ok(c) => String::from_utf8(c.bytes)
+            .map(Some)
+            .map_err(|_| "not UTF-8 text".to_string()),
+        Err(crate::bounded::ReadError::NotFound) => Ok(None),
+        Err(e) => Err(e.reason()),
+    };
+    let record = match record {
+        Ok(text) => text,
+        Err(why) => {
+            notes.push(format!(
+                "left {} in place ({why}): the folders gk's install made stay too",
+                record_at.display()
+            ));
+            None
+        }
+    };
+    let made = recorded(m, record.as_deref());
+    if let Some(old) = record {
+        plan.push(FileChange::text(
+            &record_at,
+            Some(old),
+            None,
+            "gk's record of the folders it made",
+        ));
+    }
+    plan.empty_folders = left_empty(&made, &plan);
     Ok((plan, notes))
 }
 
