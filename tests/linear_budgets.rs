@@ -199,10 +199,11 @@ fn prune_and_clean_of_ten_thousand_records_finish_in_time() {
     std::fs::create_dir_all(&state).unwrap();
     // Under Wine every file operation is a Windows call emulated over
     // Linux ones: 10,000 records ran past the 60 s limit there (killed
-    // mid-clean; assert_cmd's kill is exit 1 on Windows). The Windows run
+    // mid-clean; assert_cmd's kill is exit 1 on Windows), and so did 1,000
+    // on a 2-core machine whose other core was busy. The Windows run
     // checks that many records are cleaned and pruned right; the time
     // budget is held on Linux.
-    let n = if cfg!(gk_wine) { 1_000 } else { 10_000 };
+    let n = if cfg!(gk_wine) { 300 } else { 10_000 };
     let write_all = |status: &str| {
         for i in 0..n {
             let id = format!("{i:08x}-0000-4000-8000-000000000000");
