@@ -16,7 +16,7 @@ use gk::testing::hooks::{message, problems, MAX_LINES};
 use gk::testing::hooks::Config;
 use gk::testing::platform::Os;
 use gk::testing::registry::{classify_text, Scope, ScopeFile};
-use gk::testing::registry::Table;
+use gk::testing::registry::{Plugins, Table};
 use libfuzzer_sys::fuzz_target;
 
 const SECRET: &str = "sk-fuzz-SESSION-7f3a";
@@ -61,7 +61,14 @@ fuzz_target!(|data: &[u8]| {
     let gone = sel & 8 != 0;
     let locate = |p: &str| (!gone).then(|| PathBuf::from(p));
     let run = || {
-        let found = problems(&files, &t, &locate, &Config::default(), None);
+        let found = problems(
+            &files,
+            &Plugins::none(),
+            &t,
+            &locate,
+            &Config::default(),
+            None,
+        );
         message(&found, Some(Path::new("/w/p")), Os::Linux)
     };
     let msg = run();
