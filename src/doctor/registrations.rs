@@ -232,8 +232,10 @@ pub fn check_registrations_with(
     let missing = rules::missing(t);
     let twice = rules::fires_twice(t);
     let repeated = rules::repeated(t);
+    // What doctor did not read may register it: not called missing.
+    let unread = matches!(how, RegistrationFix::Unread { .. });
     for kind in HookKind::ALL {
-        if missing.contains(&kind) {
+        if missing.contains(&kind) && !unread {
             out.push(hook_missing(kind, user_settings, how));
         }
         for f in twice.iter().filter(|f| f.kind == kind) {

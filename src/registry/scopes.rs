@@ -198,7 +198,7 @@ impl Budget {
         dropins: usize::MAX,
         files: 100_000,
         hooks_paths: 100_000,
-        past: "is past what gk doctor reads (16 MiB a file, 256 MiB in all)",
+        past: "is past what gk doctor reads (16 MiB a file, 256 MiB in all, 128 KiB a command with ${CLAUDE_PLUGIN_ROOT} put in)",
     };
 }
 
@@ -261,6 +261,11 @@ impl Spent {
     pub fn entries(&mut self, n: usize) -> bool {
         self.entries = self.entries.saturating_add(n);
         self.entries <= self.budget.entries
+    }
+
+    /// How many more hook handlers the budget allows.
+    pub fn entries_left(&self) -> usize {
+        self.budget.entries.saturating_sub(self.entries)
     }
 
     /// Count `n` more hooks paths named in manifests: `false` past it.
