@@ -45,13 +45,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = String::from_utf8_lossy(bytes);
-    let scope = [Scope::User, Scope::Project, Scope::Local, Scope::Managed][usize::from(sel & 3)];
-    let path = match scope {
-        Scope::User => "/home/u/.claude/settings.json",
-        Scope::Project => "/w/p/.claude/settings.json",
-        Scope::Local => "/w/p/.claude/settings.local.json",
-        Scope::Managed => "/etc/claude-code/managed-settings.json",
-    };
+    let (scope, path) = [
+        (Scope::User, "/home/u/.claude/settings.json"),
+        (Scope::Project, "/w/p/.claude/settings.json"),
+        (Scope::Local, "/w/p/.claude/settings.local.json"),
+        (Scope::Managed, "/etc/claude-code/managed-settings.json"),
+    ][usize::from(sel & 3)];
     let mut files = Vec::new();
     if sel & 4 != 0 && scope != Scope::User {
         files.push(file(Scope::User, "/home/u/.claude/settings.json", HEALTHY));

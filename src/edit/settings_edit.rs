@@ -329,18 +329,11 @@ fn check_result(
     ctx: &CommandContext,
     issues_before: &[String],
 ) -> Result<()> {
-    check_result_keeping(path, out, ctx, issues_before, &|o| {
+    let entries = check_result_keeping(path, out, ctx, issues_before, &|o| {
         wanted.is_some() && matches!(o, Owner::Gk(_))
     })?;
     let Some(w) = wanted else { return Ok(()) };
-    let internal = |what: String| {
-        Error::refused(format!(
-            "internal check failed for {}: {what}",
-            path.display()
-        ))
-    };
-    let parsed = settings::parse(path, out).map_err(|e| internal(e.to_string()))?;
-    let (entries, _) = settings::hook_entries(&parsed);
+    let internal = |what: String| internal_error(path, what);
     for entry in &entries {
         let Some(command) = &entry.run_command() else {
             continue;
@@ -375,20 +368,15 @@ fn check_result(
 
 /// The result parses strictly, has no schema issue `issues_before` did
 /// not have, and every entry of gk's or the Python hooks' left in it is
-/// one `may_stay` allows.
+/// one `may_stay` allows: its hook entries.
 fn check_result_keeping(
     path: &Path,
     out: &str,
     ctx: &CommandContext,
     issues_before: &[String],
     may_stay: &dyn Fn(&Owner) -> bool,
-) -> Result<()> {
-    let internal = |what: String| {
-        Error::refused(format!(
-            "internal check failed for {}: {what}",
-            path.display()
-        ))
-    };
+) -> Result<Vec<settings::HookEntry>> {
+    let internal = |what: String| internal_error(path, what);
     let parsed = settings::parse(path, out).map_err(|e| internal(e.to_string()))?;
     let (entries, issues) = settings::hook_entries(&parsed);
     let mut left: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -412,7 +400,14 @@ fn check_result_keeping(
             Owner::Gk(_) => return Err(internal(format!("gk entry left in {}", entry.event))),
         }
     }
-    Ok(())
+    Ok(entries)
+}
+
+fn internal_error(path: &Path, what: String) -> Error {
+    Error::refused(format!(
+        "internal check failed for {}: {what}",
+        path.display()
+    ))
 }
 
 /// One handler gk owns, located by indices.

@@ -400,3 +400,71 @@ fn a_plugin_folder_without_a_manifest_loads_and_a_file_in_its_place_is_missing()
         ));
     }
 }
+
+#[test]
+fn the_root_is_put_in_once_as_the_client_and_the_shell_do() {
+    // Measured on 2.1.332 with the plugin in a folder named after the
+    // variable (docs/maintainers/claude-code-facts.md, "Plugins").
+    let root = "/m/a${CLAUDE_PLUGIN_ROOT}b$CLAUDE_PLUGIN_ROOT";
+    let shell = expand_root(
+        "${CLAUDE_PLUGIN_ROOT}|$CLAUDE_PLUGIN_ROOT",
+        root,
+        true,
+        1 << 20,
+    );
+    assert_eq!(shell.unwrap(), format!("{root}|{root}"));
+    // The exec form replaces the braced name only.
+    let exec = expand_root(
+        "${CLAUDE_PLUGIN_ROOT}|$CLAUDE_PLUGIN_ROOT",
+        root,
+        false,
+        1 << 20,
+    );
+    assert_eq!(exec.unwrap(), format!("{root}|$CLAUDE_PLUGIN_ROOT"));
+    // Another variable whose name starts the same is left to the shell.
+    let other = expand_root(
+        "$CLAUDE_PLUGIN_ROOTS $CLAUDE_PLUGIN_ROOT_X $",
+        "/r",
+        true,
+        100,
+    );
+    assert_eq!(
+        other.unwrap(),
+        "$CLAUDE_PLUGIN_ROOTS $CLAUDE_PLUGIN_ROOT_X $"
+    );
+    // Past the bound: nothing, however far past it the text would grow.
+    let many = "${CLAUDE_PLUGIN_ROOT}".repeat(11_000);
+    assert_eq!(
+        expand_root(&many, &"r".repeat(4_000), true, MAX_EXPANDED),
+        None
+    );
+    assert_eq!(
+        expand_root("${CLAUDE_PLUGIN_ROOT}", "/r", true, 1).as_deref(),
+        None
+    );
+}
+
+#[test]
+fn a_later_scope_replaces_an_earlier_ones_verdict_in_first_seen_order() {
+    let on = enabled_plugins(&test_files(&[
+        (
+            Scope::User,
+            r#"{"enabledPlugins": {"a@m": true, "b@m": true}}"#,
+        ),
+        (
+            Scope::Project,
+            r#"{"enabledPlugins": {"c@m": true, "a@m": false}}"#,
+        ),
+        (Scope::Local, r#"{"enabledPlugins": {"b@m": "yes"}}"#),
+    ]));
+    let got: Vec<(&str, bool, Scope)> =
+        on.iter().map(|(i, v, s, _)| (i.as_str(), *v, *s)).collect();
+    assert_eq!(
+        got,
+        [
+            ("a@m", false, Scope::Project),
+            ("b@m", true, Scope::User),
+            ("c@m", true, Scope::Project)
+        ]
+    );
+}
