@@ -193,12 +193,12 @@ impl Budget {
     /// repository cannot make it read for minutes or fill the memory.
     pub const DOCTOR: Budget = Budget {
         file_bytes: crate::bounded::TEXT_LIMIT,
-        total_bytes: 256 << 20,
+        total_bytes: 64 << 20,
         entries: 1_000_000,
         dropins: usize::MAX,
         files: 100_000,
         hooks_paths: 100_000,
-        past: "is past what gk doctor reads (16 MiB a file, 256 MiB in all, 128 KiB a command with ${CLAUDE_PLUGIN_ROOT} put in)",
+        past: "is past what gk doctor reads (16 MiB a file, 64 MiB in all, 128 KiB a command with ${CLAUDE_PLUGIN_ROOT} put in)",
     };
 }
 
