@@ -184,7 +184,7 @@ impl Budget {
         total_bytes: 1 << 20,
         entries: 2_000,
         dropins: 64,
-        files: 512,
+        files: 1_000,
         hooks_paths: 1_000,
         past: TOO_LARGE,
     };

@@ -468,3 +468,58 @@ fn a_later_scope_replaces_an_earlier_ones_verdict_in_first_seen_order() {
         ]
     );
 }
+
+#[test]
+fn the_plugins_spend_what_the_settings_left_of_one_budget() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let files = test_files(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    let hooks_file = w.plugin_root("a").join("hooks").join("hooks.json");
+    // `spent`: bytes and handlers the settings files already took.
+    let read = |budget: Budget, bytes: usize, handlers: usize| {
+        let mut spent = Spent::new(budget);
+        spent.grow(bytes);
+        spent.entries(handlers);
+        load_plugins_spending(&files, &w.plugins_dir(), PluginBudget::SESSION, &mut spent)
+    };
+    let named = |p: &Plugins| -> Vec<PathBuf> { p.unread.iter().map(|u| u.path.clone()).collect() };
+    let whole = read(Budget::SESSION, 0, 0);
+    assert!(whole.unread.is_empty(), "{:?}", whole.unread);
+    assert!(whole.enabled[0].hooks[0].effective());
+    // Bytes: the settings took all but 100 of the 1 MiB: the marketplace
+    // listing is past it, so where the plugin is stays unknown (named, not
+    // called missing).
+    let bytes = read(Budget::SESSION, (1 << 20) - 100, 0);
+    let listing = w.mkt().join(".claude-plugin").join("marketplace.json");
+    assert_eq!(named(&bytes), [listing], "{:?}", bytes.unread);
+    assert_eq!(bytes.unread[0].why, super::super::scopes::TOO_LARGE);
+    assert!(bytes.trouble.is_empty() && bytes.enabled.is_empty());
+    // Handlers: the settings took every one of the 2,000.
+    let handlers = read(Budget::SESSION, 0, 2_000);
+    assert_eq!(named(&handlers), std::slice::from_ref(&hooks_file));
+    // Files: the client's records and the marketplace listing take three,
+    // the plugin's manifest the last one; its hooks file is not looked for.
+    let few = Budget {
+        files: 4,
+        ..Budget::SESSION
+    };
+    assert_eq!(named(&read(few, 0, 0)), [hooks_file]);
+    // Hooks paths: a manifest naming more than the budget is named itself.
+    let list: Vec<String> = (0..1_001).map(|i| format!("h{i}.json")).collect();
+    std::fs::write(
+        w.plugin_root("a").join(".claude-plugin/plugin.json"),
+        serde_json::json!({"name": "a", "hooks": list}).to_string(),
+    )
+    .unwrap();
+    let paths = read(Budget::SESSION, 0, 0);
+    assert_eq!(
+        named(&paths),
+        [w.plugin_root("a")
+            .join(".claude-plugin")
+            .join("plugin.json")]
+    );
+    // Doctor's budget follows them all (the absent ones are absent).
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    assert!(p.unread.is_empty(), "{:?}", p.unread);
+}
