@@ -203,6 +203,28 @@ PROJ3="$tmp/work/plugins50"
 mkdir -p "$PROJ3/.claude"
 "$PY" scripts/bench-plugins.py "$tmp/mkt" "$HOME/.claude/plugins" "$PROJ3/.claude/settings.json" "$PROJ/.claude/settings.json"
 sed "s|$PROJ|$PROJ3|" "$tmp/session.json" > "$tmp/session-plugins.json"
+# The worst hostile repository for the session check (measured with
+# tests/adversarial_plugins.rs's cases): two settings files of 245 KiB, each
+# enabling the same 18,900 plugins of a folder marketplace. Within the one
+# budget it parses both files, merges the ids (one hash look-up each), looks
+# for 100 plugins and names the rest in one line.
+PROJ4="$tmp/work/hostile"
+mkdir -p "$PROJ4/.claude"
+"$PY" - "$PROJ4/.claude" <<'PYEOF'
+import json, sys
+def short(i):
+    d = "0123456789abcdefghijklmnopqrstuvwxyz"; s = ""
+    while True:
+        s = d[i % 36] + s; i //= 36
+        if i == 0: return s
+ids = {short(i) + "@m": True for i in range(18900)}
+doc = {"extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": "mkt"}}}, "enabledPlugins": ids}
+for name in ("settings.json", "settings.local.json"):
+    with open(sys.argv[1] + "/" + name, "w") as f:
+        f.write(json.dumps(doc, separators=(",", ":")))
+PYEOF
+sed "s|$PROJ|$PROJ4|" "$tmp/session.json" > "$tmp/session-hostile.json"
+"$GK" hook session < "$tmp/session-hostile.json" | grep -q 'too many to check at session start'
 # The session check at the start of a successor in $PROJ (issue 16).
 sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/session.json" > "$tmp/session-next.json"
 printf '{"session_id":"7c1d0b2a-0000-4000-8000-00000000beef","cwd":"%s","prompt":"go"}' "$PROJ" > "$tmp/prompt-proj.json"
@@ -251,6 +273,7 @@ SW="$tmp/session-warn.json"
   echo "gk-session-warn(static)${TAB}$SW${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-successor(static)${TAB}$tmp/session-next.json${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-plugins50(static)${TAB}$tmp/session-plugins.json${TAB}$GK${TAB}hook${TAB}session"
+  echo "gk-session-hostile(static)${TAB}$tmp/session-hostile.json${TAB}$GK${TAB}hook${TAB}session"
   printf 'read-plugin-files(static)\t%s\t%s' "$tmp/session-plugins.json" "$PWD/target/bench/bench-read"
   for f in "$tmp"/mkt/plugins/*/.claude-plugin/plugin.json "$tmp"/mkt/plugins/*/hooks/hooks.json; do
     printf '\t%s' "$f"
@@ -303,6 +326,8 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk hook session, successor / no-op %5.2fx (healthy; the earlier session'"'"'s task told)\n", med["gk-session-successor(static)"] / t
     printf "gk hook session, 50 plugins / no-op %5.2fx (target <= 1.5x; healthy, silent)\n", med["gk-session-plugins50(static)"] / t
     printf "reading those 100 files alone / no-op %5.2fx (the floor: open, fstat, one read, close each)\n", med["read-plugin-files(static)"] / t
+    printf "gk hook session, 50 plugins / floor %5.2fx (target <= 1.3x)\n", med["gk-session-plugins50(static)"] / med["read-plugin-files(static)"]
+    printf "gk hook session, hostile / no-op  %5.2fx (18,900 ids in two 245 KiB files; one line)\n", med["gk-session-hostile(static)"] / t
     printf "gk hook prompt, dynamic / no-op   %5.2fx\n", med["gk-prompt(dynamic)"] / t
     printf "gk hook stop,   dynamic / no-op   %5.2fx\n", med["gk-stop(dynamic)"] / t
     if ("baseline-prompt" in med) {

@@ -4,6 +4,8 @@
 #
 #   scripts/bench-session.sh [RUNS]          (default 20 runs per case)
 #
+# GK_BENCH_CASES="<case> …" runs only those cases.
+#
 # Cases (the issue-17 reproducers), each a fresh project folder:
 #   healthy     user settings with gk's three hooks and a few other tools',
 #               a small project and local file;
@@ -16,6 +18,16 @@
 #               marketplace, enabled in the project's settings, each with a
 #               hooks file of three handlers and a manifest (the reading the
 #               client does at every start, src/registry/plugins.rs).
+# And the hostile plugin repositories (tests/adversarial_plugins.rs), each
+# a project whose settings declare a folder marketplace and enable its
+# plugins:
+#   paths37k    a manifest naming 37,000 hooks paths (under 256 KiB);
+#   root11k     one shell-form command holding ${CLAUDE_PLUGIN_ROOT} 11,000
+#               times, under four folders each named with
+#               $CLAUDE_PLUGIN_ROOT twelve times;
+#   expand10    ten plugins of 12,000 ${CLAUDE_PLUGIN_ROOT} each;
+#   ids18900    two settings files of 245 KiB enabling 18,900 plugins each;
+#   handlers100 100 plugins of 5,300 handlers each (under 256 KiB a file).
 # A no-op process (`true`, started the same way) is timed first: the
 # session check's budget is 1.5 times it with 50 plugins.
 # For each: the median wall time of RUNS runs and the largest maximum
@@ -85,6 +97,47 @@ for i in range(3):
           {"hooks": {"PreToolUse": [{"hooks": [handler("true")] * per}]}})
 PY
 python3 scripts/bench-plugins.py "$tmp/mkt" "$HOME/.claude/plugins" "$tmp/plugins50/.claude/settings.json"
+python3 - "$tmp" <<'PY'
+import json, os, sys
+tmp = sys.argv[1]
+def write(path, value):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(value if isinstance(value, str) else json.dumps(value, separators=(",", ":")))
+def short(i):
+    d = "0123456789abcdefghijklmnopqrstuvwxyz"; s = ""
+    while True:
+        s = d[i % 36] + s; i //= 36
+        if i == 0: return s
+def repo(case, plugins, ids=None, files=("settings.json",)):
+    """plugins: {name: (folder, {relative path: text})}"""
+    root = os.path.join(tmp, case)
+    mkt = os.path.join(root, "mkt")
+    write(os.path.join(mkt, ".claude-plugin/marketplace.json"),
+          {"name": "m", "plugins": [{"name": n, "source": "./" + f} for n, (f, _) in plugins.items()]})
+    for name, (folder, texts) in plugins.items():
+        for rel, text in texts.items():
+            write(os.path.join(mkt, folder, rel), text)
+    ids = ids if ids is not None else [n + "@m" for n in plugins]
+    doc = {"extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": mkt}}},
+           "enabledPlugins": {i: True for i in ids}}
+    for name in files:
+        write(os.path.join(root, ".claude", name), doc)
+def hooks(event, handlers):
+    return {"hooks": {event: [{"hooks": handlers}]}}
+cmd = lambda c: {"type": "command", "command": c}
+repo("paths37k", {"p": ("p", {".claude-plugin/plugin.json":
+     {"name": "p", "hooks": [short(i) for i in range(37000)]}})})
+level = "d" + "$CLAUDE_PLUGIN_ROOT" * 12
+repo("root11k", {"p": ("/".join([level] * 4), {"hooks/hooks.json":
+     hooks("UserPromptSubmit", [cmd("gk " + "${CLAUDE_PLUGIN_ROOT}" * 11000)])})})
+repo("expand10", {f"p{i}": (f"p{i}", {"hooks/hooks.json":
+     hooks("Stop", [cmd("gk " + "${CLAUDE_PLUGIN_ROOT}" * 12000)])}) for i in range(10)})
+repo("ids18900", {}, ids=[short(i) + "@m" for i in range(18900)],
+     files=("settings.json", "settings.local.json"))
+repo("handlers100", {f"p{i:03}": (f"p{i:03}", {"hooks/hooks.json":
+     hooks("Stop", [cmd("gk")] * 5300)}) for i in range(100)})
+PY
 
 run_case() { # binary case -> "median_ms max_rss_kib"
   local bin=$1 case=$2 managed
@@ -99,8 +152,12 @@ times, peak = [], 0
 for _ in range(runs):
     with open(event, "rb") as stdin:
         start = time.perf_counter()
-        out = subprocess.run(["/usr/bin/time", "-v", binary, "hook", "session"],
-                             stdin=stdin, capture_output=True)
+        try:
+            out = subprocess.run(["/usr/bin/time", "-v", binary, "hook", "session"],
+                                 stdin=stdin, capture_output=True, timeout=120)
+        except subprocess.TimeoutExpired as e:
+            out = e  # a build that runs away: counted as the 120 s it was given
+            out.stderr = out.stderr or b""
         times.append(time.perf_counter() - start)
     m = re.search(rb"Maximum resident set size \(kbytes\): (\d+)", out.stderr)
     peak = max(peak, int(m.group(1)) if m else 0)
@@ -111,7 +168,7 @@ PY
 printf '%-10s %-10s %10s %12s\n' case build "median ms" "max RSS MiB"
 read -r ms kib < <(run_case "$(command -v true)" healthy)
 printf '%-10s %-10s %10s %12s\n' noop true "$ms" "$(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}')"
-for case in healthy plugins50 handlers spellings dropins; do
+for case in ${GK_BENCH_CASES:-healthy plugins50 handlers spellings dropins paths37k root11k expand10 ids18900 handlers100}; do
   for which in gk baseline; do
     bin=$GK
     if [ "$which" = baseline ]; then

@@ -54,6 +54,9 @@ pub mod platform {
 }
 
 pub mod registry {
+    pub use crate::registry::plugins::{
+        expand_root, load_plugins, PluginBudget, Plugins, Trouble, MAX_EXPANDED,
+    };
     pub use crate::registry::scopes::{classify_text, Scope, ScopeFile};
     pub use crate::registry::Table;
 }

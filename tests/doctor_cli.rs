@@ -2142,6 +2142,60 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
     assert!(code < 2, "{doc}");
 }
 
+/// The rows of the registration table (doctor's verbose notes) that run
+/// gk's prompt hook: one per copy the client starts.
+fn prompt_rows(h: &Home) -> Vec<String> {
+    let run = h.doctor(&["--verbose", "--no-smoke"]);
+    run.stdout
+        .lines()
+        .filter(|l| l.contains("UserPromptSubmit `") && l.contains("(gk prompt)"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy_to_fix() {
+    let h = Home::new();
+    h.install();
+    // A team plugin registering gk's prompt hook, and not the others.
+    let gk = h.binary();
+    let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
+    .to_string();
+    let root = add_plugin(&h, "team", &prompt_only);
+    let plugin_before = h.read(&root.join("hooks/hooks.json"));
+    let before = prompt_rows(&h);
+    assert_eq!(before.len(), 2, "{before:#?}");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let f = doc_findings(&doc, "hook-in-plugin-and-settings")[0];
+    assert_eq!(f["fixable"], true, "{f}");
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(
+        fix.stdout
+            .contains("plugin team@mkt now carries gk's prompt hook"),
+        "{}",
+        fix.stdout
+    );
+    // Once now, from the plugin; the plugin's file as it was; install's
+    // Stop and SessionStart entries still there.
+    let after = prompt_rows(&h);
+    assert_eq!(after.len(), 1, "{after:#?}");
+    assert!(after[0].contains("plugin team@mkt"), "{after:#?}");
+    assert_eq!(h.read(&root.join("hooks/hooks.json")), plugin_before);
+    let settings = h.read(&h.settings());
+    assert!(!settings.contains("hook prompt"), "{settings}");
+    assert!(settings.contains("hook stop"), "{settings}");
+    assert!(settings.contains("hook session"), "{settings}");
+    let (code, codes, doc) = h.codes(&[]);
+    assert!(
+        !has(&codes, "hook-in-plugin-and-settings") && !has(&codes, "hook-missing"),
+        "{doc}"
+    );
+    assert!(code < 2, "{doc}");
+}
+
 #[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
     let h = Home::new();

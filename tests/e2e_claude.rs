@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
             scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
             scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
             scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
+            scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
         ],
         skip,
     )
@@ -1245,6 +1246,96 @@ fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it()
     let turn = sb.turn("implement the ontology");
     turn.assert_completed();
     turn.assert_gk_hooks_ran(1);
+    let (_, codes) = sb.doctor_codes();
+    assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
+}
+
+/// A team plugin that registers gk's prompt hook and not the others, beside
+/// `gk install`: the client runs the prompt hook twice (the plugin's copy
+/// and settings.json's), Stop and SessionStart once. `gk doctor --fix
+/// --yes` takes settings.json's prompt entry out and says which plugin
+/// carries it now (the plugin's files untouched, install's Stop and
+/// SessionStart entries kept); the next turn runs each hook once, the
+/// prompt hook from the plugin.
+fn scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it() {
+    let _serial = harness::serial();
+    let mut sb = sandbox(
+        "scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it",
+    );
+    sb.without_managed_policy();
+    install(&sb);
+    let market = sb.home().join("team-marketplace");
+    let gk = sb.claude_dir().join("hooks").join("gk");
+    sb.write(
+        &market.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "team", "owner": {"name": "team"},
+                "plugins": [{"name": "team", "source": "./team", "version": "1.0.0"}]})
+        .to_string(),
+    );
+    sb.write(
+        &market.join("team/.claude-plugin/plugin.json"),
+        &json!({"name": "team", "version": "1.0.0"}).to_string(),
+    );
+    let hooks = json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}});
+    let hooks_file = market.join("team/hooks/hooks.json");
+    sb.write(&hooks_file, &hooks.to_string());
+    sb.claude_ok(&[
+        "plugin",
+        "marketplace",
+        "add",
+        market.to_str().expect("utf-8 temp path"),
+    ]);
+    let id = "team@team";
+    sb.claude_ok(&["plugin", "install", id]);
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    let runs = |turn: &Turn, event: &str| turn.hook_responses(event).len();
+    assert_eq!(
+        runs(&turn, "UserPromptSubmit"),
+        2,
+        "{}",
+        turn.describe_hooks()
+    );
+    assert_eq!(runs(&turn, "Stop"), 1, "{}", turn.describe_hooks());
+    assert_eq!(runs(&turn, "SessionStart"), 1, "{}", turn.describe_hooks());
+    let (code, codes) = sb.doctor_codes();
+    assert_eq!(code, Some(2), "{codes:?}");
+    assert!(
+        codes.iter().any(|c| c == "hook-in-plugin-and-settings"),
+        "{codes:?}"
+    );
+
+    let hooks_before = sb.read(&hooks_file);
+    let out = sb.gk_ok(&["doctor", "--fix", "--yes"]);
+    assert_no_secret(&out);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&format!("plugin {id} now carries gk's prompt hook")),
+        "{said}"
+    );
+    let settings = sb.read(&sb.user_settings());
+    assert!(!settings.contains("hook prompt"), "{settings}");
+    assert!(
+        settings.contains(&serde_json::to_string(STOP_COMMAND).unwrap()),
+        "{settings}"
+    );
+    assert!(
+        settings.contains(&serde_json::to_string(SESSION_COMMAND).unwrap()),
+        "{settings}"
+    );
+    assert!(settings.contains(ENV_BLOCK), "{settings}");
+    assert_eq!(
+        sb.read(&hooks_file),
+        hooks_before,
+        "--fix never edits a plugin's files"
+    );
+
+    let turn = sb.turn("implement the ontology");
+    turn.assert_completed();
+    turn.assert_gk_hooks_ran(1);
+    assert_eq!(turn.plugin_runs(id), 1, "{}", turn.describe_hooks());
     let (_, codes) = sb.doctor_codes();
     assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
 }

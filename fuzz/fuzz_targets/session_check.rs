@@ -16,7 +16,7 @@ use gk::testing::hooks::{message, problems, MAX_LINES};
 use gk::testing::hooks::Config;
 use gk::testing::platform::Os;
 use gk::testing::registry::{classify_text, Scope, ScopeFile};
-use gk::testing::registry::Table;
+use gk::testing::registry::{Plugins, Table};
 use libfuzzer_sys::fuzz_target;
 
 const SECRET: &str = "sk-fuzz-SESSION-7f3a";
@@ -45,13 +45,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = String::from_utf8_lossy(bytes);
-    let scope = [Scope::User, Scope::Project, Scope::Local, Scope::Managed][usize::from(sel & 3)];
-    let path = match scope {
-        Scope::User => "/home/u/.claude/settings.json",
-        Scope::Project => "/w/p/.claude/settings.json",
-        Scope::Local => "/w/p/.claude/settings.local.json",
-        Scope::Managed => "/etc/claude-code/managed-settings.json",
-    };
+    let (scope, path) = [
+        (Scope::User, "/home/u/.claude/settings.json"),
+        (Scope::Project, "/w/p/.claude/settings.json"),
+        (Scope::Local, "/w/p/.claude/settings.local.json"),
+        (Scope::Managed, "/etc/claude-code/managed-settings.json"),
+    ][usize::from(sel & 3)];
     let mut files = Vec::new();
     if sel & 4 != 0 && scope != Scope::User {
         files.push(file(Scope::User, "/home/u/.claude/settings.json", HEALTHY));
@@ -61,7 +60,14 @@ fuzz_target!(|data: &[u8]| {
     let gone = sel & 8 != 0;
     let locate = |p: &str| (!gone).then(|| PathBuf::from(p));
     let run = || {
-        let found = problems(&files, &t, &locate, &Config::default(), None);
+        let found = problems(
+            &files,
+            &Plugins::none(),
+            &t,
+            &locate,
+            &Config::default(),
+            None,
+        );
         message(&found, Some(Path::new("/w/p")), Os::Linux)
     };
     let msg = run();

@@ -45,6 +45,10 @@ pub struct FixNeeds {
     /// Files whose gk/legacy entries must go: project and local settings;
     /// user settings too when managed settings register all of gk's hooks.
     pub remove_from: Vec<PathBuf>,
+    /// When not empty, only the entries of these hooks go from
+    /// `remove_from` (plugins register them), each with the plugin that
+    /// carries it; gk's other entries stay.
+    pub carried: Vec<(crate::hookcmd::HookKind, String)>,
     pub binary: bool,
     pub claude_md: bool,
     pub state_file: bool,
@@ -122,8 +126,17 @@ pub fn needs(
         how,
         RegistrationFix::RemoveOutsideManaged { .. } | RegistrationFix::RemoveOutsidePlugin { .. }
     );
+    let carried = match &how {
+        RegistrationFix::RemovePluginCopies { carried } => Some(carried),
+        _ => None,
+    };
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
         match f.remedy {
+            // Plugins register some of gk's hooks: only the settings copies
+            // of those go; nothing is added, the program is not touched.
+            Remedy::Registrations if carried.is_some() => {
+                n.carried = carried.cloned().unwrap_or_default();
+            }
             Remedy::Manual => n.manual.push(match &f.fix {
                 Some(fix) => format!("[{}] {fix}", f.code),
                 None => format!("[{}] {}", f.code, f.message),
@@ -147,6 +160,29 @@ pub fn needs(
             n.manual
                 .push(format!("cannot add the permission rules: {why}"));
             n.permission_rules = false;
+        }
+    }
+    if !n.carried.is_empty() {
+        let kinds: Vec<_> = n.carried.iter().map(|(k, _)| *k).collect();
+        for r in registrations {
+            let of = matches!(r.owner, crate::hookcmd::Owner::Gk(k) | crate::hookcmd::Owner::Legacy(k) if kinds.contains(&k));
+            let settings = matches!(r.scope, Scope::User | Scope::Project | Scope::Local);
+            if of && settings && !n.remove_from.contains(&r.path) {
+                n.remove_from.push(r.path.clone());
+            }
+        }
+        let mut blocked = Vec::new();
+        for path in &n.remove_from {
+            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
+                blocked.push(path.clone());
+                n.manual.push(format!("cannot remove gk's entries: {why}"));
+            }
+        }
+        // All or nothing: a copy left behind still runs twice, one taken
+        // out of one file only is as confusing.
+        if !blocked.is_empty() {
+            n.remove_from.clear();
+            n.carried.clear();
         }
     }
     if n.user_registrations {
@@ -256,13 +292,13 @@ pub fn plan(
     if needs.user_registrations || needs.permission_rules || needs.status_line || removes_user {
         let old = crate::setup::read_text(&user)?;
         let mut text = old.clone().unwrap_or_default();
-        let mut reasons = Vec::new();
+        let mut reasons: Vec<String> = Vec::new();
         let shell = setup::shell_form(ShellChoice::Auto, os);
         if removes_user {
             text = setup::on_disk_places(old.as_deref(), &text, |t| {
-                settings_edit::remove_hooks(&user, t, &inputs.ctx)
+                removal(needs, &user, t, &inputs.ctx)
             })?;
-            reasons.push("managed settings register gk's hooks; these would run a second time");
+            reasons.push(removal_reason(needs));
         }
         let wanted = match needs.user_registrations && !removes_user {
             true => Some(setup::verified_wanted_hooks(
@@ -276,7 +312,7 @@ pub fn plan(
         if wanted.is_some() {
             reasons.insert(
                 0,
-                "one canonical entry per gk hook; variants and Python hooks removed",
+                "one canonical entry per gk hook; variants and Python hooks removed".to_string(),
             );
         }
         let rules = inputs
@@ -285,7 +321,7 @@ pub fn plan(
             .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)))
             .filter(|_| needs.permission_rules);
         if rules.is_some() {
-            reasons.push("let Claude write its task records without asking");
+            reasons.push("let Claude write its task records without asking".to_string());
         }
         let line = match needs.status_line {
             true => Some(setup::statusline_for(
@@ -298,7 +334,8 @@ pub fn plan(
             false => None,
         };
         if line.is_some() {
-            reasons.push("gk's status line spelled for the shell Claude Code runs it in");
+            reasons
+                .push("gk's status line spelled for the shell Claude Code runs it in".to_string());
         }
         let want = setup::SettingsWanted {
             hooks: wanted.as_ref(),
@@ -321,15 +358,47 @@ pub fn plan(
         let Some(old) = crate::setup::read_text(path)? else {
             continue;
         };
-        let new = settings_edit::remove_hooks(path, &old, &inputs.ctx)?;
-        let reason = if *path == inputs.paths.settings() {
-            "managed settings register gk's hooks; these would run a second time"
+        let new = removal(needs, path, &old, &inputs.ctx)?;
+        let reason = if !needs.carried.is_empty() {
+            removal_reason(needs)
         } else {
-            "gk's hooks belong in user settings only"
+            "gk's hooks belong in user settings only".to_string()
         };
-        plan.push(FileChange::text(path, Some(old), Some(new), reason));
+        plan.push(FileChange::text(path, Some(old), Some(new), &reason));
     }
     Ok(plan)
+}
+
+/// `text` of settings file `path` without the entries `needs` takes out:
+/// every one of gk's, or those of the hooks plugins carry.
+fn removal(
+    needs: &FixNeeds,
+    path: &Path,
+    text: &str,
+    ctx: &crate::hookcmd::CommandContext,
+) -> Result<String> {
+    if needs.carried.is_empty() {
+        return settings_edit::remove_hooks(path, text, ctx);
+    }
+    let kinds: Vec<_> = needs.carried.iter().map(|(k, _)| *k).collect();
+    settings_edit::remove_hooks_of(path, text, ctx, &kinds)
+}
+
+/// Why [`removal`] takes entries out of a file: which plugin now carries
+/// each hook, or the managed settings that register them all.
+fn removal_reason(needs: &FixNeeds) -> String {
+    if needs.carried.is_empty() {
+        return "managed settings register gk's hooks; these would run a second time".into();
+    }
+    let each: Vec<String> = needs
+        .carried
+        .iter()
+        .map(|(k, plugin)| format!("plugin {plugin} now carries gk's {} hook", k.arg()))
+        .collect();
+    format!(
+        "{}; a settings copy would run it a second time",
+        each.join(", ")
+    )
 }
 
 /// Exactly one current block: later marked copies taken out, then the

@@ -172,7 +172,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     );
     plugins::check(&plugins, &mut report);
     let table = crate::registry::Table::with_plugins(&files, &plugins, &inputs.ctx);
-    let how = check_registrations(inputs, &files, &table, &mut report);
+    let how = check_registrations(inputs, &files, &table, &plugins, &mut report);
     programs::check_binaries(inputs, &table, &how, &mut report);
     files::check_backups_beside_files(inputs, &mut report);
     // gk.json, read once: the hooks' own reading of it.
@@ -209,12 +209,18 @@ fn check_registrations(
     inputs: &Inputs,
     files: &[ScopeFile],
     table: &crate::registry::Table,
+    plugins: &crate::registry::plugins::Plugins,
     report: &mut Report,
 ) -> registrations::RegistrationFix {
     report.findings.extend(registrations::check_policy(table));
     let mut how = registrations::registration_fix(&table.rows);
     if let Some(why) = blocked_edit(&how, files, &table.rows) {
         how = registrations::RegistrationFix::Blocked { why };
+    }
+    // A source doctor did not read may register any of gk's hooks: a fix
+    // planned without it could register one a second time.
+    if let Some(source) = plugins::unread_source(plugins) {
+        how = registrations::RegistrationFix::Unread { source };
     }
     report
         .findings

@@ -101,10 +101,59 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
                 ))
                 .remedy(Remedy::Manual),
             ),
-            Trouble::NotChecked { count } => report.notes.push((
-                Group::Registrations,
-                format!("{count} more enabled plugins not read (more than doctor reads)"),
-            )),
+            Trouble::NotChecked { count } => report.findings.push(
+                Finding::new(
+                    "source-unread",
+                    Severity::Warning,
+                    Group::Registrations,
+                    format!(
+                        "{count} more enabled plugins were not read (gk doctor reads {}): whatever they register is unknown, so gk doctor --fix leaves gk's registrations alone",
+                        crate::registry::plugins::PluginBudget::DOCTOR.plugins
+                    ),
+                )
+                .fix("switch off the plugins you do not use (`claude plugin disable <id>`)")
+                .remedy(Remedy::Manual),
+            ),
         }
+    }
+    for u in &plugins.unread {
+        report.findings.push(
+            Finding::new(
+                "source-unread",
+                Severity::Warning,
+                Group::Registrations,
+                format!(
+                    "{} {}: gk doctor did not read it, so whatever it registers is unknown, and gk doctor --fix leaves gk's registrations alone",
+                    u.path.display(),
+                    u.why
+                ),
+            )
+            .at(&u.path, None)
+            .fix(format!(
+                "if Claude Code should load it, make {} smaller (a plugin's file: ask its author, or `claude plugin disable` the plugin)",
+                u.path.display()
+            ))
+            .remedy(Remedy::Manual),
+        );
+    }
+}
+
+/// The first source `plugins` left unread (and how many more), for the
+/// registration fixes that wait on it; `None` when everything was read.
+pub fn unread_source(plugins: &Plugins) -> Option<String> {
+    let mut named: Vec<String> = plugins
+        .unread
+        .iter()
+        .map(|u| u.path.display().to_string())
+        .collect();
+    for t in &plugins.trouble {
+        if let Trouble::NotChecked { count } = t {
+            named.push(format!("{count} enabled plugins"));
+        }
+    }
+    match named.len() {
+        0 => None,
+        1 => named.pop(),
+        n => Some(format!("{} and {} more", named[0], n - 1)),
     }
 }

@@ -81,9 +81,15 @@ pub enum RegistrationFix {
     /// hooks' entries from user, project and local settings (the client
     /// never merges a plugin's copy with a settings copy: both would run).
     RemoveOutsidePlugin { plugin: String },
-    /// A plugin does some of the jobs only (`kind`'s among them): a person
-    /// decides between the plugin and install's registrations.
-    ManualPlugin { plugin: String, kind: HookKind },
+    /// Plugins do some of the jobs only: each hook a plugin registers, with
+    /// that plugin (the first that does). `--fix` removes gk's and the
+    /// Python hooks' settings copies of those hooks from user, project and
+    /// local settings (a plugin's files are never edited), and leaves the
+    /// other hooks' registrations as they are.
+    RemovePluginCopies { carried: Vec<(HookKind, String)> },
+    /// Doctor could not read `source` (past what it reads), which may
+    /// register gk's hooks: no registration fix is offered on a guess.
+    Unread { source: String },
     /// Managed settings do some of the jobs only (`kind`'s among them):
     /// writing user settings would register that hook a second time
     /// (install registers all three), so a person decides.
@@ -133,9 +139,8 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             Some((_, id)) if plugin_kinds.len() == HookKind::ALL.len() => {
                 RegistrationFix::RemoveOutsidePlugin { plugin: id.clone() }
             }
-            Some((kind, id)) => RegistrationFix::ManualPlugin {
-                plugin: id.clone(),
-                kind: *kind,
+            Some(_) => RegistrationFix::RemovePluginCopies {
+                carried: plugin_kinds,
             },
         },
         Some((_, managed)) if managed_kinds.len() == HookKind::ALL.len() => {
@@ -175,10 +180,17 @@ impl RegistrationFix {
                     "{FIX_COMMAND} (removes gk's entries from user, project and local settings; plugin {plugin} registers all of gk's hooks)"
                 ))
                 .remedy(Remedy::Registrations),
-            RegistrationFix::ManualPlugin { plugin, kind } => f
-                .fix(format!(
-                    "{by_hand}; plugin {plugin} registers gk's {} hook but not all of gk's hooks, so gk doctor --fix leaves registrations alone (either `claude plugin disable {plugin}` and keep install's hooks, or remove install's by hand)",
+            RegistrationFix::RemovePluginCopies { carried } => {
+                let (kind, plugin) = &carried[0];
+                f.fix(format!(
+                    "{by_hand}; plugin {plugin} registers gk's {} hook but not all of gk's hooks, so gk doctor --fix only takes out the settings copies of the hooks plugins register",
                     kind.arg()
+                ))
+                .remedy(Remedy::Manual)
+            }
+            RegistrationFix::Unread { source } => f
+                .fix(format!(
+                    "{by_hand}; gk doctor could not read {source}, which may register gk's hooks, so gk doctor --fix leaves registrations alone (see source-unread)"
                 ))
                 .remedy(Remedy::Manual),
             RegistrationFix::Manual { managed, kind } => f
@@ -220,8 +232,10 @@ pub fn check_registrations_with(
     let missing = rules::missing(t);
     let twice = rules::fires_twice(t);
     let repeated = rules::repeated(t);
+    // What doctor did not read may register it: not called missing.
+    let unread = matches!(how, RegistrationFix::Unread { .. });
     for kind in HookKind::ALL {
-        if missing.contains(&kind) {
+        if missing.contains(&kind) && !unread {
             out.push(hook_missing(kind, user_settings, how));
         }
         for f in twice.iter().filter(|f| f.kind == kind) {
@@ -321,15 +335,32 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
     }
     .at(&first.path, Some(first.line));
     let all_managed = places().all(|r| r.scope == Scope::Managed);
-    f = how.fix(
-        f,
-        format!(
-            "{FIX_COMMAND} (keeps one canonical entry in {})",
-            user_settings.display()
+    let carrier = match how {
+        RegistrationFix::RemovePluginCopies { carried } => carried
+            .iter()
+            .find(|(k, _)| *k == t.kind)
+            .map(|(_, id)| id.as_str()),
+        _ => None,
+    };
+    let in_settings = places().any(|r| r.plugin.is_none() && r.scope != Scope::Managed);
+    f = match carrier {
+        // A plugin's copy and settings copies: the settings ones go.
+        Some(plugin) if in_settings && plugins.len() == 1 => f
+            .fix(format!(
+                "{FIX_COMMAND} (removes gk's settings copy of the {} hook from user, project and local settings; plugin {plugin} carries it)",
+                t.kind.arg()
+            ))
+            .remedy(Remedy::Registrations),
+        _ => how.fix(
+            f,
+            format!(
+                "{FIX_COMMAND} (keeps one canonical entry in {})",
+                user_settings.display()
+            ),
+            "keep one of these entries and delete the others",
+            all_managed,
         ),
-        "keep one of these entries and delete the others",
-        all_managed,
-    );
+    };
     for s in &t.spellings {
         for r in &s.places {
             f = f.detail(format!("{}  `{}`", r.place(), r.command));

@@ -212,6 +212,33 @@ pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<Str
     remove_hooks_keeping(path, text, ctx, &[])
 }
 
+/// [`remove_hooks`] for the hooks in `kinds` only: every entry of gk's
+/// (any spelling) or of the Python hook doing one of those jobs goes, gk's
+/// other hooks stay as they are. Used where another source (a plugin)
+/// registers those hooks: the settings copy would run them a second time.
+pub fn remove_hooks_of(
+    path: &Path,
+    text: &str,
+    ctx: &CommandContext,
+    kinds: &[HookKind],
+) -> Result<String> {
+    let (bom, body) = split_bom(text);
+    if body.trim().is_empty() {
+        return Ok(text.to_string());
+    }
+    let before = check_input(path, text)?;
+    let root = parse_strict(path, body)?;
+    let owned = owned_handlers(&root, ctx);
+    let of = |o: &Owner| matches!(o, Owner::Gk(k) | Owner::Legacy(k) if kinds.contains(k));
+    let chosen: Vec<&OwnedHandler> = owned.iter().filter(|h| of(&h.owner)).collect();
+    let out = format!(
+        "{bom}{}",
+        apply_edits(body, removal_edits(&root, &chosen, true, &[]))
+    );
+    check_result_keeping(path, &out, ctx, &before, &|o| !of(o))?;
+    Ok(out)
+}
+
 /// [`remove_hooks`], giving back the containers in `keep` (install found
 /// them empty and filled them, see [`add_hooks_noting`]) as they were: a
 /// container this removal empties is emptied back to its old bytes rather
@@ -302,12 +329,54 @@ fn check_result(
     ctx: &CommandContext,
     issues_before: &[String],
 ) -> Result<()> {
-    let internal = |what: String| {
-        Error::refused(format!(
-            "internal check failed for {}: {what}",
-            path.display()
-        ))
-    };
+    let entries = check_result_keeping(path, out, ctx, issues_before, &|o| {
+        wanted.is_some() && matches!(o, Owner::Gk(_))
+    })?;
+    let Some(w) = wanted else { return Ok(()) };
+    let internal = |what: String| internal_error(path, what);
+    for entry in &entries {
+        let Some(command) = &entry.run_command() else {
+            continue;
+        };
+        if let Owner::Gk(kind) = classify_under(&entry.event, command, ctx) {
+            let want = w.get(kind);
+            if entry.event != kind.event()
+                || entry.command.as_deref() != Some(want.command.as_str())
+                || entry.args != want.args
+                || entry.shell.as_deref() != want.shell
+                || entry.hook_type.as_deref() != Some("command")
+            {
+                return Err(internal(format!("unexpected gk entry `{command}`")));
+            }
+        }
+    }
+    for kind in HookKind::ALL {
+        let want = w.get(kind);
+        let count = entries
+            .iter()
+            .filter(|e| e.command.as_deref() == Some(want.command.as_str()) && e.args == want.args)
+            .count();
+        if count != 1 {
+            return Err(internal(format!(
+                "{count} entries for `{}`",
+                want.run_command()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The result parses strictly, has no schema issue `issues_before` did
+/// not have, and every entry of gk's or the Python hooks' left in it is
+/// one `may_stay` allows: its hook entries.
+fn check_result_keeping(
+    path: &Path,
+    out: &str,
+    ctx: &CommandContext,
+    issues_before: &[String],
+    may_stay: &dyn Fn(&Owner) -> bool,
+) -> Result<Vec<settings::HookEntry>> {
+    let internal = |what: String| internal_error(path, what);
     let parsed = settings::parse(path, out).map_err(|e| internal(e.to_string()))?;
     let (entries, issues) = settings::hook_entries(&parsed);
     let mut left: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -324,44 +393,21 @@ fn check_result(
         let Some(command) = &entry.run_command() else {
             continue;
         };
-        let owner = classify_under(&entry.event, command, ctx);
-        match (wanted, owner) {
-            (_, Owner::Foreign) => {}
-            (None, _) => return Err(internal(format!("gk entry left in {}", entry.event))),
-            (Some(_), Owner::Legacy(_)) => {
-                return Err(internal("Python hook left in place".to_string()))
-            }
-            (Some(w), Owner::Gk(kind)) => {
-                let want = w.get(kind);
-                if entry.event != kind.event()
-                    || entry.command.as_deref() != Some(want.command.as_str())
-                    || entry.args != want.args
-                    || entry.shell.as_deref() != want.shell
-                    || entry.hook_type.as_deref() != Some("command")
-                {
-                    return Err(internal(format!("unexpected gk entry `{command}`")));
-                }
-            }
+        match classify_under(&entry.event, command, ctx) {
+            Owner::Foreign => {}
+            o if may_stay(&o) => {}
+            Owner::Legacy(_) => return Err(internal("Python hook left in place".to_string())),
+            Owner::Gk(_) => return Err(internal(format!("gk entry left in {}", entry.event))),
         }
     }
-    if let Some(w) = wanted {
-        for kind in HookKind::ALL {
-            let want = w.get(kind);
-            let count = entries
-                .iter()
-                .filter(|e| {
-                    e.command.as_deref() == Some(want.command.as_str()) && e.args == want.args
-                })
-                .count();
-            if count != 1 {
-                return Err(internal(format!(
-                    "{count} entries for `{}`",
-                    want.run_command()
-                )));
-            }
-        }
-    }
-    Ok(())
+    Ok(entries)
+}
+
+fn internal_error(path: &Path, what: String) -> Error {
+    Error::refused(format!(
+        "internal check failed for {}: {what}",
+        path.display()
+    ))
 }
 
 /// One handler gk owns, located by indices.

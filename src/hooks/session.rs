@@ -36,6 +36,7 @@ use super::config::{Config, ConfigError};
 use super::input::{self, Input};
 use crate::hookcmd::HookKind;
 use crate::platform::Os;
+use crate::registry::plugins::{Plugins, Trouble};
 use crate::registry::rules::{self, Skipped};
 use crate::registry::scopes::{self, Scope, ScopeFile};
 use crate::registry::{Registration, Table};
@@ -68,17 +69,21 @@ pub fn answer(
     config_error: Option<&ConfigError>,
 ) -> Option<String> {
     let project = project_dir(event_of(input).as_ref(), machine.current_dir.as_deref());
-    let files = scopes::load_scopes_within(
+    // One budget for everything read: settings files, drop-ins, then what
+    // the plugins they enable bring.
+    let mut spent = scopes::Spent::new(scopes::Budget::SESSION);
+    let files = scopes::load_scopes_spending(
         &machine.paths.settings(),
         project.as_deref(),
         &machine.managed,
         &machine.registry_policy,
-        Some(scopes::Budget::SESSION),
+        Some(&mut spent),
     );
-    let plugins = crate::registry::plugins::load_plugins(
+    let plugins = crate::registry::plugins::load_plugins_spending(
         &files,
         &machine.plugins_dir,
         crate::registry::plugins::PluginBudget::SESSION,
+        &mut spent,
     );
     let table = Table::with_plugins(&files, &plugins, &machine.ctx);
     let os = machine.ctx.os;
@@ -86,7 +91,7 @@ pub fn answer(
     let locate = |program: &str| {
         crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
     };
-    let found = problems(&files, &table, &locate, config, config_error);
+    let found = problems(&files, &plugins, &table, &locate, config, config_error);
     message(&found, project.as_deref(), os)
 }
 
@@ -138,6 +143,7 @@ fn in_project(scope: Scope) -> bool {
 /// missing, and programs that are not there.
 pub fn problems(
     files: &[ScopeFile],
+    plugins: &Plugins,
     t: &Table,
     locate: &dyn Fn(&str) -> Option<PathBuf>,
     config: &Config,
@@ -146,7 +152,7 @@ pub fn problems(
     let mut out = Vec::new();
     out.extend(config_error.map(ignored_config));
     skipped_files(files, &mut out);
-    let any_unchecked = unchecked_files(files, &mut out);
+    let any_unchecked = unchecked_files(files, plugins, &mut out);
     hooks_that_fire_twice(t, &mut out);
     hooks_under_another_event(t, &mut out);
     // A file that was not read may register a hook that looks missing.
@@ -210,10 +216,10 @@ fn skipped_files(files: &[ScopeFile], out: &mut Vec<Problem>) {
     }
 }
 
-/// Settings files past the check's budget (a repository can bring settings
-/// files of any size): named, never parsed; doctor reads them whole.
-/// Whether there was any.
-fn unchecked_files(files: &[ScopeFile], out: &mut Vec<Problem>) -> bool {
+/// Sources past the check's one budget (a repository can bring settings
+/// files, marketplaces, manifests and plugin hooks files of any size):
+/// each named, none parsed; doctor reads them. Whether there was any.
+fn unchecked_files(files: &[ScopeFile], plugins: &Plugins, out: &mut Vec<Problem>) -> bool {
     let mut any = false;
     for f in files {
         if let scopes::Load::Unchecked(why) = &f.load {
@@ -222,6 +228,26 @@ fn unchecked_files(files: &[ScopeFile], out: &mut Vec<Problem>) -> bool {
                 text: format!("{} {why}", shown_path(&f.path)),
                 fix: false,
                 project: in_project(f.scope),
+            });
+        }
+    }
+    for u in &plugins.unread {
+        any = true;
+        out.push(Problem {
+            text: format!("{} {}", shown_path(&u.path), u.why),
+            fix: false,
+            project: in_project(u.scope),
+        });
+    }
+    for t in &plugins.trouble {
+        if let Trouble::NotChecked { count } = t {
+            any = true;
+            out.push(Problem {
+                text: format!(
+                    "{count} more enabled plugins are too many to check at session start"
+                ),
+                fix: false,
+                project: false,
             });
         }
     }
@@ -523,7 +549,7 @@ mod tests {
     fn check_with(files: &[ScopeFile], gone: &[&str], config: &Config) -> Option<String> {
         let t = Table::new(files, &ctx());
         let locate = |p: &str| (!gone.contains(&p)).then(|| PathBuf::from(p));
-        let found = problems(files, &t, &locate, config, None);
+        let found = problems(files, &Plugins::none(), &t, &locate, config, None);
         message(&found, Some(Path::new("/w/p")), Os::Linux)
     }
 
@@ -740,7 +766,14 @@ mod tests {
             position: Some((2, 7)),
             reason: "unknown field `promt`".into(),
         };
-        let found = problems(&[], &t, &|_| None, &Config::default(), Some(&e));
+        let found = problems(
+            &[],
+            &Plugins::none(),
+            &t,
+            &|_| None,
+            &Config::default(),
+            Some(&e),
+        );
         assert_eq!(
             found[0].text,
             "/home/u/.claude/hooks/gk.json:2:7: unknown field `promt`; gk's hooks ignore this gk.json and run on the built-in rules"
@@ -802,7 +835,14 @@ mod tests {
             &format!("{{\"hooks\": {{\"{event}\": [{{\"matcher\": 1, \"hooks\": []}}]}}}}"),
         ));
         let t = Table::new(&files, &ctx());
-        let found = problems(&files, &t, &|_| None, &Config::default(), None);
+        let found = problems(
+            &files,
+            &Plugins::none(),
+            &t,
+            &|_| None,
+            &Config::default(),
+            None,
+        );
         assert!(found.len() > MAX_LINES, "{}", found.len());
         let msg = message(&found, Some(Path::new(&project)), Os::Linux).unwrap();
         assert_eq!(msg.lines().count(), MAX_LINES);

@@ -24,20 +24,23 @@
 //! Every read is bounded (a named pipe or a device is reported, never
 //! opened for reading), and the number of plugins read is bounded too.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::scopes::{classify_bytes, Load, Scope, ScopeFile};
+use super::scopes::{classify_bytes, Budget, Load, Scope, ScopeFile, Spent};
 use crate::hookcmd::HookKind;
 
-/// How much the plugins may cost one reading.
+/// How much the plugins may cost one reading. The bytes, files, handlers,
+/// hooks paths and expanded lengths are spent from the reading's one
+/// [`Spent`] (the settings files spent theirs first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PluginBudget {
     /// Enabled plugins read; the rest are reported as not checked.
     pub plugins: usize,
-    /// Bytes of one file (a hooks file, a manifest, the client's records).
-    pub file_bytes: u64,
+    /// The budget of a reading of the plugins alone ([`load_plugins`]).
+    pub reading: Budget,
     /// Parse only the hooks files that may hold a hook of gk's (see
     /// [`may_hold_gk`]); the others count as holding no hook. The session
     /// check looks at gk's hooks only, and parsing every plugin's file
@@ -46,19 +49,25 @@ pub struct PluginBudget {
 }
 
 impl PluginBudget {
-    /// The session check's: a hundred plugins, 256 KiB a file.
+    /// The session check's: a hundred plugins, within [`Budget::SESSION`].
     pub const SESSION: PluginBudget = PluginBudget {
         plugins: 100,
-        file_bytes: 256 << 10,
+        reading: Budget::SESSION,
         gk_only: true,
     };
     /// Doctor's: every file whole (up to the text limit), a thousand plugins.
     pub const DOCTOR: PluginBudget = PluginBudget {
         plugins: 1_000,
-        file_bytes: crate::bounded::TEXT_LIMIT,
+        reading: Budget::DOCTOR,
         gk_only: false,
     };
 }
+
+/// The longest a command or an argument may grow to with the plugin's
+/// folder put in for `${CLAUDE_PLUGIN_ROOT}`: 128 KiB, the longest single
+/// argument Linux passes to a program (a shell-form command is one
+/// argument of the shell), so a longer one cannot start anywhere.
+pub const MAX_EXPANDED: usize = 128 << 10;
 
 /// One enabled plugin and the hooks files it brings.
 #[derive(Debug, Clone)]
@@ -73,7 +82,9 @@ pub struct Plugin {
     pub forced: bool,
     /// The folder the client reads it from (`None`: not found).
     pub root: Option<PathBuf>,
-    /// Each hooks file, as a settings-shaped file (`hooks` at its top).
+    /// Each hooks file, as a settings-shaped file (`hooks` at its top),
+    /// `${CLAUDE_PLUGIN_ROOT}` already put in as the client (exec form) or
+    /// the shell (shell form) puts it in.
     pub hooks: Vec<ScopeFile>,
     /// Hooks files that are a named pipe, socket or device. Measured: the
     /// client reads a pipe there and waits for ever, at every start (gk
@@ -98,24 +109,49 @@ pub enum Trouble {
     NotChecked { count: usize },
 }
 
+/// A source the client reads that this reading did not (past its budget,
+/// or grown past [`MAX_EXPANDED`]): what it registers is not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    pub path: PathBuf,
+    /// Follows the path in a message (`is too large to check at session start`).
+    pub why: String,
+    /// The scope of the settings file that led to it (the one enabling the
+    /// plugin, or declaring the marketplace).
+    pub scope: Scope,
+}
+
 /// Every enabled plugin, and what keeps any of them from running.
 #[derive(Debug, Clone, Default)]
 pub struct Plugins {
     pub enabled: Vec<Plugin>,
     pub trouble: Vec<Trouble>,
+    /// The sources not read (hooks files among them, which are also in
+    /// their plugin's `hooks` as [`Load::Unchecked`]).
+    pub unread: Vec<Unread>,
 }
 
 impl Plugins {
     pub fn none() -> Plugins {
         Plugins::default()
     }
+
+    /// Did this reading leave out something that may register a hook?
+    pub fn incomplete(&self) -> bool {
+        !self.unread.is_empty()
+            || self
+                .trouble
+                .iter()
+                .any(|t| matches!(t, Trouble::NotChecked { .. }))
+    }
 }
 
 /// The `enabledPlugins` verdicts of `files` (in load order, so a later
 /// scope's value replaces an earlier one's), as `(id, value, scope, file)`
-/// in the order the ids first appear.
+/// in the order the ids first appear. One hash look-up an id.
 fn enabled_plugins(files: &[ScopeFile]) -> Vec<(String, bool, Scope, PathBuf)> {
     let mut out: Vec<(String, bool, Scope, PathBuf)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for f in files.iter().filter(|f| f.effective()) {
         let Some(map) = f
             .settings()
@@ -126,49 +162,79 @@ fn enabled_plugins(files: &[ScopeFile]) -> Vec<(String, bool, Scope, PathBuf)> {
         };
         for (id, v) in map {
             let Some(on) = v.as_bool() else { continue };
-            match out.iter_mut().find(|(i, ..)| i == id) {
-                Some(slot) => *slot = (id.clone(), on, f.scope, f.path.clone()),
-                None => out.push((id.clone(), on, f.scope, f.path.clone())),
+            match at.get(id.as_str()) {
+                Some(&i) => out[i] = (id.clone(), on, f.scope, f.path.clone()),
+                None => {
+                    at.insert(id, out.len());
+                    out.push((id.clone(), on, f.scope, f.path.clone()));
+                }
             }
         }
     }
     out
 }
 
-/// A JSON file of the client's (or a plugin's manifest), bounded; `None`
-/// when it is absent, unreadable or not JSON (the client then has nothing
-/// from it either).
-fn read_json(path: &Path, limit: u64) -> Option<Value> {
-    let c = crate::bounded::read(path, limit).ok()?;
-    serde_json::from_slice(&c.bytes).ok()
+/// One reading of the plugins: what it spends, and what it left unread.
+struct Reader<'s> {
+    budget: PluginBudget,
+    spent: &'s mut Spent,
+    unread: Vec<Unread>,
+}
+
+impl Reader<'_> {
+    fn not_read(&mut self, path: &Path, scope: Scope) {
+        let why = self.spent.past();
+        self.unread.push(Unread {
+            path: path.to_path_buf(),
+            why,
+            scope,
+        });
+    }
+
+    /// A JSON file of the client's (or a marketplace's manifest), within
+    /// the budget; `None` when it is absent, unreadable or not JSON (the
+    /// client then has nothing from it either) or past the budget (then
+    /// named unread).
+    fn json(&mut self, path: &Path, scope: Scope) -> Option<Value> {
+        match self.spent.read(path, crate::bounded::read) {
+            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+            Err(None) => {
+                self.not_read(path, scope);
+                None
+            }
+            Err(Some(_)) => None,
+        }
+    }
 }
 
 /// The folders of the `directory` marketplaces: the client's own record
 /// (`known_marketplaces.json`), then any declared in settings
 /// (`extraKnownMarketplaces`, which load in place before the client has
-/// recorded them).
+/// recorded them), each with the scope that declared it; only those
+/// `wanted` names.
 fn directory_marketplaces(
-    plugins_dir: &Path,
+    known: Option<Value>,
     files: &[ScopeFile],
-    limit: u64,
-) -> Vec<(String, PathBuf)> {
+    wanted: &HashSet<&str>,
+) -> Vec<(String, PathBuf, Scope)> {
     let mut out = Vec::new();
-    let mut add = |name: &str, source: &Value| {
-        if source.get("source").and_then(Value::as_str) != Some("directory") {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut add = |name: &str, source: &Value, scope: Scope| {
+        if !wanted.contains(name)
+            || source.get("source").and_then(Value::as_str) != Some("directory")
+        {
             return;
         }
         if let Some(path) = source.get("path").and_then(Value::as_str) {
-            if !out.iter().any(|(n, _): &(String, PathBuf)| n == name) {
-                out.push((name.to_string(), PathBuf::from(path)));
+            if seen.insert(name.to_string()) {
+                out.push((name.to_string(), PathBuf::from(path), scope));
             }
         }
     };
-    if let Some(Value::Object(known)) =
-        read_json(&plugins_dir.join("known_marketplaces.json"), limit)
-    {
+    if let Some(Value::Object(known)) = known {
         for (name, entry) in &known {
             if let Some(source) = entry.get("source") {
-                add(name, source);
+                add(name, source, Scope::User);
             }
         }
     }
@@ -182,7 +248,7 @@ fn directory_marketplaces(
         };
         for (name, entry) in map {
             if let Some(source) = entry.get("source") {
-                add(name, source);
+                add(name, source, f.scope);
             }
         }
     }
@@ -216,48 +282,73 @@ fn inside(base: &Path, rel: &str) -> Option<PathBuf> {
     Some(out)
 }
 
-/// A directory marketplace: its name, its folder and its manifest
+/// A directory marketplace: its folder and what its manifest
 /// (`.claude-plugin/marketplace.json`, read once however many of its
-/// plugins are enabled).
+/// plugins are enabled) gives each plugin name as its source (the first
+/// entry of a name decides; `None`: not a folder path).
 struct Marketplace {
-    name: String,
     folder: PathBuf,
-    manifest: Option<Value>,
+    sources: HashMap<String, Option<String>>,
+    /// The manifest was past the budget: where its plugins are is unknown.
+    unread: bool,
+}
+
+impl Marketplace {
+    fn new(folder: PathBuf, manifest: Option<Value>, unread: bool) -> Marketplace {
+        let mut sources = HashMap::new();
+        let list = manifest
+            .as_ref()
+            .and_then(|m| m.get("plugins"))
+            .and_then(Value::as_array);
+        for p in list.into_iter().flatten() {
+            if let Some(name) = p.get("name").and_then(Value::as_str) {
+                sources
+                    .entry(name.to_string())
+                    .or_insert_with(|| p.get("source").and_then(Value::as_str).map(str::to_string));
+            }
+        }
+        Marketplace {
+            folder,
+            sources,
+            unread,
+        }
+    }
 }
 
 /// Where the client reads plugin `name` of marketplace `mkt` from.
+enum Root {
+    At(PathBuf),
+    /// Nowhere the records say.
+    Nowhere,
+    /// Its marketplace's manifest was past the budget.
+    Unread,
+}
+
 fn root_of(
     name: &str,
     mkt: &str,
     id: &str,
-    dirs: &[Marketplace],
+    dirs: &HashMap<String, Marketplace>,
     installed: Option<&Value>,
-) -> Option<PathBuf> {
-    if let Some(Marketplace {
-        folder, manifest, ..
-    }) = dirs.iter().find(|m| m.name == mkt)
-    {
-        let source = manifest
-            .as_ref()
-            .and_then(|m| m.get("plugins"))
-            .and_then(Value::as_array)
-            .and_then(|list| {
-                list.iter()
-                    .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
-            })
-            .and_then(|p| p.get("source"))
-            .and_then(Value::as_str);
-        if let Some(source) = source {
-            return inside(folder, source);
+) -> Root {
+    if let Some(m) = dirs.get(mkt) {
+        if m.unread {
+            return Root::Unread;
+        }
+        if let Some(Some(source)) = m.sources.get(name) {
+            return inside(&m.folder, source).map_or(Root::Nowhere, Root::At);
         }
     }
-    installed?
-        .get("plugins")?
-        .get(id)?
-        .as_array()?
-        .iter()
-        .find_map(|i| i.get("installPath").and_then(Value::as_str))
-        .map(PathBuf::from)
+    let recorded = || {
+        installed?
+            .get("plugins")?
+            .get(id)?
+            .as_array()?
+            .iter()
+            .find_map(|i| i.get("installPath").and_then(Value::as_str))
+            .map(PathBuf::from)
+    };
+    recorded().map_or(Root::Nowhere, Root::At)
 }
 
 /// Does the link `file` lead out of `root`? (The client refuses such a file.)
@@ -291,40 +382,213 @@ pub fn may_hold_gk(bytes: &[u8]) -> bool {
     })
 }
 
-/// One hooks file of a plugin, bounded; `true` when it is not a regular
-/// file (see [`Plugin::hangs`]).
-fn hooks_file(root: &Path, path: PathBuf, budget: PluginBudget) -> (ScopeFile, bool) {
-    use crate::bounded::ReadError;
-    let limit = budget.file_bytes;
-    let mut not_regular = false;
-    // A file that is not a link is read at once (on Unix the open itself
-    // refuses a link); only a link costs the look at where it leads.
-    let read = match crate::bounded::read_no_link(&path, limit) {
-        Err(ReadError::NotRegular("a symbolic link")) if leads_out(root, &path) => None,
-        Err(ReadError::NotRegular("a symbolic link")) => Some(crate::bounded::read(&path, limit)),
-        other => Some(other),
-    };
-    let load = match read {
-        None => {
-            Load::Unreadable("a link out of the plugin's folder, which Claude Code refuses".into())
+const ROOT_BRACED: &str = "${CLAUDE_PLUGIN_ROOT}";
+const ROOT_BARE: &str = "$CLAUDE_PLUGIN_ROOT";
+
+/// `text` with the plugin's folder `root` put in for `${CLAUDE_PLUGIN_ROOT}`
+/// as the client runs it (measured, 2.1.332): in the exec form (`shell`
+/// false) the client replaces the braced name, in one pass; a shell-form
+/// command reaches the shell as written and the shell puts the variable's
+/// value in for `${CLAUDE_PLUGIN_ROOT}` and `$CLAUDE_PLUGIN_ROOT`, also in
+/// one pass. Either way the folder's own name is never expanded again,
+/// even when it holds `$CLAUDE_PLUGIN_ROOT`. Quoting is not looked at (a
+/// single-quoted name is put in too). `None` when the result would be
+/// longer than `most` bytes: linear in `text` and `most`, whatever they hold.
+pub fn expand_root(text: &str, root: &str, shell: bool, most: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = memchr::memchr(b'$', rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        let at = &rest[i..];
+        let name = if at.starts_with(ROOT_BRACED) {
+            Some(ROOT_BRACED.len())
+        } else if shell
+            && at.starts_with(ROOT_BARE)
+            && !at[ROOT_BARE.len()..]
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            Some(ROOT_BARE.len())
+        } else {
+            None
+        };
+        match name {
+            Some(n) => {
+                if out.len() + root.len() > most {
+                    return None;
+                }
+                out.push_str(root);
+                rest = &at[n..];
+            }
+            None => {
+                out.push('$');
+                rest = &at[1..];
+            }
         }
-        Some(Ok(c)) if budget.gk_only && !may_hold_gk(&c.bytes) => Load::Empty,
-        Some(Ok(c)) => classify_bytes(&path, c.bytes),
-        Some(Err(ReadError::NotFound)) => Load::Absent,
-        Some(Err(ReadError::TooLarge { .. })) => {
-            Load::Unchecked(super::scopes::TOO_LARGE.to_string())
+        if out.len() > most {
+            return None;
         }
-        Some(Err(e)) => {
-            not_regular = matches!(e, ReadError::NotRegular(_));
-            Load::Unreadable(e.reason())
+    }
+    out.push_str(rest);
+    (out.len() <= most).then_some(out)
+}
+
+impl Reader<'_> {
+    /// One hooks file of a plugin, within the budget; `true` when it is not
+    /// a regular file (see [`Plugin::hangs`]). A file past the budget is
+    /// [`Load::Unchecked`] and named unread.
+    fn hooks_file(&mut self, root: &Path, path: PathBuf, scope: Scope) -> (ScopeFile, bool) {
+        use crate::bounded::ReadError;
+        let mut not_regular = false;
+        let mut out_link = false;
+        // A file that is not a link is read at once (on Unix the open itself
+        // refuses a link); only a link costs the look at where it leads.
+        let read = self.spent.read(&path, |p, limit| {
+            match crate::bounded::read_no_link(p, limit) {
+                Err(ReadError::NotRegular("a symbolic link")) if leads_out(root, p) => {
+                    out_link = true;
+                    Err(ReadError::NotFound)
+                }
+                Err(ReadError::NotRegular("a symbolic link")) => crate::bounded::read(p, limit),
+                other => other,
+            }
+        });
+        let load = match read {
+            _ if out_link => Load::Unreadable(
+                "a link out of the plugin's folder, which Claude Code refuses".into(),
+            ),
+            Ok(bytes) if self.budget.gk_only && !may_hold_gk(&bytes) => Load::Empty,
+            Ok(bytes) => self.parsed(&path, bytes, root),
+            Err(None) => Load::Unchecked(self.spent.past()),
+            Err(Some(ReadError::NotFound)) => Load::Absent,
+            Err(Some(e)) => {
+                not_regular = matches!(e, ReadError::NotRegular(_));
+                Load::Unreadable(e.reason())
+            }
+        };
+        if let Load::Unchecked(why) = &load {
+            self.unread.push(Unread {
+                path: path.clone(),
+                why: why.clone(),
+                scope,
+            });
         }
-    };
-    let file = ScopeFile {
-        scope: Scope::Plugin,
-        path,
-        load,
-    };
-    (file, not_regular)
+        let file = ScopeFile {
+            scope: Scope::Plugin,
+            path,
+            load,
+        };
+        (file, not_regular)
+    }
+
+    /// A hooks file's bytes parsed, its handlers counted and
+    /// `${CLAUDE_PLUGIN_ROOT}` put in, within the budget.
+    fn parsed(&mut self, path: &Path, bytes: Vec<u8>, root: &Path) -> Load {
+        // No handler is left to spend: not worth parsing.
+        if self.spent.entries_left() == 0 {
+            return Load::Unchecked(self.spent.past());
+        }
+        let mut load = classify_bytes(path, bytes);
+        let Load::Parsed { entries, .. } = &mut load else {
+            return load;
+        };
+        if !self.spent.entries(entries.len()) {
+            return Load::Unchecked(self.spent.past());
+        }
+        let root = root.to_string_lossy();
+        for e in entries.iter_mut() {
+            // The exec form's `command` and `args`, or a shell's command.
+            let shell = e.args.is_none();
+            let texts = e.command.iter_mut().chain(e.args.iter_mut().flatten());
+            for t in texts {
+                if !t.contains("CLAUDE_PLUGIN_ROOT") {
+                    continue;
+                }
+                let grown = expand_root(t, &root, shell, MAX_EXPANDED);
+                match grown {
+                    Some(g) if self.spent.grow(g.len().saturating_sub(t.len())) => *t = g,
+                    _ => return Load::Unchecked(self.spent.past()),
+                }
+            }
+        }
+        load
+    }
+
+    /// A plugin's manifest, read before anything else of the plugin.
+    fn manifest(&mut self, root: &Path, scope: Scope) -> Manifest {
+        use crate::bounded::ReadError;
+        let path = manifest_path(root);
+        match self.spent.read(&path, crate::bounded::read) {
+            Ok(b) if self.budget.gk_only && !may_name_hooks(&b) => Manifest::Read(None),
+            Ok(b) => Manifest::Read(serde_json::from_slice(&b).ok()),
+            Err(None) => {
+                self.not_read(&path, scope);
+                Manifest::Unread
+            }
+            Err(Some(ReadError::NotFound)) => Manifest::Absent,
+            Err(Some(ReadError::Io(e))) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                Manifest::Absent
+            }
+            Err(Some(_)) => Manifest::Read(None),
+        }
+    }
+
+    /// The hooks files of the plugin in `root`: `hooks/hooks.json` and what
+    /// the manifest's `hooks` names (each file once, however often it is
+    /// named: one hash look-up a name). An inline event map is the
+    /// manifest itself, read as a settings-shaped file (its `hooks` key
+    /// holds the map). A `hooks` list longer than the budget is not
+    /// followed: the manifest is named unread, and none of its files read.
+    fn hooks_files(
+        &mut self,
+        root: &Path,
+        manifest: Option<Value>,
+        scope: Scope,
+    ) -> (Vec<ScopeFile>, Vec<PathBuf>) {
+        let standard = root.join("hooks").join("hooks.json");
+        let named: &[Value] = match manifest.as_ref().and_then(|m| m.get("hooks")) {
+            Some(Value::Array(list)) => list,
+            Some(v) => std::slice::from_ref(v),
+            None => &[],
+        };
+        if !self.spent.hooks_paths(named.len()) {
+            self.not_read(&manifest_path(root), scope);
+            return (Vec::new(), Vec::new());
+        }
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        let mut paths = vec![standard.clone()];
+        seen.insert(standard);
+        let mut inline = false;
+        for v in named {
+            match v {
+                Value::String(rel) => {
+                    if let Some(p) = inside(root, rel) {
+                        if seen.insert(p.clone()) {
+                            paths.push(p);
+                        }
+                    }
+                }
+                Value::Object(_) => inline = true,
+                _ => {}
+            }
+        }
+        if inline {
+            paths.push(manifest_path(root));
+        }
+        let mut out = Vec::new();
+        let mut hangs = Vec::new();
+        for p in paths {
+            let (file, not_regular) = self.hooks_file(root, p, scope);
+            if not_regular {
+                hangs.push(file.path.clone());
+            }
+            if !matches!(file.load, Load::Absent) {
+                out.push(file);
+            }
+        }
+        (out, hangs)
+    }
 }
 
 fn manifest_path(root: &Path) -> PathBuf {
@@ -340,17 +604,8 @@ enum Manifest {
     /// is there at all is asked only then (one more system call, on this
     /// rare path alone).
     Absent,
-}
-
-fn read_manifest(root: &Path, budget: PluginBudget) -> Manifest {
-    use crate::bounded::ReadError;
-    match crate::bounded::read(&manifest_path(root), budget.file_bytes) {
-        Ok(c) if budget.gk_only && !may_name_hooks(&c.bytes) => Manifest::Read(None),
-        Ok(c) => Manifest::Read(serde_json::from_slice(&c.bytes).ok()),
-        Err(ReadError::NotFound) => Manifest::Absent,
-        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => Manifest::Absent,
-        Err(_) => Manifest::Read(None),
-    }
+    /// Past the budget (named unread).
+    Unread,
 }
 
 /// Can these bytes hold a `hooks` key? Not without the word or a `\u`
@@ -361,57 +616,21 @@ fn may_name_hooks(bytes: &[u8]) -> bool {
         .any(|w| w == b"hooks" || w.starts_with(b"\\u"))
 }
 
-/// The hooks files of the plugin in `root`: `hooks/hooks.json` and what
-/// the manifest's `hooks` names (the standard file once, however often it
-/// is named). An inline event map is the manifest itself, read as a
-/// settings-shaped file (its `hooks` key holds the map).
-fn hooks_files(
-    root: &Path,
-    manifest: Option<Value>,
-    budget: PluginBudget,
-) -> (Vec<ScopeFile>, Vec<PathBuf>) {
-    let standard = root.join("hooks").join("hooks.json");
-    let mut paths = vec![standard.clone()];
-    let mut inline = false;
-    let mut name = |v: &Value, paths: &mut Vec<PathBuf>| match v {
-        Value::String(rel) => {
-            if let Some(p) = inside(root, rel) {
-                if !paths.contains(&p) {
-                    paths.push(p);
-                }
-            }
-        }
-        Value::Object(_) => inline = true,
-        _ => {}
-    };
-    match manifest.as_ref().and_then(|m| m.get("hooks")) {
-        Some(Value::Array(list)) => {
-            for v in list {
-                name(v, &mut paths);
-            }
-        }
-        Some(v) => name(v, &mut paths),
-        None => {}
-    }
-    if inline {
-        paths.push(manifest_path(root));
-    }
-    let mut out = Vec::new();
-    let mut hangs = Vec::new();
-    for p in paths {
-        let (file, not_regular) = hooks_file(root, p, budget);
-        if not_regular {
-            hangs.push(file.path.clone());
-        }
-        if !matches!(file.load, Load::Absent) {
-            out.push(file);
-        }
-    }
-    (out, hangs)
+/// Every plugin that `files` enable, with its hooks files, within
+/// `budget` (a reading of the plugins alone).
+pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudget) -> Plugins {
+    let mut spent = Spent::new(budget.reading);
+    load_plugins_spending(files, plugins_dir, budget, &mut spent)
 }
 
-/// Every plugin that `files` enable, with its hooks files, within `budget`.
-pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudget) -> Plugins {
+/// [`load_plugins`], spending what is left of `spent` (the session check
+/// reads the settings files and the plugins within one budget).
+pub fn load_plugins_spending(
+    files: &[ScopeFile],
+    plugins_dir: &Path,
+    budget: PluginBudget,
+    spent: &mut Spent,
+) -> Plugins {
     let mut plugins = Plugins::default();
     let on: Vec<_> = enabled_plugins(files)
         .into_iter()
@@ -420,45 +639,48 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
     if on.is_empty() {
         return plugins;
     }
-    let limit = budget.file_bytes;
+    let mut reader = Reader {
+        budget,
+        spent,
+        unread: Vec::new(),
+    };
+    let read = &on[..on.len().min(budget.plugins)];
     // Only the marketplaces an enabled plugin names are read, each once.
-    let dirs: Vec<Marketplace> = directory_marketplaces(plugins_dir, files, limit)
-        .into_iter()
-        .filter(|(name, _)| {
-            on.iter()
-                .take(budget.plugins)
-                .any(|(id, ..)| id.split_once('@').is_some_and(|(_, m)| m == name))
-        })
-        .map(|(name, folder)| Marketplace {
-            manifest: read_json(&folder.join(".claude-plugin/marketplace.json"), limit),
-            name,
-            folder,
-        })
+    let wanted: HashSet<&str> = read
+        .iter()
+        .filter_map(|(id, ..)| id.split_once('@').map(|(_, m)| m))
         .collect();
-    let installed = read_json(&plugins_dir.join("installed_plugins.json"), limit);
-    for (n, (id, _, scope, path)) in on.iter().enumerate() {
-        if n >= budget.plugins {
-            plugins.trouble.push(Trouble::NotChecked {
-                count: on.len() - n,
-            });
-            break;
-        }
+    let known = reader.json(&plugins_dir.join("known_marketplaces.json"), Scope::User);
+    let mut dirs: HashMap<String, Marketplace> = HashMap::new();
+    for (name, folder, scope) in directory_marketplaces(known, files, &wanted) {
+        let path = folder.join(".claude-plugin").join("marketplace.json");
+        let before = reader.unread.len();
+        let manifest = reader.json(&path, scope);
+        let unread = reader.unread.len() > before;
+        dirs.insert(name, Marketplace::new(folder, manifest, unread));
+    }
+    let installed = reader.json(&plugins_dir.join("installed_plugins.json"), Scope::User);
+    let mut names: HashSet<&str> = HashSet::new();
+    for (id, _, scope, path) in read {
         let (name, mkt) = id.split_once('@').unwrap_or((id.as_str(), ""));
-        if plugins.enabled.iter().any(|p| p.name == name) {
+        if !names.insert(name) {
             continue;
         }
-        let root = root_of(name, mkt, id, &dirs, installed.as_ref());
         let enabled_in = (*scope, path.clone());
-        let manifest = root
-            .as_deref()
-            .and_then(|r| match read_manifest(r, budget) {
-                Manifest::Read(m) => Some(m),
-                Manifest::Absent if r.is_dir() => Some(None),
-                Manifest::Absent => None,
-            });
+        let root = match root_of(name, mkt, id, &dirs, installed.as_ref()) {
+            Root::At(root) => Some(root),
+            Root::Nowhere => None,
+            Root::Unread => continue,
+        };
+        let manifest = match root.as_deref().map(|r| (r, reader.manifest(r, *scope))) {
+            Some((_, Manifest::Read(m))) => Some(m),
+            Some((r, Manifest::Absent)) if r.is_dir() => Some(None),
+            Some((_, Manifest::Unread)) => continue,
+            _ => None,
+        };
         match (root, manifest) {
             (Some(root), Some(manifest)) => {
-                let (hooks, hangs) = hooks_files(&root, manifest, budget);
+                let (hooks, hangs) = reader.hooks_files(&root, manifest, *scope);
                 plugins.enabled.push(Plugin {
                     id: id.clone(),
                     name: name.to_string(),
@@ -469,26 +691,20 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
                     root: Some(root),
                 })
             }
-            _ => plugins.trouble.push(Trouble::Missing {
+            (root, _) => plugins.trouble.push(Trouble::Missing {
                 id: id.clone(),
                 enabled_in,
-                expected: root_of(name, mkt, id, &dirs, installed.as_ref()),
+                expected: root,
             }),
         }
     }
-    plugins
-}
-
-/// `text` with the plugin's folder put in for `${CLAUDE_PLUGIN_ROOT}`
-/// (what the client does to an exec-form command and its arguments; a
-/// shell does the same with the variable, braced or not).
-pub fn expand_root(text: &str, root: &Path, shell: bool) -> String {
-    let root = root.to_string_lossy();
-    let mut out = text.replace("${CLAUDE_PLUGIN_ROOT}", &root);
-    if shell {
-        out = out.replace("$CLAUDE_PLUGIN_ROOT", &root);
+    if on.len() > read.len() {
+        plugins.trouble.push(Trouble::NotChecked {
+            count: on.len() - read.len(),
+        });
     }
-    out
+    plugins.unread = reader.unread;
+    plugins
 }
 
 #[cfg(test)]

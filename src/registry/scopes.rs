@@ -139,77 +139,174 @@ pub fn dropin_dir(managed: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("managed-settings.d"))
 }
 
-/// How much one reading of the scopes may take. The session check runs at
-/// every session start, in whatever repository the session opens, so it
-/// reads within [`Budget::SESSION`]: a file past it is
-/// [`Load::Unchecked`], and the check says so in one line instead of
-/// parsing it. Doctor and install read every file whole (up to
-/// [`crate::bounded::TEXT_LIMIT`]).
+/// How much one reading may take: the settings files and everything the
+/// plugins they enable bring (marketplaces, manifests, hooks files) spend
+/// one [`Spent`]. The session check runs at every session start, in
+/// whatever repository the session opens, so it reads within
+/// [`Budget::SESSION`]: a source past it is [`Load::Unchecked`] (or, for a
+/// plugin's manifest or the client's records, named in
+/// [`super::plugins::Plugins::unread`]), and the check says so in one line
+/// instead of reading it. Doctor reads the settings files whole (up to
+/// [`crate::bounded::TEXT_LIMIT`]) and the plugins within
+/// [`Budget::DOCTOR`], and names what it could not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    /// Bytes of one settings file.
+    /// Bytes of one file.
     pub file_bytes: u64,
-    /// Bytes of every file read, together.
+    /// Bytes of every file read, together, and what putting in
+    /// `${CLAUDE_PLUGIN_ROOT}` adds to the commands.
     pub total_bytes: u64,
     /// Hook handlers in every file read, together.
     pub entries: usize,
     /// Files in `managed-settings.d/` (any kind; past it the folder is
     /// not listed further and none of its files is read).
     pub dropins: usize,
-}
-
-impl Budget {
-    /// The session check's budget. Real settings files are a few KiB with
-    /// a few dozen handlers (the largest seen in the issues: ~40 KiB); the
-    /// budget is ten times that per file, and bounds the whole check to a
-    /// few MiB of memory and a few milliseconds (scripts/bench-session.sh).
-    pub const SESSION: Budget = Budget {
-        file_bytes: 256 << 10,
-        total_bytes: 1 << 20,
-        entries: 2_000,
-        dropins: 64,
-    };
-}
-
-/// What a bounded reading has left of its [`Budget`].
-struct Spent {
-    budget: Budget,
-    bytes: u64,
-    entries: usize,
+    /// Files opened (or looked for), together.
+    pub files: usize,
+    /// Hooks paths the plugins' manifests name, together.
+    pub hooks_paths: usize,
+    /// What a source past the budget is said to be (after its path).
+    pub past: &'static str,
 }
 
 /// The reason of a [`Load::Unchecked`] file.
 pub const TOO_LARGE: &str = "is too large to check at session start";
 
+impl Budget {
+    /// The session check's budget. Real settings files are a few KiB with
+    /// a few dozen handlers (the largest seen in the issues: ~40 KiB), a
+    /// plugin's hooks file a few KiB; the budget is ten times that per
+    /// file, and bounds the whole check, plugins included, to a few MiB of
+    /// memory and a few milliseconds (scripts/bench-session.sh,
+    /// scripts/bench-hooks.sh).
+    pub const SESSION: Budget = Budget {
+        file_bytes: 256 << 10,
+        total_bytes: 1 << 20,
+        entries: 2_000,
+        dropins: 64,
+        files: 1_000,
+        hooks_paths: 1_000,
+        past: TOO_LARGE,
+    };
+    /// Doctor's, for what the plugins bring: every file whole up to the
+    /// text limit, and totals no real setup comes near, so that a hostile
+    /// repository cannot make it read for minutes or fill the memory.
+    pub const DOCTOR: Budget = Budget {
+        file_bytes: crate::bounded::TEXT_LIMIT,
+        total_bytes: 64 << 20,
+        entries: 1_000_000,
+        dropins: usize::MAX,
+        files: 100_000,
+        hooks_paths: 100_000,
+        past: "is past what gk doctor reads (16 MiB a file, 64 MiB in all, 128 KiB a command with ${CLAUDE_PLUGIN_ROOT} put in)",
+    };
+}
+
+/// What a bounded reading has spent of its [`Budget`]: one for the
+/// settings files and the plugins together.
+#[derive(Debug, Clone)]
+pub struct Spent {
+    budget: Budget,
+    bytes: u64,
+    entries: usize,
+    files: usize,
+    paths: usize,
+}
+
 impl Spent {
+    pub fn new(budget: Budget) -> Spent {
+        Spent {
+            budget,
+            bytes: 0,
+            entries: 0,
+            files: 0,
+            paths: 0,
+        }
+    }
+
+    /// Why a source past the budget was not read.
+    pub fn past(&self) -> String {
+        self.budget.past.to_string()
+    }
+
+    /// The most one more file may hold.
+    fn limit(&self) -> u64 {
+        let left = self.budget.total_bytes.saturating_sub(self.bytes);
+        self.budget.file_bytes.min(left)
+    }
+
+    /// Read `path` within what is left (a file counts when it is looked
+    /// for, there or not): `Err(None)` past the budget, `Err(Some(e))`
+    /// when the file could not be read.
+    pub fn read(
+        &mut self,
+        path: &Path,
+        read: impl FnOnce(&Path, u64) -> Result<crate::bounded::Contents, crate::bounded::ReadError>,
+    ) -> Result<Vec<u8>, Option<crate::bounded::ReadError>> {
+        if self.files >= self.budget.files {
+            return Err(None);
+        }
+        self.files += 1;
+        match read(path, self.limit()) {
+            Ok(c) => {
+                self.bytes += c.bytes.len() as u64;
+                Ok(c.bytes)
+            }
+            Err(crate::bounded::ReadError::TooLarge { .. }) => Err(None),
+            Err(e) => Err(Some(e)),
+        }
+    }
+
+    /// Count `n` more hook handlers: `false` past the budget.
+    pub fn entries(&mut self, n: usize) -> bool {
+        self.entries = self.entries.saturating_add(n);
+        self.entries <= self.budget.entries
+    }
+
+    /// How many more hook handlers the budget allows.
+    pub fn entries_left(&self) -> usize {
+        self.budget.entries.saturating_sub(self.entries)
+    }
+
+    /// Count `n` more hooks paths named in manifests: `false` past it.
+    pub fn hooks_paths(&mut self, n: usize) -> bool {
+        self.paths = self.paths.saturating_add(n);
+        self.paths <= self.budget.hooks_paths
+    }
+
+    /// Count `n` bytes that a reading makes (an expanded command) beside
+    /// those it read: `false` past the budget.
+    pub fn grow(&mut self, n: usize) -> bool {
+        self.bytes = self.bytes.saturating_add(n as u64);
+        self.bytes <= self.budget.total_bytes
+    }
+
     /// Read `path` within what is left: past it, [`Load::Unchecked`].
     fn load(&mut self, path: &Path) -> Load {
-        let left = self.budget.total_bytes.saturating_sub(self.bytes);
-        let limit = self.budget.file_bytes.min(left);
-        let bytes = match crate::bounded::read(path, limit) {
-            Ok(c) => c.bytes,
-            Err(crate::bounded::ReadError::TooLarge { .. }) => {
-                return Load::Unchecked(TOO_LARGE.to_string())
-            }
-            Err(crate::bounded::ReadError::NotFound) => return Load::Absent,
-            Err(e) => return Load::Unreadable(e.reason()),
-        };
-        self.take(path, bytes)
+        match self.read(path, crate::bounded::read) {
+            Ok(bytes) => self.classify(path, bytes),
+            Err(None) => Load::Unchecked(self.past()),
+            Err(Some(crate::bounded::ReadError::NotFound)) => Load::Absent,
+            Err(Some(e)) => Load::Unreadable(e.reason()),
+        }
     }
 
     /// Classify bytes already read (a registry value) within what is left.
     fn take(&mut self, path: &Path, bytes: Vec<u8>) -> Load {
-        let left = self.budget.total_bytes.saturating_sub(self.bytes);
-        if bytes.len() as u64 > self.budget.file_bytes.min(left) {
-            return Load::Unchecked(TOO_LARGE.to_string());
+        if bytes.len() as u64 > self.limit() {
+            return Load::Unchecked(self.past());
         }
         self.bytes += bytes.len() as u64;
+        self.classify(path, bytes)
+    }
+
+    /// Bytes within the byte budget, classified; their handlers counted.
+    fn classify(&mut self, path: &Path, bytes: Vec<u8>) -> Load {
         let load = classify_bytes(path, bytes);
         if let Load::Parsed { entries, .. } = &load {
-            if self.entries + entries.len() > self.budget.entries {
-                return Load::Unchecked(TOO_LARGE.to_string());
+            if !self.entries(entries.len()) {
+                return Load::Unchecked(self.past());
             }
-            self.entries += entries.len();
         }
         load
     }
@@ -255,11 +352,20 @@ pub fn load_scopes_within(
     registry: &RegistryPolicy,
     budget: Option<Budget>,
 ) -> Vec<ScopeFile> {
-    let mut spent = budget.map(|budget| Spent {
-        budget,
-        bytes: 0,
-        entries: 0,
-    });
+    let mut spent = budget.map(Spent::new);
+    load_scopes_spending(user, project_dir, managed, registry, spent.as_mut())
+}
+
+/// [`load_scopes_within`], spending `spent` (`None`: every file whole), so
+/// that what is read next (the plugins) spends what is left of it.
+pub fn load_scopes_spending(
+    user: &Path,
+    project_dir: Option<&Path>,
+    managed: &Path,
+    registry: &RegistryPolicy,
+    mut spent: Option<&mut Spent>,
+) -> Vec<ScopeFile> {
+    let budget = spent.as_ref().map(|s| s.budget);
     let mut load = |path: &Path, text: Option<&str>| match (&mut spent, text) {
         (Some(spent), None) => spent.load(path),
         (None, None) => load_file(path),
@@ -582,6 +688,7 @@ mod tests {
             total_bytes: 100_000,
             entries: 20,
             dropins: 3,
+            ..Budget::SESSION
         };
         let none = RegistryPolicy::default();
         let read =

@@ -220,13 +220,13 @@ pub fn policy(switches: &[Switch]) -> Policy {
     policy
 }
 
-/// The command handlers of one loaded file as rows. For a plugin's file,
-/// `${CLAUDE_PLUGIN_ROOT}` is put in as the client puts it in (exec form) or
-/// the shell would (shell form), so the row is identified by what it runs;
-/// the row keeps the exec form's arguments as the client passes them.
+/// The command handlers of one loaded file as rows. A plugin's file comes
+/// with `${CLAUDE_PLUGIN_ROOT}` already put in (`super::plugins`, within
+/// the reading's budget), so the row is identified by what it runs; the
+/// row keeps the exec form's arguments as the client passes them.
 fn file_rows(
     file: &ScopeFile,
-    plugin: Option<(&PluginTag, &std::path::Path)>,
+    plugin: Option<&PluginTag>,
     identify: &dyn Fn(&str) -> (Owner, Option<Invocation>),
 ) -> Vec<Registration> {
     let Load::Parsed { entries, .. } = &file.load else {
@@ -236,17 +236,6 @@ fn file_rows(
     for e in entries {
         if e.hook_type.as_deref() != Some("command") {
             continue;
-        }
-        let mut e = e.clone();
-        if let Some((_, root)) = plugin {
-            let exec = e.args.is_some();
-            let expand = |t: &str| super::plugins::expand_root(t, root, !exec);
-            e.command = e.command.as_deref().map(expand);
-            if let Some(args) = &mut e.args {
-                for a in args.iter_mut() {
-                    *a = expand(a);
-                }
-            }
         }
         let Some(command) = e.run_command() else {
             continue;
@@ -269,7 +258,7 @@ fn file_rows(
             timeout: e.timeout,
             owner,
             invocation,
-            plugin: plugin.map(|(tag, _)| tag.clone()),
+            plugin: plugin.cloned(),
         });
     }
     rows
@@ -315,9 +304,8 @@ impl Table {
                 id: p.id.clone(),
                 forced: p.forced,
             };
-            let root = p.root.as_deref().unwrap_or(std::path::Path::new(""));
             for file in p.hooks.iter().filter(|f| f.effective()) {
-                rows.extend(file_rows(file, Some((&tag, root)), &identify));
+                rows.extend(file_rows(file, Some(&tag), &identify));
             }
         }
         Table::of_rows(rows, table.policy)

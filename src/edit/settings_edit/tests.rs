@@ -236,3 +236,31 @@ fn a_repeated_key_inside_a_group_or_handler_is_refused() {
         assert!(err.message().contains(needle), "{err}");
     }
 }
+
+#[test]
+fn removing_the_hooks_a_plugin_carries_leaves_gks_others_and_every_other_byte() {
+    let before = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"guard\"}]}]\n  }\n}\n";
+    let installed = add_hooks(p(), before, &wanted(ShellForm::Bash), &ctx()).unwrap();
+    // With the Python prompt hook beside it: it does the same job, so it goes too.
+    let legacy = installed.replacen(
+        "\"UserPromptSubmit\": [",
+        "\"UserPromptSubmit\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"python3 ~/.claude/hooks/gatekeeper.py\"}]},",
+        1,
+    );
+    for text in [&installed, &legacy] {
+        let out = remove_hooks_of(p(), text, &ctx(), &[HookKind::Prompt]).unwrap();
+        assert!(!out.contains("UserPromptSubmit"), "{out}");
+        assert!(!out.contains("gatekeeper.py"), "{out}");
+        assert_eq!(out.matches("hook stop").count(), 1, "{out}");
+        assert_eq!(out.matches("hook session").count(), 1, "{out}");
+        assert!(out.contains("\"guard\""), "{out}");
+        // Taking out the other two gives the file before install back.
+        let rest = remove_hooks_of(p(), &out, &ctx(), &[HookKind::Stop, HookKind::Session]);
+        assert_eq!(rest.unwrap(), before);
+    }
+    // Nothing of those hooks: the text as it is.
+    assert_eq!(
+        remove_hooks_of(p(), before, &ctx(), &[HookKind::Prompt]).unwrap(),
+        before
+    );
+}

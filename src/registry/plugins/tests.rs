@@ -400,3 +400,126 @@ fn a_plugin_folder_without_a_manifest_loads_and_a_file_in_its_place_is_missing()
         ));
     }
 }
+
+#[test]
+fn the_root_is_put_in_once_as_the_client_and_the_shell_do() {
+    // Measured on 2.1.332 with the plugin in a folder named after the
+    // variable (docs/maintainers/claude-code-facts.md, "Plugins").
+    let root = "/m/a${CLAUDE_PLUGIN_ROOT}b$CLAUDE_PLUGIN_ROOT";
+    let shell = expand_root(
+        "${CLAUDE_PLUGIN_ROOT}|$CLAUDE_PLUGIN_ROOT",
+        root,
+        true,
+        1 << 20,
+    );
+    assert_eq!(shell.unwrap(), format!("{root}|{root}"));
+    // The exec form replaces the braced name only.
+    let exec = expand_root(
+        "${CLAUDE_PLUGIN_ROOT}|$CLAUDE_PLUGIN_ROOT",
+        root,
+        false,
+        1 << 20,
+    );
+    assert_eq!(exec.unwrap(), format!("{root}|$CLAUDE_PLUGIN_ROOT"));
+    // Another variable whose name starts the same is left to the shell.
+    let other = expand_root(
+        "$CLAUDE_PLUGIN_ROOTS $CLAUDE_PLUGIN_ROOT_X $",
+        "/r",
+        true,
+        100,
+    );
+    assert_eq!(
+        other.unwrap(),
+        "$CLAUDE_PLUGIN_ROOTS $CLAUDE_PLUGIN_ROOT_X $"
+    );
+    // Past the bound: nothing, however far past it the text would grow.
+    let many = "${CLAUDE_PLUGIN_ROOT}".repeat(11_000);
+    assert_eq!(
+        expand_root(&many, &"r".repeat(4_000), true, MAX_EXPANDED),
+        None
+    );
+    assert_eq!(
+        expand_root("${CLAUDE_PLUGIN_ROOT}", "/r", true, 1).as_deref(),
+        None
+    );
+}
+
+#[test]
+fn a_later_scope_replaces_an_earlier_ones_verdict_in_first_seen_order() {
+    let on = enabled_plugins(&test_files(&[
+        (
+            Scope::User,
+            r#"{"enabledPlugins": {"a@m": true, "b@m": true}}"#,
+        ),
+        (
+            Scope::Project,
+            r#"{"enabledPlugins": {"c@m": true, "a@m": false}}"#,
+        ),
+        (Scope::Local, r#"{"enabledPlugins": {"b@m": "yes"}}"#),
+    ]));
+    let got: Vec<(&str, bool, Scope)> =
+        on.iter().map(|(i, v, s, _)| (i.as_str(), *v, *s)).collect();
+    assert_eq!(
+        got,
+        [
+            ("a@m", false, Scope::Project),
+            ("b@m", true, Scope::User),
+            ("c@m", true, Scope::Project)
+        ]
+    );
+}
+
+#[test]
+fn the_plugins_spend_what_the_settings_left_of_one_budget() {
+    let w = World::new();
+    w.marketplace(&["a"]);
+    w.plugin("a", GK_EXEC);
+    let files = test_files(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    let hooks_file = w.plugin_root("a").join("hooks").join("hooks.json");
+    // `spent`: bytes and handlers the settings files already took.
+    let read = |budget: Budget, bytes: usize, handlers: usize| {
+        let mut spent = Spent::new(budget);
+        spent.grow(bytes);
+        spent.entries(handlers);
+        load_plugins_spending(&files, &w.plugins_dir(), PluginBudget::SESSION, &mut spent)
+    };
+    let named = |p: &Plugins| -> Vec<PathBuf> { p.unread.iter().map(|u| u.path.clone()).collect() };
+    let whole = read(Budget::SESSION, 0, 0);
+    assert!(whole.unread.is_empty(), "{:?}", whole.unread);
+    assert!(whole.enabled[0].hooks[0].effective());
+    // Bytes: the settings took all but 100 of the 1 MiB: the marketplace
+    // listing is past it, so where the plugin is stays unknown (named, not
+    // called missing).
+    let bytes = read(Budget::SESSION, (1 << 20) - 100, 0);
+    let listing = w.mkt().join(".claude-plugin").join("marketplace.json");
+    assert_eq!(named(&bytes), [listing], "{:?}", bytes.unread);
+    assert_eq!(bytes.unread[0].why, super::super::scopes::TOO_LARGE);
+    assert!(bytes.trouble.is_empty() && bytes.enabled.is_empty());
+    // Handlers: the settings took every one of the 2,000.
+    let handlers = read(Budget::SESSION, 0, 2_000);
+    assert_eq!(named(&handlers), std::slice::from_ref(&hooks_file));
+    // Files: the client's records and the marketplace listing take three,
+    // the plugin's manifest the last one; its hooks file is not looked for.
+    let few = Budget {
+        files: 4,
+        ..Budget::SESSION
+    };
+    assert_eq!(named(&read(few, 0, 0)), [hooks_file]);
+    // Hooks paths: a manifest naming more than the budget is named itself.
+    let list: Vec<String> = (0..1_001).map(|i| format!("h{i}.json")).collect();
+    std::fs::write(
+        w.plugin_root("a").join(".claude-plugin/plugin.json"),
+        serde_json::json!({"name": "a", "hooks": list}).to_string(),
+    )
+    .unwrap();
+    let paths = read(Budget::SESSION, 0, 0);
+    assert_eq!(
+        named(&paths),
+        [w.plugin_root("a")
+            .join(".claude-plugin")
+            .join("plugin.json")]
+    );
+    // Doctor's budget follows them all (the absent ones are absent).
+    let p = w.load(&[(Scope::User, r#"{"enabledPlugins": {"a@mkt": true}}"#)]);
+    assert!(p.unread.is_empty(), "{:?}", p.unread);
+}
