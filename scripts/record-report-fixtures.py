@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Record the transcripts `gk report` is tested on, from the pinned client.
+
+Usage: scripts/record-report-fixtures.py [--raw DIR] [--out DIR]
+
+Runs the pinned Claude Code client (GK_E2E_CLAUDE, else what
+scripts/install-claude-client.sh prints) offline against
+tests/e2e/mock_messages.py, with gk (target/debug/gk, GK_BIN to change)
+installed in a temp HOME, through these turns:
+
+  proj  A  "implement the parser refactor" --model claude-opus-5-5; the
+           model writes its record in progress and the folder's pointer
+  proj  A  "/model claude-haiku-4-5-20251001" (--resume A)
+  proj  A  "explain the build" --resume A --model claude-opus-5-5
+  proj  B  "ok thanks" --resume A --fork-session --model claude-haiku-4-5-20251001
+  other C  "what is a monad" --model sonnet
+  other C  "/effort high" (--resume C)
+  other D  "update the notes file" (acceptEdits): the model writes notes.md
+  other E  "implement the cache": the model edits its record, and the edit fails
+
+then copies <home>/.claude/projects/ to --raw (when given) and a stripped
+copy to --out (default tests/fixtures/report/projects): every
+prompt_snapshot and api-request-shape line keeps its kind and loses its
+body, long strings are cut, the temp folder is written as /home/u. The
+expected counts are written by hand in tests/report_cli.rs.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MOCK = ROOT / "tests/e2e/mock_messages.py"
+KEY = "sk-report-fixture-not-a-key"
+
+
+def client():
+    path = os.environ.get("GK_E2E_CLAUDE")
+    if path:
+        return path
+    out = subprocess.run(["bash", str(ROOT / "scripts/install-claude-client.sh")],
+                         check=True, capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+class Home:
+    def __init__(self, root, claude, gk):
+        self.root = Path(root)
+        self.home = self.root / "home"
+        (self.home / ".claude").mkdir(parents=True)
+        self.claude = claude
+        self.gk = gk
+        self.n = 0
+
+    def env(self):
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(self.home),
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "ANTHROPIC_API_KEY": KEY,
+        }
+        if os.environ.get("TMPDIR"):
+            env["TMPDIR"] = os.environ["TMPDIR"]
+        return env
+
+    def install(self):
+        (self.home / ".claude/settings.json").write_text("{}\n")
+        subprocess.run([self.gk, "install", "--yes"], env=self.env(), check=True,
+                       cwd=self.home, capture_output=True)
+
+    def turn(self, prompt, cwd, tools=None, args=()):
+        self.n += 1
+        work = self.root / f"turn-{self.n}"
+        work.mkdir()
+        cwd.mkdir(parents=True, exist_ok=True)
+        mock_args = [sys.executable, str(MOCK), str(work / "requests.jsonl")]
+        if tools is not None:
+            (work / "tools.json").write_text(json.dumps(tools))
+            mock_args.append(str(work / "tools.json"))
+        mock = subprocess.Popen(mock_args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            port = int(mock.stdout.readline().split()[1])
+            env = self.env()
+            env["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{port}"
+            out = subprocess.run(
+                [self.claude, *args, "-p", prompt, "--output-format", "stream-json", "--verbose"],
+                env=env, cwd=cwd, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+        finally:
+            mock.stdin.close()
+            mock.wait(timeout=10)
+        if out.returncode != 0:
+            sys.exit(f"claude -p {prompt!r} exited {out.returncode}:\n{out.stderr}\n{out.stdout}")
+        session = None
+        for line in out.stdout.splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            session = event.get("session_id") or session
+        print(f"turn {self.n}: {prompt!r} -> session {session}", file=sys.stderr)
+        return session
+
+
+def start_a_task(task):
+    record = {"status": "in_progress", "task": task, "detail": "written by the model",
+              "project": "P", "cwd": "", "updated": ""}
+    return [
+        {"tool": "Write", "input": {"file_path": "{{RECORD}}",
+                                    "content": json.dumps(record, indent=2) + "\n"}},
+        {"tool": "Write", "input": {"file_path": "{{POINTER}}",
+                                    "content": "{\"session\": \"{{SESSION}}\"}\n"}},
+    ]
+
+
+def record(h):
+    proj = h.home / "work/proj"
+    other = h.home / "work/other"
+    a = h.turn("implement the parser refactor", proj, start_a_task("Refactor parser"),
+               ["--model", "claude-opus-5-5"])
+    h.turn("/model claude-haiku-4-5-20251001", proj, None, ["--resume", a])
+    h.turn("explain the build", proj, None, ["--resume", a, "--model", "claude-opus-5-5"])
+    h.turn("ok thanks", proj, None,
+           ["--resume", a, "--fork-session", "--model", "claude-haiku-4-5-20251001"])
+    c = h.turn("what is a monad", other, None, ["--model", "sonnet"])
+    h.turn("/effort high", other, None, ["--resume", c])
+    h.turn("update the notes file", other,
+           [{"tool": "Write", "input": {"file_path": str(other / "notes.md"),
+                                       "content": "notes\n"}}],
+           ["--permission-mode", "acceptEdits"])
+    h.turn("implement the cache", other,
+           [{"tool": "Edit", "input": {"file_path": "{{RECORD}}", "old_string": "clean",
+                                       "new_string": "in_progress"}}])
+
+
+# Attachment kinds whose body is only bulk (the system prompt, tool schemas).
+BULK = re.compile(rb'"type":"(prompt_snapshot|api-request-shape|api-request-blob|api-request)"')
+LONG = 400
+
+
+def shrink(value):
+    if isinstance(value, str):
+        return value if len(value) <= LONG else value[:LONG] + "[cut]"
+    if isinstance(value, list):
+        return [shrink(v) for v in value]
+    if isinstance(value, dict):
+        return {k: shrink(v) for k, v in value.items()}
+    return value
+
+
+def strip_line(raw, temp_root):
+    raw = raw.replace(temp_root.encode(), b"/home/u/t")
+    if BULK.search(raw[:300]):
+        obj = json.loads(raw)
+        keep = {k: obj[k] for k in ("type", "uuid", "timestamp", "sessionId") if k in obj}
+        if isinstance(obj.get("attachment"), dict):
+            keep["attachment"] = {"type": obj["attachment"].get("type"), "content": "[bulk dropped]"}
+        return json.dumps(keep, separators=(",", ":")).encode()
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return raw
+    return json.dumps(shrink(obj), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def copy_stripped(src, dst, temp_root):
+    for path in sorted(src.rglob("*.jsonl")):
+        rel = path.relative_to(src)
+        # The client names a project's folder by its path with every
+        # character but a letter or digit as "-".
+        rel = Path(str(rel).replace(re.sub(r"[^A-Za-z0-9]", "-", temp_root), "-home-u-t"))
+        out = dst / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        lines = path.read_bytes().split(b"\n")
+        out.write_bytes(b"\n".join(strip_line(l, temp_root) if l else l for l in lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw")
+    ap.add_argument("--out", default=str(ROOT / "tests/fixtures/report/projects"))
+    a = ap.parse_args()
+    gk = os.environ.get("GK_BIN", str(ROOT / "target/debug/gk"))
+    with tempfile.TemporaryDirectory(prefix="gk-report-") as tmp:
+        tmp = os.path.realpath(tmp)
+        h = Home(tmp, client(), gk)
+        h.install()
+        record(h)
+        projects = h.home / ".claude/projects"
+        if a.raw:
+            shutil.copytree(projects, a.raw, dirs_exist_ok=True)
+        out = Path(a.out)
+        if out.exists():
+            shutil.rmtree(out)
+        copy_stripped(projects, out, tmp)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
