@@ -410,3 +410,71 @@ fn an_empty_or_missing_claude_folder_reports_nothing_to_count() {
     let report = env.json(&[]);
     assert_eq!(report["totals"]["sessions"], 0);
 }
+
+/// Under strace: the report starts no process and no thread, opens no
+/// socket, opens nothing for writing, creates, renames or removes
+/// nothing, and writes only to stdout and stderr. Needs strace (Linux).
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "needs strace: cargo test --test report_cli -- --ignored"]
+fn under_strace_the_report_writes_spawns_and_connects_nothing() {
+    let env = Env::new();
+    let log = env.dir.path().join("strace.log");
+    let gk = assert_cmd::cargo::cargo_bin("gk");
+    let out = Command::new("strace")
+        .args(["-f", "-qq", "-o"])
+        .arg(&log)
+        .args(["-e", "trace=%file,%network,%process,%desc"])
+        .arg(&gk)
+        .args(["report", "--json"])
+        .env_clear()
+        .env("HOME", env.dir.path().join("home"))
+        .env("CLAUDE_CONFIG_DIR", env.dir.path().join("claude"))
+        .env("GK_STATE_DIR", STATE_DIR)
+        .output()
+        .expect("run strace (apt-get install strace)");
+    assert!(out.status.success(), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["totals"]["prompts"], 6);
+    let trace = std::fs::read_to_string(&log).unwrap();
+    let mut bad = Vec::new();
+    let mut execs = 0;
+    for line in trace.lines() {
+        let call = line
+            .split_once(' ')
+            .map_or(line, |(_, rest)| rest)
+            .trim_start();
+        let name = call.split('(').next().unwrap_or("");
+        match name {
+            "execve" => execs += 1,
+            "clone" | "clone3" | "fork" | "vfork" | "socket" | "connect" | "bind" | "sendto"
+            | "sendmsg" | "unlink" | "unlinkat" | "rename" | "renameat" | "renameat2" | "mkdir"
+            | "mkdirat" | "rmdir" | "symlink" | "symlinkat" | "link" | "linkat" | "chmod"
+            | "fchmod" | "fchmodat" | "truncate" | "ftruncate" | "creat" | "utimensat" => {
+                bad.push(line.to_string())
+            }
+            "openat" | "open" => {
+                let flags = call.split(", ").nth(2).unwrap_or("");
+                if ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
+                    .iter()
+                    .any(|f| flags.contains(f))
+                {
+                    bad.push(line.to_string());
+                }
+            }
+            "write" | "writev" | "pwrite64" | "pwritev" | "pwritev2" => {
+                let fd = call[name.len() + 1..].split(',').next().unwrap_or("");
+                if fd != "1" && fd != "2" {
+                    bad.push(line.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(execs, 1, "{trace}");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(
+        trace.contains("O_NONBLOCK"),
+        "transcripts opened without O_NONBLOCK?"
+    );
+}

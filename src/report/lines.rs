@@ -14,7 +14,8 @@ const CHUNK: usize = 256 << 10;
 pub enum Line<'a> {
     /// A whole line, without its `\n` (and without a `\r` before it).
     Text(&'a [u8]),
-    /// A line longer than the bound: its length, never its bytes.
+    /// A line longer than the bound: its length (with a `\r` before its
+    /// `\n`, if any), never its bytes.
     TooLong(u64),
 }
 
@@ -35,7 +36,9 @@ pub fn for_each_line(
     max_file: u64,
     mut each: impl FnMut(Line<'_>),
 ) -> Result<u64, Stop> {
-    let mut buf: Vec<u8> = vec![0; CHUNK.max(max_line.saturating_add(1).min(64 << 20))];
+    // Room for the longest line, its `\r` and one byte more (which tells
+    // "too long" while the line's end is not yet read).
+    let mut buf: Vec<u8> = vec![0; CHUNK.max(max_line.saturating_add(2).min(64 << 20))];
     // buf[..held] holds the unfinished line; `skipping` is the length of
     // an overlong line being passed over.
     let mut held = 0usize;
@@ -81,7 +84,8 @@ pub fn for_each_line(
         } else {
             buf.copy_within(start..end, 0);
             held = end - start;
-            if held > max_line {
+            // One byte over the bound may be the `\r` before the `\n`.
+            if held > max_line.saturating_add(1) {
                 skipping = Some(held as u64);
                 held = 0;
             }
@@ -92,10 +96,10 @@ pub fn for_each_line(
     }
 }
 
-fn emit(line: &[u8], max_line: usize, each: &mut impl FnMut(Line<'_>)) {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
+fn emit(raw: &[u8], max_line: usize, each: &mut impl FnMut(Line<'_>)) {
+    let line = raw.strip_suffix(b"\r").unwrap_or(raw);
     if line.len() > max_line {
-        each(Line::TooLong(line.len() as u64));
+        each(Line::TooLong(raw.len() as u64));
     } else {
         each(Line::Text(line));
     }
@@ -152,6 +156,14 @@ mod tests {
                 ["ok", "<700000>", "after", "<20>"],
                 "step {step}"
             );
+        }
+    }
+
+    #[test]
+    fn a_line_at_the_bound_split_before_its_crlf_is_whole() {
+        for step in [1, 2, 5, 6, 7] {
+            assert_eq!(lines(b"abcde\r\nx", step, 5), ["abcde", "x"], "step {step}");
+            assert_eq!(lines(b"abcdef\r\nx", step, 5), ["<7>", "x"], "step {step}");
         }
     }
 
