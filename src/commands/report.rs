@@ -241,6 +241,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn project_takes_a_path_or_the_folder_name() {
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(wanted_folder(Path::new(".")), project_folder_name(&here));
+        #[cfg(unix)]
+        assert_eq!(
+            wanted_folder(Path::new("/home/u/work/app/")),
+            "-home-u-work-app"
+        );
+        assert_eq!(wanted_folder(Path::new("-home-u-x")), "-home-u-x");
+    }
+
+    #[test]
     fn since_takes_days_hours_and_dates() {
         let now = 1_000 * 86_400_000;
         assert_eq!(since_millis("7d", now), Some(993 * 86_400_000));
