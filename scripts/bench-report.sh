@@ -13,8 +13,10 @@
 # (57 KB and 38 KB), so about half of the bytes are lines the report must
 # skip unparsed, as in real transcripts. 20 project folders.
 #
-# Prints, per case: wall seconds (best of RUNS=3), MB/s, and the maximum
-# resident set size (`/usr/bin/time -v`). Then, with the same transcripts
+# Prints, per case: wall seconds (best of RUNS=3), MB/s, the CPU time
+# (user + system) of that run, and the maximum resident set size
+# (`/usr/bin/time -v`). On a shared machine the wall time is mostly
+# waiting for a core: read the CPU time beside it. Then, with the same transcripts
 # at a quarter of the size, gk's peak memory again: it must not grow with
 # the bytes read.
 #
@@ -64,25 +66,26 @@ print(written)
 PY
 }
 
-measure() { # measure <label> <bytes> <cmd...>: best wall time, MB/s, peak RSS
+measure() { # measure <label> <bytes> <cmd...>: best wall time, MB/s, CPU time, peak RSS
   local label=$1 bytes=$2; shift 2
-  local best="" rss=0
+  local best="" cpu="" rss=0
   for _ in $(seq "$RUNS"); do
     /usr/bin/time -v "$@" >/dev/null 2>"$tmp/time" || { cat "$tmp/time" >&2; exit 1; }
-    local wall kb
+    local wall kb used
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tmp/time")
+    used=$(awk -F': ' '/User time|System time/ {s+=$2} END {print s}' "$tmp/time")
     kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time")
-    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
+    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; cpu=$used; fi
     [ "$kb" -gt "$rss" ] && rss=$kb
   done
-  awk -v l="$label" -v w="$best" -v b="$bytes" -v r="$rss" \
-    'BEGIN{printf "%-28s %8.2f s %9.0f MB/s %8.1f MiB peak RSS\n", l, w, b/1e6/(w>0?w:0.001), r/1024}'
+  awk -v l="$label" -v w="$best" -v c="$cpu" -v b="$bytes" -v r="$rss" \
+    'BEGIN{printf "%-28s %7.2f s wall %7.0f MB/s %6.2f s CPU %7.1f MiB peak RSS\n", l, w, b/1e6/(w>0?w:0.001), c, r/1024}'
 }
 
 echo "making ${MB} MB of transcripts in $tmp ..." >&2
 bytes=$(make "$tmp/big" "$MB")
 files=$(find "$tmp/big/projects" -name '*.jsonl' | wc -l)
-echo "$bytes bytes in $files files; $(nproc) cores; $("$GK" --version)"
+echo "$bytes bytes in $files files; $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg); $("$GK" --version)"
 export HOME="$tmp/home" CLAUDE_CONFIG_DIR="$tmp/big" GK_STATE_DIR="/home/u/t/home/.local/state/gk"
 mkdir -p "$HOME"
 measure "cat (read floor)" "$bytes" sh -c "cat \"$tmp\"/big/projects/*/*.jsonl"

@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let mut got = Vec::new();
-    for_each_line(Trickle(stream, step), max_line, u64::MAX, |l| {
+    for_each_line(Trickle(stream, step), max_line, u64::MAX, &mut Vec::new(), |l| {
         got.push(match l {
             Line::Text(t) => {
                 let _ = read_line(t);

@@ -1,8 +1,8 @@
 //! Physical lines of a transcript, streamed: split on `\n` only (a raw
 //! U+2028 inside a record is not a line end), each line at most a bound
-//! long. The buffer is a fixed size plus the longest line kept, so memory
-//! does not grow with the file; a longer line is skipped to its end
-//! unread and reported as such.
+//! long. The buffer is a fixed size, grown only to hold the longest line
+//! within the bound, so memory does not grow with the file; a longer line
+//! is skipped to its end unread and reported as such.
 
 use std::io::Read;
 
@@ -29,16 +29,24 @@ pub enum Stop {
 
 /// Call `each` with every line of `input`, in order; at most `max_line`
 /// bytes of one line are held, and at most `max_file` bytes are read.
-/// The last line need not end in `\n`. Returns the bytes read.
+/// The last line need not end in `\n`. `scratch` is the buffer, kept by
+/// the caller from one file to the next: it starts at a fixed size and
+/// grows only while a line longer than it is still within the bound.
+/// Returns the bytes read.
 pub fn for_each_line(
     mut input: impl Read,
     max_line: usize,
     max_file: u64,
+    scratch: &mut Vec<u8>,
     mut each: impl FnMut(Line<'_>),
 ) -> Result<u64, Stop> {
     // Room for the longest line, its `\r` and one byte more (which tells
     // "too long" while the line's end is not yet read).
-    let mut buf: Vec<u8> = vec![0; CHUNK.max(max_line.saturating_add(2).min(64 << 20))];
+    let limit = max_line.saturating_add(2).clamp(CHUNK, 64 << 20);
+    if scratch.len() < CHUNK {
+        scratch.resize(CHUNK, 0);
+    }
+    let buf = scratch;
     // buf[..held] holds the unfinished line; `skipping` is the length of
     // an overlong line being passed over.
     let mut held = 0usize;
@@ -46,9 +54,14 @@ pub fn for_each_line(
     let mut total = 0u64;
     loop {
         if held == buf.len() {
-            // The line fills the whole buffer: longer than the bound.
-            skipping = Some(held as u64);
-            held = 0;
+            if buf.len() < limit {
+                // A long line, still within the bound: room for more.
+                let grown = buf.len().saturating_mul(2).min(limit);
+                buf.resize(grown, 0);
+            } else {
+                skipping = Some(held as u64);
+                held = 0;
+            }
         }
         let n = loop {
             match input.read(&mut buf[held..]) {
@@ -122,12 +135,18 @@ mod tests {
 
     fn lines(input: &[u8], step: usize, max_line: usize) -> Vec<String> {
         let mut out = Vec::new();
-        for_each_line(Trickle(input, step), max_line, u64::MAX, |l| {
-            out.push(match l {
-                Line::Text(t) => String::from_utf8_lossy(t).into_owned(),
-                Line::TooLong(n) => format!("<{n}>"),
-            })
-        })
+        for_each_line(
+            Trickle(input, step),
+            max_line,
+            u64::MAX,
+            &mut Vec::new(),
+            |l| {
+                out.push(match l {
+                    Line::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                    Line::TooLong(n) => format!("<{n}>"),
+                })
+            },
+        )
         .unwrap();
         out
     }
@@ -160,6 +179,20 @@ mod tests {
     }
 
     #[test]
+    fn a_line_longer_than_the_buffer_but_within_the_bound_is_whole() {
+        let long = "x".repeat(3 * CHUNK + 5);
+        let input = format!("a\n{long}\nb");
+        for step in [CHUNK, 4096, 1 << 20] {
+            let got = lines(input.as_bytes(), step, 4 * CHUNK);
+            assert_eq!(got.len(), 3, "step {step}");
+            assert!(
+                got[0] == "a" && got[1] == long && got[2] == "b",
+                "step {step}"
+            );
+        }
+    }
+
+    #[test]
     fn a_line_at_the_bound_split_before_its_crlf_is_whole() {
         for step in [1, 2, 5, 6, 7] {
             assert_eq!(lines(b"abcde\r\nx", step, 5), ["abcde", "x"], "step {step}");
@@ -171,7 +204,7 @@ mod tests {
     fn the_file_bound_stops_the_read() {
         let input = vec![b'\n'; 1 << 20];
         let mut n = 0;
-        let r = for_each_line(&input[..], 100, 1000, |_| n += 1);
+        let r = for_each_line(&input[..], 100, 1000, &mut Vec::new(), |_| n += 1);
         assert!(matches!(r, Err(Stop::FileBound)), "{r:?}");
         assert!(n > 0);
     }

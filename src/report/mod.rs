@@ -229,6 +229,8 @@ pub struct Tally {
     versions: BTreeSet<String>,
     footer: Footer,
     oldest: Option<i64>,
+    /// The line reader's buffer, kept from one file to the next.
+    scratch: Vec<u8>,
 }
 
 impl Tally {
@@ -245,6 +247,7 @@ impl Tally {
             versions: BTreeSet::new(),
             footer: Footer::default(),
             oldest: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -279,7 +282,8 @@ impl Tally {
         let mut too_long = 0u64;
         let mut lines_read = 0u64;
         let since = self.options.since;
-        let read = lines::for_each_line(input, MAX_LINE, MAX_FILE, |l| {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let read = lines::for_each_line(input, MAX_LINE, MAX_FILE, &mut scratch, |l| {
             lines_read += 1;
             let text = match l {
                 lines::Line::Text(t) => t,
@@ -334,6 +338,7 @@ impl Tally {
                 });
             }
         });
+        self.scratch = scratch;
         self.footer.files_read += 1;
         self.footer.lines_read += lines_read;
         self.footer.lines_unreadable += unreadable;
