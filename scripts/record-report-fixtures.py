@@ -17,6 +17,9 @@ installed in a temp HOME, through these turns:
   other C  "/effort high" (--resume C)
   other D  "update the notes file" (acceptEdits): the model writes notes.md
   other E  "implement the cache": the model edits its record, and the edit fails
+  tui   F  the interactive client in tmux: "implement the lexer" (the model
+           writes its record in progress), `/model claude-haiku-4-5-20251001`
+           while the Stop line says DIRTY, "ok go ahead"
 
 then copies <home>/.claude/projects/ to --raw (when given) and a stripped
 copy to --out (default tests/fixtures/report/projects): every
@@ -33,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,6 +115,65 @@ class Home:
         return session
 
 
+class Tui:
+    """The interactive client in tmux (needs tmux), against the mock."""
+
+    def __init__(self, h, cwd, tools):
+        self.h = h
+        h.n += 1
+        work = h.root / f"tui-{h.n}"
+        work.mkdir()
+        cwd.mkdir(parents=True, exist_ok=True)
+        (work / "tools.json").write_text(json.dumps(tools))
+        state = {"hasCompletedOnboarding": True, "theme": "dark",
+                 "customApiKeyResponses": {"approved": [KEY, KEY[-20:]], "rejected": []},
+                 "projects": {str(cwd): {"hasTrustDialogAccepted": True}}}
+        (h.home / ".claude.json").write_text(json.dumps(state))
+        self.mock = subprocess.Popen(
+            [sys.executable, str(MOCK), str(work / "requests.jsonl"), str(work / "tools.json")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        port = int(self.mock.stdout.readline().split()[1])
+        env = dict(h.env(), TERM="xterm-256color", ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}")
+        self.socket = str(work / "tmux.sock")
+        subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", "new-session", "-d",
+                        "-x", "160", "-y", "45", "-c", str(cwd), "env", "-i",
+                        *[f"{k}={v}" for k, v in env.items()], h.claude], check=True)
+        self.wait("the prompt", lambda s: "\u276f" in s, answer_key=True)
+        time.sleep(2)
+
+    def tmux(self, *args):
+        return subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True).stdout
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-400", "-t", "0")
+
+    def wait(self, what, ready, answer_key=False):
+        started = time.time()
+        while True:
+            screen = self.screen()
+            if answer_key and "Detected a custom API key" in screen:
+                self.tmux("send-keys", "-t", "0", "Up")
+                time.sleep(0.3)
+                self.tmux("send-keys", "-t", "0", "Enter")
+            elif ready(screen):
+                return screen
+            if time.time() - started > 90:
+                sys.exit(f"the screen never showed {what}:\n{screen}")
+            time.sleep(0.25)
+
+    def send(self, text, until):
+        self.tmux("send-keys", "-t", "0", "-l", text)
+        time.sleep(0.5)
+        self.tmux("send-keys", "-t", "0", "Enter")
+        self.wait(until, lambda s: until in s)
+        print(f"tui: {text!r}", file=sys.stderr)
+
+    def close(self):
+        self.tmux("kill-server")
+        self.mock.stdin.close()
+        self.mock.wait(timeout=10)
+
+
 def start_a_task(task):
     record = {"status": "in_progress", "task": task, "detail": "written by the model",
               "project": "P", "cwd": "", "updated": ""}
@@ -140,6 +203,19 @@ def record(h):
     h.turn("implement the cache", other,
            [{"tool": "Edit", "input": {"file_path": "{{RECORD}}", "old_string": "clean",
                                        "new_string": "in_progress"}}])
+    tui = Tui(h, h.home / "work/tui", {"implement the lexer": start_a_task("Lexer")})
+    try:
+        tui.send("implement the lexer", "STATE [DIRTY] task in progress: 'Lexer'")
+        # The client asks first when the switch re-reads a cached conversation.
+        tui.send("/model claude-haiku-4-5-20251001", "witch")
+        screen = tui.wait("the switch", lambda s: "Set model to" in s or "Yes, switch to" in s)
+        if "Set model to" not in screen:
+            tui.tmux("send-keys", "-t", "0", "Enter")
+            tui.wait("the switch", lambda s: "Set model to" in s)
+        tui.send("ok go ahead", "STATE [DIRTY] task in progress: 'Lexer' [P] (updated")
+        time.sleep(1)
+    finally:
+        tui.close()
 
 
 # Attachment kinds whose body is only bulk (the system prompt, tool schemas).

@@ -17,6 +17,7 @@ const FIXTURES: &str = "tests/fixtures/report/projects";
 const STATE_DIR: &str = "/home/u/t/home/.local/state/gk";
 const PROJ: &str = "-home-u-t-home-work-proj";
 const OTHER: &str = "-home-u-t-home-work-other";
+const TUI: &str = "-home-u-t-home-work-tui";
 
 struct Env {
     dir: tempfile::TempDir,
@@ -145,26 +146,46 @@ fn other_counts() -> Value {
     })
 }
 
+/// The interactive client, in `tui` (session F, typed prompts):
+/// 9. "implement the lexer": advised Opus, answered by Opus (two Writes:
+///    the record in progress and the pointer, then "Done."): followed,
+///    a record kept. Stop says DIRTY.
+/// 10. `/model claude-haiku-4-5-20251001` (confirmed in the client's
+///    "Switch model?" dialog): a switch, mid-task.
+/// 11. "ok go ahead": advised Haiku (keyword 'ok'), answered by Haiku:
+///    followed.
+fn tui_counts() -> Value {
+    json!({
+        "sessions": 1, "prompts": 2, "advised": 2, "followed": 2, "not_followed": 0,
+        "advised_unanswered": 0, "model_switches": 1, "switches_while_dirty": 1,
+        "effort_commands": 0, "sessions_with_record": 1, "sessions_edited_without_record": 0,
+        "record_writes": 1, "record_writes_failed": 0, "stop_runs": 2, "stop_errors": 0,
+        "stop_slow": 0, "answers": 4,
+        "answers_by_model": {"claude-opus-5-5": 3, "claude-haiku-4-5-20251001": 1},
+    })
+}
+
 #[test]
 fn the_recorded_turns_give_the_counts_worked_out_by_hand() {
     let env = Env::new();
     let report = env.json(&[]);
     assert_counts(project(&report, PROJ), proj_counts());
     assert_counts(project(&report, OTHER), other_counts());
+    assert_counts(project(&report, TUI), tui_counts());
     assert_counts(
         &report["totals"],
         json!({
-            "sessions": 5, "prompts": 6, "advised": 6, "followed": 3, "not_followed": 3,
-            "model_switches": 1, "switches_while_dirty": 1, "effort_commands": 1,
-            "sessions_with_record": 1, "sessions_edited_without_record": 1,
-            "record_writes": 2, "record_writes_failed": 1, "stop_runs": 6, "answers": 10,
-            "answers_by_model": {"claude-opus-5-5": 8, "claude-haiku-4-5-20251001": 1, "claude-sonnet-5-5": 1},
+            "sessions": 6, "prompts": 8, "advised": 8, "followed": 5, "not_followed": 3,
+            "model_switches": 2, "switches_while_dirty": 2, "effort_commands": 1,
+            "sessions_with_record": 2, "sessions_edited_without_record": 1,
+            "record_writes": 3, "record_writes_failed": 1, "stop_runs": 8, "answers": 14,
+            "answers_by_model": {"claude-opus-5-5": 11, "claude-haiku-4-5-20251001": 2, "claude-sonnet-5-5": 1},
         }),
     );
     let footer = &report["footer"];
     assert_eq!(footer["client_versions"], json!(["2.1.332"]));
     assert_eq!(footer["untested_versions"], json!([]));
-    assert_eq!(footer["files_read"], 5);
+    assert_eq!(footer["files_read"], 6);
     assert_eq!(footer["lines_unreadable"], 0);
     assert!(
         footer["oldest"]
@@ -185,19 +206,20 @@ fn the_text_report_is_a_short_table_and_a_line_of_meaning() {
     let (text, stderr) = env.run(&["report"]);
     assert_eq!(stderr, "");
     let want = "\
-gk report: 5 sessions in 2 projects (all transcripts the client keeps)
+gk report: 6 sessions in 3 projects (all transcripts the client keeps)
 
 project                   sessions prompts advised followed  not /model mid-task record no-record failed
 -home-u-t-home-work-other        3       3       3        1    2      0        0      0         1      1
 -home-u-t-home-work-proj         2       3       3        2    1      1        1      1         0      0
-total                            5       6       6        3    3      1        1      1         1      1
+-home-u-t-home-work-tui          1       2       2        2    0      1        1      1         0      0
+total                            6       8       8        5    3      2        2      2         1      1
 
-Advice followed 3 of 6 times; 1 model switch mid-task.
-Records: 1 of 5 sessions kept a task record; 1 edited files without one; 1 record write failed or denied.
-Answers by model: claude-opus-5-5 8, claude-haiku-4-5-20251001 1, claude-sonnet-5-5 1.
-Commands: 1 /model, 1 /effort. Stop hook: 6 runs, 0 with errors, 0 slower than 1000 ms.
+Advice followed 5 of 8 times; 2 model switches mid-task.
+Records: 2 of 6 sessions kept a task record; 1 edited files without one; 1 record write failed or denied.
+Answers by model: claude-opus-5-5 11, claude-haiku-4-5-20251001 2, claude-sonnet-5-5 1.
+Commands: 2 /model, 1 /effort. Stop hook: 8 runs, 0 with errors, 0 slower than 1000 ms.
 
-Client versions: 2.1.332. Files read: 5 (0 skipped by date, 0 refused). Lines skipped as unreadable: 0. Oldest line: 2026-12-04 (the client deletes older transcripts after cleanupPeriodDays, 30 by default).
+Client versions: 2.1.332. Files read: 6 (0 skipped by date, 0 refused). Lines skipped as unreadable: 0. Oldest line: 2026-12-04 (the client deletes older transcripts after cleanupPeriodDays, 30 by default).
 ";
     assert_eq!(text, want);
 }
@@ -306,10 +328,10 @@ fn project_and_since_narrow_what_is_read() {
     // of them; files changed before it are skipped unread.
     let later = env.json(&["--since", "2099-01-01"]);
     assert_eq!(later["totals"]["prompts"], 0);
-    assert_eq!(later["footer"]["files_skipped_by_date"], 5);
+    assert_eq!(later["footer"]["files_skipped_by_date"], 6);
     assert_eq!(later["footer"]["files_read"], 0);
     let earlier = env.json(&["--since", "2026-11-01"]);
-    assert_eq!(earlier["totals"]["prompts"], 6);
+    assert_eq!(earlier["totals"]["prompts"], 8);
 
     let out = env
         .cmd(&["report", "--since", "last week"])
@@ -368,8 +390,8 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     assert_eq!(footer["files_refused"], 3, "{footer}\n{stderr}");
     assert_eq!(footer["untested_versions"], json!(["9.9.9"]));
     // The good line after them still counts: one more prompt and session.
-    assert_eq!(report["totals"]["prompts"], 7);
-    assert_eq!(report["totals"]["sessions"], 6);
+    assert_eq!(report["totals"]["prompts"], 9);
+    assert_eq!(report["totals"]["sessions"], 7);
     assert!(
         stderr.contains("pipe.jsonl: not a regular file (a named pipe)"),
         "{stderr}"
@@ -435,7 +457,7 @@ fn under_strace_the_report_writes_spawns_and_connects_nothing() {
         .expect("run strace (apt-get install strace)");
     assert!(out.status.success(), "{out:?}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["totals"]["prompts"], 6);
+    assert_eq!(report["totals"]["prompts"], 8);
     let trace = std::fs::read_to_string(&log).unwrap();
     let mut bad = Vec::new();
     let mut execs = 0;
