@@ -578,6 +578,118 @@ mod tests {
         );
     }
 
+    fn tally() -> Tally {
+        Tally::new(
+            Config::default(),
+            Options {
+                os: Os::Linux,
+                state_dir: Some("/s".into()),
+                since: None,
+            },
+        )
+    }
+
+    fn line(kind: &str, uuid: &str, time: &str, rest: &str) -> String {
+        format!(
+            r#"{{"type":"{kind}","uuid":"{uuid}","sessionId":"s1","timestamp":"2026-12-01T10:00:{time}Z","version":"2.1.332",{rest}}}"#
+        )
+    }
+
+    fn advice(uuid: &str, time: &str, model: &str) -> String {
+        line(
+            "attachment",
+            uuid,
+            time,
+            &format!(
+                r#""attachment":{{"type":"hook_system_message","hookEvent":"UserPromptSubmit","content":"GATEKEEPER\n Model : /model {model} (x; keyword 'y')"}}"#
+            ),
+        )
+    }
+
+    fn answer(uuid: &str, time: &str, model: &str, extra: &str) -> String {
+        line(
+            "assistant",
+            uuid,
+            time,
+            &format!(
+                r#"{extra}"message":{{"model":"{model}","content":[{{"type":"text","text":"x"}}]}}"#
+            ),
+        )
+    }
+
+    /// Lines out of time order are counted in time order; a subagent's
+    /// answer is counted as an answer but does not settle the advice.
+    #[test]
+    fn advice_is_settled_by_the_next_answer_in_time_not_in_file_order() {
+        let mut t = tally();
+        let text = [
+            answer("u3", "03", "claude-opus-5-5", ""),
+            answer("u2", "02", "claude-haiku-4-5", r#""isSidechain":true,"#),
+            advice("u1", "01", "claude-opus-5-5"),
+        ]
+        .join("\n");
+        t.read_file("-p", text.as_bytes()).unwrap();
+        let r = t.finish();
+        assert_eq!(
+            (r.totals.advised, r.totals.followed, r.totals.not_followed),
+            (1, 1, 0)
+        );
+        assert_eq!(r.totals.answers, 2);
+    }
+
+    /// A record write whose result is an error is counted as failed, and
+    /// the session is not one that kept its record; a copy (a fork's) of
+    /// a line already counted counts for nothing.
+    #[test]
+    fn failed_record_writes_and_copied_lines() {
+        let mut t = tally();
+        let write = line(
+            "assistant",
+            "w1",
+            "01",
+            r#""message":{"model":"m","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/s/s1.json","content":"{\"status\":\"in_progress\"}"}}]}"#,
+        );
+        let failed = line(
+            "user",
+            "r1",
+            "02",
+            r#""message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"denied"}]}"#,
+        );
+        let text = format!("{write}\n{failed}\n{write}\n");
+        t.read_file("-p", text.as_bytes()).unwrap();
+        t.read_file("-p", text.as_bytes()).unwrap();
+        let r = t.finish();
+        assert_eq!(r.totals.record_writes, 1);
+        assert_eq!(r.totals.record_writes_failed, 1);
+        assert_eq!(r.totals.sessions_with_record, 0);
+        assert_eq!(r.totals.answers, 1);
+    }
+
+    /// The same advice unfollowed three times for the same model earns a
+    /// suggestion naming both, and nothing else of the lines.
+    #[test]
+    fn a_repeated_mismatch_earns_a_suggestion() {
+        let mut t = tally();
+        let mut lines = Vec::new();
+        for i in 0..3 {
+            lines.push(advice(&format!("a{i}"), &format!("{:02}", 2 * i), "opus"));
+            lines.push(answer(
+                &format!("b{i}"),
+                &format!("{:02}", 2 * i + 1),
+                "claude-sonnet-5",
+                "",
+            ));
+        }
+        t.read_file("-p", lines.join("\n").as_bytes()).unwrap();
+        let r = t.finish();
+        assert_eq!(r.totals.not_followed, 3);
+        let text = render::text(&r, None);
+        assert!(
+            text.contains("Suggestion: 3 prompts advised `/model opus` were answered by claude-sonnet-5: if that model serves, make it the rule's model (`gk rules` prints the rules to edit in gk.json)."),
+            "{text}"
+        );
+    }
+
     #[test]
     fn a_project_folder_is_named_as_the_client_names_it() {
         assert_eq!(
