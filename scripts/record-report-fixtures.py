@@ -20,6 +20,8 @@ installed in a temp HOME, through these turns:
   tui   F  the interactive client in tmux: "implement the lexer" (the model
            writes its record in progress), `/model claude-haiku-4-5-20251001`
            while the Stop line says DIRTY, "ok go ahead"
+  broken G "hello there" (on the default the TUI's /model saved), with
+           gk's Stop hook replaced by one that takes 1.2 s and exits 1
 
 then copies <home>/.claude/projects/ to --raw (when given) and a stripped
 copy to --out (default tests/fixtures/report/projects): every
@@ -216,6 +218,16 @@ def record(h):
         time.sleep(1)
     finally:
         tui.close()
+    # Last, as it replaces gk for the turn: a Stop hook that fails, slowly.
+    hook = h.home / ".claude/hooks/gk"
+    real = h.root / "gk.real"
+    shutil.copy2(hook, real)
+    hook.write_text(f'#!/bin/sh\ncase "$2" in stop) sleep 1.2; echo failed >&2; exit 1;; esac\n'
+                    f'exec "{real}" "$@"\n')
+    try:
+        h.turn("hello there", h.home / "work/broken")
+    finally:
+        shutil.copy2(real, hook)
 
 
 # Attachment kinds whose body is only bulk (the system prompt, tool schemas).

@@ -18,6 +18,7 @@ const STATE_DIR: &str = "/home/u/t/home/.local/state/gk";
 const PROJ: &str = "-home-u-t-home-work-proj";
 const OTHER: &str = "-home-u-t-home-work-other";
 const TUI: &str = "-home-u-t-home-work-tui";
+const BROKEN: &str = "-home-u-t-home-work-broken";
 
 struct Env {
     dir: tempfile::TempDir,
@@ -165,6 +166,22 @@ fn tui_counts() -> Value {
     })
 }
 
+/// Last, in `broken` (session G), gk's Stop hook replaced by one that
+/// sleeps 1.2 s and exits 1: "hello there" matches no keyword, so (per
+/// session, on match) no advice; one answer, from Haiku: the `/model` of
+/// turn 10 was saved as the default for new sessions ("Set model to
+/// `Haiku 4.5` and saved as your default"), and this turn names none;
+/// one Stop run, with an error, slower than 1000 ms.
+fn broken_counts() -> Value {
+    json!({
+        "sessions": 1, "prompts": 1, "advised": 0, "followed": 0, "not_followed": 0,
+        "advised_unanswered": 0, "model_switches": 0, "switches_while_dirty": 0,
+        "effort_commands": 0, "sessions_with_record": 0, "sessions_edited_without_record": 0,
+        "record_writes": 0, "record_writes_failed": 0, "stop_runs": 1, "stop_errors": 1,
+        "stop_slow": 1, "answers": 1, "answers_by_model": {"claude-haiku-4-5-20251001": 1},
+    })
+}
+
 #[test]
 fn the_recorded_turns_give_the_counts_worked_out_by_hand() {
     let env = Env::new();
@@ -172,20 +189,22 @@ fn the_recorded_turns_give_the_counts_worked_out_by_hand() {
     assert_counts(project(&report, PROJ), proj_counts());
     assert_counts(project(&report, OTHER), other_counts());
     assert_counts(project(&report, TUI), tui_counts());
+    assert_counts(project(&report, BROKEN), broken_counts());
     assert_counts(
         &report["totals"],
         json!({
-            "sessions": 6, "prompts": 8, "advised": 8, "followed": 5, "not_followed": 3,
+            "sessions": 7, "prompts": 9, "advised": 8, "followed": 5, "not_followed": 3,
             "model_switches": 2, "switches_while_dirty": 2, "effort_commands": 1,
             "sessions_with_record": 2, "sessions_edited_without_record": 1,
-            "record_writes": 3, "record_writes_failed": 1, "stop_runs": 8, "answers": 14,
-            "answers_by_model": {"claude-opus-5-5": 11, "claude-haiku-4-5-20251001": 2, "claude-sonnet-5-5": 1},
+            "record_writes": 3, "record_writes_failed": 1, "stop_runs": 9, "stop_errors": 1,
+            "stop_slow": 1, "answers": 15,
+            "answers_by_model": {"claude-opus-5-5": 11, "claude-haiku-4-5-20251001": 3, "claude-sonnet-5-5": 1},
         }),
     );
     let footer = &report["footer"];
     assert_eq!(footer["client_versions"], json!(["2.1.332"]));
     assert_eq!(footer["untested_versions"], json!([]));
-    assert_eq!(footer["files_read"], 6);
+    assert_eq!(footer["files_read"], 7);
     assert_eq!(footer["lines_unreadable"], 0);
     assert!(
         footer["oldest"]
@@ -206,20 +225,21 @@ fn the_text_report_is_a_short_table_and_a_line_of_meaning() {
     let (text, stderr) = env.run(&["report"]);
     assert_eq!(stderr, "");
     let want = "\
-gk report: 6 sessions in 3 projects (all transcripts the client keeps)
+gk report: 7 sessions in 4 projects (all transcripts the client keeps)
 
-project                   sessions prompts advised followed  not /model mid-task record no-record failed
--home-u-t-home-work-other        3       3       3        1    2      0        0      0         1      1
--home-u-t-home-work-proj         2       3       3        2    1      1        1      1         0      0
--home-u-t-home-work-tui          1       2       2        2    0      1        1      1         0      0
-total                            6       8       8        5    3      2        2      2         1      1
+project                    sessions prompts advised followed  not /model mid-task record no-record failed
+-home-u-t-home-work-other         3       3       3        1    2      0        0      0         1      1
+-home-u-t-home-work-proj          2       3       3        2    1      1        1      1         0      0
+-home-u-t-home-work-tui           1       2       2        2    0      1        1      1         0      0
+-home-u-t-home-work-broken        1       1       0        0    0      0        0      0         0      0
+total                             7       9       8        5    3      2        2      2         1      1
 
 Advice followed 5 of 8 times; 2 model switches mid-task.
-Records: 2 of 6 sessions kept a task record; 1 edited files without one; 1 record write failed or denied.
-Answers by model: claude-opus-5-5 11, claude-haiku-4-5-20251001 2, claude-sonnet-5-5 1.
-Commands: 2 /model, 1 /effort. Stop hook: 8 runs, 0 with errors, 0 slower than 1000 ms.
+Records: 2 of 7 sessions kept a task record; 1 edited files without one; 1 record write failed or denied.
+Answers by model: claude-opus-5-5 11, claude-haiku-4-5-20251001 3, claude-sonnet-5-5 1.
+Commands: 2 /model, 1 /effort. Stop hook: 9 runs, 1 with errors, 1 slower than 1000 ms.
 
-Client versions: 2.1.332. Files read: 6 (0 skipped by date, 0 refused). Lines skipped as unreadable: 0. Oldest line: 2026-12-04 (the client deletes older transcripts after cleanupPeriodDays, 30 by default).
+Client versions: 2.1.332. Files read: 7 (0 skipped by date, 0 refused). Lines skipped as unreadable: 0. Oldest line: 2026-12-04 (the client deletes older transcripts after cleanupPeriodDays, 30 by default).
 ";
     assert_eq!(text, want);
 }
@@ -328,10 +348,10 @@ fn project_and_since_narrow_what_is_read() {
     // of them; files changed before it are skipped unread.
     let later = env.json(&["--since", "2099-01-01"]);
     assert_eq!(later["totals"]["prompts"], 0);
-    assert_eq!(later["footer"]["files_skipped_by_date"], 6);
+    assert_eq!(later["footer"]["files_skipped_by_date"], 7);
     assert_eq!(later["footer"]["files_read"], 0);
     let earlier = env.json(&["--since", "2026-11-01"]);
-    assert_eq!(earlier["totals"]["prompts"], 8);
+    assert_eq!(earlier["totals"]["prompts"], 9);
 
     let out = env
         .cmd(&["report", "--since", "last week"])
@@ -390,8 +410,8 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     assert_eq!(footer["files_refused"], 3, "{footer}\n{stderr}");
     assert_eq!(footer["untested_versions"], json!(["9.9.9"]));
     // The good line after them still counts: one more prompt and session.
-    assert_eq!(report["totals"]["prompts"], 9);
-    assert_eq!(report["totals"]["sessions"], 7);
+    assert_eq!(report["totals"]["prompts"], 10);
+    assert_eq!(report["totals"]["sessions"], 8);
     assert!(
         stderr.contains("pipe.jsonl: not a regular file (a named pipe)"),
         "{stderr}"
@@ -457,7 +477,7 @@ fn under_strace_the_report_writes_spawns_and_connects_nothing() {
         .expect("run strace (apt-get install strace)");
     assert!(out.status.success(), "{out:?}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["totals"]["prompts"], 8);
+    assert_eq!(report["totals"]["prompts"], 9);
     let trace = std::fs::read_to_string(&log).unwrap();
     let mut bad = Vec::new();
     let mut execs = 0;

@@ -149,6 +149,10 @@ struct Raw {
     hook_infos: Option<Vec<HookInfo>>,
     #[serde(rename = "hookErrors")]
     hook_errors: Option<Vec<IgnoredAny>>,
+    /// Which of `hookInfos` failed, by index (2.1.332 writes it beside
+    /// `hookErrors`).
+    #[serde(rename = "failedHookErrorIndexes")]
+    failed_indexes: Option<Vec<u64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -407,9 +411,15 @@ fn facts_of(raw: Raw) -> Parsed {
             }
         }
         Some("system") if raw.subtype.as_deref() == Some("stop_hook_summary") => {
-            let error = raw.hook_errors.is_some_and(|e| !e.is_empty());
-            for info in raw.hook_infos.unwrap_or_default() {
+            let any_error = raw.hook_errors.is_some_and(|e| !e.is_empty());
+            for (i, info) in raw.hook_infos.unwrap_or_default().into_iter().enumerate() {
                 if info.command.as_deref().is_some_and(is_gk_stop) {
+                    // Which hook failed, when the client says; else any
+                    // error of the summary is counted against gk's.
+                    let error = match &raw.failed_indexes {
+                        Some(failed) => failed.contains(&(i as u64)),
+                        None => any_error,
+                    };
                     facts.push(Fact::StopRun {
                         error,
                         millis: info.duration_ms.unwrap_or(0.0).max(0.0) as u64,
@@ -499,6 +509,22 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_failed_stop_run_is_the_one_the_client_names() {
+        let summary = |failed: &str| {
+            facts(&format!(
+                r#"{{"type":"system","subtype":"stop_hook_summary","hookInfos":[{{"command":"other.sh","durationMs":5}},{{"command":"\"$HOME/.claude/hooks/gk\" hook stop","durationMs":1209}}],"hookErrors":["Failed"]{failed}}}"#
+            ))
+        };
+        let run = |error| Fact::StopRun {
+            error,
+            millis: 1209,
+        };
+        assert_eq!(summary(r#","failedHookErrorIndexes":[0]"#), [run(false)]);
+        assert_eq!(summary(r#","failedHookErrorIndexes":[1]"#), [run(true)]);
+        assert_eq!(summary(""), [run(true)]);
     }
 
     #[test]
