@@ -26,6 +26,7 @@ LAYERS = [
     ["settings", "smoke"],
     ["registry"],
     ["hooks"],
+    ["report"],
     ["change", "edit"],
     ["records"],
     ["setup"],

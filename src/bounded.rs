@@ -182,6 +182,13 @@ pub fn open(path: &Path) -> Result<(File, Metadata), ReadError> {
     open_with(path, true)
 }
 
+/// As [`open`], except that a symbolic link at `path` itself is refused
+/// (as [`read_no_link`] does). For readers that stream a file they did not
+/// write (the transcripts `gk report` counts).
+pub fn open_no_link(path: &Path) -> Result<(File, Metadata), ReadError> {
+    open_with(path, false)
+}
+
 fn open_with(path: &Path, follow: bool) -> Result<(File, Metadata), ReadError> {
     let file = open_no_wait(path, follow).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::NotFound,

@@ -85,6 +85,21 @@ pub enum Command {
     State(StateArgs),
     /// Print this session's task state as one line, for Claude Code's statusLine.
     Statusline,
+    /// Count from Claude Code's transcripts whether gk's advice is followed and records are kept (read-only).
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Only transcripts written since then: `7d`, `12h`, or a date (`2026-11-01`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only this project folder's transcripts (as the folder Claude Code was started in).
+    #[arg(long, value_name = "PATH")]
+    pub project: Option<PathBuf>,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Args)]

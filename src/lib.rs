@@ -7,7 +7,8 @@
 //! 2. `paths`, `hookcmd`, `cli` (the arguments, as data), `machine`;
 //! 3. `settings` (the read model and its one schema check), `smoke`;
 //! 4. `registry` (what the client loads and runs; read-only);
-//! 5. `hooks` (the hot path; reads only);
+//! 5. `hooks` (the hot path; reads only), then `report` (counts from the
+//!    client's transcripts; reads nothing itself);
 //! 6. `change` (plans, their display, atomic writes, backups), `edit` (pure
 //!    text editors of the files gk touches);
 //! 7. `records` (the task records and their plans), `setup` (what gk
@@ -32,6 +33,7 @@ pub(crate) mod paths;
 pub(crate) mod platform;
 pub(crate) mod records;
 pub(crate) mod registry;
+pub(crate) mod report;
 pub(crate) mod settings;
 pub(crate) mod setup;
 pub(crate) mod smoke;

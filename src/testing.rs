@@ -61,6 +61,12 @@ pub mod registry {
     pub use crate::registry::Table;
 }
 
+/// `gk report`'s line reader and line reader's parse (the fuzz target).
+pub mod report {
+    pub use crate::report::line::{read as read_line, Outcome};
+    pub use crate::report::lines::{for_each_line, Line};
+}
+
 pub mod settings {
     pub use crate::settings::{hook_entries, parse};
 }

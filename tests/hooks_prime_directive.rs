@@ -231,3 +231,39 @@ fn nothing_under_src_hooks_lists_a_folder() {
         .collect();
     assert!(listing.is_empty(), "src/hooks lists a folder: {listing:?}");
 }
+
+/// `gk report` holds to the same rule as the hooks: its counting
+/// (src/report/) and its command (src/commands/report.rs) name no way to
+/// spawn, connect or write a file (its one output is stdout; see also the
+/// strace check in tests/report_cli.rs).
+#[test]
+fn the_report_spawns_connects_and_writes_nothing() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src/report"), &mut files);
+    files.push(PathBuf::from("src/commands/report.rs"));
+    assert!(files.len() >= 5, "{files:?}");
+    let mut all = Vec::new();
+    for f in &files {
+        let whole = std::fs::read_to_string(f).unwrap();
+        let code = whole.split("#[cfg(test)]\nmod tests").next().unwrap();
+        // serde's field renames are names, not file renames; a link is
+        // looked at (to be refused), never made.
+        let code: Vec<String> = code
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("#[serde(rename") {
+                    String::new()
+                } else {
+                    l.replace("is_symlink()", "")
+                        .replace("symlink_metadata(", "")
+                }
+            })
+            .collect();
+        all.extend(violations(&f.display().to_string(), &code.join("\n")));
+    }
+    assert!(
+        all.is_empty(),
+        "the report must not name these:\n{}",
+        all.join("\n")
+    );
+}

@@ -13,9 +13,11 @@
 
 use std::path::PathBuf;
 
-use gk::testing::hookcmd::{classify, exec_spelling, normalize, CommandContext, HookKind, Owner, ShellForm};
-use gk::testing::setup::verified_wanted_hooks;
+use gk::testing::hookcmd::{
+    classify, exec_spelling, normalize, CommandContext, HookKind, Owner, ShellForm,
+};
 use gk::testing::platform::Os;
+use gk::testing::setup::verified_wanted_hooks;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -23,15 +23,25 @@ fuzz_target!(|data: &[u8]| {
     let chars = text.chars().count();
 
     let line = one_line(text, bound);
-    assert!(is_clean(&line), "one_line left an unsafe character: {line:?}");
+    assert!(
+        is_clean(&line),
+        "one_line left an unsafe character: {line:?}"
+    );
     assert!(!line.contains('\n'));
-    assert!(line.chars().count() <= bound.max(4), "{} > {bound}", line.chars().count());
+    assert!(
+        line.chars().count() <= bound.max(4),
+        "{} > {bound}",
+        line.chars().count()
+    );
     if is_clean(text) && chars <= bound.max(4) {
         assert_eq!(line, text);
     }
 
     let ends = one_line_ends(text, bound);
-    assert!(is_clean(&ends), "one_line_ends left an unsafe character: {ends:?}");
+    assert!(
+        is_clean(&ends),
+        "one_line_ends left an unsafe character: {ends:?}"
+    );
     assert!(ends.chars().count() <= bound.max(5));
 
     let shown = escaped(text);
@@ -40,7 +50,10 @@ fuzz_target!(|data: &[u8]| {
         text.matches('\n').count(),
         "escaped changed the line breaks"
     );
-    assert!(!shown.chars().any(|c| c != '\n' && is_unsafe(c)), "{shown:?}");
+    assert!(
+        !shown.chars().any(|c| c != '\n' && is_unsafe(c)),
+        "{shown:?}"
+    );
 
     let value = serde_json::json!({ "text": text, "list": [text] });
     let json = serde_json::to_string_pretty(&value).unwrap();

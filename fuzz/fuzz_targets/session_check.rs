@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use gk::testing::hookcmd::CommandContext;
-use gk::testing::hooks::{message, problems, MAX_LINES};
 use gk::testing::hooks::Config;
+use gk::testing::hooks::{message, problems, MAX_LINES};
 use gk::testing::platform::Os;
 use gk::testing::registry::{classify_text, Scope, ScopeFile};
 use gk::testing::registry::{Plugins, Table};
@@ -75,11 +75,18 @@ fuzz_target!(|data: &[u8]| {
     let Some(msg) = msg else { return };
     let lines: Vec<&str> = msg.lines().collect();
     assert!(!lines.is_empty() && lines.len() <= MAX_LINES, "{msg}");
-    assert!(msg.chars().count() < 4_000, "{} characters", msg.chars().count());
+    assert!(
+        msg.chars().count() < 4_000,
+        "{} characters",
+        msg.chars().count()
+    );
     for line in &lines {
         assert!(line.starts_with("gk: "), "{line}");
         assert!(line.contains(" -- gk doctor"), "{line}");
         assert!(!line.chars().any(char::is_control), "{line:?}");
     }
-    assert!(!msg.contains(SECRET), "a settings value reached the message: {msg}");
+    assert!(
+        !msg.contains(SECRET),
+        "a settings value reached the message: {msg}"
+    );
 });

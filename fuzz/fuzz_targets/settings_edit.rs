@@ -13,11 +13,9 @@
 
 use std::path::Path;
 
-use gk::testing::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
 use gk::testing::change::{render, FileChange, Plan, Style};
-use gk::testing::edit::{
-    add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks,
-};
+use gk::testing::edit::{add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks};
+use gk::testing::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
 use gk::testing::platform::Os;
 use libfuzzer_sys::fuzz_target;
 
@@ -47,8 +45,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
 
-    let parsed =
-        gk::testing::settings::parse(path, &after).expect("install wrote a file that does not parse");
+    let parsed = gk::testing::settings::parse(path, &after)
+        .expect("install wrote a file that does not parse");
     let (entries, issues) = gk::testing::settings::hook_entries(&parsed);
     assert!(!issues.iter().any(|i| i.rejects_file()), "{issues:?}");
     for kind in HookKind::ALL {
@@ -132,9 +130,11 @@ fn status_line(
     let StatusLine::Registered(first) = first else {
         return;
     };
-    let before: Option<serde_json::Value> = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
+    let before: Option<serde_json::Value> =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
     let after = |t: &str| -> serde_json::Value {
-        serde_json::from_str(t.trim_start_matches('\u{feff}')).expect("a status line edit that is not JSON")
+        serde_json::from_str(t.trim_start_matches('\u{feff}'))
+            .expect("a status line edit that is not JSON")
     };
     // gk's status line in another spelling is brought to the wanted one,
     // and nothing else in the file changes.
@@ -145,13 +145,20 @@ fn status_line(
     };
     let mut expected = after(&first);
     expected["statusLine"]["command"] = serde_json::Value::String(want.into());
-    assert_eq!(after(&second), expected, "respelling changed more than the command");
+    assert_eq!(
+        after(&second),
+        expected,
+        "respelling changed more than the command"
+    );
     let StatusLine::Registered(third) = add_statusline(path, &second, want, c).unwrap() else {
         panic!("taken");
     };
     assert_eq!(third, second, "the status line edit is not idempotent");
     let back = remove_statusline(path, &second, c, filled).expect("uninstall refused");
-    assert!(after(&back).get("statusLine").is_none(), "uninstall left gk's status line: {back}");
+    assert!(
+        after(&back).get("statusLine").is_none(),
+        "uninstall left gk's status line: {back}"
+    );
     if let Some(v) = before {
         if v.get("statusLine").is_none() && !text.trim_start_matches('\u{feff}').trim().is_empty() {
             assert_eq!(back, text, "uninstall did not give the file back");

@@ -7,6 +7,7 @@
 
 pub mod install;
 pub mod presets;
+pub mod report;
 pub mod rules;
 pub mod state;
 pub mod switch;
@@ -67,6 +68,7 @@ pub fn main() -> ExitCode {
         Command::Statusline => Ok(hooks::run_statusline()),
         Command::Explain { prompt } => rules::explain(&prompt),
         Command::Completions { shell } => crate::cli::print_completions(shell),
+        Command::Report(a) => report::run(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
