@@ -272,9 +272,18 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     // would never run), or one an edit would have to guess at.
     if let Some(i) = issues.iter().find(|i| i.blocks_edit()) {
         let why = if i.rejects_file() {
-            "Claude Code skips this whole file (env included), so gk does not edit it"
+            format!(
+                "Claude Code skips this whole file: none of its hooks, permissions or env are \
+                 in effect, so gk's hooks would never run there; correct {} first",
+                crate::text::one_line(&i.at, 120)
+            )
+        } else if i.is_duplicate_key() {
+            "gk's editor would change the first copy, and Claude Code reads the last: \
+             keep one copy by hand first"
+                .to_string()
         } else {
             "correct it by hand first: gk does not edit a file it would have to guess at"
+                .to_string()
         };
         let err = settings::ParseError {
             path: path.to_path_buf(),

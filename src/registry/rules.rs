@@ -345,8 +345,8 @@ pub enum Skipped<'f> {
     Unreadable(&'f str),
     /// Not strict JSON, or not UTF-8 (`path:line:col`).
     NotJson(&'f ParseError),
-    /// Parses, but holds something that voids the file (a `matcher` that
-    /// is not a string).
+    /// Parses, but holds something that voids the file (a known setting of
+    /// the wrong type, a malformed `PreToolUse` hook: `settings::effect_of`).
     Voided(&'f SchemaIssue),
 }
 
@@ -359,9 +359,10 @@ pub fn skipped_files(files: &[ScopeFile]) -> Vec<(&ScopeFile, Skipped<'_>)> {
             let why = match &f.load {
                 Load::Unreadable(why) => Skipped::Unreadable(why),
                 Load::Unparseable(e) => Skipped::NotJson(e),
-                Load::Parsed { issues, .. } => {
-                    Skipped::Voided(issues.iter().find(|i| i.rejects_file())?)
-                }
+                Load::Parsed { issues, .. } => match crate::settings::verdict(issues) {
+                    crate::settings::Verdict::Skipped(i) => Skipped::Voided(i),
+                    _ => return None,
+                },
                 _ => return None,
             };
             Some((f, why))
@@ -478,14 +479,20 @@ mod tests {
         };
         let files = vec![
             file("{\"a\": 1,}"),
+            file(r#"{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": []}]}}"#),
+            // Measured on 2.1.332: under another event, only that part goes.
             file(r#"{"hooks": {"Stop": [{"matcher": 5, "hooks": []}]}}"#),
             file(r#"{"hooks": {"Stop": {}}}"#),
+            file(r#"{"model": 5}"#),
             file("{}"),
             file(""),
         ];
         let skipped = skipped_files(&files);
-        assert_eq!(skipped.len(), 2);
+        assert_eq!(skipped.len(), 3);
         assert!(matches!(skipped[0].1, Skipped::NotJson(e) if e.line == 1));
-        assert!(matches!(skipped[1].1, Skipped::Voided(i) if i.at == "hooks.Stop[0].matcher"));
+        assert!(
+            matches!(skipped[1].1, Skipped::Voided(i) if i.at == "hooks.PreToolUse[0].matcher")
+        );
+        assert!(matches!(skipped[2].1, Skipped::Voided(i) if i.at == "model"));
     }
 }

@@ -169,7 +169,15 @@ fn refusals_name_the_place() {
     for (text, needle) in [
         ("{\n  // c\n  \"a\": 1\n}", ":2:"),
         ("{\"a\": 1,}", ":1:"),
-        ("{\"hooks\": []}", "`hooks` must be an object"),
+        ("{\"hooks\": []}", "`hooks` must be an object of events"),
+        (
+            "{\"hooks\": [{\"hooks\": []}]}",
+            "`hooks` must be an object of events; Claude Code skips this whole file",
+        ),
+        (
+            "{\n  \"model\": 5\n}",
+            ":2:12: model: `model` must be a string, not a number; Claude Code skips this whole file: none of its hooks, permissions or env are in effect, so gk's hooks would never run there",
+        ),
         (
             "{\"hooks\": {\"Stop\": {}}}",
             ":1:20: hooks.Stop: an event must be an array of groups",
@@ -185,12 +193,8 @@ fn refusals_name_the_place() {
             "`hooks.Stop` appears twice",
         ),
         (
-            "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"}\n}",
-            ":3:3: `env` appears twice",
-        ),
-        (
-            "{\"hooks\": {\"Stop\": [{\"matcher\": 5, \"hooks\": []}]}}",
-            ":1:33: hooks.Stop[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
+            "{\"hooks\": {\"PreToolUse\": [{\"matcher\": 5, \"hooks\": []}]}}",
+            ":1:39: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
         ),
     ] {
         let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
