@@ -2272,3 +2272,52 @@ fn a_managed_allow_managed_hooks_only_switches_gks_status_line_off() {
     );
     assert_eq!(finding["fixable"], false, "{finding}");
 }
+
+/// Doctor's words, whole, for a file the client skips, a part it drops and
+/// a plugin the project enables that this machine never installed: an
+/// error, a warning and a note (which changes no exit code).
+#[test]
+fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.project_settings(),
+        "{\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]},\n  \"model\": 5\n}\n",
+    );
+    h.write(
+        &h.local(),
+        "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify.sh\", \"timeout\": \"30\"}]}]\n  },\n  \"enabledPlugins\": {\"formatter@acme-tools\": true}\n}\n",
+    );
+    let run = h.doctor(&["--no-smoke"]);
+    let (p, l) = (h.project_settings(), h.local());
+    let (p, l) = (p.display(), l.display());
+    let words: Vec<&str> = run
+        .stdout
+        .lines()
+        .take_while(|line| !line.starts_with("[✓] Hook programs"))
+        .collect();
+    assert_eq!(
+        words.join("\n"),
+        format!(
+            "[✗] Settings files
+    ✗ project settings {p}:3:12: model: `model` must be a string, not a number; Claude Code skips this whole file: none of its hooks, permissions or env are in effect [settings-schema]
+      fix: correct by hand: model in {p}
+    ! local settings {l}:3:25: hooks.Stop[0].hooks[0]: `timeout` of a command hook must be a number; Claude Code ignores this entry (its hooks never run); the rest of the file is in effect [settings-part-dropped]
+      fix: correct by hand: hooks.Stop[0].hooks[0] in {l}
+[•] Hook registrations
+    • this project enables plugin formatter from marketplace acme-tools ({l}), which this machine has not installed; `claude plugin install formatter@acme-tools` to use it [plugin-not-installed]"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.code, 2);
+    // The note alone changes nothing: exit 0.
+    h.write(&h.project_settings(), "{}\n");
+    h.write(
+        &h.local(),
+        "{\"enabledPlugins\": {\"formatter@acme-tools\": true}}\n",
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    assert_eq!(finding(&doc, "plugin-not-installed")["severity"], "info");
+}

@@ -92,6 +92,12 @@ pub enum Trouble {
         enabled_in: (Scope, PathBuf),
         /// Where the folder should be, when the records say.
         expected: Option<PathBuf>,
+        /// This machine installed it once, or added its marketplace: the
+        /// client's records name the plugin, or `known_marketplaces.json`
+        /// its marketplace. Otherwise settings enable a plugin this machine
+        /// never had (a project's team plugin): nothing that was set up
+        /// here has gone.
+        installed: bool,
     },
     /// More plugins are enabled than this reading's budget: the rest were
     /// not read.
@@ -436,6 +442,8 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
         })
         .collect();
     let installed = read_json(&plugins_dir.join("installed_plugins.json"), limit);
+    // Read only when a plugin is missing (see `Trouble::Missing::installed`).
+    let mut known: Option<Option<Value>> = None;
     for (n, (id, _, scope, path)) in on.iter().enumerate() {
         if n >= budget.plugins {
             plugins.trouble.push(Trouble::NotChecked {
@@ -469,11 +477,22 @@ pub fn load_plugins(files: &[ScopeFile], plugins_dir: &Path, budget: PluginBudge
                     root: Some(root),
                 })
             }
-            _ => plugins.trouble.push(Trouble::Missing {
-                id: id.clone(),
-                enabled_in,
-                expected: root_of(name, mkt, id, &dirs, installed.as_ref()),
-            }),
+            _ => {
+                let known = known.get_or_insert_with(|| {
+                    read_json(&plugins_dir.join("known_marketplaces.json"), limit)
+                });
+                let was_installed = installed
+                    .as_ref()
+                    .and_then(|i| i.get("plugins"))
+                    .is_some_and(|p| p.get(id).is_some())
+                    || known.as_ref().is_some_and(|k| k.get(mkt).is_some());
+                plugins.trouble.push(Trouble::Missing {
+                    id: id.clone(),
+                    enabled_in,
+                    expected: root_of(name, mkt, id, &dirs, installed.as_ref()),
+                    installed: was_installed,
+                })
+            }
         }
     }
     plugins
