@@ -338,7 +338,7 @@ fn managed_settings_are_read_and_their_problems_left_to_doctor() {
     assert_eq!(
         msg,
         format!(
-            "gk: {}:1:13: not valid JSON: trailing comma; Claude Code skips this whole file (managed settings), env included -- gk doctor",
+            "gk: {}:1:13: not valid JSON: trailing comma; Claude Code skips this whole file (managed settings): none of its hooks, permissions or env are in effect -- gk doctor",
             managed.display()
         )
     );

@@ -207,7 +207,7 @@ fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
                 // Measured (Windows client under Wine): `claude -p` stops.
                 "Claude Code takes none of its settings and may refuse to start"
             } else {
-                "Claude Code skips the whole file, env included"
+                "Claude Code skips this whole file: none of its hooks, permissions or env are in effect"
             }
         ),
     )

@@ -11,8 +11,10 @@
 //! task an earlier session in the folder left in flight: `super::follow`.)
 //!
 //! What counts as wrong here is what breaks a session without a word: a
-//! settings file the client skips whole (not JSON, not UTF-8, a matcher
-//! that is not a string, unreadable — `env` goes with it), one of gk's
+//! settings file the client skips whole (not JSON, not UTF-8, a known
+//! setting of the wrong type, a malformed PreToolUse hook, unreadable —
+//! `env` goes with it), a hook entry it drops from a file it loads (an
+//! unknown event, a group or handler it cannot use), one of gk's
 //! hooks registered under two spellings (it runs twice), a gk command
 //! registered under another hook's event, a hook of gk's not registered at
 //! all, a registered gk (or Python hook) program that is not there. Things
