@@ -2321,3 +2321,56 @@ fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
     assert_eq!((code, codes), (0, vec![]), "{doc}");
     assert_eq!(finding(&doc, "plugin-not-installed")["severity"], "info");
 }
+
+/// The commonest project hook: a script through `$CLAUDE_PROJECT_DIR`,
+/// looked up in the project being checked; and a bare program name,
+/// looked up on PATH. Missing, each is named; present, nothing is said.
+#[test]
+fn project_hooks_through_claude_project_dir_and_bare_names_are_looked_up() {
+    let h = Home::new();
+    h.install();
+    h.write(
+        &h.project_settings(),
+        r#"{"hooks": {
+  "Stop": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/notify.sh"}]}],
+  "PostToolUse": [{"matcher": "Edit", "hooks": [
+    {"type": "command", "command": "gk-test-no-such-tool --fix"},
+    {"type": "command", "command": "sh -c true"},
+    {"type": "command", "command": "cd \"$CLAUDE_PROJECT_DIR\" && make lint"}
+  ]}]
+}}"#,
+    );
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert_eq!(
+        codes,
+        ["hook-binary-missing", "hook-program-not-found"],
+        "{doc}"
+    );
+    let script = h.project.join(".claude/hooks/notify.sh");
+    let f = finding(&doc, "hook-binary-missing");
+    assert_eq!(
+        f["message"],
+        format!(
+            "{} does not exist ($CLAUDE_PROJECT_DIR is {} here); project settings {}:2 fails on every Stop",
+            script.display(),
+            h.project.display(),
+            h.project_settings().display()
+        ),
+        "{f}"
+    );
+    let f = finding(&doc, "hook-program-not-found");
+    assert_eq!(
+        f["message"],
+        format!(
+            "`gk-test-no-such-tool` is not found on PATH here; project settings {}:4 fails on every PostToolUse unless the PATH Claude Code runs hooks with has it",
+            h.project_settings().display()
+        ),
+        "{f}"
+    );
+    // The script there: nothing said of it.
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    write_script(&script, "#!/bin/sh\nexit 0\n");
+    let (_, codes, doc) = h.codes(&[]);
+    assert_eq!(codes, ["hook-program-not-found"], "{doc}");
+}
