@@ -280,14 +280,19 @@ impl Program<'_> {
     /// The events whose every firing fails when the program is missing,
     /// each once, in first-seen order.
     pub fn events(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for r in &self.places {
-            if !out.contains(&r.event.as_str()) {
-                out.push(&r.event);
-            }
-        }
-        out
+        events_of(&self.places)
     }
+}
+
+/// The events of `places`, each once, in first-seen order.
+fn events_of<'r>(places: &[&'r Registration]) -> Vec<&'r str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in places {
+        if !out.contains(&r.event.as_str()) {
+            out.push(&r.event);
+        }
+    }
+    out
 }
 
 /// Every program gk's and the Python hooks' registrations run, and any
@@ -356,13 +361,7 @@ pub struct ToolProgram<'t> {
 impl ToolProgram<'_> {
     /// The events whose every firing fails when it is missing, each once.
     pub fn events(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for r in &self.places {
-            if !out.contains(&r.event.as_str()) {
-                out.push(&r.event);
-            }
-        }
-        out
+        events_of(&self.places)
     }
 }
 
