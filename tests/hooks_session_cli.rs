@@ -221,7 +221,14 @@ fn a_path_variant_warns_until_doctor_fixes_it() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(0), "{}", out.stdout_text());
+    // What is left is a warning about the other tool's hook (`bash-guard`
+    // is not on PATH here), which the session check does not look up.
+    assert_eq!(out.code, Some(1), "{}", out.stdout_text());
+    assert!(
+        out.stdout_text().contains("[hook-program-not-found]"),
+        "{}",
+        out.stdout_text()
+    );
     assert_eq!(s.session(), None);
 }
 
