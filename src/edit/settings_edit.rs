@@ -116,8 +116,10 @@ pub fn add_hooks_noting(
         return Ok((out, Vec::new()));
     }
     let before = check_input(path, text)?;
+    let dropped = dropped_handlers(path, text);
 
-    // Phase 1: remove what gk owns, except one canonical entry per hook.
+    // Phase 1: remove what gk owns, except one canonical entry per hook
+    // that the client runs (one in a part it drops is replaced).
     let root = parse_strict(path, body)?;
     let owned = owned_handlers(&root, ctx);
     let mut keep = [None::<usize>; HookKind::ALL.len()];
@@ -131,6 +133,7 @@ pub fn add_hooks_noting(
                 && h.args == want.args
                 && h.shell.as_deref() == want.shell
                 && h.hook_type.as_deref() == Some("command")
+                && !dropped.contains(&(h.event.as_str(), h.group, h.index))
             {
                 *slot = Some(i);
             }
@@ -245,6 +248,30 @@ pub fn remove_hooks_keeping(
     );
     check_result(path, &out, None, ctx, &before)?;
     Ok(out)
+}
+
+/// The handlers of gk's events the client drops
+/// (`settings::HookEntry::dropped`), as (event, group, index): a gk entry
+/// there never runs, so it is not the one to keep.
+fn dropped_handlers(
+    path: &Path,
+    text: &str,
+) -> std::collections::HashSet<(&'static str, usize, usize)> {
+    let Ok(parsed) = settings::parse(path, text) else {
+        return Default::default();
+    };
+    settings::hook_entries(&parsed)
+        .0
+        .into_iter()
+        .filter(|e| e.dropped)
+        .filter_map(|e| {
+            HookKind::ALL
+                .into_iter()
+                .map(|k| k.event())
+                .find(|ev| *ev == e.event)
+                .map(|ev| (ev, e.group, e.index))
+        })
+        .collect()
 }
 
 /// Strict parse (shared read model) plus the shapes gk has to walk. Returns

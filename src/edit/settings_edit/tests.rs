@@ -240,3 +240,22 @@ fn a_repeated_key_inside_a_group_or_handler_is_refused() {
         assert!(err.message().contains(needle), "{err}");
     }
 }
+
+#[test]
+fn a_gk_entry_in_a_part_the_client_drops_is_replaced_not_kept() {
+    // Measured on 2.1.332: a group whose matcher is not a string is
+    // dropped with its hooks (outside PreToolUse/PermissionRequest), so
+    // gk's canonical entry there never runs: install replaces it.
+    let w = wanted(ShellForm::Bash);
+    let fresh = add_hooks(p(), "", &w, &ctx()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&fresh).unwrap();
+    v["hooks"]["UserPromptSubmit"][0]["matcher"] = serde_json::json!(5);
+    let broken = serde_json::to_string_pretty(&v).unwrap();
+    let fixed = add_hooks(p(), &broken, &w, &ctx()).unwrap();
+    let after: serde_json::Value = serde_json::from_str(&fixed).unwrap();
+    let groups = after["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{fixed}");
+    assert_eq!(groups[0].get("matcher"), None, "{fixed}");
+    // And it stays: a second run changes nothing.
+    assert_eq!(add_hooks(p(), &fixed, &w, &ctx()).unwrap(), fixed);
+}
