@@ -188,8 +188,15 @@ fn misfit(at: &str, want: Want, v: &Value) -> Option<String> {
 /// last copy of each key (the one the client reads).
 pub(super) fn check_top(root: &Object<'_>, issues: &mut Issues<'_>) {
     issues.event = None;
+    // One pass over the root's keys (the last copy of each wins, as in
+    // `JSON.parse`), then one look-up per known key: linear in the file.
+    let last: std::collections::HashMap<&str, &Value<'_>> = root
+        .properties
+        .iter()
+        .map(|p| (p.name.as_str(), &p.value))
+        .collect();
     for (key, want) in VOIDING.iter().chain(IGNORED) {
-        let Some(v) = last_prop(root, key) else {
+        let Some(&v) = last.get(key) else {
             continue;
         };
         let kind = if IGNORED.iter().any(|(k, _)| k == key) {
