@@ -11,6 +11,8 @@ use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
 use serde_json::Value;
 
+mod schema;
+
 /// Hook events Claude Code knows: the list compiled into the client
 /// (version 2.1.332). A name outside it is reported, but not as certainly
 /// fatal: a newer client may know more.
@@ -104,6 +106,10 @@ pub struct HookEntry {
     pub timeout: Option<f64>,
     /// 1-based line of the handler object in the file.
     pub line: usize,
+    /// The client ignores this handler (its group, its event or the
+    /// handler itself is malformed, or the event is unknown): listed for
+    /// gk's editors, never a registration that runs.
+    pub dropped: bool,
 }
 
 impl HookEntry {
@@ -121,40 +127,87 @@ impl HookEntry {
 }
 
 /// What kind of schema issue a [`SchemaIssue`] is. Every decision about an
-/// issue (does the client skip the file, may gk edit it, is it only a
-/// warning) is made from this, never from the wording of its reason.
+/// issue (what the client does with the file, may gk edit it, how doctor
+/// ranks it) is made from this and [`SchemaIssue::effect`], never from
+/// the wording of its reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IssueKind {
-    /// `hooks` is not an object: the client ignores every hook of the file.
+    /// A setting the client's schema knows, of the wrong type or with a
+    /// value it does not accept (`"model": 5`, `"env": [...]`, an unknown
+    /// `permissions.defaultMode`): the client skips the whole file.
+    KeyType,
+    /// A setting the client drops alone when it is malformed
+    /// (`extraKnownMarketplaces` not an object, a rule in
+    /// `permissions.allow` that is not a string): the rest loads.
+    FieldIgnored,
+    /// `hooks` is not an object: the client ignores every hook of the file
+    /// (and skips the whole file when it is a non-empty array: see
+    /// [`effect_of`]).
     HooksNotObject,
-    /// An event name the pinned client does not know: it loads the file and
-    /// runs the other events, and a newer client may know the name, so
-    /// doctor reports it as a warning, not an error.
+    /// An event name the pinned client does not know (a wrongly cased one
+    /// too): it ignores that event and runs the others.
     UnknownEvent,
-    /// A `matcher` that is not a string: the client skips the whole file,
-    /// `env` included (measured on client 2.1.332).
+    /// A group's `matcher` that is not a string.
     MatcherNotString,
-    /// The shape gk's editors walk is broken under some event: the event
-    /// not an array, a group not an object, a group's `hooks` not an array,
-    /// a handler not an object. The client ignores that part, and the rest
-    /// of the file still loads.
+    /// The shape of the hooks is broken under some event: the event not an
+    /// array, a group not an object, a group's `hooks` not an array, a
+    /// handler not an object.
     Shape,
-    /// A handler the client cannot run (no `type`, a command hook without a
-    /// string `command`, `args` not strings) or a group without a `hooks`
-    /// array: the client ignores it; the shape around it is intact.
+    /// A handler the client cannot run (no `type`, an unknown `type`, a
+    /// command hook without a string `command`, a `timeout` that is not a
+    /// number, `args` not strings) or a group without a `hooks` array.
     Handler,
     /// A key that appears twice in one object: the client reads the last
-    /// (measured for `env` at the top level: the first `env` was dropped);
-    /// gk's editors refuse to edit such a file rather than guess.
+    /// and loads the file.
     DuplicateKey,
 }
 
-/// Something Claude Code would reject in an otherwise parseable file.
+/// What the pinned client (2.1.332) does with a file because of an issue:
+/// measured shape by shape (tests/fixtures/settings-shapes/, recorded in
+/// its verdicts.tsv).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Effect {
+    /// Nothing: the file loads as if the issue were not there.
+    Loads,
+    /// That part alone is ignored (an entry, a group, an event, a field);
+    /// the rest of the file is in effect.
+    DropsPart,
+    /// The whole file is skipped: none of its hooks, permissions or env.
+    SkipsFile,
+}
+
+/// The events whose malformed parts make the client skip the whole file:
+/// "a PreToolUse/PermissionRequest hook that cannot be loaded may be what
+/// guards the permissions declared beside it".
+pub const GUARD_EVENTS: &[&str] = &["PreToolUse", "PermissionRequest"];
+
+/// The client's rule, in one place: what an issue of `kind` under `event`
+/// does to the file.
+pub fn effect_of(kind: IssueKind, event: Option<&str>) -> Effect {
+    let guards = event.is_some_and(|e| GUARD_EVENTS.contains(&e));
+    match kind {
+        IssueKind::KeyType => Effect::SkipsFile,
+        IssueKind::DuplicateKey => Effect::Loads,
+        IssueKind::FieldIgnored | IssueKind::HooksNotObject | IssueKind::UnknownEvent => {
+            Effect::DropsPart
+        }
+        IssueKind::MatcherNotString | IssueKind::Shape | IssueKind::Handler if guards => {
+            Effect::SkipsFile
+        }
+        IssueKind::MatcherNotString | IssueKind::Shape | IssueKind::Handler => Effect::DropsPart,
+    }
+}
+
+/// Something in an otherwise parseable file that the client does not take
+/// as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaIssue {
     /// Where, as a dotted path (`hooks.Stop[0].matcher`).
     pub at: String,
     pub kind: IssueKind,
+    /// What the client does about it ([`effect_of`], except for a
+    /// non-empty `hooks` array, which skips the file).
+    pub effect: Effect,
     /// The hook event the issue is under (`None` above `hooks.<event>`).
     pub event: Option<String>,
     pub line: usize,
@@ -165,7 +218,12 @@ pub struct SchemaIssue {
 impl SchemaIssue {
     /// Claude Code skips the whole file for this, `env` included.
     pub fn rejects_file(&self) -> bool {
-        self.kind == IssueKind::MatcherNotString
+        self.effect == Effect::SkipsFile
+    }
+
+    /// Claude Code ignores this part and loads the rest.
+    pub fn drops_part(&self) -> bool {
+        self.effect == Effect::DropsPart
     }
 
     pub fn is_unknown_event(&self) -> bool {
@@ -176,21 +234,55 @@ impl SchemaIssue {
         self.kind == IssueKind::DuplicateKey
     }
 
+    /// The part is about hooks (under `hooks`), not another setting.
+    pub fn is_hooks(&self) -> bool {
+        self.at == "hooks" || self.at.starts_with("hooks.")
+    }
+
     /// The one answer to "may gk's editors change this file?", asked by
     /// the editors themselves (install, uninstall, `gk enable`/`disable`)
-    /// and by doctor before it offers `--fix`: not when the client skips
-    /// the file, when a key appears twice anywhere (which copy would an
-    /// edit mean?), or when the shape the editors walk is broken under any
-    /// event (they walk every event to find gk's handlers). A handler the
-    /// client cannot run, or an unknown event, leaves that shape intact.
+    /// and by doctor before it offers `--fix`: never a file the client
+    /// skips (gk's hooks would never run there); not when `hooks` or a key
+    /// inside it appears twice (gk's editor would read the first copy, the
+    /// client reads the last), nor when `hooks` is not an object or one of
+    /// gk's own events is not an array of groups (an edit would have to
+    /// guess what was meant). A part the client drops elsewhere, a key
+    /// repeated outside `hooks`, an unknown event: gk edits around them.
     pub fn blocks_edit(&self) -> bool {
-        match self.kind {
-            IssueKind::MatcherNotString
-            | IssueKind::DuplicateKey
-            | IssueKind::HooksNotObject
-            | IssueKind::Shape => true,
-            IssueKind::UnknownEvent | IssueKind::Handler => false,
+        if self.rejects_file() {
+            return true;
         }
+        match self.kind {
+            IssueKind::DuplicateKey => self.is_hooks(),
+            IssueKind::HooksNotObject => true,
+            IssueKind::Shape => self.event.as_deref().is_some_and(|e| {
+                crate::hookcmd::HookKind::ALL
+                    .into_iter()
+                    .any(|k| k.event() == e)
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// The client's verdict on one parsed file, from its issues: the first
+/// issue that skips it, else the parts it drops (in file order).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict<'i> {
+    Loads,
+    DropsParts(Vec<&'i SchemaIssue>),
+    Skipped(&'i SchemaIssue),
+}
+
+pub fn verdict(issues: &[SchemaIssue]) -> Verdict<'_> {
+    if let Some(i) = issues.iter().find(|i| i.rejects_file()) {
+        return Verdict::Skipped(i);
+    }
+    let dropped: Vec<&SchemaIssue> = issues.iter().filter(|i| i.drops_part()).collect();
+    if dropped.is_empty() {
+        Verdict::Loads
+    } else {
+        Verdict::DropsParts(dropped)
     }
 }
 
@@ -475,15 +567,24 @@ pub fn hook_entries(settings: &Settings) -> (Vec<HookEntry>, Vec<SchemaIssue>) {
         return (entries, issues.list);
     };
     issues.duplicates(&root, "");
+    schema::check_top(&root, &mut issues);
     let Some(hooks) = last_prop(&root, "hooks") else {
         return (entries, issues.list);
     };
     let ast::Value::Object(hooks) = hooks else {
-        issues.add(
+        // Measured: a non-empty array skips the file (it may hold a
+        // PreToolUse guard); `[]`, `null`, a string or a number only drop
+        // the field.
+        let effect = match hooks {
+            ast::Value::Array(a) if !a.elements.is_empty() => Effect::SkipsFile,
+            _ => Effect::DropsPart,
+        };
+        issues.add_with(
             "hooks".into(),
             hooks.start(),
-            "`hooks` must be an object",
+            "`hooks` must be an object of events",
             IssueKind::HooksNotObject,
+            effect,
         );
         return (entries, issues.list);
     };
@@ -513,7 +614,8 @@ fn event_entries(
     let event = prop.name.as_str().to_string();
     let at_event = format!("hooks.{event}");
     issues.event = Some(event.clone());
-    if !KNOWN_EVENTS.contains(&event.as_str()) {
+    let unknown = !KNOWN_EVENTS.contains(&event.as_str());
+    if unknown {
         issues.add(
             at_event.clone(),
             prop.name.start(),
@@ -531,7 +633,7 @@ fn event_entries(
         return;
     };
     for (g, group) in groups.elements.iter().enumerate() {
-        group_entries(&event, &at_event, g, group, issues, entries);
+        group_entries(&event, &at_event, (g, unknown), group, issues, entries);
     }
 }
 
@@ -540,7 +642,7 @@ fn event_entries(
 fn group_entries(
     event: &str,
     at_event: &str,
-    g: usize,
+    (g, dropped): (usize, bool),
     group: &ast::Value<'_>,
     issues: &mut Issues<'_>,
     entries: &mut Vec<HookEntry>,
@@ -557,8 +659,11 @@ fn group_entries(
     };
     issues.duplicates(group, &format!("{at_group}."));
     let matcher = last_prop(group, "matcher");
+    let mut dropped = dropped;
     if let Some(m) = matcher {
         if !matches!(m, ast::Value::StringLit(_)) {
+            // Measured: the client ignores the whole group, its hooks too.
+            dropped = true;
             issues.add(
                 format!("{at_group}.matcher"),
                 m.start(),
@@ -590,6 +695,7 @@ fn group_entries(
         event,
         group: g,
         matcher: matcher_value,
+        dropped,
     };
     for (h, handler) in handlers.elements.iter().enumerate() {
         let at_handler = format!("{at_group}.hooks[{h}]");
@@ -604,6 +710,8 @@ struct GroupPlace<'s> {
     event: &'s str,
     group: usize,
     matcher: Option<Value>,
+    /// The client ignores the group (or its event).
+    dropped: bool,
 }
 
 /// Handler `h` of a group, at `at_handler`: an object with a string `type`,
@@ -626,35 +734,59 @@ fn handler_entry(
         return None;
     };
     issues.duplicates(obj, &format!("{at_handler}."));
+    let before = issues.list.len();
     let string_of = |key: &str| match last_prop(obj, key) {
         Some(ast::Value::StringLit(s)) => Some(s.value.to_string()),
         _ => None,
     };
     let hook_type = string_of("type");
     let command = string_of("command");
-    if hook_type.is_none() {
+    let mut bad = |reason: &str| {
         issues.add(
             at_handler.to_string(),
             obj.start(),
-            "a hook handler needs a string `type`",
+            reason,
             IssueKind::Handler,
-        );
-    } else if hook_type.as_deref() == Some("command")
-        && command.is_none()
-        && last_prop(obj, "args").is_none()
-    {
-        issues.add(
-            at_handler.to_string(),
-            obj.start(),
-            "a command hook needs a string `command`",
-            IssueKind::Handler,
-        );
+        )
+    };
+    match (last_prop(obj, "type"), hook_type.as_deref()) {
+        (None, _) => bad("a hook handler needs a string `type`"),
+        (Some(_), None) => bad("a hook handler's `type` must be a string"),
+        (_, Some(t)) if !HANDLER_TYPES.contains(&t) => bad(&format!(
+            "unknown hook type `{}` (the client knows {})",
+            crate::text::one_line(t, 40),
+            HANDLER_TYPES.join(", ")
+        )),
+        (_, Some("command")) => {
+            if command.is_none() {
+                bad("a command hook needs a string `command`");
+            }
+            // Measured: each of these, of the wrong type, drops the entry.
+            for (key, ok, want) in [
+                ("timeout", is_number as fn(&ast::Value) -> bool, "a number"),
+                ("statusMessage", is_string, "a string"),
+                ("async", is_bool, "true or false"),
+                ("shell", is_shell, "\"bash\" or \"powershell\""),
+            ] {
+                if last_prop(obj, key).is_some_and(|v| !ok(v)) {
+                    bad(&format!("`{key}` of a command hook must be {want}"));
+                }
+            }
+        }
+        (_, Some("prompt")) if string_of("prompt").is_none() => {
+            bad("a prompt hook needs a string `prompt`")
+        }
+        _ => {}
     }
     let timeout = match last_prop(obj, "timeout") {
         Some(ast::Value::NumberLit(n)) => n.value.parse::<f64>().ok(),
         _ => None,
     };
     let args = handler_args(at_handler, obj, issues);
+    let dropped = place.dropped
+        || issues.list[before..]
+            .iter()
+            .any(|i| i.kind == IssueKind::Handler);
     Some(HookEntry {
         event: place.event.to_string(),
         group: place.group,
@@ -666,7 +798,27 @@ fn handler_entry(
         shell: string_of("shell"),
         timeout,
         line: (issues.pos)(obj.start()).0,
+        dropped,
     })
+}
+
+/// The handler types the pinned client knows (2.1.332's own list).
+pub const HANDLER_TYPES: &[&str] = &["command", "prompt", "agent", "http", "mcp_tool"];
+
+fn is_number(v: &ast::Value) -> bool {
+    matches!(v, ast::Value::NumberLit(_))
+}
+
+fn is_string(v: &ast::Value) -> bool {
+    matches!(v, ast::Value::StringLit(_))
+}
+
+fn is_bool(v: &ast::Value) -> bool {
+    matches!(v, ast::Value::BooleanLit(_))
+}
+
+fn is_shell(v: &ast::Value) -> bool {
+    matches!(v, ast::Value::StringLit(s) if s.value == "bash" || s.value == "powershell")
 }
 
 /// A handler's `args`, if it has them and they are all strings; anything
@@ -719,10 +871,23 @@ struct Issues<'a> {
 
 impl Issues<'_> {
     fn add(&mut self, at: String, offset: usize, reason: &str, kind: IssueKind) {
+        let effect = effect_of(kind, self.event.as_deref());
+        self.add_with(at, offset, reason, kind, effect);
+    }
+
+    fn add_with(
+        &mut self,
+        at: String,
+        offset: usize,
+        reason: &str,
+        kind: IssueKind,
+        effect: Effect,
+    ) {
         let (line, column) = (self.pos)(offset);
         self.list.push(SchemaIssue {
             at,
             kind,
+            effect,
             event: self.event.clone(),
             line,
             column,

@@ -78,3 +78,28 @@ pub mod setup {
 pub mod text {
     pub use crate::text::{escaped, is_clean, is_unsafe, json_escaped, one_line, one_line_ends};
 }
+
+/// gk's verdict on one settings file, in the client's terms, for the shape
+/// fixtures (tests/fixtures/settings-shapes/) and their recorded verdicts.
+pub mod verdict {
+    use crate::registry::scopes::{classify_text, Load};
+    use crate::settings::{verdict, Verdict};
+
+    /// `loads`, `drops` or `skips`, with the places of what is dropped or
+    /// of what skips the file, spelt as the client spells them
+    /// (`hooks.Stop.0.hooks.1`; none for a file that is not JSON).
+    pub fn of(text: &str) -> (&'static str, Vec<String>) {
+        let dotted = |at: &str| at.replace('[', ".").replace(']', "");
+        match classify_text(std::path::Path::new("settings.json"), text) {
+            Load::Parsed { issues, .. } => match verdict(&issues) {
+                Verdict::Loads => ("loads", Vec::new()),
+                Verdict::DropsParts(parts) => {
+                    ("drops", parts.iter().map(|i| dotted(&i.at)).collect())
+                }
+                Verdict::Skipped(i) => ("skips", vec![dotted(&i.at)]),
+            },
+            Load::Unparseable(_) => ("skips", Vec::new()),
+            _ => ("loads", Vec::new()),
+        }
+    }
+}

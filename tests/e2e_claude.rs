@@ -18,6 +18,8 @@
 #[path = "e2e/harness.rs"]
 #[macro_use]
 mod harness;
+#[path = "e2e/shapes.rs"]
+mod shapes;
 
 use harness::{Sandbox, Turn};
 use serde_json::{json, Value};
@@ -78,6 +80,7 @@ fn main() -> std::process::ExitCode {
             scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
             scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
             scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
+            scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does,
         ],
         skip,
     )
@@ -1338,4 +1341,46 @@ fn scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor
     assert_eq!(turn.plugin_runs(id), 1, "{}", turn.describe_hooks());
     let (_, codes) = sb.doctor_codes();
     assert!(!codes.iter().any(|c| c.starts_with("hook-")), "{codes:?}");
+}
+
+/// The generator of tests/fixtures/settings-shapes/verdicts.tsv, and its
+/// check: each shape as the project's settings file, one text-mode turn
+/// per shape, the client's verdict read from its stderr. It must equal the
+/// recorded one (else the client moved: re-measure with
+/// scripts/measure-settings-shapes.sh, which sets `GK_RECORD_SHAPES=1` to
+/// write the file instead) and gk's own (`gk::testing::verdict::of`).
+fn scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does() {
+    let _serial = harness::serial();
+    let mut sb =
+        sandbox("scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does");
+    sb.without_managed_policy();
+    let recording = std::env::var("GK_RECORD_SHAPES").is_ok_and(|v| v == "1");
+    let (_, recorded) = shapes::recorded_or_empty(recording);
+    let path = sb.project_settings();
+    let mut measured = std::collections::BTreeMap::new();
+    let mut wrong = Vec::new();
+    for (name, bytes) in shapes::fixtures() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let client = shapes::from_client(&sb.text_turn_stderr("hi"), &path);
+        let gk = gk::testing::verdict::of(&String::from_utf8_lossy(&bytes));
+        if let Err(e) = shapes::agrees(&gk, &client) {
+            wrong.push(format!("{name}: {e}"));
+        }
+        if !recording && recorded.get(&name) != Some(&client) {
+            wrong.push(format!(
+                "{name}: the client now says {client:?}, recorded {:?}",
+                recorded.get(&name)
+            ));
+        }
+        measured.insert(name, client);
+    }
+    if recording {
+        std::fs::write(
+            shapes::dir().join(shapes::RECORDED),
+            shapes::render(harness::client_version(), &measured),
+        )
+        .unwrap();
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

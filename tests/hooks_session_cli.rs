@@ -221,7 +221,14 @@ fn a_path_variant_warns_until_doctor_fixes_it() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(0), "{}", out.stdout_text());
+    // What is left is a warning about the other tool's hook (`bash-guard`
+    // is not on PATH here), which the session check does not look up.
+    assert_eq!(out.code, Some(1), "{}", out.stdout_text());
+    assert!(
+        out.stdout_text().contains("[hook-program-not-found]"),
+        "{}",
+        out.stdout_text()
+    );
     assert_eq!(s.session(), None);
 }
 
@@ -238,7 +245,7 @@ fn a_settings_file_that_is_not_json_is_named_at_line_and_column() {
     assert_eq!(
         msg,
         format!(
-            "gk: {}:2:{comma}: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project {}",
+            "gk: {}:2:{comma}: not valid JSON: trailing comma; Claude Code skips this whole file (local settings): none of its hooks, permissions or env are in effect -- gk doctor --project {}",
             s.local_settings().display(),
             s.project_arg()
         )
@@ -338,7 +345,7 @@ fn managed_settings_are_read_and_their_problems_left_to_doctor() {
     assert_eq!(
         msg,
         format!(
-            "gk: {}:1:13: not valid JSON: trailing comma; Claude Code skips this whole file (managed settings), env included -- gk doctor",
+            "gk: {}:1:13: not valid JSON: trailing comma; Claude Code skips this whole file (managed settings): none of its hooks, permissions or env are in effect -- gk doctor",
             managed.display()
         )
     );
@@ -478,4 +485,40 @@ fn claude_config_dir_decides_the_user_settings() {
         )),
         "{msg}"
     );
+}
+
+/// The session check's words, whole, for a file the client skips (a known
+/// setting of the wrong type: measured on 2.1.332), a part it drops (a
+/// string `timeout`), and a plugin the project enables that this machine
+/// never installed (nothing: no hook the user set up fails).
+#[test]
+fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
+    let s = Setup::installed();
+    s.write(
+        &s.project.join(".claude/settings.json"),
+        &format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n  \"model\": 5\n}}\n"),
+    );
+    s.write(
+        &s.local_settings(),
+        "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify.sh\", \"timeout\": \"30\"}]}]\n  },\n  \"enabledPlugins\": {\"formatter@acme-tools\": true}\n}\n",
+    );
+    let msg = s.session().unwrap();
+    let project = s.project.join(".claude/settings.json");
+    assert_eq!(
+        msg,
+        format!(
+            "gk: {}:3:12: model: `model` must be a string, not a number; Claude Code skips this whole file (project settings): none of its hooks, permissions or env are in effect -- gk doctor --project {p}\n\
+             gk: {}:3:25: hooks.Stop[0].hooks[0]: `timeout` of a command hook must be a number; Claude Code ignores this entry (local settings), so its hooks never run -- gk doctor --project {p}",
+            project.display(),
+            s.local_settings().display(),
+            p = s.project_arg()
+        )
+    );
+    // The never-installed plugin alone: nothing at all.
+    s.write(&project, "{}\n");
+    s.write(
+        &s.local_settings(),
+        "{\"enabledPlugins\": {\"formatter@acme-tools\": true}}\n",
+    );
+    assert_eq!(s.session(), None);
 }

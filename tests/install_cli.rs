@@ -363,15 +363,13 @@ fn a_settings_file_that_does_not_parse_stops_everything() {
 }
 
 #[test]
-fn a_key_twice_at_the_top_or_a_matcher_that_is_not_a_string_stops_everything() {
-    // The client reads the last `env` (the first one's variables are lost)
-    // and skips a file whose matcher is not a string: install refuses both,
-    // naming the place, and writes nothing (it did write, and exited 0).
+fn a_matcher_that_is_not_a_string_under_pre_tool_use_stops_everything() {
+    // The client skips a file whose PreToolUse matcher is not a string
+    // (measured on 2.1.332): install and uninstall refuse, naming the
+    // place, and write nothing. (A key repeated outside `hooks` the client
+    // loads, reading the last copy: install edits around it, see
+    // install_edits_a_loaded_file_with_a_repeated_key_and_a_dropped_part.)
     for (text, place) in [
-        (
-            "{\n  \"env\": {\"A\": \"1\"},\n  \"model\": \"opus\",\n  \"env\": {\"B\": \"2\"}\n}\n",
-            ":4:3: `env` appears twice",
-        ),
         (
             "{\n  \"hooks\": {\n    \"PreToolUse\": [{\"matcher\": [\"Bash\"], \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]\n  }\n}\n",
             ":3:32: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
@@ -1120,11 +1118,11 @@ fn a_refusal_points_into_the_file_as_it_is_on_disk() {
     for (text, place) in [
         (
             r#"{"model": "x", "permissions": ["a"]}"#,
-            ":1:31: `permissions` must be an object",
+            ":1:31: permissions: `permissions` must be an object, not an array",
         ),
         (
             "{\n  \"model\": \"x\",\n  \"permissions\": {\"allow\": \"Edit\"}\n}\n",
-            ":3:28: `permissions.allow` must be an array",
+            ":3:28: permissions.allow: `permissions.allow` must be an array, not a string",
         ),
     ] {
         let home = Home::new();
@@ -1328,4 +1326,77 @@ fn purge_keeps_a_state_folder_that_holds_something_else() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(home.read(".local/state/gk/notes.txt"), "mine\n");
     assert_eq!(home.read(".claude/hooks/mine.sh"), "echo\n");
+}
+
+/// Measured on client 2.1.332: `"model": 5` makes the client skip the
+/// whole file, so gk's hooks would never run from it. Install refuses,
+/// naming the key, its line and column, and what to change.
+#[test]
+fn install_refuses_a_file_the_client_skips() {
+    let home = user_setup();
+    let text = "{\n  \"env\": {\"CI\": \"1\"},\n  \"model\": 5\n}\n";
+    home.write(".claude/settings.json", text);
+    let err = refused_at(&home, &["install", "-y", "--no-smoke"], ":3:12: model: ");
+    assert!(
+        err.contains("`model` must be a string, not a number; Claude Code skips this whole file: none of its hooks, permissions or env are in effect, so gk's hooks would never run there; correct model first"),
+        "{err}"
+    );
+    // The same for a malformed PreToolUse hook of another tool.
+    let text = "{\n  \"hooks\": {\n    \"PreToolUse\": [{\"matcher\": 1, \"hooks\": []}]\n  }\n}\n";
+    home.write(".claude/settings.json", text);
+    let err = refused_at(
+        &home,
+        &["install", "-y", "--no-smoke"],
+        ":3:32: hooks.PreToolUse[0].matcher: ",
+    );
+    assert!(err.contains("gk's hooks would never run there"), "{err}");
+}
+
+/// The client loads a file with a key repeated outside `hooks` (it reads
+/// the last copy) or with a part it drops: install edits it, says so in
+/// the plan, and uninstall gives the bytes back.
+#[test]
+fn install_edits_a_loaded_file_with_a_repeated_key_and_a_dropped_part() {
+    let home = user_setup();
+    let text = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PostToolUse\": [{\"matcher\": 5, \"hooks\": [{\"type\": \"command\", \"command\": \"prettier --write .\"}]}]\n  },\n  \"model\": \"sonnet\"\n}\n";
+    home.write(".claude/settings.json", text);
+    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let settings = home.claude().join("settings.json");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains(&format!(
+            "note: {}:6:3: `model` appears twice; Claude Code reads the last one; gk leaves it as it is",
+            settings.display()
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!(
+            "note: {}:4:33: hooks.PostToolUse[0].matcher: `matcher` must be a string; Claude Code ignores that part, and gk leaves it as it is",
+            settings.display()
+        )),
+        "{all}"
+    );
+    let after = home.read(".claude/settings.json");
+    assert_registered(&after, home.path(), ".claude", "prompt");
+    assert!(after.contains("\"model\": \"opus\""), "{after}");
+    assert!(after.ends_with("  \"model\": \"sonnet\"\n}\n"), "{after}");
+    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(home.read(".claude/settings.json"), text);
+}
+
+/// `hooks` twice: gk's editor would change the first copy, the client
+/// reads the last. Install refuses, saying so.
+#[test]
+fn install_refuses_hooks_written_twice() {
+    let home = user_setup();
+    let text = "{\n  \"hooks\": {},\n  \"hooks\": {\"Stop\": []}\n}\n";
+    home.write(".claude/settings.json", text);
+    let err = refused_at(&home, &["install", "-y", "--no-smoke"], ":3:3: ");
+    assert!(
+        err.contains("`hooks` appears twice; Claude Code reads the last one; gk's editor would change the first copy, and Claude Code reads the last: keep one copy by hand first"),
+        "{err}"
+    );
 }

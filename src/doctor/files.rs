@@ -207,7 +207,7 @@ fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
                 // Measured (Windows client under Wine): `claude -p` stops.
                 "Claude Code takes none of its settings and may refuse to start"
             } else {
-                "Claude Code skips the whole file, env included"
+                "Claude Code skips this whole file: none of its hooks, permissions or env are in effect"
             }
         ),
     )
@@ -246,9 +246,9 @@ fn parsed_findings(
             .fix(format!("save {} as UTF-8 without BOM (PowerShell 5.1: use Set-Content -Encoding utf8NoBOM in PowerShell 7, or an editor)", f.path.display())),
         );
     }
-    for i in issues {
-        report.findings.push(schema_finding(f, i));
-    }
+    report
+        .findings
+        .extend(issues.iter().filter_map(|i| schema_finding(f, i)));
     report.notes.push((
         Group::Settings,
         format!(
@@ -264,39 +264,62 @@ fn parsed_findings(
     ));
 }
 
-/// `settings-schema` for one issue of a parsed file: a warning for an
-/// unknown event, an error otherwise.
-fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Finding {
+/// The finding for one issue of a parsed file, by what the client does
+/// ([`crate::settings::Effect`]): `settings-schema` (an error) when it
+/// skips the whole file; `settings-part-dropped` when it ignores that part
+/// alone (a warning for a hook part: a hook the user set up does not run;
+/// a note for another setting); nothing when it loads the part as it is
+/// (a key repeated: the client reads the last).
+fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Option<Finding> {
     let (who, shown) = (who_corrects(f), f.path.display());
-    let severity = if i.is_unknown_event() {
-        Severity::Warning
-    } else {
-        Severity::Error
-    };
-    Finding::new(
-        "settings-schema",
-        severity,
-        Group::Settings,
-        format!(
-            "{}:{}:{}: {}: {}; {}",
-            f.label(),
-            i.line,
-            i.column,
-            i.at,
-            i.reason,
-            if i.rejects_file() {
-                "Claude Code skips the whole file, env included"
+    let at = crate::text::one_line(&i.at, 120);
+    let place = format!("{}:{}:{}: {at}: {}", f.label(), i.line, i.column, i.reason);
+    if i.rejects_file() {
+        return Some(
+            Finding::new(
+                "settings-schema",
+                Severity::Error,
+                Group::Settings,
+                format!(
+                    "{place}; Claude Code skips this whole file: none of its hooks, permissions or env are in effect"
+                ),
+            )
+            .at(&f.path, Some(i.line))
+            .fix(format!("{who} {at} in {shown}")),
+        );
+    }
+    if !i.drops_part() {
+        return None;
+    }
+    let (severity, consequence) = if i.is_hooks() {
+        (
+            Severity::Warning,
+            if i.is_unknown_event() {
+                "Claude Code ignores this event and its hooks; the rest of the file is in effect"
             } else {
-                "Claude Code ignores that part"
-            }
-        ),
-    )
-    .at(&f.path, Some(i.line))
-    .fix(if i.is_unknown_event() {
-        format!("check the event name {} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)", i.at)
+                "Claude Code ignores this entry (its hooks never run); the rest of the file is in effect"
+            },
+        )
     } else {
-        format!("{who} {} in {shown}", i.at)
-    })
+        (
+            Severity::Info,
+            "Claude Code ignores this setting; the rest of the file is in effect",
+        )
+    };
+    Some(
+        Finding::new(
+            "settings-part-dropped",
+            severity,
+            Group::Settings,
+            format!("{place}; {consequence}"),
+        )
+        .at(&f.path, Some(i.line))
+        .fix(if i.is_unknown_event() {
+            format!("check the event name {at} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)")
+        } else {
+            format!("{who} {at} in {shown}")
+        }),
+    )
 }
 
 /// `backup-beside-file`: copies of settings files an older gk kept beside

@@ -8,7 +8,7 @@
 use super::finding::{Finding, Group, Remedy, Severity};
 use super::render::Report;
 use crate::registry::plugins::{Plugins, Trouble};
-use crate::registry::scopes::Load;
+use crate::registry::scopes::{Load, Scope};
 
 /// The findings about `plugins`, and one note per plugin read.
 pub fn check(plugins: &Plugins, report: &mut Report) {
@@ -79,7 +79,14 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
             Trouble::Missing {
                 id,
                 enabled_in,
+                installed: false,
+                ..
+            } if !is_gks(id) => report.findings.push(never_installed(id, enabled_in)),
+            Trouble::Missing {
+                id,
+                enabled_in,
                 expected,
+                ..
             } => report.findings.push(
                 Finding::new(
                     "plugin-missing",
@@ -156,4 +163,37 @@ pub fn unread_source(plugins: &Plugins) -> Option<String> {
         1 => named.pop(),
         n => Some(format!("{} and {} more", named[0], n - 1)),
     }
+}
+
+/// gk's own plugin: its hooks missing is gk's business, always a warning.
+fn is_gks(id: &str) -> bool {
+    use crate::setup::plugin::{MARKETPLACE, PLUGIN};
+    id.split_once('@') == Some((PLUGIN, MARKETPLACE))
+}
+
+/// `plugin-not-installed`: settings enable a plugin this machine never
+/// installed (no marketplace it knows lists it, no install is recorded) —
+/// the common case of a project that enables its team's plugins. Nothing
+/// the user set up here fails, so it is a note, not a warning, and the
+/// session check says nothing of it.
+fn never_installed(id: &str, enabled_in: &(Scope, std::path::PathBuf)) -> Finding {
+    let (name, mkt) = id.split_once('@').unwrap_or((id, ""));
+    let who = match enabled_in.0 {
+        Scope::Project | Scope::Local => "this project enables".to_string(),
+        scope => format!("{} settings enable", scope.name()),
+    };
+    let from = match mkt {
+        "" => String::new(),
+        mkt => format!(" from marketplace {mkt}"),
+    };
+    Finding::new(
+        "plugin-not-installed",
+        Severity::Info,
+        Group::Registrations,
+        format!(
+            "{who} plugin {name}{from} ({}), which this machine has not installed; `claude plugin install {id}` to use it",
+            enabled_in.1.display()
+        ),
+    )
+    .at(&enabled_in.1, None)
 }

@@ -90,6 +90,62 @@ pub(super) fn check_binaries(
             }
         }
     }
+    let project = &inputs.scope_paths.project_dir;
+    for p in crate::registry::rules::tool_programs(table, project, &inputs.ctx, &locate) {
+        if p.located.is_none() {
+            report.findings.push(tool_program_missing(&p, project));
+        }
+    }
+}
+
+/// Another tool's program that is not there, as the client's shell would
+/// look for it in this project: `hook-binary-missing` (an error) for a
+/// path through `$CLAUDE_PROJECT_DIR`; `hook-program-not-found` (a
+/// warning: the PATH the client gives hooks may hold more) for a bare name
+/// not on PATH here.
+fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &Path) -> Finding {
+    let first = p.places[0];
+    let events = and_list(&p.events());
+    let program = crate::text::one_line(&p.program, 200);
+    let mut f = if p.on_path {
+        Finding::new(
+            "hook-program-not-found",
+            Severity::Warning,
+            Group::Binaries,
+            format!(
+                "`{program}` is not found on PATH here; {} fails on every {events} unless the PATH Claude Code runs hooks with has it",
+                first.place()
+            ),
+        )
+        .fix(format!(
+            "install {program} (or put its folder on PATH), or delete that entry from {}",
+            first.path.display()
+        ))
+    } else {
+        Finding::new(
+            "hook-binary-missing",
+            Severity::Error,
+            Group::Binaries,
+            format!(
+                "{program} does not exist ($CLAUDE_PROJECT_DIR is {} here); {} fails on every {events}",
+                project.display(),
+                first.place()
+            ),
+        )
+        .fix(format!(
+            "create {program}, or delete that entry from {}",
+            first.path.display()
+        ))
+    };
+    f = f.at(&first.path, Some(first.line));
+    for r in &p.places {
+        f = f.detail(format!(
+            "{}  `{}`",
+            r.place(),
+            crate::text::one_line(&r.command, 200)
+        ));
+    }
+    f
 }
 
 /// `a`, `a and b`, `a, b and c`.

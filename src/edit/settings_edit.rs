@@ -116,8 +116,10 @@ pub fn add_hooks_noting(
         return Ok((out, Vec::new()));
     }
     let before = check_input(path, text)?;
+    let dropped = dropped_handlers(path, text);
 
-    // Phase 1: remove what gk owns, except one canonical entry per hook.
+    // Phase 1: remove what gk owns, except one canonical entry per hook
+    // that the client runs (one in a part it drops is replaced).
     let root = parse_strict(path, body)?;
     let owned = owned_handlers(&root, ctx);
     let mut keep = [None::<usize>; HookKind::ALL.len()];
@@ -131,6 +133,7 @@ pub fn add_hooks_noting(
                 && h.args == want.args
                 && h.shell.as_deref() == want.shell
                 && h.hook_type.as_deref() == Some("command")
+                && !dropped.contains(&(h.event.as_str(), h.group, h.index))
             {
                 *slot = Some(i);
             }
@@ -274,6 +277,30 @@ pub fn remove_hooks_keeping(
     Ok(out)
 }
 
+/// The handlers of gk's events the client drops
+/// (`settings::HookEntry::dropped`), as (event, group, index): a gk entry
+/// there never runs, so it is not the one to keep.
+fn dropped_handlers(
+    path: &Path,
+    text: &str,
+) -> std::collections::HashSet<(&'static str, usize, usize)> {
+    let Ok(parsed) = settings::parse(path, text) else {
+        return Default::default();
+    };
+    settings::hook_entries(&parsed)
+        .0
+        .into_iter()
+        .filter(|e| e.dropped)
+        .filter_map(|e| {
+            HookKind::ALL
+                .into_iter()
+                .map(|k| k.event())
+                .find(|ev| *ev == e.event)
+                .map(|ev| (ev, e.group, e.index))
+        })
+        .collect()
+}
+
 /// Strict parse (shared read model) plus the shapes gk has to walk. Returns
 /// the schema issues the file already has, so the result can be held to
 /// "no new issue".
@@ -299,9 +326,18 @@ fn check_input(path: &Path, text: &str) -> Result<Vec<String>> {
     // would never run), or one an edit would have to guess at.
     if let Some(i) = issues.iter().find(|i| i.blocks_edit()) {
         let why = if i.rejects_file() {
-            "Claude Code skips this whole file (env included), so gk does not edit it"
+            format!(
+                "Claude Code skips this whole file: none of its hooks, permissions or env are \
+                 in effect, so gk's hooks would never run there; correct {} first",
+                crate::text::one_line(&i.at, 120)
+            )
+        } else if i.is_duplicate_key() {
+            "gk's editor would change the first copy, and Claude Code reads the last: \
+             keep one copy by hand first"
+                .to_string()
         } else {
             "correct it by hand first: gk does not edit a file it would have to guess at"
+                .to_string()
         };
         let err = settings::ParseError {
             path: path.to_path_buf(),

@@ -11,8 +11,10 @@
 //! task an earlier session in the folder left in flight: `super::follow`.)
 //!
 //! What counts as wrong here is what breaks a session without a word: a
-//! settings file the client skips whole (not JSON, not UTF-8, a matcher
-//! that is not a string, unreadable — `env` goes with it), one of gk's
+//! settings file the client skips whole (not JSON, not UTF-8, a known
+//! setting of the wrong type, a malformed PreToolUse hook, unreadable —
+//! `env` goes with it), a hook entry it drops from a file it loads (an
+//! unknown event, a group or handler it cannot use), one of gk's
 //! hooks registered under two spellings (it runs twice), a gk command
 //! registered under another hook's event, a hook of gk's not registered at
 //! all, a registered gk (or Python hook) program that is not there. Things
@@ -152,6 +154,7 @@ pub fn problems(
     let mut out = Vec::new();
     out.extend(config_error.map(ignored_config));
     skipped_files(files, &mut out);
+    dropped_hooks(files, &mut out);
     let any_unchecked = unchecked_files(files, plugins, &mut out);
     hooks_that_fire_twice(t, &mut out);
     hooks_under_another_event(t, &mut out);
@@ -179,19 +182,47 @@ fn ignored_config(e: &ConfigError) -> Problem {
     }
 }
 
+/// What the client's skipping a file costs, in the words of a line.
+const NONE_IN_EFFECT: &str = "none of its hooks, permissions or env are in effect";
+
+/// Hook entries the client ignores in files it loads (an unknown event, a
+/// group or handler it cannot use): those hooks never run.
+fn dropped_hooks(files: &[ScopeFile], out: &mut Vec<Problem>) {
+    for f in files.iter().filter(|f| f.effective()) {
+        let scopes::Load::Parsed { issues, .. } = &f.load else {
+            continue;
+        };
+        for i in issues.iter().filter(|i| i.drops_part() && i.is_hooks()) {
+            out.push(Problem {
+                text: format!(
+                    "{}:{}:{}: {}: {}; Claude Code ignores this entry ({} settings), so its hooks never run",
+                    shown_path(&f.path),
+                    i.line,
+                    i.column,
+                    shown(&i.at),
+                    shown(&i.reason),
+                    f.scope.name()
+                ),
+                fix: false,
+                project: in_project(f.scope),
+            });
+        }
+    }
+}
+
 /// Settings files the client skips whole: unreadable, not JSON, or voided
 /// by a schema issue.
 fn skipped_files(files: &[ScopeFile], out: &mut Vec<Problem>) {
     for (f, why) in rules::skipped_files(files) {
         let text = match why {
             Skipped::Unreadable(reason) => format!(
-                "{} ({} settings) cannot be read ({}); Claude Code skips it",
+                "{} ({} settings) cannot be read ({}); Claude Code skips it: {NONE_IN_EFFECT}",
                 shown_path(&f.path),
                 f.scope.name(),
                 shown(reason)
             ),
             Skipped::NotJson(e) => format!(
-                "{}:{}:{}: {}; Claude Code skips this whole file ({} settings), env included",
+                "{}:{}:{}: {}; Claude Code skips this whole file ({} settings): {NONE_IN_EFFECT}",
                 shown_path(&f.path),
                 e.line,
                 e.column,
@@ -199,7 +230,7 @@ fn skipped_files(files: &[ScopeFile], out: &mut Vec<Problem>) {
                 f.scope.name()
             ),
             Skipped::Voided(i) => format!(
-                "{}:{}:{}: {}: {}; Claude Code skips this whole file ({} settings), env included",
+                "{}:{}:{}: {}: {}; Claude Code skips this whole file ({} settings): {NONE_IN_EFFECT}",
                 shown_path(&f.path),
                 i.line,
                 i.column,
@@ -637,20 +668,45 @@ mod tests {
         let msg = check(&[file(Scope::User, USER, &healthy_user()), broken]).unwrap();
         assert_eq!(
             msg,
-            "gk: /w/p/.claude/settings.local.json:2:43: not valid JSON: trailing comma; Claude Code skips this whole file (local settings), env included -- gk doctor --project /w/p"
+            "gk: /w/p/.claude/settings.local.json:2:43: not valid JSON: trailing comma; Claude Code skips this whole file (local settings): none of its hooks, permissions or env are in effect -- gk doctor --project /w/p"
         );
         let voided = file(
             Scope::User,
             USER,
-            r#"{"hooks": {"Stop": [{"matcher": ["x"], "hooks": []}]}}"#,
+            r#"{"hooks": {"PreToolUse": [{"matcher": ["x"], "hooks": []}]}}"#,
         );
         let msg = check(&[voided]).unwrap();
         assert!(
-            msg.starts_with("gk: /home/u/.claude/settings.json:1:33: hooks.Stop[0].matcher: `matcher` must be a string; Claude Code skips this whole file (user settings), env included -- gk doctor\n"),
+            msg.starts_with("gk: /home/u/.claude/settings.json:1:39: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file (user settings): none of its hooks, permissions or env are in effect -- gk doctor\n"),
             "{msg}"
         );
         // The hooks that file held do not load: reported as missing.
         assert!(msg.contains("gk's prompt hook (UserPromptSubmit) is not registered"));
+    }
+
+    #[test]
+    fn a_part_the_client_drops_is_named_and_the_rest_counts() {
+        // Measured on 2.1.332: a matcher that is not a string under Stop
+        // drops that group alone; the file's other hooks run.
+        let mut user: Value = serde_json::from_str(&healthy_user()).unwrap();
+        user["hooks"]["Stop"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"matcher": 5, "hooks": [{"type": "command", "command": "notify.sh"}]}));
+        let text = serde_json::to_string_pretty(&user).unwrap();
+        let msg = check(&[file(Scope::User, USER, &text)]).unwrap();
+        assert!(
+            msg.starts_with("gk: /home/u/.claude/settings.json:"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains(": hooks.Stop[1].matcher: `matcher` must be a string; Claude Code ignores this entry (user settings), so its hooks never run -- gk doctor"),
+            "{msg}"
+        );
+        assert_eq!(msg.lines().count(), 1, "{msg}");
+        // A setting other than hooks the client drops is doctor's to say.
+        let other = healthy_user().replacen('{', "{\"teammateMode\": \"split\",", 1);
+        assert_eq!(check(&[file(Scope::User, USER, &other)]), None);
     }
 
     #[test]
@@ -689,7 +745,7 @@ mod tests {
         let msg = check(&[file(Scope::User, USER, &healthy_user()), f]).unwrap();
         assert_eq!(
             msg,
-            "gk: /w/p/.claude/settings.json (project settings) cannot be read (not a regular file (a named pipe)); Claude Code skips it -- gk doctor --project /w/p"
+            "gk: /w/p/.claude/settings.json (project settings) cannot be read (not a regular file (a named pipe)); Claude Code skips it: none of its hooks, permissions or env are in effect -- gk doctor --project /w/p"
         );
     }
 

@@ -103,6 +103,12 @@ pub enum Trouble {
         enabled_in: (Scope, PathBuf),
         /// Where the folder should be, when the records say.
         expected: Option<PathBuf>,
+        /// This machine installed it once, or added its marketplace: the
+        /// client's records name the plugin, or `known_marketplaces.json`
+        /// its marketplace. Otherwise settings enable a plugin this machine
+        /// never had (a project's team plugin): nothing that was set up
+        /// here has gone.
+        installed: bool,
     },
     /// More plugins are enabled than this reading's budget: the rest were
     /// not read.
@@ -651,6 +657,13 @@ pub fn load_plugins_spending(
         .filter_map(|(id, ..)| id.split_once('@').map(|(_, m)| m))
         .collect();
     let known = reader.json(&plugins_dir.join("known_marketplaces.json"), Scope::User);
+    // The marketplaces this machine added: a plugin enabled from one of them
+    // was installed here once (see `Trouble::Missing::installed`).
+    let known_names: HashSet<String> = known
+        .as_ref()
+        .and_then(Value::as_object)
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
     let mut dirs: HashMap<String, Marketplace> = HashMap::new();
     for (name, folder, scope) in directory_marketplaces(known, files, &wanted) {
         let path = folder.join(".claude-plugin").join("marketplace.json");
@@ -691,11 +704,19 @@ pub fn load_plugins_spending(
                     root: Some(root),
                 })
             }
-            (root, _) => plugins.trouble.push(Trouble::Missing {
-                id: id.clone(),
-                enabled_in,
-                expected: root,
-            }),
+            (root, _) => {
+                let was_installed = installed
+                    .as_ref()
+                    .and_then(|i| i.get("plugins"))
+                    .is_some_and(|p| p.get(id).is_some())
+                    || known_names.contains(mkt);
+                plugins.trouble.push(Trouble::Missing {
+                    id: id.clone(),
+                    enabled_in,
+                    expected: root,
+                    installed: was_installed,
+                })
+            }
         }
     }
     if on.len() > read.len() {

@@ -280,14 +280,19 @@ impl Program<'_> {
     /// The events whose every firing fails when the program is missing,
     /// each once, in first-seen order.
     pub fn events(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for r in &self.places {
-            if !out.contains(&r.event.as_str()) {
-                out.push(&r.event);
-            }
-        }
-        out
+        events_of(&self.places)
     }
+}
+
+/// The events of `places`, each once, in first-seen order.
+fn events_of<'r>(places: &[&'r Registration]) -> Vec<&'r str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in places {
+        if !out.contains(&r.event.as_str()) {
+            out.push(&r.event);
+        }
+    }
+    out
 }
 
 /// Every program gk's and the Python hooks' registrations run, and any
@@ -338,6 +343,95 @@ fn programs_where<'t>(
         .collect()
 }
 
+/// A program another tool's registration runs, found as the client's
+/// shell would find it for one project: `$CLAUDE_PROJECT_DIR` (also
+/// `${CLAUDE_PROJECT_DIR}`, quoted or not) is that project's folder, `~`
+/// and `$HOME` the home folder, and a bare name is searched on `PATH`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolProgram<'t> {
+    /// The program, normalised (`hookcmd::Invocation::program`).
+    pub program: String,
+    /// A bare name, searched on `PATH` (the hook's `PATH` may differ from
+    /// the one gk sees).
+    pub on_path: bool,
+    pub places: Vec<&'t Registration>,
+    pub located: Option<PathBuf>,
+}
+
+impl ToolProgram<'_> {
+    /// The events whose every firing fails when it is missing, each once.
+    pub fn events(&self) -> Vec<&str> {
+        events_of(&self.places)
+    }
+}
+
+/// `command` with `$CLAUDE_PROJECT_DIR` and `${CLAUDE_PROJECT_DIR}` put in
+/// as `project`, decided as `hookcmd::normalize` decides any command;
+/// `None` when it names no such variable, or when the folder's name holds
+/// a character that would change how the line reads where it is put in
+/// (a quote, `$`, a backquote, on Linux a backslash): then gk leaves it
+/// alone rather than guess.
+pub fn with_project_dir(
+    command: &str,
+    project: &std::path::Path,
+    ctx: &crate::hookcmd::CommandContext,
+) -> Option<crate::hookcmd::Invocation> {
+    if !command.contains("CLAUDE_PROJECT_DIR") {
+        return None;
+    }
+    let dir = project.to_str()?;
+    let special =
+        |c: char| matches!(c, '"' | '\'' | '$' | '`') || (c == '\\' && !ctx.os.is_windows());
+    if dir.contains(special) {
+        return None;
+    }
+    let text = command
+        .replace("${CLAUDE_PROJECT_DIR}", dir)
+        .replace("$CLAUDE_PROJECT_DIR", dir);
+    crate::hookcmd::normalize(&text, ctx)
+}
+
+/// The programs other tools' registrations run that [`programs`] does not
+/// look up: those a command names through `$CLAUDE_PROJECT_DIR` (the
+/// commonest project hook), and bare names (on `PATH`). Each looked up once
+/// with `locate`, in program order. Shell syntax gk cannot resolve (pipes,
+/// `&&`, other variables) is left alone.
+pub fn tool_programs<'t>(
+    t: &'t Table,
+    project: &std::path::Path,
+    ctx: &crate::hookcmd::CommandContext,
+    locate: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Vec<ToolProgram<'t>> {
+    let mut by_program: BTreeMap<String, (bool, Vec<&Registration>)> = BTreeMap::new();
+    for r in t.rows.iter().filter(|r| r.owner == Owner::Foreign) {
+        let (program, on_path) = match &r.invocation {
+            // A bare name (no folder at all): looked up on PATH.
+            Some(inv) if !inv.program.contains(['/', '\\']) => (inv.program.clone(), true),
+            // Absolute ones are `programs`'s; relative ones depend on a
+            // folder gk cannot know.
+            Some(_) => continue,
+            None => match with_project_dir(&r.command, project, ctx) {
+                Some(inv) if super::locate::is_absolute(&inv.program) => (inv.program, false),
+                _ => continue,
+            },
+        };
+        by_program
+            .entry(program)
+            .or_insert_with(|| (on_path, Vec::new()))
+            .1
+            .push(r);
+    }
+    by_program
+        .into_iter()
+        .map(|(program, (on_path, places))| ToolProgram {
+            located: locate(&program),
+            program,
+            on_path,
+            places,
+        })
+        .collect()
+}
+
 /// Why the client skips a whole settings file, `env` included.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Skipped<'f> {
@@ -345,8 +439,8 @@ pub enum Skipped<'f> {
     Unreadable(&'f str),
     /// Not strict JSON, or not UTF-8 (`path:line:col`).
     NotJson(&'f ParseError),
-    /// Parses, but holds something that voids the file (a `matcher` that
-    /// is not a string).
+    /// Parses, but holds something that voids the file (a known setting of
+    /// the wrong type, a malformed `PreToolUse` hook: `settings::effect_of`).
     Voided(&'f SchemaIssue),
 }
 
@@ -359,9 +453,10 @@ pub fn skipped_files(files: &[ScopeFile]) -> Vec<(&ScopeFile, Skipped<'_>)> {
             let why = match &f.load {
                 Load::Unreadable(why) => Skipped::Unreadable(why),
                 Load::Unparseable(e) => Skipped::NotJson(e),
-                Load::Parsed { issues, .. } => {
-                    Skipped::Voided(issues.iter().find(|i| i.rejects_file())?)
-                }
+                Load::Parsed { issues, .. } => match crate::settings::verdict(issues) {
+                    crate::settings::Verdict::Skipped(i) => Skipped::Voided(i),
+                    _ => return None,
+                },
                 _ => return None,
             };
             Some((f, why))
@@ -468,6 +563,111 @@ mod tests {
         assert!(found[0].located.is_some());
     }
 
+    /// A project's hooks as real projects write them, found (or not) for
+    /// that project on Linux and on Windows (platform as a value, the file
+    /// test injected).
+    #[test]
+    fn project_hooks_are_found_as_the_clients_shell_finds_them() {
+        use crate::hookcmd::CommandContext;
+        use crate::platform::Os;
+        let cases = [
+            (
+                CommandContext::with_home(Os::Linux, "/home/ann"),
+                "/home/ann/work/app",
+                "/home/ann/work/app/.claude/hooks/notify.sh",
+                "/usr/bin:/usr/local/bin",
+                "/usr/local/bin/prettier",
+            ),
+            (
+                CommandContext::with_home(Os::Windows, r"C:\Users\ann"),
+                r"C:\Users\ann\work\app",
+                "c:/users/ann/work/app/.claude/hooks/notify.sh",
+                r"C:\Windows;C:\tools",
+                r"C:\tools\prettier.exe",
+            ),
+        ];
+        for (ctx, project, script, path_var, prettier) in cases {
+            let os = ctx.os;
+            let commands = [
+                "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/notify.sh",
+                "$CLAUDE_PROJECT_DIR/.claude/hooks/notify.sh",
+                "${CLAUDE_PROJECT_DIR}/.claude/hooks/notify.sh --quiet",
+                "prettier --write .",
+                "rtk hook",
+                // Left alone: shell syntax gk cannot resolve.
+                "cd \"$CLAUDE_PROJECT_DIR\" && make lint",
+                "$OTHER_DIR/x.sh",
+            ];
+            let rows: Vec<Registration> = commands
+                .iter()
+                .map(|c| {
+                    let mut r = reg(Scope::Project, "PostToolUse", c, Owner::Foreign);
+                    r.invocation = crate::hookcmd::normalize(c, &ctx);
+                    r
+                })
+                .collect();
+            let t = Table::of_rows(rows, Default::default());
+            let project = std::path::Path::new(project);
+            let look = |present: &[&str]| {
+                // Windows file names: any case, either slash.
+                let norm = move |p: &str| match os.is_windows() {
+                    true => p.to_lowercase().replace('\\', "/"),
+                    false => p.to_string(),
+                };
+                let present: Vec<String> = present.iter().map(|p| norm(p)).collect();
+                let exists =
+                    move |p: &std::path::Path| present.contains(&norm(&p.to_string_lossy()));
+                tool_programs(&t, project, &ctx, &|p| {
+                    super::super::locate::locate(
+                        os,
+                        p,
+                        Some(std::ffi::OsStr::new(path_var)),
+                        &exists,
+                    )
+                })
+                .into_iter()
+                .map(|p| (p.program, p.on_path, p.places.len(), p.located.is_some()))
+                .collect::<Vec<_>>()
+            };
+            let script_on_disk = if os.is_windows() {
+                r"C:\Users\ann\work\app\.claude\hooks\notify.sh"
+            } else {
+                script
+            };
+            // Present: the script and prettier are found.
+            let found = look(&[script_on_disk, prettier]);
+            assert!(
+                found.contains(&(script.to_string(), false, 3, true)),
+                "{os:?}: {found:?}"
+            );
+            assert!(
+                found.contains(&("prettier".to_string(), true, 1, true)),
+                "{os:?}: {found:?}"
+            );
+            assert!(
+                found.contains(&("rtk".to_string(), true, 1, false)),
+                "{os:?}: {found:?}"
+            );
+            assert_eq!(found.len(), 3, "{os:?}: {found:?}");
+            // Absent: each is reported missing.
+            let missing = look(&[]);
+            assert!(missing.iter().all(|p| !p.3), "{os:?}: {missing:?}");
+        }
+    }
+
+    #[test]
+    fn a_project_folder_that_would_change_the_line_is_left_alone() {
+        let ctx = crate::hookcmd::CommandContext::with_home(crate::platform::Os::Linux, "/h");
+        let cmd = "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh";
+        assert!(with_project_dir(cmd, std::path::Path::new("/w/a\"b"), &ctx).is_none());
+        assert!(with_project_dir(cmd, std::path::Path::new("/w/$HOME"), &ctx).is_none());
+        assert_eq!(
+            with_project_dir(cmd, std::path::Path::new("/w/my app"), &ctx).map(|i| i.program),
+            Some("/w/my app/.claude/hooks/x.sh".to_string())
+        );
+        assert!(with_project_dir("x.sh", std::path::Path::new("/w"), &ctx).is_none());
+    }
+
     #[test]
     fn skipped_files_are_the_ones_the_client_skips_whole() {
         use super::super::scopes::classify_text;
@@ -478,14 +678,20 @@ mod tests {
         };
         let files = vec![
             file("{\"a\": 1,}"),
+            file(r#"{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": []}]}}"#),
+            // Measured on 2.1.332: under another event, only that part goes.
             file(r#"{"hooks": {"Stop": [{"matcher": 5, "hooks": []}]}}"#),
             file(r#"{"hooks": {"Stop": {}}}"#),
+            file(r#"{"model": 5}"#),
             file("{}"),
             file(""),
         ];
         let skipped = skipped_files(&files);
-        assert_eq!(skipped.len(), 2);
+        assert_eq!(skipped.len(), 3);
         assert!(matches!(skipped[0].1, Skipped::NotJson(e) if e.line == 1));
-        assert!(matches!(skipped[1].1, Skipped::Voided(i) if i.at == "hooks.Stop[0].matcher"));
+        assert!(
+            matches!(skipped[1].1, Skipped::Voided(i) if i.at == "hooks.PreToolUse[0].matcher")
+        );
+        assert!(matches!(skipped[2].1, Skipped::Voided(i) if i.at == "model"));
     }
 }

@@ -234,7 +234,8 @@ fn file_rows(
     };
     let mut rows = Vec::new();
     for e in entries {
-        if e.hook_type.as_deref() != Some("command") {
+        // A handler the client ignores registers nothing.
+        if e.dropped || e.hook_type.as_deref() != Some("command") {
             continue;
         }
         let Some(command) = e.run_command() else {

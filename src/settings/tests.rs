@@ -155,7 +155,9 @@ fn schema_issues_are_found_and_placed() {
         ats,
         vec![
             ("hooks.Stop", false, 2),
-            ("hooks.UserPromptSubmit[0].matcher", true, 3),
+            // Measured on 2.1.332: outside PreToolUse and PermissionRequest
+            // a non-string matcher drops its group, not the file.
+            ("hooks.UserPromptSubmit[0].matcher", false, 3),
             ("hooks.UserPromptSubmit[0].hooks[0]", false, 3),
             ("hooks.UserPromptSubmit[0].hooks[1]", false, 3),
             ("hooks.UserPromptSubmit[0].hooks[2]", false, 3),

@@ -19,6 +19,49 @@ pub fn plan_install(m: &Machine, shell: ShellForm, program: &[u8]) -> Result<(Pl
     Ok((plan, notes))
 }
 
+/// The parts of a settings file the client loads that gk edits around and
+/// leaves as they are, one note each (at most [`MAX_KEPT_NOTES`], then a
+/// count): a part the client drops, a key repeated where gk does not edit
+/// (the client reads the last copy). A file the client skips, or one gk
+/// cannot edit, is refused by the editor itself, with its reason.
+pub fn left_as_they_are(path: &std::path::Path, text: &str) -> Vec<String> {
+    let Ok(parsed) = crate::settings::parse(path, text) else {
+        return Vec::new();
+    };
+    let (_, issues) = crate::settings::hook_entries(&parsed);
+    if issues.iter().any(|i| i.blocks_edit()) {
+        return Vec::new();
+    }
+    let kept: Vec<String> = issues
+        .iter()
+        .filter(|i| i.drops_part() || i.is_duplicate_key())
+        .map(|i| {
+            let place = format!("{}:{}:{}", path.display(), i.line, i.column);
+            let reason = crate::text::one_line(&i.reason, 200);
+            if i.drops_part() {
+                format!(
+                    "note: {place}: {}: {reason}; Claude Code ignores that part, and gk leaves it as it is",
+                    crate::text::one_line(&i.at, 120)
+                )
+            } else {
+                format!("note: {place}: {reason}; gk leaves it as it is")
+            }
+        })
+        .collect();
+    let more = kept.len().saturating_sub(MAX_KEPT_NOTES);
+    let mut out: Vec<String> = kept.into_iter().take(MAX_KEPT_NOTES).collect();
+    if more > 0 {
+        out.push(format!(
+            "note: and {more} more such part(s) in {}: `gk doctor` lists them",
+            path.display()
+        ));
+    }
+    out
+}
+
+/// The most notes [`left_as_they_are`] gives one file.
+pub const MAX_KEPT_NOTES: usize = 5;
+
 /// [`plan_install`] with the settings extras chosen by the caller.
 pub fn plan_install_with(
     m: &Machine,
@@ -71,6 +114,9 @@ pub fn plan_install_with(
 
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
+    if let Some(text) = &old_settings {
+        notes.extend(left_as_they_are(&settings, text));
+    }
     let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
     let line = match extras.statusline {
         true => Some(statusline_for(

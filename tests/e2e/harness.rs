@@ -196,6 +196,24 @@ pub fn client(test: &str) -> Client {
     Client { bin }
 }
 
+/// Start the client as `cmd` says and wait for it, at most [`TURN_TIMEOUT`]
+/// (then kill it and fail, naming `what` it was asked).
+fn run_within_timeout(mut cmd: Command, what: &str) -> std::process::ExitStatus {
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("start claude");
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for claude") {
+            return status;
+        }
+        if started.elapsed() > TURN_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("claude {what} did not finish within {TURN_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The loopback Messages API stand-in, one per turn; killed on drop.
 pub struct Mock {
     child: Child,
@@ -353,22 +371,7 @@ impl Sandbox {
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .stdout(fs::File::create(&out_path).expect("stdout file"))
             .stderr(fs::File::create(&err_path).expect("stderr file"));
-        let started = Instant::now();
-        let mut child = cmd.spawn().expect("start claude");
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for claude") {
-                break status;
-            }
-            if started.elapsed() > TURN_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "claude {} did not finish within {TURN_TIMEOUT:?}",
-                    args.join(" ")
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = run_within_timeout(cmd, &args.join(" "));
         let out = Output {
             status,
             stdout: fs::read(&out_path).unwrap_or_default(),
@@ -490,6 +493,41 @@ impl Sandbox {
     pub fn turn(&mut self, prompt: &str) -> Turn {
         let project = self.project();
         self.turn_with(prompt, &project, None)
+    }
+
+    /// One `claude -p` turn in the project folder with the client's plain
+    /// text output, for what it prints on stderr: which settings files "did
+    /// not load" and which entries "were skipped" (the stream-json output
+    /// prints neither). Returns that stderr; fails unless the client exits 0.
+    pub fn text_turn_stderr(&mut self, prompt: &str) -> String {
+        self.turns += 1;
+        let dir = self.root.path().join(format!("turn-{}", self.turns));
+        fs::create_dir_all(&dir).expect("turn dir");
+        let requests_log = dir.join("requests.jsonl");
+        let stderr_path = dir.join("stderr.txt");
+        fs::write(&requests_log, "").expect("create request log");
+        let mock = Mock::start(&requests_log, None);
+        let mut cmd = self.client_command();
+        cmd.args(["-p", prompt, "--output-format", "text"]);
+        self.isolate(&mut cmd);
+        cmd.env(
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", mock.port),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-e2e-not-a-real-key")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(&stderr_path).expect("stderr file"));
+        let status = run_within_timeout(cmd, &format!("-p {prompt:?}"));
+        drop(mock);
+        let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
+        assert!(
+            status.success(),
+            "claude -p {prompt:?} exited {status}; stderr:\n{stderr}"
+        );
+        stderr
     }
 
     /// One `claude -p` turn started in `project`, whose model plays the

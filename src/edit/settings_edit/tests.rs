@@ -169,7 +169,15 @@ fn refusals_name_the_place() {
     for (text, needle) in [
         ("{\n  // c\n  \"a\": 1\n}", ":2:"),
         ("{\"a\": 1,}", ":1:"),
-        ("{\"hooks\": []}", "`hooks` must be an object"),
+        ("{\"hooks\": []}", "`hooks` must be an object of events"),
+        (
+            "{\"hooks\": [{\"hooks\": []}]}",
+            "`hooks` must be an object of events; Claude Code skips this whole file",
+        ),
+        (
+            "{\n  \"model\": 5\n}",
+            ":2:12: model: `model` must be a string, not a number; Claude Code skips this whole file: none of its hooks, permissions or env are in effect, so gk's hooks would never run there",
+        ),
         (
             "{\"hooks\": {\"Stop\": {}}}",
             ":1:20: hooks.Stop: an event must be an array of groups",
@@ -185,12 +193,8 @@ fn refusals_name_the_place() {
             "`hooks.Stop` appears twice",
         ),
         (
-            "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"}\n}",
-            ":3:3: `env` appears twice",
-        ),
-        (
-            "{\"hooks\": {\"Stop\": [{\"matcher\": 5, \"hooks\": []}]}}",
-            ":1:33: hooks.Stop[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
+            "{\"hooks\": {\"PreToolUse\": [{\"matcher\": 5, \"hooks\": []}]}}",
+            ":1:39: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
         ),
     ] {
         let err = add_hooks(p(), text, &wanted(ShellForm::Bash), &ctx()).unwrap_err();
@@ -263,4 +267,23 @@ fn removing_the_hooks_a_plugin_carries_leaves_gks_others_and_every_other_byte() 
         remove_hooks_of(p(), before, &ctx(), &[HookKind::Prompt]).unwrap(),
         before
     );
+}
+
+#[test]
+fn a_gk_entry_in_a_part_the_client_drops_is_replaced_not_kept() {
+    // Measured on 2.1.332: a group whose matcher is not a string is
+    // dropped with its hooks (outside PreToolUse/PermissionRequest), so
+    // gk's canonical entry there never runs: install replaces it.
+    let w = wanted(ShellForm::Bash);
+    let fresh = add_hooks(p(), "", &w, &ctx()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&fresh).unwrap();
+    v["hooks"]["UserPromptSubmit"][0]["matcher"] = serde_json::json!(5);
+    let broken = serde_json::to_string_pretty(&v).unwrap();
+    let fixed = add_hooks(p(), &broken, &w, &ctx()).unwrap();
+    let after: serde_json::Value = serde_json::from_str(&fixed).unwrap();
+    let groups = after["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{fixed}");
+    assert_eq!(groups[0].get("matcher"), None, "{fixed}");
+    // And it stays: a second run changes nothing.
+    assert_eq!(add_hooks(p(), &fixed, &w, &ctx()).unwrap(), fixed);
 }
