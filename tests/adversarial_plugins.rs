@@ -417,7 +417,12 @@ fn gks_own_plugin_past_the_budget_is_named_and_not_called_unregistered() {
 /// A plugin hooks file larger than doctor reads (sparse: no disk).
 fn huge_hooks_file(repo: &Repo) -> PathBuf {
     repo.plugin("gk", "gk", &[("hooks/hooks.json", "")]);
-    let path = repo.project.join("mkt/gk/hooks/hooks.json");
+    let path = repo
+        .project
+        .join("mkt")
+        .join("gk")
+        .join("hooks")
+        .join("hooks.json");
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     f.set_len(17 << 20).unwrap();
     repo.enable("settings.json", &["gk@m".to_string()]);

@@ -495,7 +495,7 @@ fn claude_config_dir_decides_the_user_settings() {
 fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
     let s = Setup::installed();
     s.write(
-        &s.project.join(".claude/settings.json"),
+        &s.project_settings(),
         &format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n  \"model\": 5\n}}\n"),
     );
     s.write(
@@ -503,7 +503,7 @@ fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
         "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify.sh\", \"timeout\": \"30\"}]}]\n  },\n  \"enabledPlugins\": {\"formatter@acme-tools\": true}\n}\n",
     );
     let msg = s.session().unwrap();
-    let project = s.project.join(".claude/settings.json");
+    let project = s.project_settings();
     assert_eq!(
         msg,
         format!(

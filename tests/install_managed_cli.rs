@@ -33,7 +33,8 @@ impl Machine {
         self.managed()
             .parent()
             .unwrap()
-            .join("managed-settings.d/gk.json")
+            .join("managed-settings.d")
+            .join("gk.json")
     }
     fn program(&self) -> PathBuf {
         support::managed_program(self.home())
@@ -243,6 +244,9 @@ fn uninstall_leaves_the_folders_gk_did_not_make_and_names_a_dropin_without_gk() 
     let dropins = m.dropin().parent().unwrap().to_path_buf();
     let managed_dir = m.managed().parent().unwrap().to_path_buf();
     fs::create_dir_all(&dropins).unwrap();
+    // On Windows gk's program folder is gk's own to make (and record): here
+    // it is there already, like the managed folders.
+    fs::create_dir_all(m.program().parent().unwrap()).unwrap();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     assert!(
         !dropins.join(".gk-install.json").exists(),

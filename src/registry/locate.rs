@@ -50,7 +50,16 @@ pub fn locate(
     path_var
         .split(sep)
         .filter(|d| !d.is_empty())
-        .flat_map(|d| with_exe(Path::new(d).join(program)))
+        // Joined with the platform's separator, not the host's: the
+        // platform is a value here (Linux tests cover Windows and back).
+        .flat_map(|d| {
+            let slash = if os.is_windows() { '\\' } else { '/' };
+            let d = match os.is_windows() {
+                true => d.trim_end_matches(['/', '\\']),
+                false => d.trim_end_matches('/'),
+            };
+            with_exe(PathBuf::from(format!("{d}{slash}{program}")))
+        })
         .find(|p| exists(p))
 }
 
@@ -89,7 +98,7 @@ mod tests {
             Some(PathBuf::from("/usr/local/bin/gk"))
         );
         assert_eq!(locate(Os::Linux, "gk", None, &exists), None);
-        let exists = |p: &Path| p == Path::new(r"C:\tools").join("gk.exe");
+        let exists = |p: &Path| p == Path::new(r"C:\tools\gk.exe");
         assert!(locate(
             Os::Windows,
             "gk",
