@@ -20,8 +20,10 @@ Advisors:
 
 Silence counts as Sonnet: an advisor that says nothing about the model
 leaves the user on the default model, which is Sonnet. "Too high" is an
-advised tier above every label of the prompt, "too low" one below every
-label. The rules come from gk itself (`cargo run -- rules`), so this builds
+advised tier above every label of the prompt (so silence on a Haiku
+prompt is too high), "of which spoken" the part where the advisor named a
+tier other than Sonnet (a wrong "switch up"), "too low" a tier below
+every label. The rules come from gk itself (`cargo run -- rules`), so this builds
 gk first. Needs no third-party Python module.
 """
 
@@ -45,11 +47,14 @@ def load_weights():
     text = open(os.path.join(ROOT, "src/hooks/advice_weights.rs"), encoding="utf-8").read()
 
     def const(name):
-        return re.search(rf"pub const {name}: [^=]+= (.*?);", text).group(1)
+        return re.search(rf"pub const {name}: [^=]+= (.*?);", text, re.S).group(1)
 
     scale = float(const("SCALE"))
-    bias = [float(x) for x in const("BIAS").strip("[]").split(",")]
-    margins = [float(x) for x in const("MARGIN").strip("[]").split(",")]
+    def floats(name):
+        return [float(x) for x in const(name).strip().strip("[]").split(",") if x.strip()]
+
+    bias = floats("BIAS")
+    margins = floats("MARGIN")
     body = text[text.index("pub static WEIGHTS"):]
     body = body[body.index("= [") + 3:]
     rows = re.findall(r"\[(-?\d+),(-?\d+),(-?\d+),(-?\d+)\]", body)
@@ -155,27 +160,30 @@ def real_set(folder):
 
 def score(rows, advise):
     n = len(rows)
-    agree = high = low = eff = 0
+    agree = high = low = eff = spoke_high = 0
     confusion = [[0] * 4 for _ in range(4)]
     for prompt, tiers, efforts, first in rows:
         t, e = advise(prompt)
         agree += t in tiers
         high += t > max(tiers)
+        spoke_high += t > max(tiers) and t != af.SONNET
         low += t < min(tiers)
         eff += e in efforts
         confusion[first][t] += 1
     return {"agree": agree / n, "high": high / n, "low": low / n, "effort": eff / n,
+            "spoke_high": spoke_high / n,
             "confusion": confusion}
 
 
 def report(name, rows, advisors):
     print(f"\n## {name}: {len(rows)} prompts")
-    print(f"{'advisor':<22} {'tier agree':>10} {'too high':>9} {'too low':>8} {'effort':>7}")
+    print(f"{'advisor':<22} {'tier agree':>10} {'too high':>9} {'of which spoken':>16} {'too low':>8} {'effort':>7}")
     results = []
     for label, advise in advisors:
         r = score(rows, advise)
         results.append((label, r))
-        print(f"{label:<22} {r['agree']:>10.1%} {r['high']:>9.1%} {r['low']:>8.1%} {r['effort']:>7.1%}")
+        print(f"{label:<22} {r['agree']:>10.1%} {r['high']:>9.1%} {r['spoke_high']:>16.1%} "
+              f"{r['low']:>8.1%} {r['effort']:>7.1%}")
     for label, r in results:
         print(f"\nconfusion, {label} (rows: first label; columns: advice, silence = sonnet)")
         print("        " + " ".join(f"{t:>6}" for t in af.TIERS))

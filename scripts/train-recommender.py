@@ -220,9 +220,13 @@ def word_lists():
         ("QUESTION_LEAD", "First words of a question.", af.QUESTION_LEAD),
     ):
         out += rust_str_list(name, doc, sorted(words, key=lambda w: w.encode()))
-    out += rust_phrase_list("FRAMING", "How to answer, not what: taken out before the tier features (longest first).", af.FRAMING_SEQ)
-    out += rust_phrase_list("AUTONOMY", "Explicit autonomy (the Fable guard).", af.AUTONOMY_SEQ)
-    out += rust_phrase_list("PLAN_ONLY", "A plan, not its execution (caps the advice at Opus).", af.PLAN_SEQ)
+    # Phrases sorted by their first word, so Rust finds the ones that can
+    # start at a word by binary search; framing phrases with the same first
+    # word longest first (the one taken out is the longest that matches).
+    framing = sorted(af.FRAMING_SEQ, key=lambda p: (p[0], -len(p)))
+    out += rust_phrase_list("FRAMING", "How to answer, not what: taken out before the tier features (by first word, longest first).", framing)
+    out += rust_phrase_list("AUTONOMY", "Explicit autonomy (the Fable guard), by first word.", sorted(af.AUTONOMY_SEQ))
+    out += rust_phrase_list("PLAN_ONLY", "A plan, not its execution (caps the advice at Opus), by first word.", sorted(af.PLAN_SEQ))
     out += rust_str_list("ERROR_MARKERS", "Signs of a pasted error (in the lower-cased text).", [m.decode() for m in af.ERROR_MARKERS])
     out.append("")
     return out
@@ -239,9 +243,11 @@ def write_rust(Wq, bq, scale, margins, C, counts):
         "/// One weight unit, in logits.",
         f"pub const SCALE: f64 = {scale!r};",
         "/// The intercepts, in weight units.",
+        "#[rustfmt::skip]",
         "pub const BIAS: [f64; 4] = [" + ", ".join(repr(x) for x in bq) + "];",
         "/// How far a tier must lead every other tier, in logits, to be advised",
         "/// (Sonnet's is unused: it is the default, advised by saying nothing).",
+        "#[rustfmt::skip]",
         "pub const MARGIN: [f64; 4] = [" + ", ".join(repr(float(x)) for x in margins) + "];",
         f"pub const BUCKET_BITS: u32 = {af.BUCKET_BITS};",
         "",

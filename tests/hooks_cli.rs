@@ -252,6 +252,11 @@ fn per_session_your_rules_win_and_the_recommender_speaks_after_them() {
         context.contains("Suggested model: Haiku 4.5 (`/model claude-haiku-4-5-20251001`; the recommender's strongest sign: "),
         "{context}"
     );
+    let context = home.prompt("[check] ok").context();
+    assert!(
+        context.contains("gk's recommender guessed Haiku 4.5; override it if"),
+        "{context}"
+    );
     home.write_config(
         r#"{"models": [
   {"label": "Big", "model": "big-1", "purpose": "hard things", "keywords": ["ok"]},

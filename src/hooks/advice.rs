@@ -374,11 +374,29 @@ impl<'p> Reading<'p> {
                 .all(|(k, w)| self.word(at + k) == w.as_bytes())
     }
 
+    /// The phrases of `list` (sorted by first word) that could start at
+    /// word `at`: those whose first word is that word.
+    fn starting_here<'l>(&self, at: usize, list: &'l [&'l [&'l str]]) -> &'l [&'l [&'l str]] {
+        let w = self.word(at);
+        let from = list.partition_point(|p| p.first().map_or(b"".as_slice(), |f| f.as_bytes()) < w);
+        let to = from
+            + list[from..]
+                .iter()
+                .take_while(|p| p.first().is_some_and(|f| f.as_bytes() == w))
+                .count();
+        &list[from..to]
+    }
+
     fn drop_framing(&self) -> Vec<usize> {
         let mut keep = Vec::with_capacity(self.words.len());
         let mut i = 0;
         while i < self.words.len() {
-            match FRAMING.iter().find(|p| self.starts(i, p)) {
+            // Longest first among those with this first word.
+            match self
+                .starting_here(i, FRAMING)
+                .iter()
+                .find(|p| self.starts(i, p))
+            {
                 Some(p) => i += p.len(),
                 None => {
                     keep.push(i);
@@ -390,7 +408,11 @@ impl<'p> Reading<'p> {
     }
 
     fn has_phrase(&self, phrases: &[&[&str]]) -> bool {
-        (0..self.words.len()).any(|i| phrases.iter().any(|p| self.starts(i, p)))
+        (0..self.words.len()).any(|i| {
+            self.starting_here(i, phrases)
+                .iter()
+                .any(|p| self.starts(i, p))
+        })
     }
 
     fn shapes(&self) -> (Vec<Shape>, Guard) {
@@ -882,6 +904,20 @@ mod tests {
         // Ties go to the cheaper tier: Haiku over Sonnet, then its margin.
         let tie = decide(&[1.0, 1.0, 0.0, 0.0], closed);
         assert!(tie.is_none() || MARGIN[0] <= 0.0);
+    }
+
+    #[test]
+    fn the_phrase_lists_are_sorted_by_first_word() {
+        for list in [FRAMING, AUTONOMY, PLAN_ONLY] {
+            assert!(list.iter().all(|p| !p.is_empty()));
+            assert!(list
+                .windows(2)
+                .all(|w| w[0][0].as_bytes() <= w[1][0].as_bytes()));
+        }
+        // Framing: the longest first among the same first word.
+        assert!(FRAMING
+            .windows(2)
+            .all(|w| w[0][0] != w[1][0] || w[0].len() >= w[1].len()));
     }
 
     #[test]

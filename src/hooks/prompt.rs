@@ -430,7 +430,16 @@ pub fn respond(
         ctx.push(' ');
         ctx.push_str(CHECK_MODE_INSTRUCTION);
         ctx.push_str(&model_list(config));
-        ctx.push_str(CHECK_MODE_AFTER_MODELS);
+        if a.recommender {
+            // The guess is the recommender's, not a keyword's.
+            ctx.push_str(&CHECK_MODE_AFTER_MODELS.replacen(
+                "The keyword heuristic guessed ",
+                "gk's recommender guessed ",
+                1,
+            ));
+        } else {
+            ctx.push_str(CHECK_MODE_AFTER_MODELS);
+        }
         ctx.push_str(c.label);
         ctx.push_str(CHECK_MODE_TAIL);
     } else {
