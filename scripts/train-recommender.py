@@ -207,19 +207,34 @@ def rust_phrase_list(name, doc, phrases):
     return [f"/// {doc}", "#[rustfmt::skip]", f"pub static {name}: &[&[&str]] = &[{items}];"]
 
 
+# The bits of WORD_FLAGS (src/hooks/advice.rs names them the same).
+FLAG_LISTS = [
+    ("INTENT", "intent verb", af.INTENT_VERBS),
+    ("DETERMINER", "skipped between a verb and its object", af.DETERMINERS),
+    ("HARD_WORD", "difficulty word", af.HARD_WORDS),
+    ("SCALE_WORD", "scale word", af.SCALE_WORDS),
+    ("CONFIRM", "first word of a confirmation", af.CONFIRM_LEAD),
+    ("QUESTION", "first word of a question", af.QUESTION_LEAD),
+    ("FRAMING_START", "first word of a framing phrase", {p[0].decode() for p in af.FRAMING_SEQ}),
+    ("AUTONOMY_START", "first word of an autonomy phrase", {p[0].decode() for p in af.AUTONOMY_SEQ}),
+    ("PLAN_START", "first word of a plan-only phrase", {p[0].decode() for p in af.PLAN_SEQ}),
+]
+
+
 def word_lists():
     """The feature word lists, from scripts/advice_features.py (one source):
-    single words sorted for binary search, phrases in the order tried."""
-    out = []
-    for name, doc, words in (
-        ("INTENT_VERBS", "Verbs that name what is asked.", af.INTENT_VERBS),
-        ("DETERMINERS", "Skipped between a verb and its object.", af.DETERMINERS),
-        ("HARD_WORDS", "Words that say a task is hard.", af.HARD_WORDS),
-        ("SCALE_WORDS", "Words that say a task is big.", af.SCALE_WORDS),
-        ("CONFIRM_LEAD", "First words of a confirmation.", af.CONFIRM_LEAD),
-        ("QUESTION_LEAD", "First words of a question.", af.QUESTION_LEAD),
-    ):
-        out += rust_str_list(name, doc, sorted(words, key=lambda w: w.encode()))
+    every listed word once, sorted, with a bit per list it is in (one
+    binary search per word of the prompt); phrases sorted by first word."""
+    flags = {}
+    for bit, (_, _, words) in enumerate(FLAG_LISTS):
+        for w in words:
+            flags[w] = flags.get(w, 0) | (1 << bit)
+    out = ["/// The bits of [`WORD_FLAGS`]."]
+    for bit, (name, doc, _) in enumerate(FLAG_LISTS):
+        out.append(f"pub const {name}: u16 = 1 << {bit}; // {doc}")
+    items = ", ".join(f"({json.dumps(w)}, {flags[w]})" for w in sorted(flags, key=lambda w: w.encode()))
+    out += ["/// Every word of the lists, sorted, with the lists it is in.", "#[rustfmt::skip]",
+            f"pub static WORD_FLAGS: &[(&str, u16)] = &[{items}];"]
     # Phrases sorted by their first word, so Rust finds the ones that can
     # start at a word by binary search; framing phrases with the same first
     # word longest first (the one taken out is the longest that matches).

@@ -27,8 +27,9 @@
 //! it beyond that, and nothing here can panic on any input.
 
 use super::advice_weights::{
-    AUTONOMY, BIAS, BUCKET_BITS, CONFIRM_LEAD, DETERMINERS, ERROR_MARKERS, FRAMING, HARD_WORDS,
-    INTENT_VERBS, MARGIN, PLAN_ONLY, QUESTION_LEAD, SCALE, SCALE_WORDS, WEIGHTS,
+    AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
+    FRAMING_START, HARD_WORD, INTENT, MARGIN, PLAN_ONLY, PLAN_START, QUESTION, SCALE, SCALE_WORD,
+    WEIGHTS, WORD_FLAGS,
 };
 
 /// How much of the prompt the features read.
@@ -329,6 +330,15 @@ struct Reading<'p> {
     low: Vec<u8>,
     over: bool,
     words: Vec<(usize, usize)>,
+    /// Per word, the lists it is in ([`WORD_FLAGS`]).
+    flags: Vec<u16>,
+}
+
+/// The lists `word` is in: one binary search of [`WORD_FLAGS`].
+fn flags_of(word: &[u8]) -> u16 {
+    WORD_FLAGS
+        .binary_search_by(|(w, _)| w.as_bytes().cmp(word))
+        .map_or(0, |i| WORD_FLAGS[i].1)
 }
 
 impl<'p> Reading<'p> {
@@ -349,15 +359,23 @@ impl<'p> Reading<'p> {
                 i += 1;
             }
         }
+        let flags = words.iter().map(|&(s, e)| flags_of(&low[s..e])).collect();
         let mut r = Reading {
             head,
             low,
             over,
             words,
+            flags,
         };
         // From here on the words are the ones kept: framing moves no feature.
-        r.words = r.drop_framing().into_iter().map(|i| r.words[i]).collect();
+        let kept = r.drop_framing();
+        r.words = kept.iter().map(|&i| r.words[i]).collect();
+        r.flags = kept.iter().map(|&i| r.flags[i]).collect();
         r
+    }
+
+    fn has_flag(&self, i: usize, flag: u16) -> bool {
+        self.flags[i] & flag != 0
     }
 
     fn word(&self, i: usize) -> &[u8] {
@@ -392,11 +410,12 @@ impl<'p> Reading<'p> {
         let mut i = 0;
         while i < self.words.len() {
             // Longest first among those with this first word.
-            match self
-                .starting_here(i, FRAMING)
-                .iter()
-                .find(|p| self.starts(i, p))
-            {
+            let phrases = if self.has_flag(i, FRAMING_START) {
+                self.starting_here(i, FRAMING)
+            } else {
+                &[]
+            };
+            match phrases.iter().find(|p| self.starts(i, p)) {
                 Some(p) => i += p.len(),
                 None => {
                     keep.push(i);
@@ -407,11 +426,14 @@ impl<'p> Reading<'p> {
         keep
     }
 
-    fn has_phrase(&self, phrases: &[&[&str]]) -> bool {
+    /// Does a phrase of `phrases` occur, starting at a word flagged `start`?
+    fn has_phrase(&self, phrases: &[&[&str]], start: u16) -> bool {
         (0..self.words.len()).any(|i| {
-            self.starting_here(i, phrases)
-                .iter()
-                .any(|p| self.starts(i, p))
+            self.has_flag(i, start)
+                && self
+                    .starting_here(i, phrases)
+                    .iter()
+                    .any(|p| self.starts(i, p))
         })
     }
 
@@ -467,23 +489,19 @@ impl<'p> Reading<'p> {
         if low[..end].ends_with(b"?") {
             out.push(Shape::QuestionMark);
         }
-        let first = (!self.words.is_empty()).then(|| self.word(0));
-        if first.is_some_and(|w| in_sorted(QUESTION_LEAD, w)) {
+        let first = self.flags.first().copied().unwrap_or(0);
+        if first & QUESTION != 0 {
             out.push(Shape::QuestionLead);
         }
-        if first.is_some_and(|w| in_sorted(CONFIRM_LEAD, w)) {
+        if first & CONFIRM != 0 {
             out.push(Shape::Confirm);
         }
-        let count = |list: &[&str]| {
-            (0..self.words.len())
-                .filter(|&i| in_sorted(list, self.word(i)))
-                .count()
-        };
-        let hard = count(HARD_WORDS);
+        let count = |flag: u16| self.flags.iter().filter(|&&f| f & flag != 0).count();
+        let hard = count(HARD_WORD);
         if hard > 0 {
             out.push(Shape::Hard(hard.min(3) as u8));
         }
-        let scale = count(SCALE_WORDS);
+        let scale = count(SCALE_WORD);
         let number = (0..self.words.len()).any(|i| {
             let w = self.word(i);
             w.len() >= 2 && w.iter().all(u8::is_ascii_digit)
@@ -494,11 +512,11 @@ impl<'p> Reading<'p> {
         if scale > 0 {
             out.push(Shape::Scale(scale.min(3) as u8));
         }
-        let autonomy = self.has_phrase(AUTONOMY);
+        let autonomy = self.has_phrase(AUTONOMY, AUTONOMY_START);
         if autonomy {
             out.push(Shape::Autonomy);
         }
-        let plan_only = self.has_phrase(PLAN_ONLY);
+        let plan_only = self.has_phrase(PLAN_ONLY, PLAN_START);
         if plan_only {
             out.push(Shape::PlanOnly);
         }
@@ -559,12 +577,12 @@ impl<'p> Reading<'p> {
         }
         for k in 0..n {
             let w = self.word(k);
-            if !in_sorted(INTENT_VERBS, w) {
+            if !self.has_flag(k, INTENT) {
                 continue;
             }
             emit(bucket(Fnv::new().feed(b"v:").feed(w)), Origin::Word(k));
             let mut j = k + 1;
-            while j < n && in_sorted(DETERMINERS, self.word(j)) {
+            while j < n && self.has_flag(j, DETERMINER) {
                 j += 1;
             }
             if j < n {
@@ -922,17 +940,24 @@ mod tests {
 
     #[test]
     fn the_word_lists_are_sorted_for_binary_search() {
-        for list in [
-            NOT_A_REASON,
-            INTENT_VERBS,
-            DETERMINERS,
-            HARD_WORDS,
-            SCALE_WORDS,
-            CONFIRM_LEAD,
-            QUESTION_LEAD,
+        assert!(NOT_A_REASON
+            .windows(2)
+            .all(|w| w[0].as_bytes() < w[1].as_bytes()));
+        assert!(WORD_FLAGS
+            .windows(2)
+            .all(|w| w[0].0.as_bytes() < w[1].0.as_bytes()));
+        assert!(WORD_FLAGS.iter().all(|(_, f)| *f != 0));
+        // Each phrase's first word is flagged as such.
+        for (list, flag) in [
+            (FRAMING, FRAMING_START),
+            (AUTONOMY, AUTONOMY_START),
+            (PLAN_ONLY, PLAN_START),
         ] {
-            assert!(list.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()));
+            assert!(list.iter().all(|p| flags_of(p[0].as_bytes()) & flag != 0));
         }
+        assert_eq!(flags_of(b"deadlock"), HARD_WORD);
+        assert_eq!(flags_of(b"all"), DETERMINER | SCALE_WORD);
+        assert_eq!(flags_of(b"zebra"), 0);
     }
 
     #[test]
