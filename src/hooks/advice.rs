@@ -1073,6 +1073,6 @@ mod tests {
 
     /// A few points under the figures measured when the weights were last
     /// trained (docs/maintainers/recommender.md).
-    const HELD_OUT_FLOOR: f64 = 84.0;
+    const HELD_OUT_FLOOR: f64 = 85.0;
     const HELD_OUT_TOO_HIGH: f64 = 7.0;
 }
