@@ -425,7 +425,11 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
     // They agree (per session the recommender advises Opus here, and
     // "audit" is a high-effort keyword): no such line.
     let msg = s
-        .prompt(B, &s.project, "design the architecture of the parser, audit it")
+        .prompt(
+            B,
+            &s.project,
+            "design the architecture of the parser, audit it",
+        )
         .system_message();
     assert!(msg.contains(" Next  : Opus 5.5"), "{msg}");
     assert!(!msg.contains("differs"), "{msg}");

@@ -73,10 +73,32 @@ pub struct Config {
 /// `"keywords"`: the `models` rules alone, first match wins, as in global
 /// scope (the seed's rules when `models` is left out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(try_from = "String", into = "String")]
 pub enum Advice {
     Learned,
     Keywords,
+}
+
+impl TryFrom<String> for Advice {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "learned" => Ok(Advice::Learned),
+            "keywords" => Ok(Advice::Keywords),
+            _ => Err(format!(
+                "unknown advice {s:?}, expected \"learned\" or \"keywords\""
+            )),
+        }
+    }
+}
+
+impl From<Advice> for String {
+    fn from(a: Advice) -> String {
+        match a {
+            Advice::Learned => "learned".into(),
+            Advice::Keywords => "keywords".into(),
+        }
+    }
 }
 
 /// `"every_prompt"`: the model lines on every prompt (v5). `"on_match"`:
@@ -851,7 +873,11 @@ mod tests {
         let c = parse(r#"{"models": []}"#).unwrap();
         assert!(c.rules().is_empty());
         let e = parse(r#"{"advice": "smart"}"#).unwrap_err();
-        assert!(e.reason.contains("unknown variant `smart`"), "{}", e.reason);
+        assert!(
+            e.reason.contains("unknown advice \"smart\""),
+            "{}",
+            e.reason
+        );
     }
 
     #[test]
