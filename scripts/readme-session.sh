@@ -2,8 +2,9 @@
 # README's "What you will see" block, taken from a real interactive session:
 # the pinned Claude Code client in tmux, offline against the loopback mock
 # (tests/e2e/mock_messages.py), in a temporary HOME where `gk install` has
-# just run. Two prompts are typed — one no rule's keyword matches, one that
-# matches — and the screen lines from each prompt to its Stop line are kept.
+# just run. Two prompts are typed — one the recommender has nothing to say
+# about, one it advises a model for — and the screen lines from each prompt
+# to its Stop line are kept.
 #
 #   scripts/readme-session.sh            # print the block
 #   scripts/readme-session.sh --write    # also put it into README.md
@@ -55,7 +56,7 @@ wait_for() {
 wait_for "API key"
 tmux send-keys -t "$session" Up; sleep 0.3; tmux send-keys -t "$session" Enter
 wait_for "auto mode"
-prompts=("refactor the whole parser module" "implement the csv parser")
+prompts=("add a --verbose flag to the cli" "design the schema for multi-tenant billing and explain the tradeoffs")
 for p in "${prompts[@]}"; do
     tmux send-keys -t "$session" "$p"; sleep 0.3; tmux send-keys -t "$session" Enter
     wait_for "❯ $p"

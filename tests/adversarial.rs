@@ -863,14 +863,22 @@ fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
     }
     let m = Machine::new();
     let event = big_event("please write the sparql", 50);
-    let what = "hook prompt, 50 MB prompt, 160 MiB address space";
-    let out = run_limited(
-        m.gk(&["hook", "prompt"]),
-        Stdin::Bytes(event.clone()),
-        SMALL_MEMORY,
-        what,
-    );
-    assert_hook_contract(&out, what);
+    // The default per session, the recommender (it reads the first 2 KiB),
+    // then the keyword rules, which read the whole prompt.
+    let mut out = None;
+    for config in ["{}", r#"{"advice": "keywords"}"#] {
+        std::fs::write(m.claude().join("hooks/gk.json"), config).unwrap();
+        let what = format!("hook prompt, 50 MB prompt, 160 MiB address space, {config}");
+        let run = run_limited(
+            m.gk(&["hook", "prompt"]),
+            Stdin::Bytes(event.clone()),
+            SMALL_MEMORY,
+            &what,
+        );
+        assert_hook_contract(&run, &what);
+        out = Some(run);
+    }
+    let out = out.unwrap();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let msg = v["systemMessage"].as_str().unwrap();
     // The keyword is near the start, well inside what the hook reads.
@@ -894,6 +902,13 @@ fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
 #[test]
 fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
     let m = Machine::new();
+    // The keyword rules, which read the whole prompt: where a keyword is
+    // seen shows what the hook read.
+    std::fs::write(
+        m.claude().join("hooks/gk.json"),
+        r#"{"advice": "keywords"}"#,
+    )
+    .unwrap();
     let filler = |mib: usize| "lorem ipsum dolor ".repeat(mib * (1 << 20) / 18);
     let answer = |event: serde_json::Value, what: &str| {
         let out = m.run(

@@ -422,9 +422,14 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
         msg.contains(" Next  : Opus 5.5 at high effort: the parser refactor continues (Claude's hint from the last turn)\n ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5"),
         "{msg}"
     );
-    // They agree: no such line.
+    // They agree (per session the recommender advises Opus here, and
+    // "audit" is a high-effort keyword): no such line.
     let msg = s
-        .prompt(B, &s.project, "implement the parser, audit it")
+        .prompt(
+            B,
+            &s.project,
+            "design the architecture of the parser, audit it",
+        )
         .system_message();
     assert!(msg.contains(" Next  : Opus 5.5"), "{msg}");
     assert!(!msg.contains("differs"), "{msg}");

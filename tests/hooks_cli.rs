@@ -130,12 +130,13 @@ fn malformed_config_runs_on_defaults_and_says_where() {
         " ! gk config ignored, using the built-in defaults: {}:2:23: invalid type: string \"soon\", expected u32",
         path.display()
     );
-    let p = home.prompt("implement it");
+    let p = home.prompt("ok");
     p.assert_hook_contract("bad config");
     let msg = p.system_message();
+    // The defaults per session: the recommender's advice.
     assert!(
         msg.starts_with(
-            "GATEKEEPER\n Model : /model claude-opus-5-5 (Opus 5.5; keyword 'implement')"
+            "GATEKEEPER\n Model : /model claude-haiku-4-5-20251001 (Haiku 4.5; strongest sign: "
         ),
         "{msg}"
     );
@@ -185,7 +186,8 @@ fn custom_rules_replace_the_built_in_ones() {
   ],
   "default_model": {"label": "Mid", "model": "mid-1", "purpose": "the rest"},
   "effort": {"high": ["carefully"], "low": []},
-  "stale_hours": 1
+  "stale_hours": 1,
+  "advice": "keywords"
 }"#,
     );
     let p = home.prompt("prove it carefully");
@@ -221,12 +223,66 @@ fn custom_rules_replace_the_built_in_ones() {
 #[test]
 fn haiku_word_limit_is_configurable() {
     let home = Home::new();
-    home.write_config(r#"{"haiku_max_words": 2}"#);
+    home.write_config(r#"{"haiku_max_words": 2, "advice": "keywords"}"#);
     assert!(home
         .prompt("ok then")
         .system_message()
         .contains("Haiku 4.5"));
     assert_eq!(home.prompt("ok then go").shown(), None);
+}
+
+/// Per session (the default) the recommender speaks after the user's own
+/// rules: a rule whose keyword matches wins, whatever the recommender
+/// would say; otherwise the recommender's tier, with its reason, and a
+/// rule of the user's for that tier gives the label and model.
+#[test]
+fn per_session_your_rules_win_and_the_recommender_speaks_after_them() {
+    let home = Home::new();
+    // No gk.json: the seed's keywords are not the user's rules ("implement"
+    // alone is no Opus rule any more).
+    let msg = home.prompt("ok").system_message();
+    assert!(
+        msg.starts_with(
+            "GATEKEEPER\n Model : /model claude-haiku-4-5-20251001 (Haiku 4.5; strongest sign: "
+        ),
+        "{msg}"
+    );
+    let context = home.prompt("ok").context();
+    assert!(
+        context.contains("Suggested model: Haiku 4.5 (`/model claude-haiku-4-5-20251001`; the recommender's strongest sign: "),
+        "{context}"
+    );
+    let context = home.prompt("[check] ok").context();
+    assert!(
+        context.contains("gk's recommender guessed Haiku 4.5; override it if"),
+        "{context}"
+    );
+    home.write_config(
+        r#"{"models": [
+  {"label": "Big", "model": "big-1", "purpose": "hard things", "keywords": ["ok"]},
+  {"label": "Haiku mine", "model": "h-1", "purpose": "small things", "keywords": ["zzz"], "command": "haiku"}
+]}"#,
+    );
+    let msg = home.prompt("ok").system_message();
+    assert_eq!(
+        msg,
+        "GATEKEEPER\n Model : /model big-1 (Big; keyword 'ok')\n Use for: hard things"
+    );
+    // No rule of the user's fires: the recommender's tier, named by the
+    // user's own rule for it.
+    let msg = home.prompt("thanks").system_message();
+    assert!(
+        msg.starts_with("GATEKEEPER\n Model : /model haiku (Haiku mine; strongest sign: "),
+        "{msg}"
+    );
+    // Nothing strong: silence.
+    assert_eq!(home.prompt("fix the typo in the readme").shown(), None);
+    // `"advice": "keywords"`: the seed's rules again, first match.
+    home.write_config(r#"{"advice": "keywords"}"#);
+    assert!(home
+        .prompt("implement it")
+        .system_message()
+        .contains("(Opus 5.5; keyword 'implement')"));
 }
 
 #[test]
@@ -235,11 +291,10 @@ fn rules_output_is_a_valid_config_that_round_trips() {
     let first = home.run(&["rules"], "");
     assert_eq!(first.code, Some(0));
     let v: Value = serde_json::from_slice(&first.stdout).unwrap();
-    assert_eq!(v["models"][0]["label"], "Opus 5.5");
-    assert!(v["models"][3]["warning"]
-        .as_str()
-        .unwrap()
-        .starts_with("NOTE: Fable 5.1 is the most expensive tier."));
+    // Per session: the recommender, and no rules of the user's.
+    assert_eq!(v["advice"], "learned");
+    assert_eq!(v["models"], serde_json::json!([]));
+    assert!(v["effort"]["high"].to_string().contains("thoroughly"));
     assert_eq!(v["haiku_max_words"], 8);
     assert_eq!(v["stale_hours"], 24);
     assert_eq!(v["prompt"]["enabled"], true);
@@ -264,12 +319,14 @@ fn rules_with_a_broken_config_warn_and_show_the_defaults() {
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(err.contains("gk.json:1:1: expected a JSON object"), "{err}");
     let v: Value = serde_json::from_slice(&run.stdout).unwrap();
-    assert_eq!(v["models"].as_array().unwrap().len(), 4);
+    assert_eq!(v["advice"], "learned");
+    assert_eq!(v["models"].as_array().unwrap().len(), 0);
 }
 
 #[test]
 fn explain_shows_rule_keyword_words_effort_and_check_mode() {
     let home = Home::new();
+    home.write_config(r#"{"advice": "keywords"}"#);
     let run = home.run(
         &["explain", "[check] quick review all of the ttl files"],
         "",
@@ -622,7 +679,9 @@ fn check_mode_names_the_configured_models_not_the_built_in_ones() {
     // The built-in labels in another order (keywords edited, rules reordered)
     // are still the v5 sentence.
     home.write_config("");
-    let rules = home.run(&["rules"], "").stdout_text();
+    let rules = home
+        .run(&["rules", "--preset", "default"], "")
+        .stdout_text();
     let mut v: Value = serde_json::from_str(&rules).unwrap();
     v["models"].as_array_mut().unwrap().reverse();
     home.write_config(&v.to_string());
@@ -791,7 +850,7 @@ fn per_session_the_model_lines_show_only_when_a_keyword_matched_unless_asked() {
     home.write_config(r#"{"show_model": "every_prompt"}"#);
     let msg = home.prompt("fix the typo in the readme").system_message();
     assert!(
-        msg.starts_with("GATEKEEPER\n Model : /model claude-sonnet-5 (Sonnet 5; no rule's keyword matched: the default)\n"),
+        msg.starts_with("GATEKEEPER\n Model : /model claude-sonnet-5 (Sonnet 5; no strong sign for another model: the default)\n"),
         "{msg}"
     );
     for v5_word in ["trigger", "Option D", "'default'"] {

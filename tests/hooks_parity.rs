@@ -132,7 +132,10 @@ fn the_printed_rules_saved_as_gk_json_keep_every_fixture() {
 /// is the reference's with only the per-session additions.
 #[test]
 fn per_session_mode_keeps_every_v5_sentence_and_adds_one() {
-    check_every_case(None, Mode::PerSession);
+    // The seed's keyword rules per session (`"advice": "keywords"`): the
+    // recommender, the per-session default, decides otherwise, and has
+    // tests of its own (src/hooks/advice.rs, tests/hooks_cli.rs).
+    check_every_case(Some(r#"{"advice": "keywords"}"#), Mode::PerSession);
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -562,6 +565,10 @@ fn decision_of_explain(text: &str) -> Decision {
 #[test]
 fn explain_agrees_with_the_prompt_hook_on_every_fixture_prompt() {
     let home = tempfile::tempdir().unwrap();
+    // The reference's rules: global scope (per session the recommender decides).
+    let hooks = home.path().join(".claude").join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("gk.json"), V5_CONFIG).unwrap();
     let mut compared = 0;
     let mut failures = Vec::new();
     for case in cases() {

@@ -193,6 +193,37 @@ fn the_scan_catches_what_it_should() {
         assert!(v.iter().any(|f| f == want), "missed {want}: {v:?}");
     }
     assert!(violations("x.rs", "std::fs::read(p); File::open(p);").is_empty());
+    // Only string literals are taken out of the data file: a call is not.
+    let data = without_string_literals(
+        "static W: &[&str] = &[\"rename\", \"a\\\"b\"];\nfs::rename(a, b);",
+    );
+    assert_eq!(violations("w.rs", &data), ["w.rs:2: rename"]);
+}
+
+/// `text` with the contents of its string literals taken out (`"..."`
+/// becomes `""`; a backslash escapes the next character).
+fn without_string_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+                out.push(c);
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[test]
@@ -202,7 +233,19 @@ fn nothing_under_src_hooks_spawns_connects_or_writes() {
     assert!(files.len() >= 5, "src/hooks looks empty: {files:?}");
     let mut all = Vec::new();
     for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
+        let mut text = std::fs::read_to_string(f).unwrap();
+        // The recommender's generated weights: numbers and the feature
+        // word lists, whose strings are words of prompts (the verb
+        // "rename" among them), never a call. Its code is scanned; its
+        // string literals are not, and it may hold no function at all.
+        if f.file_name().is_some_and(|n| n == "advice_weights.rs") {
+            text = without_string_literals(&text);
+            assert!(
+                !text.contains("fn "),
+                "{}: code in a data file",
+                f.display()
+            );
+        }
         all.extend(violations(&f.display().to_string(), &text));
     }
     assert!(

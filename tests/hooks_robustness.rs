@@ -39,7 +39,8 @@ fn inputs_the_reference_crashes_on() {
         run.assert_hook_contract(what);
     }
     // Where the reference crashes on the prompt's type, gk answers as for
-    // an empty prompt (or the `prompt` field).
+    // an empty prompt (or the `prompt` field); the keyword rules show which.
+    home.write_config(r#"{"advice": "keywords"}"#);
     let run = home.run(PROMPT, br#"{"prompt": null}"#.to_vec());
     assert!(run.context().contains("no rule's keyword matched"));
     let run = home.run(PROMPT, br#"{"user_prompt": 7, "prompt": "ttl"}"#.to_vec());
@@ -56,6 +57,11 @@ fn ten_megabyte_prompt() {
     let home = Home::new();
     let mut prompt = "lorem ipsum dolor ".repeat(10 * 1024 * 1024 / 18);
     prompt.push_str(" and finally sparql");
+    // The recommender (the default per session) reads the first 2 KiB.
+    home.prompt(&prompt)
+        .assert_hook_contract("10 MB, recommender");
+    // The keyword rules read it all.
+    home.write_config(r#"{"advice": "keywords"}"#);
     let run = home.prompt(&prompt);
     run.assert_hook_contract("10 MB");
     assert!(run.system_message().contains("keyword 'sparql'"));

@@ -21,7 +21,7 @@ fn a_long_keyword_against_a_long_prompt_is_answered_in_time() {
     let home = Home::new();
     let keyword = "a".repeat(10_000);
     home.write_config(
-        &serde_json::json!({"models": [{"label": "Long", "model": "m", "purpose": "p", "keywords": [keyword]}]})
+        &serde_json::json!({"advice": "keywords", "models": [{"label": "Long", "model": "m", "purpose": "p", "keywords": [keyword]}]})
             .to_string(),
     );
     for (prompt, label) in [

@@ -135,7 +135,7 @@ fn the_software_preset_gives_each_ordinary_prompt_the_model_the_table_says() {
     );
     // The default rules, on the same table, for the record (not asserted
     // beyond being worse: they are tuned to other work).
-    home.write_config("{}");
+    home.write_config(r#"{"advice": "keywords"}"#);
     let (v5_right, _) = score(&home);
     eprintln!(
         "software preset {right}/{n}, default rules {v5_right}/{n}",
@@ -156,8 +156,10 @@ fn a_preset_keeps_the_users_switches_and_scope_and_an_unknown_one_is_refused() {
     assert!(v["models"].to_string().contains("refactor"));
     let out = home.run(&["rules", "--preset", "nope"], "");
     assert_ne!(out.code, Some(0));
-    // The default preset is the built-in rules, as plain `gk rules` prints.
-    home.write_config("{}");
+    // The default preset is the built-in rules, as plain `gk rules` prints
+    // them with the keyword advice (per session the recommender is the
+    // default, and a preset switches it off).
+    home.write_config(r#"{"advice": "keywords"}"#);
     let plain = home.run(&["rules"], "");
     let default = home.run(&["rules", "--preset", "default"], "");
     assert_eq!(plain.stdout, default.stdout);

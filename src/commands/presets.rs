@@ -7,8 +7,12 @@ use crate::cli::Preset;
 use crate::hooks::config::{keywords, rule, Config, DefaultModel, EffortKeywords};
 
 /// Put `preset`'s rules (models, default model, effort keywords, word
-/// limit) into `config`, keeping its switches, scope and the rest.
+/// limit) into `config`, keeping its switches, scope and the rest. A preset
+/// is a set of keyword rules: it switches the recommender off
+/// (`"advice": "keywords"`), so its rules alone decide, as they were
+/// measured.
 pub fn apply(config: &mut Config, preset: Preset) {
+    config.advice = Some(crate::hooks::config::Advice::Keywords);
     let rules = match preset {
         Preset::Default => Config::default(),
         Preset::Software => software_rules(),

@@ -4,7 +4,7 @@
 
 use std::io::Write as _;
 
-use crate::hooks::{config, Config};
+use crate::hooks::{config, Analysis, Config};
 use crate::paths::ClaudePaths;
 
 /// The config `gk rules` and `gk explain` work with: the hooks' view, with
@@ -32,6 +32,14 @@ pub fn print_rules(preset: Option<crate::cli::Preset>) -> crate::error::Result<u
     let mut config = effective_config();
     if let Some(preset) = preset {
         super::presets::apply(&mut config, preset);
+    }
+    // Per session, what is in force, said outright: the advice, only the
+    // user's own rules (they win over the recommender) and the effort
+    // keywords used. Saved as gk.json, it changes nothing.
+    if config.state.scope == crate::hooks::StateScope::Session {
+        config.advice = Some(config.advice());
+        config.models = config.rules().to_vec();
+        config.effort = config.effort_keywords().clone();
     }
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
@@ -96,6 +104,7 @@ pub fn explain(prompt_text: &str) -> crate::error::Result<u8> {
 fn explanation(prompt_text: &str, config: &Config) -> String {
     let a = crate::hooks::analyse(prompt_text, config);
     let c = &a.choice;
+    let rules = config.rules();
     let mut out = String::new();
     out.push_str(&format!(
         "check mode: {}\n",
@@ -107,23 +116,39 @@ fn explanation(prompt_text: &str, config: &Config) -> String {
     ));
     out.push_str(&format!("words:      {}\n", a.word_count));
     for &i in &a.skipped_for_length {
-        let rule = &config.models[i];
+        let rule = &rules[i];
         let limit = rule.word_limit(config.haiku_max_words).unwrap_or(0);
         out.push_str(&format!(
             "skipped:    {} (only for prompts of at most {limit} words)\n",
             rule.label
         ));
     }
-    match c.rule {
-        Some(i) => out.push_str(&format!(
-            "model:      {} ({}) -- rule {} of {}, keyword '{}'\n",
+    if a.recommender {
+        recommender_lines(&mut out, prompt_text, config, &a);
+    }
+    match (c.rule, &c.learned) {
+        (Some(i), _) => out.push_str(&format!(
+            "model:      {} ({}) -- rule {} of {}, keyword '{}'{}\n",
             c.label,
             c.model,
             i + 1,
-            config.models.len(),
-            c.trigger
+            rules.len(),
+            c.trigger,
+            if a.recommender {
+                " (your rule: it wins over the recommender)"
+            } else {
+                ""
+            }
         )),
-        None => out.push_str(&format!(
+        (None, Some(reason)) => out.push_str(&format!(
+            "model:      {} ({}) -- the recommender; strongest sign: {reason}\n",
+            c.label, c.model
+        )),
+        (None, None) if a.recommender => out.push_str(&format!(
+            "model:      {} ({}) -- default: no strong sign for another model, the advice says nothing\n",
+            c.label, c.model
+        )),
+        (None, None) => out.push_str(&format!(
             "model:      {} ({}) -- default, no rule keyword found\n",
             c.label, c.model
         )),
@@ -139,13 +164,110 @@ fn explanation(prompt_text: &str, config: &Config) -> String {
     out
 }
 
+/// How many contributions `gk explain` lists for and against a tier.
+const TOP_FOR: usize = 5;
+const TOP_AGAINST: usize = 3;
+
+/// The recommender's part of `gk explain`: the user's rules, each tier's
+/// score, the Fable guard, and what pushed toward (and against) the tier
+/// that leads the cheaper default.
+fn recommender_lines(out: &mut String, prompt_text: &str, config: &Config, a: &Analysis<'_>) {
+    use crate::hooks::advice::{self, Tier};
+    out.push_str(
+        "advice:     learned (your rules first, then the recommender; \"advice\": \"keywords\" for rules alone)\n",
+    );
+    let rules = config.rules();
+    let yours = match (rules.len(), a.choice.rule) {
+        (0, _) => "none (no \"models\" of your own in gk.json)".to_string(),
+        (n, Some(i)) => format!("{n}; rule {} matched and wins", i + 1),
+        (n, None) => format!("{n}; none matched"),
+    };
+    out.push_str(&format!("your rules: {yours}\n"));
+    let text = crate::hooks::without_check(prompt_text);
+    let (scores, contributions) = advice::explain(text);
+    let label = |t: Tier| crate::hooks::tier_label(config, t);
+    let p = scores.probabilities();
+    let shown: Vec<String> = Tier::ALL
+        .iter()
+        .map(|&t| format!("{} {:.1} %", label(t), p[t as usize] * 100.0))
+        .collect();
+    out.push_str(&format!("scores:     {}\n", shown.join(", ")));
+    let g = scores.guard;
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    out.push_str(&format!(
+        "fable:      {} (autonomy {}, scope {}, plan only {})\n",
+        if g.allows_fable() {
+            "allowed"
+        } else {
+            "ruled out"
+        },
+        yes(g.autonomy),
+        yes(g.scope),
+        yes(g.plan_only)
+    ));
+    // The tier to explain: the advice, else the strongest contender for it.
+    let l = scores.logits();
+    let contender = scores.advice().unwrap_or_else(|| {
+        let candidates: &[Tier] = if g.allows_fable() {
+            &[Tier::Haiku, Tier::Opus, Tier::Fable]
+        } else {
+            &[Tier::Haiku, Tier::Opus]
+        };
+        let mut best = candidates[0];
+        for &t in candidates {
+            if l[t as usize] > l[best as usize] {
+                best = t;
+            }
+        }
+        best
+    });
+    let lead = l[contender as usize] - l[Tier::Sonnet as usize];
+    let margin = advice::margin(contender);
+    let verdict = match scores.advice() {
+        Some(_) => "advised".to_string(),
+        None if lead <= 0.0 => format!("not advised: {} leads it", label(Tier::Sonnet)),
+        None => format!("not advised: it does not lead by the margin of {margin:.2}"),
+    };
+    out.push_str(&format!(
+        "against {}: {} {:+.2} ({verdict})\n",
+        label(Tier::Sonnet),
+        label(contender),
+        lead
+    ));
+    let mut ranked: Vec<&advice::Contribution> = contributions.iter().collect();
+    ranked.sort_by(|x, y| y.toward(contender).total_cmp(&x.toward(contender)));
+    let for_it: Vec<_> = ranked
+        .iter()
+        .filter(|c| c.toward(contender) > 0.0)
+        .take(TOP_FOR)
+        .collect();
+    let against: Vec<_> = ranked
+        .iter()
+        .rev()
+        .filter(|c| c.toward(contender) < 0.0)
+        .take(TOP_AGAINST)
+        .collect();
+    if !for_it.is_empty() {
+        out.push_str(&format!("for {}:\n", label(contender)));
+        for c in for_it {
+            out.push_str(&format!("  {:+.2}  {}\n", c.toward(contender), c.what));
+        }
+    }
+    if !against.is_empty() {
+        out.push_str(&format!("for {}:\n", label(Tier::Sonnet)));
+        for c in against {
+            out.push_str(&format!("  {:+.2}  {}\n", -c.toward(contender), c.what));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn explanation_names_rule_keyword_words_and_effort() {
-        let text = explanation("[check] please audit the ttl", &Config::default());
+        let text = explanation("[check] please audit the ttl", &global());
         assert!(text.contains("check mode: yes"), "{text}");
         assert!(text.contains("words:      4\n"), "{text}");
         assert!(
@@ -160,15 +282,98 @@ mod tests {
 
     #[test]
     fn explanation_reports_length_skip_and_default() {
-        let text = explanation(
-            "ok one two three four five six seven eight",
-            &Config::default(),
-        );
+        let text = explanation("ok one two three four five six seven eight", &global());
         assert!(
             text.contains("skipped:    Haiku 4.5 (only for prompts of at most 8 words)"),
             "{text}"
         );
         assert!(text.contains("default, no rule keyword found"), "{text}");
         assert!(text.contains("effort:     none"), "{text}");
+    }
+
+    fn global() -> Config {
+        let mut c = Config::default();
+        c.state.scope = crate::hooks::StateScope::Global;
+        c
+    }
+
+    #[test]
+    fn keyword_explanation_in_global_scope_and_with_keywords_advice() {
+        let text = explanation("[check] please audit the ttl", &global());
+        assert!(!text.contains("advice:"), "{text}");
+        let keywords = Config {
+            advice: Some(config::Advice::Keywords),
+            ..Config::default()
+        };
+        assert_eq!(explanation("[check] please audit the ttl", &keywords), text);
+    }
+
+    /// `gk explain` per session (the recommender), whole, for a dozen
+    /// prompts of different kinds. The scores come from the trained
+    /// weights: retraining changes these snapshots, which is the point
+    /// (review them with the training's figures).
+    #[test]
+    fn explanation_snapshots_per_session() {
+        let cases = [
+            ("confirmation", "ok"),
+            ("thanks", "thanks, that works"),
+            ("typo", "fix the typo in the README"),
+            ("small_feature", "add a --verbose flag to the CLI and a test for it"),
+            (
+                "framed_hard_question",
+                "quick question: why does the worker pool deadlock under load?",
+            ),
+            (
+                "pasted_error",
+                "Fix the TypeError in @src/app.ts\n```\nTypeError: x is undefined\n    at run (app.ts:3:1)\n```",
+            ),
+            (
+                "design",
+                "design the schema for multi-tenant billing with usage-based pricing and explain the tradeoffs",
+            ),
+            (
+                "autonomous_migration",
+                "migrate every service in the monorepo to the new logging library overnight, don't stop until all tests pass",
+            ),
+            (
+                "plan_only",
+                "plan only, don't execute: migrate every service in the monorepo to the new logging library overnight",
+            ),
+            ("check_refactor", "[check] refactor the whole module"),
+            ("briefly", "briefly, what does set -e do?"),
+            ("audit", "audit the login flow for security holes"),
+        ];
+        let config = Config::default();
+        for (name, prompt) in cases {
+            insta::assert_snapshot!(
+                format!("explain_{name}"),
+                explanation(prompt, &config),
+                prompt
+            );
+        }
+    }
+
+    /// A rule of the user's wins over the recommender, and says so.
+    #[test]
+    fn a_users_rule_wins_over_the_recommender() {
+        let c = Config {
+            models: vec![config::rule("Big", "big-1", "hard things", &["prove"])],
+            ..Config::default()
+        };
+        let text = explanation("prove it", &c);
+        assert!(
+            text.contains("your rules: 1; rule 1 matched and wins"),
+            "{text}"
+        );
+        assert!(
+            text.contains("model:      Big (big-1) -- rule 1 of 1, keyword 'prove' (your rule: it wins over the recommender)"),
+            "{text}"
+        );
+        let text = explanation("ok", &c);
+        assert!(text.contains("your rules: 1; none matched"), "{text}");
+        assert!(
+            text.contains("-- the recommender; strongest sign: "),
+            "{text}"
+        );
     }
 }

@@ -62,6 +62,43 @@ pub struct Config {
     /// [`ShowModel::default_for`] the scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub show_model: Option<ShowModel>,
+    /// How the per-session prompt hook picks a model; absent:
+    /// [`Advice::Learned`]. Global scope always uses the keyword rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<Advice>,
+}
+
+/// `"learned"`: the recommender (src/hooks/advice.rs) decides, after the
+/// user's own rules: a `models` rule whose keyword matches still wins.
+/// `"keywords"`: the `models` rules alone, first match wins, as in global
+/// scope (the seed's rules when `models` is left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Advice {
+    Learned,
+    Keywords,
+}
+
+impl TryFrom<String> for Advice {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "learned" => Ok(Advice::Learned),
+            "keywords" => Ok(Advice::Keywords),
+            _ => Err(format!(
+                "unknown advice {s:?}, expected \"learned\" or \"keywords\""
+            )),
+        }
+    }
+}
+
+impl From<Advice> for String {
+    fn from(a: Advice) -> String {
+        match a {
+            Advice::Learned => "learned".into(),
+            Advice::Keywords => "keywords".into(),
+        }
+    }
 }
 
 /// `"every_prompt"`: the model lines on every prompt (v5). `"on_match"`:
@@ -109,6 +146,34 @@ impl ShowModel {
 }
 
 impl Config {
+    /// The advice in force: global scope is v5's keywords whatever gk.json says.
+    pub fn advice(&self) -> Advice {
+        match self.state.scope {
+            StateScope::Global => Advice::Keywords,
+            StateScope::Session => self.advice.unwrap_or(Advice::Learned),
+        }
+    }
+
+    /// The rules the prompt hook tries first. With the recommender, only
+    /// the user's own: a `models` list left out (or the built-in list
+    /// saved unchanged from an older `gk rules`) is none.
+    pub fn rules(&self) -> &[ModelRule] {
+        if self.advice() == Advice::Learned && self.models == *builtin_models() {
+            return &[];
+        }
+        &self.models
+    }
+
+    /// The effort keywords in force: with the recommender, the built-in
+    /// lists are the wider [`learned_effort`] ones; lists of the user's
+    /// own are used as they are.
+    pub fn effort_keywords(&self) -> &EffortKeywords {
+        if self.advice() == Advice::Learned && self.effort == *builtin_effort() {
+            return learned_effort();
+        }
+        &self.effort
+    }
+
     /// The `show_model` in force.
     pub fn show_model(&self) -> ShowModel {
         self.show_model
@@ -303,9 +368,88 @@ impl Default for Config {
             stale_hours: default_stale_hours(),
             state: StateConfig::default(),
             show_model: None,
+            advice: None,
         }
     }
 }
+
+/// The seed's model rules, built once (the recommender's tiers take their
+/// labels, model ids and purposes from here when gk.json has no rule for
+/// them).
+pub fn builtin_models() -> &'static Vec<ModelRule> {
+    static MODELS: std::sync::OnceLock<Vec<ModelRule>> = std::sync::OnceLock::new();
+    MODELS.get_or_init(default_models)
+}
+
+fn builtin_effort() -> &'static EffortKeywords {
+    static EFFORT: std::sync::OnceLock<EffortKeywords> = std::sync::OnceLock::new();
+    EFFORT.get_or_init(EffortKeywords::default)
+}
+
+/// The effort rule beside the recommender: the seed's keywords and more of
+/// the same kind (the seed's rule beat a learned effort model, so the rule
+/// stays and its lists grow). High first, as in v5.
+pub fn learned_effort() -> &'static EffortKeywords {
+    static EFFORT: std::sync::OnceLock<EffortKeywords> = std::sync::OnceLock::new();
+    EFFORT.get_or_init(|| EffortKeywords {
+        high: keywords(LEARNED_EFFORT_HIGH),
+        low: keywords(LEARNED_EFFORT_LOW),
+    })
+}
+
+pub const LEARNED_EFFORT_HIGH: &[&str] = &[
+    "review all",
+    "self-review",
+    "full review",
+    "check everything",
+    "audit",
+    "validate all",
+    "integrity check",
+    "deep review",
+    "thoroughly",
+    "in depth",
+    "in-depth",
+    "deep dive",
+    "exhaustive",
+    "exhaustively",
+    "leave no stone unturned",
+    "think hard",
+    "think harder",
+    "ultrathink",
+    "very carefully",
+    "security review",
+    "security audit",
+    "thorough",
+    "check all",
+    "check every",
+    "review every",
+    "review everything",
+    "double check everything",
+];
+
+pub const LEARNED_EFFORT_LOW: &[&str] = &[
+    "quick",
+    "briefly",
+    "one line",
+    "just check",
+    "in short",
+    "quickly",
+    "real quick",
+    "quick question",
+    "short answer",
+    "tl;dr",
+    "tldr",
+    "one word",
+    "yes or no",
+    "just tell me",
+    "don't overthink",
+    "dont overthink",
+    "one-line",
+    "one-liner",
+    "in a sentence",
+    "short version",
+    "short explanation",
+];
 
 fn yes() -> bool {
     true
@@ -712,6 +856,28 @@ mod tests {
         assert_eq!(c.state.scope, StateScope::Global);
         assert!(parse(r#"{"state": {"scope": "shared"}}"#).is_err());
         assert!(parse(r#"{"state": {"scop": "global"}}"#).is_err());
+    }
+
+    #[test]
+    fn advice_is_learned_per_session_unless_keywords_and_always_keywords_globally() {
+        let c = parse("{}").unwrap();
+        assert_eq!(c.advice(), Advice::Learned);
+        assert!(c.rules().is_empty(), "the seed's rules are not the user's");
+        assert!(c.effort_keywords().high.len() > c.effort.high.len());
+        let c = parse(r#"{"advice": "keywords"}"#).unwrap();
+        assert_eq!(c.advice(), Advice::Keywords);
+        assert_eq!(c.rules(), default_models().as_slice());
+        assert_eq!(c.effort_keywords(), &c.effort);
+        let c = parse(r#"{"advice": "learned", "state": {"scope": "global"}}"#).unwrap();
+        assert_eq!(c.advice(), Advice::Keywords);
+        let c = parse(r#"{"models": []}"#).unwrap();
+        assert!(c.rules().is_empty());
+        let e = parse(r#"{"advice": "smart"}"#).unwrap_err();
+        assert!(
+            e.reason.contains("unknown advice \"smart\""),
+            "{}",
+            e.reason
+        );
     }
 
     #[test]

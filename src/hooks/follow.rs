@@ -209,9 +209,17 @@ pub fn session_start(
 /// (`Opus 5.5` is named by `opus`). `None` when it names none.
 fn hinted_model<'c>(hint: &str, config: &'c Config) -> Option<&'c str> {
     let lower = hint.to_lowercase();
+    // With the recommender, the built-in tiers it may advise count too.
+    let builtin: &[super::config::ModelRule] = if config.advice() == super::config::Advice::Learned
+    {
+        super::config::builtin_models()
+    } else {
+        &[]
+    };
     let labels = config
         .models
         .iter()
+        .chain(builtin)
         .map(|r| (r.label.as_str(), r.model.as_str()))
         .chain([(
             config.default_model.label.as_str(),
@@ -420,5 +428,12 @@ mod tests {
             hinted_model("claude-haiku-4-5-20251001 then opus", &c),
             Some("Haiku 4.5")
         );
+        // No rules of the user's (as `gk rules` prints them per session):
+        // the recommender's tiers are still known.
+        let printed = Config {
+            models: Vec::new(),
+            ..Config::default()
+        };
+        assert_eq!(hinted_model("opus next", &printed), Some("Opus 5.5"));
     }
 }

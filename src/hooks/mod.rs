@@ -35,10 +35,13 @@ mod input;
 pub mod jsonout;
 /// The UserPromptSubmit answer as the hook prints it (for the parity tests).
 pub use jsonout::prompt_output;
+pub(crate) mod advice;
+#[allow(clippy::unreadable_literal)]
+mod advice_weights;
 mod keywords;
 pub(crate) mod plugin;
 mod prompt;
-pub(crate) use prompt::analyse;
+pub(crate) use prompt::{analyse, tier_label, without_check, Analysis};
 mod pytext;
 pub mod session;
 mod state;

@@ -84,6 +84,9 @@ pub struct ModelChoice<'c> {
     /// Index into `Config::models`; `None` for the default model.
     pub rule: Option<usize>,
     pub warning: Option<&'c str>,
+    /// When the recommender chose this model: its strongest reason, in
+    /// plain words (`the word 'deadlock'`).
+    pub learned: Option<String>,
 }
 
 /// Everything the gatekeeper decides from the prompt text alone.
@@ -96,6 +99,8 @@ pub struct Analysis<'c> {
     pub skipped_for_length: Vec<usize>,
     /// `("high"|"low", keyword)`.
     pub effort: Option<(&'static str, &'c str)>,
+    /// The recommender is on (per-session scope, `advice` not `keywords`).
+    pub recommender: bool,
 }
 
 pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
@@ -105,13 +110,14 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
     };
     let lowered = rest.to_lowercase();
     let words = word_count(&lowered);
+    let rules = config.rules();
+    let effort_lists = config.effort_keywords();
     // Every keyword of every rule and effort list, found in one pass; the
     // lists are then read in order, as the reference tries them.
-    let lists: Vec<&'c [super::config::Keyword]> = config
-        .models
+    let lists: Vec<&'c [super::config::Keyword]> = rules
         .iter()
         .map(|r| r.keywords.as_slice())
-        .chain([config.effort.high.as_slice(), config.effort.low.as_slice()])
+        .chain([effort_lists.high.as_slice(), effort_lists.low.as_slice()])
         .collect();
     let set = KeywordSet::new(lists.iter().flat_map(|l| l.iter().map(|k| k.as_str())));
     let hits = set.find(&lowered);
@@ -128,7 +134,7 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
     }
     let mut skipped = Vec::new();
     let mut choice = None;
-    for (i, rule) in config.models.iter().enumerate() {
+    for (i, rule) in rules.iter().enumerate() {
         if rule
             .word_limit(config.haiku_max_words)
             .is_some_and(|limit| words > limit)
@@ -145,21 +151,17 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
                 trigger: kw,
                 rule: Some(i),
                 warning: rule.warning.as_deref(),
+                learned: None,
             });
             break;
         }
     }
-    let d = &config.default_model;
-    let choice = choice.unwrap_or(ModelChoice {
-        label: &d.label,
-        model: &d.model,
-        command: d.command.as_deref().unwrap_or(&d.model),
-        purpose: &d.purpose,
-        trigger: "default",
-        rule: None,
-        warning: d.warning.as_deref(),
-    });
-    let n = config.models.len();
+    let recommender = config.advice() == super::config::Advice::Learned;
+    if choice.is_none() && recommender {
+        choice = super::advice::advise(rest).map(|a| learned_choice(config, a));
+    }
+    let choice = choice.unwrap_or_else(|| default_choice(config));
+    let n = rules.len();
     let effort = first_of_list[n]
         .map(|k| ("high", k))
         .or_else(|| first_of_list[n + 1].map(|k| ("low", k)));
@@ -169,6 +171,66 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
         choice,
         skipped_for_length: skipped,
         effort,
+        recommender,
+    }
+}
+
+/// The prompt the recommender reads: without a `[check]` prefix.
+pub fn without_check(prompt: &str) -> &str {
+    strip_check_prefix(prompt).unwrap_or(prompt)
+}
+
+/// The label gk shows for a tier: the user's rule for it, else the
+/// built-in one (Sonnet: the default model's).
+pub fn tier_label(config: &Config, tier: super::advice::Tier) -> &str {
+    if tier == super::advice::Tier::Sonnet {
+        return &config.default_model.label;
+    }
+    config
+        .models
+        .iter()
+        .chain(super::config::builtin_models())
+        .find(|r| r.label.starts_with(tier.name()))
+        .map_or(tier.name(), |r| r.label.as_str())
+}
+
+/// The model for the recommender's tier: the user's rule for it (its label
+/// starts with the tier's name), else the built-in one.
+fn learned_choice(config: &Config, advice: super::advice::Advice) -> ModelChoice<'_> {
+    let name = advice.tier.name();
+    let rule = config
+        .models
+        .iter()
+        .chain(super::config::builtin_models())
+        .find(|r| r.label.starts_with(name));
+    match rule {
+        Some(r) => ModelChoice {
+            label: &r.label,
+            model: &r.model,
+            command: r.command.as_deref().unwrap_or(&r.model),
+            purpose: &r.purpose,
+            trigger: "recommender",
+            rule: None,
+            warning: r.warning.as_deref(),
+            learned: Some(advice.reason),
+        },
+        // Every tier the recommender advises has a built-in rule.
+        None => default_choice(config),
+    }
+}
+
+/// The default model: no rule fired and the recommender said nothing.
+fn default_choice(config: &Config) -> ModelChoice<'_> {
+    let d = &config.default_model;
+    ModelChoice {
+        label: &d.label,
+        model: &d.model,
+        command: d.command.as_deref().unwrap_or(&d.model),
+        purpose: &d.purpose,
+        trigger: "default",
+        rule: None,
+        warning: d.warning.as_deref(),
+        learned: None,
     }
 }
 
@@ -286,15 +348,18 @@ pub fn respond(
     let plain = config.state.scope == super::config::StateScope::Session;
     let show_model = config.show_model() == super::config::ShowModel::EveryPrompt
         || c.rule.is_some()
+        || c.learned.is_some()
         || a.effort.is_some();
     let mut msg = String::from("GATEKEEPER");
     if a.check_mode {
         msg.push_str(CHECK_HEADER);
     }
     if show_model && plain {
-        let why = match c.rule {
-            Some(_) => format!("keyword '{}'", c.trigger),
-            None => "no rule's keyword matched: the default".to_string(),
+        let why = match (c.rule, &c.learned) {
+            (Some(_), _) => format!("keyword '{}'", c.trigger),
+            (None, Some(reason)) => format!("strongest sign: {reason}"),
+            (None, None) if a.recommender => "no strong sign for another model: the default".into(),
+            (None, None) => "no rule's keyword matched: the default".to_string(),
         };
         msg.push_str(&format!(
             "\n Model : /model {} ({}; {why})\n Use for: {}",
@@ -336,9 +401,13 @@ pub fn respond(
         )
     };
     let mut ctx = if plain {
-        let why = match c.rule {
-            Some(_) => format!("matched keyword '{}'", c.trigger),
-            None => "no rule's keyword matched, so the default".to_string(),
+        let why = match (c.rule, &c.learned) {
+            (Some(_), _) => format!("matched keyword '{}'", c.trigger),
+            (None, Some(reason)) => format!("the recommender's strongest sign: {reason}"),
+            (None, None) if a.recommender => {
+                "no strong sign for another model, so the default".into()
+            }
+            (None, None) => "no rule's keyword matched, so the default".to_string(),
         };
         format!(
             "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (`/model {}`; {why}; {}).",
@@ -361,7 +430,16 @@ pub fn respond(
         ctx.push(' ');
         ctx.push_str(CHECK_MODE_INSTRUCTION);
         ctx.push_str(&model_list(config));
-        ctx.push_str(CHECK_MODE_AFTER_MODELS);
+        if a.recommender {
+            // The guess is the recommender's, not a keyword's.
+            ctx.push_str(&CHECK_MODE_AFTER_MODELS.replacen(
+                "The keyword heuristic guessed ",
+                "gk's recommender guessed ",
+                1,
+            ));
+        } else {
+            ctx.push_str(CHECK_MODE_AFTER_MODELS);
+        }
         ctx.push_str(c.label);
         ctx.push_str(CHECK_MODE_TAIL);
         if plain {
@@ -438,8 +516,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The keyword rules (global scope: the seed's, first match).
+    fn keywords() -> Config {
+        let mut c = Config::default();
+        c.state.scope = crate::hooks::StateScope::Global;
+        c
+    }
+
     fn label(prompt: &str) -> (String, String) {
-        let c = Config::default();
+        let c = keywords();
         let a = analyse(prompt, &c);
         (a.choice.label.to_string(), a.choice.trigger.to_string())
     }
@@ -500,8 +585,54 @@ mod tests {
     #[test]
     fn rule_order_and_effort_order() {
         assert_eq!(label("end to end ttl").0, "Opus 5.5");
-        let c = Config::default();
+        let c = keywords();
         assert_eq!(analyse("quick audit", &c).effort, Some(("high", "audit")));
         assert_eq!(analyse("quick look", &c).effort, Some(("low", "quick")));
+    }
+
+    #[test]
+    fn per_session_the_recommender_decides_after_the_users_rules() {
+        let c = Config::default();
+        // The seed's keywords are not rules of the user's: "implement"
+        // alone no longer means Opus, and a confirmation is the recommender's.
+        let a = analyse("ok", &c);
+        assert!(a.recommender && a.choice.rule.is_none());
+        assert_eq!(a.choice.label, "Haiku 4.5");
+        assert!(a.choice.learned.is_some());
+        // A rule of the user's wins.
+        let mine = Config {
+            models: vec![super::super::config::rule("Big", "big-1", "hard", &["ok"])],
+            ..Config::default()
+        };
+        let a = analyse("ok", &mine);
+        assert_eq!((a.choice.label, a.choice.rule), ("Big", Some(0)));
+        assert!(a.choice.learned.is_none());
+        // "advice": "keywords": the seed's rules, first match.
+        let kw = Config {
+            advice: Some(super::super::config::Advice::Keywords),
+            ..Config::default()
+        };
+        let a = analyse("please implement it", &kw);
+        assert_eq!(
+            (a.choice.label, a.choice.trigger),
+            ("Opus 5.5", "implement")
+        );
+        assert!(!a.recommender);
+    }
+
+    #[test]
+    fn the_wider_effort_rule_goes_with_the_recommender() {
+        let c = Config::default();
+        assert_eq!(
+            analyse("go through it thoroughly", &c).effort,
+            Some(("high", "thoroughly"))
+        );
+        assert_eq!(
+            analyse("go through it thoroughly", &keywords()).effort,
+            None
+        );
+        let mut mine = Config::default();
+        mine.effort.high = super::super::config::keywords(&["deep"]);
+        assert_eq!(analyse("go through it thoroughly", &mine).effort, None);
     }
 }

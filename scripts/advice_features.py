@@ -1,0 +1,356 @@
+"""The model recommender's features, scores and decision, in Python.
+
+This is the twin of src/hooks/advice.rs: the training script learns the
+weights on these features, writes them into src/hooks/advice_weights.rs,
+and records the scores of a few prompts in
+tests/fixtures/advice_scores.json, which a Rust test compares with its own
+(the two must agree exactly: integer sums, then the same float steps).
+
+Everything works on the bytes of the prompt's UTF-8, ASCII letters
+lower-cased, so neither language's Unicode tables matter.
+"""
+
+import math
+
+# How many bytes of the prompt are read for features (cut back to a
+# character boundary): the cost per prompt is bounded whatever is pasted.
+HEAD_BYTES = 2048
+# The hashed feature table: BUCKETS rows of one weight per tier.
+BUCKET_BITS = 15
+BUCKETS = 1 << BUCKET_BITS
+TIERS = ("haiku", "sonnet", "opus", "fable")
+HAIKU, SONNET, OPUS, FABLE = range(4)
+
+# Framing: words about how to answer, not about what is asked. They are
+# taken out before the tier features are made (so "quick question" cannot
+# make a hard question look small); the effort rule still sees them.
+FRAMING = [
+    "quick question", "quick q", "real quick", "really quick", "quickly",
+    "briefly", "brief question", "in short", "short answer", "tl dr",
+    "simple question", "small question", "dumb question", "stupid question",
+    "just curious", "no rush", "one line answer",
+]
+
+# Verbs that name what is asked; with the word after them ("fix typo",
+# "design schema") they are features of their own.
+INTENT_VERBS = set("""
+fix add implement write create build refactor rewrite migrate design review
+audit explain debug investigate optimize optimise rename remove delete update
+change run commit push deploy test document plan analyze analyse port convert
+split merge revert bump upgrade install setup configure generate make find
+check show list summarize summarise describe prove model diagnose profile
+benchmark compare evaluate improve clean format lint rebase squash
+""".split())
+# Skipped between a verb and its object.
+DETERMINERS = set("the a an this that these those my our your its all some every each it".split())
+
+# Words that say a task is hard.
+HARD_WORDS = set("""
+race races deadlock deadlocks concurrency concurrent intermittent
+intermittently flaky leak leaks leaking corruption corrupt corrupted
+nondeterministic heisenbug security vulnerability vulnerabilities exploit
+architecture architect tradeoff tradeoffs distributed consistency invariant
+invariants proof prove complexity algorithm optimal scalability bottleneck
+profiling subtle tricky rigorous thorough thoroughly formal ontology sparql
+ttl owl rdf shacl threading threads async atomic lock locks mutex
+""".split())
+
+# Words that say a task is big.
+SCALE_WORDS = set("""
+all every entire whole codebase across everything repo repos repository
+monorepo backlog remaining modules services packages hundreds thousands
+complete full scratch each
+""".split())
+
+# Explicit autonomy: the user asks for a long run without them.
+AUTONOMY = [
+    "autonomously", "autonomous", "overnight", "unattended", "without asking",
+    "without checking in", "without stopping", "dont stop", "don t stop",
+    "do not stop", "dont ask", "don t ask", "do not ask", "keep going",
+    "keep iterating", "keep fixing", "one by one", "one at a time",
+    "file by file", "page by page", "repo by repo", "for each", "after each",
+    "after every", "take as long", "be away", "going to sleep",
+    "while i m away", "while im away", "leave me a summary", "do all of it",
+    "go all the way", "multi day", "as you go", "until everything",
+    "until all", "until the suite", "until it s", "until its", "until green",
+    "until tests pass", "until the tests", "without me", "on your own",
+    "by yourself", "hands off", "in the morning",
+]
+
+# "Plan only, don't execute": caps the advice at Opus.
+PLAN_ONLY = [
+    "plan only", "only plan", "just plan", "just the plan", "just a plan",
+    "don t execute", "dont execute", "do not execute", "don t implement",
+    "dont implement", "do not implement", "don t start", "dont start",
+    "do not start", "no code", "don t write code", "dont write code",
+    "do not write code", "don t change", "dont change", "do not change",
+    "before you start", "before starting", "don t do it yet", "not yet",
+    "design doc", "write a plan", "make a plan", "draft a plan",
+    "propose a plan", "don t run", "do not run", "dont run",
+]
+
+CONFIRM_LEAD = set("""
+yes yep yeah yup ok okay k kk sure go lgtm thanks thx ty cool great nice
+perfect continue proceed done alright correct exactly agreed fine good
+""".split())
+
+QUESTION_LEAD = set("""
+what whats why how where when which who is are does do can could should
+would will any
+""".split())
+
+ERROR_MARKERS = [
+    b"traceback", b"error:", b"error[", b"exception", b"panicked at",
+    b"stack trace", b"stacktrace", b"fatal:", b"errno", b"segmentation fault",
+    b"undefined is not", b"cannot find", b"exit code", b"exit status",
+    b"failed with", b"uncaught", b"typeerror", b"valueerror", b"keyerror",
+    b"nullpointer", b"syntaxerror", b"assertionerror", b"warning:",
+]
+
+LEN_BUCKETS = [(0, "0"), (1, "1"), (2, "2"), (3, "3"), (5, "4-5"), (8, "6-8"),
+               (12, "9-12"), (20, "13-20"), (35, "21-35"), (60, "36-60"),
+               (120, "61-120")]
+
+CODE_BYTES = set(b"{}();=<>[]")
+
+
+def _phrases(lst):
+    return [tuple(p.encode().split(b" ")) for p in lst]
+
+
+FRAMING_SEQ = sorted(_phrases(FRAMING), key=len, reverse=True)
+AUTONOMY_SEQ = _phrases(AUTONOMY)
+PLAN_SEQ = _phrases(PLAN_ONLY)
+B_INTENT = {w.encode() for w in INTENT_VERBS}
+B_DET = {w.encode() for w in DETERMINERS}
+B_HARD = {w.encode() for w in HARD_WORDS}
+B_SCALE = {w.encode() for w in SCALE_WORDS}
+B_CONFIRM = {w.encode() for w in CONFIRM_LEAD}
+B_QUESTION = {w.encode() for w in QUESTION_LEAD}
+
+
+def fnv1a(data, h=0x811C9DC5):
+    for b in data:
+        h ^= b
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def head_bytes(prompt):
+    """The first HEAD_BYTES of the prompt's UTF-8, cut at a character."""
+    raw = prompt.encode("utf-8", "replace")
+    over = len(raw) > HEAD_BYTES
+    head = raw[:HEAD_BYTES]
+    if over:
+        end = len(head)
+        # Back off continuation bytes, then the lead byte if its character is cut.
+        while end > 0 and (head[end - 1] & 0xC0) == 0x80:
+            end -= 1
+        if end > 0 and head[end - 1] >= 0x80:
+            lead = head[end - 1]
+            need = 2 if lead >= 0xC0 else 1
+            need = 3 if lead >= 0xE0 else need
+            need = 4 if lead >= 0xF0 else need
+            if len(head) - (end - 1) < need:
+                head = head[: end - 1]
+    return head, over
+
+
+def lower_ascii(b):
+    return bytes(c + 32 if 65 <= c <= 90 else c for c in b)
+
+
+def is_tok(c):
+    return (97 <= c <= 122) or (48 <= c <= 57) or c >= 0x80
+
+
+def tokenize(low):
+    """Runs of [a-z0-9] and non-ASCII bytes, with their start offsets."""
+    toks = []
+    i, n = 0, len(low)
+    while i < n:
+        if is_tok(low[i]):
+            j = i
+            while j < n and is_tok(low[j]):
+                j += 1
+            toks.append((low[i:j], i))
+            i = j
+        else:
+            i += 1
+    return toks
+
+
+def _starts(words, at, seq):
+    return len(seq) <= len(words) - at and all(words[at + k] == seq[k] for k in range(len(seq)))
+
+
+def drop_framing(words):
+    """Indices of the words that remain once framing phrases are taken out
+    (left to right, the longest phrase first at each place)."""
+    keep = []
+    i = 0
+    while i < len(words):
+        for seq in FRAMING_SEQ:
+            if _starts(words, i, seq):
+                i += len(seq)
+                break
+        else:
+            keep.append(i)
+            i += 1
+    return keep
+
+
+def has_phrase(words, seqs):
+    for i in range(len(words)):
+        for seq in seqs:
+            if _starts(words, i, seq):
+                return True
+    return False
+
+
+def len_bucket(n):
+    for top, name in LEN_BUCKETS:
+        if n <= top:
+            return name
+    return "121+"
+
+
+def shapes(head, low, words, over):
+    """The structural features, as names (each present once)."""
+    out = []
+    out.append("len:" + len_bucket(len(words)))
+    if over:
+        out.append("long-paste")
+    if b"```" in head:
+        out.append("fence")
+    for i, c in enumerate(head):
+        if c == 0x40 and (i == 0 or head[i - 1] in b" \t\n\r(\"'") and i + 1 < len(head):
+            d = head[i + 1]
+            if (48 <= d <= 57) or (65 <= d <= 90) or (97 <= d <= 122) or d in b"._/~-":
+                out.append("at-path")
+                break
+    if b"[image #" in low:
+        out.append("image")
+    if any(m in low for m in ERROR_MARKERS):
+        out.append("error")
+    lines = low.split(b"\n")
+    if any(l.lstrip(b" \t").startswith(b"at ") and (b"(" in l or b":" in l) for l in lines[1:]) or \
+            any(l.lstrip(b" \t").startswith(b"file \"") for l in lines):
+        out.append("stack")
+    nl = low.count(b"\n")
+    out.append("lines:" + ("0" if nl == 0 else "1-2" if nl <= 2 else "3-9" if nl <= 9 else "10+"))
+    if low.rstrip(b" \t\r\n").endswith(b"?"):
+        out.append("q-end")
+    if words and words[0] in B_QUESTION:
+        out.append("q-lead")
+    if words and words[0] in B_CONFIRM:
+        out.append("confirm")
+    hard = sum(1 for w in words if w in B_HARD)
+    if hard:
+        out.append("hard:" + str(min(hard, 3)))
+    scale = sum(1 for w in words if w in B_SCALE)
+    big_number = any(len(w) >= 2 and w.isdigit() for w in words)
+    if big_number:
+        out.append("number")
+    if scale:
+        out.append("scale:" + str(min(scale, 3)))
+    auto = has_phrase(words, AUTONOMY_SEQ)
+    if auto:
+        out.append("autonomy")
+    if has_phrase(words, PLAN_SEQ):
+        out.append("plan-only")
+    if any(c >= 0x80 for c in head):
+        out.append("non-ascii")
+    if sum(1 for c in head if c in CODE_BYTES) >= 6:
+        out.append("code")
+    return out
+
+
+def analyse(prompt):
+    """(features, guard): features are (key bytes, origin) in the order the
+    Rust code emits them; origin is ("word", i) / ("pair", i) /
+    ("char", i) / ("shape", name), i an index into the kept words."""
+    head, over = head_bytes(prompt)
+    low = lower_ascii(head)
+    toks = tokenize(low)
+    all_words = [t for t, _ in toks]
+    kept = [all_words[i] for i in drop_framing(all_words)]
+    feats = []
+    for i, w in enumerate(kept):
+        feats.append((b"w:" + w, ("word", i)))
+    for i in range(len(kept) - 1):
+        feats.append((b"b:" + kept[i] + b" " + kept[i + 1], ("pair", i)))
+    # Character n-grams over " w0 w1 ... " (3 to 5 bytes), each credited to
+    # the word its middle byte falls in (a space: the word after it).
+    text = b" " + b" ".join(kept) + b" "
+    owner = []
+    for i, w in enumerate(kept):
+        owner.append(i)  # the space before word i
+        owner.extend([i] * len(w))
+    owner.append(max(len(kept) - 1, 0))
+    for n in (3, 4, 5):
+        for s in range(0, len(text) - n + 1):
+            feats.append((b"c:" + text[s:s + n], ("char", owner[s + n // 2])))
+    if kept:
+        feats.append((b"l:" + kept[0], ("word", 0)))
+    for i, w in enumerate(kept):
+        if w in B_INTENT:
+            feats.append((b"v:" + w, ("word", i)))
+            j = i + 1
+            while j < len(kept) and kept[j] in B_DET:
+                j += 1
+            if j < len(kept):
+                feats.append((b"o:" + w + b" " + kept[j], ("word", i)))
+    shp = shapes(head, low, kept, over)
+    for name in shp:
+        feats.append((b"s:" + name.encode(), ("shape", name)))
+    guard = {
+        "autonomy": "autonomy" in shp,
+        "scope": any(s.startswith("scale:") for s in shp) or "number" in shp,
+        "plan_only": "plan-only" in shp,
+    }
+    return feats, kept, guard
+
+
+def active(prompt):
+    """The distinct buckets a prompt touches, in first-seen order, with the
+    feature that claimed each."""
+    feats, kept, guard = analyse(prompt)
+    seen = {}
+    for key, origin in feats:
+        b = fnv1a(key) & (BUCKETS - 1)
+        if b not in seen:
+            seen[b] = origin
+    return seen, kept, guard
+
+
+def raw_scores(buckets, weights, bias):
+    """Integer sums per tier, then z = sum / sqrt(n) + bias (floats, in this
+    order, as the Rust code does)."""
+    sums = [0, 0, 0, 0]
+    for b in buckets:
+        row = weights[b]
+        for t in range(4):
+            sums[t] += int(row[t])
+    n = len(buckets)
+    root = math.sqrt(n) if n else 1.0
+    z = [sums[t] / root + bias[t] for t in range(4)]
+    return sums, n, z
+
+
+def decide(z, scale, margins, guard):
+    """The advised tier, or None to say nothing about the model (the default,
+    Sonnet). A tier other than Sonnet is advised only when it leads every
+    other tier by its margin (in logits); Fable also needs explicit autonomy
+    and scope in the prompt and no "plan only"; without them it is out of
+    the running and the rest decide."""
+    cands = [0, 1, 2, 3]
+    if not (guard["autonomy"] and guard["scope"] and not guard["plan_only"]):
+        cands = [0, 1, 2]
+    best = max(cands, key=lambda t: (z[t], -t))
+    if best == SONNET:
+        return None
+    second = max(z[t] for t in cands if t != best)
+    if (z[best] - second) * scale >= margins[best]:
+        return best
+    return None

@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Train the model recommender and write its weights into gk's source.
+
+    python3 scripts/train-recommender.py          # train, print figures, write
+    python3 scripts/train-recommender.py --check  # train, print, write nothing
+
+Needs numpy, scipy and scikit-learn (pip); CI does not run it: what it
+writes is committed. Reproducible: the same corpus gives the same bytes.
+
+Reads data/advice/starter.jsonl and data/advice/corpus.jsonl (one prompt a
+line: prompt, model, effort[, reason]). A fixed fifth of the prompts, chosen
+by a hash of the text (see held_out), is the held-out split: never trained
+on, never used to choose a setting. Every setting (C, the margins) is
+chosen by 5-fold cross-validation on the rest.
+
+Writes:
+  src/hooks/advice_weights.rs          the weights (i16), biases, scale, margins
+  tests/fixtures/advice_scores.json    a few prompts' scores, for the Rust twin test
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import advice_features as af  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = ["data/advice/starter.jsonl", "data/advice/corpus.jsonl"]
+WEIGHTS_RS = "src/hooks/advice_weights.rs"
+FIXTURE = "tests/fixtures/advice_scores.json"
+
+# Real traffic's tier mix (27 % Haiku, 61 % Sonnet, 11 % Opus, under 1 %
+# Fable: the published figures the corpus was written by). The model's
+# intercepts are moved from the corpus's mix to this one.
+REAL_MIX = np.array([0.27, 0.61, 0.11, 0.01])
+C_GRID = [30.0, 100.0, 300.0]
+MARGIN_GRID = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0]
+# Precision before recall: a tier advised too high costs this many
+# agreements in the margin search.
+TOO_HIGH_COST = 2.0
+SEED = 20261204
+
+
+def load():
+    rows, seen = [], set()
+    for rel in CORPUS:
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                p = r["prompt"]
+                if p in seen:
+                    continue
+                seen.add(p)
+                if r["model"] not in af.TIERS or r["effort"] not in ("none", "low", "high"):
+                    sys.exit(f"{rel}:{n}: bad label {r['model']!r}/{r['effort']!r}")
+                rows.append({"prompt": p, "tier": af.TIERS.index(r["model"]),
+                             "effort": r["effort"], "source": rel})
+    return rows
+
+
+def held_out(prompt):
+    """The fixed held-out fifth: a hash of the text, so a prompt stays on its
+    side as the corpus grows."""
+    return af.fnv1a(b"split:" + prompt.encode("utf-8", "replace")) % 5 == 0
+
+
+_ACTIVE = {}
+
+
+def active(prompt):
+    """af.active, once per prompt (the training reads each several times)."""
+    if prompt not in _ACTIVE:
+        _ACTIVE[prompt] = af.active(prompt)
+    return _ACTIVE[prompt]
+
+
+def matrix(prompts):
+    indptr, indices, data = [0], [], []
+    for p in prompts:
+        seen, _, _ = active(p)
+        bs = sorted(seen)
+        v = 1.0 / math.sqrt(len(bs)) if bs else 0.0
+        indices.extend(bs)
+        data.extend([v] * len(bs))
+        indptr.append(len(indices))
+    return sparse.csr_matrix((data, indices, indptr), shape=(len(prompts), af.BUCKETS))
+
+
+def guards(prompts):
+    return [active(p)[2] for p in prompts]
+
+
+def fit(X, y, C):
+    m = LogisticRegression(C=C, max_iter=3000, solver="lbfgs")
+    m.fit(X, y)
+    W = m.coef_.T.copy()  # buckets x 4
+    b = m.intercept_.copy()
+    prior = np.bincount(y, minlength=4) / len(y)
+    b += np.log(REAL_MIX / np.maximum(prior, 1e-9))
+    return W, b
+
+
+def logits(X, W, b):
+    return np.asarray(X @ W) + b
+
+
+def decide_all(Z, G, margins):
+    return [af.decide(list(z), 1.0, margins, g) for z, g in zip(Z, G)]
+
+
+def tier_of(d):
+    return af.SONNET if d is None else d
+
+
+def figures(pred, y):
+    n = len(y)
+    agree = sum(1 for p, t in zip(pred, y) if tier_of(p) == t)
+    high = sum(1 for p, t in zip(pred, y) if tier_of(p) > t)
+    low = sum(1 for p, t in zip(pred, y) if tier_of(p) < t)
+    return agree / n, high / n, low / n
+
+
+def objective(pred, y):
+    a, h, _ = figures(pred, y)
+    return a - TOO_HIGH_COST * h
+
+
+def cv_logits(X, y, C):
+    Z = np.zeros((len(y), 4))
+    for tr, te in StratifiedKFold(5, shuffle=True, random_state=SEED).split(X, y):
+        W, b = fit(X[tr], y[tr], C)
+        Z[te] = logits(X[te], W, b)
+    return Z
+
+
+def fast_decide(Z, fable_ok, margins):
+    """decide_all with numpy (the same rule; the margin search runs it often)."""
+    Zc = Z.copy()
+    Zc[~fable_ok, af.FABLE] = -np.inf
+    best = np.argmax(Zc, axis=1)  # the first of equals, as decide
+    top = Zc[np.arange(len(Z)), best]
+    Zc[np.arange(len(Z)), best] = -np.inf
+    second = Zc.max(axis=1)
+    ok = (best != af.SONNET) & ((top - second) >= np.array(margins)[best])
+    return [int(b) if o else None for b, o in zip(best, ok)]
+
+
+def best_margins(Z, G, y):
+    fable_ok = np.array([g["autonomy"] and g["scope"] and not g["plan_only"] for g in G])
+    best = None
+    for mh in MARGIN_GRID:
+        for mo in MARGIN_GRID:
+            for mf in MARGIN_GRID:
+                margins = [mh, 0.0, mo, mf]
+                s = objective(fast_decide(Z, fable_ok, margins), y)
+                if best is None or s > best[0] + 1e-12:
+                    best = (s, margins)
+    return best[1]
+
+
+def quantise(W, b):
+    scale = float(np.abs(W).max()) / 32767.0
+    Wq = np.round(W / scale).astype(np.int64)
+    bq = [float(x) / scale for x in b]
+    # The biases are kept in the weights' unit, rounded to 1/1024 so they
+    # print exactly in both languages.
+    bq = [round(x * 1024) / 1024 for x in bq]
+    return Wq, bq, scale
+
+
+def q_decide(p, Wq, bq, scale, margins):
+    seen, _, guard = active(p)
+    sums, n, z = af.raw_scores(list(seen), Wq, bq)
+    return af.decide(z, scale, margins, guard), sums, n, z
+
+
+def confusion(pred, y):
+    m = [[0] * 4 for _ in range(4)]
+    for p, t in zip(pred, y):
+        m[t][tier_of(p)] += 1
+    return m
+
+
+def print_confusion(m):
+    print("      advised: " + " ".join(f"{t:>6}" for t in af.TIERS))
+    for t in range(4):
+        print(f"  {af.TIERS[t]:>6} label " + " ".join(f"{v:>6}" for v in m[t]))
+
+
+def rust_str_list(name, doc, words):
+    items = ", ".join(json.dumps(w) for w in words)
+    return [f"/// {doc}", "#[rustfmt::skip]", f"pub static {name}: &[&str] = &[{items}];"]
+
+
+def rust_phrase_list(name, doc, phrases):
+    items = ", ".join("&[" + ", ".join(json.dumps(w.decode()) for w in p) + "]" for p in phrases)
+    return [f"/// {doc}", "#[rustfmt::skip]", f"pub static {name}: &[&[&str]] = &[{items}];"]
+
+
+# The bits of WORD_FLAGS (src/hooks/advice.rs names them the same).
+FLAG_LISTS = [
+    ("INTENT", "intent verb", af.INTENT_VERBS),
+    ("DETERMINER", "skipped between a verb and its object", af.DETERMINERS),
+    ("HARD_WORD", "difficulty word", af.HARD_WORDS),
+    ("SCALE_WORD", "scale word", af.SCALE_WORDS),
+    ("CONFIRM", "first word of a confirmation", af.CONFIRM_LEAD),
+    ("QUESTION", "first word of a question", af.QUESTION_LEAD),
+    ("FRAMING_START", "first word of a framing phrase", {p[0].decode() for p in af.FRAMING_SEQ}),
+    ("AUTONOMY_START", "first word of an autonomy phrase", {p[0].decode() for p in af.AUTONOMY_SEQ}),
+    ("PLAN_START", "first word of a plan-only phrase", {p[0].decode() for p in af.PLAN_SEQ}),
+]
+
+
+def word_lists():
+    """The feature word lists, from scripts/advice_features.py (one source):
+    every listed word once, sorted, with a bit per list it is in (one
+    binary search per word of the prompt); phrases sorted by first word."""
+    flags = {}
+    for bit, (_, _, words) in enumerate(FLAG_LISTS):
+        for w in words:
+            flags[w] = flags.get(w, 0) | (1 << bit)
+    out = ["/// The bits of [`WORD_FLAGS`]."]
+    for bit, (name, doc, _) in enumerate(FLAG_LISTS):
+        out.append(f"pub const {name}: u16 = 1 << {bit}; // {doc}")
+    items = ", ".join(f"({json.dumps(w)}, {flags[w]})" for w in sorted(flags, key=lambda w: w.encode()))
+    out += ["/// Every word of the lists, sorted, with the lists it is in.", "#[rustfmt::skip]",
+            f"pub static WORD_FLAGS: &[(&str, u16)] = &[{items}];"]
+    # Phrases sorted by their first word, so Rust finds the ones that can
+    # start at a word by binary search; framing phrases with the same first
+    # word longest first (the one taken out is the longest that matches).
+    framing = sorted(af.FRAMING_SEQ, key=lambda p: (p[0], -len(p)))
+    out += rust_phrase_list("FRAMING", "How to answer, not what: taken out before the tier features (by first word, longest first).", framing)
+    out += rust_phrase_list("AUTONOMY", "Explicit autonomy (the Fable guard), by first word.", sorted(af.AUTONOMY_SEQ))
+    out += rust_phrase_list("PLAN_ONLY", "A plan, not its execution (caps the advice at Opus), by first word.", sorted(af.PLAN_SEQ))
+    out += rust_str_list("ERROR_MARKERS", "Signs of a pasted error (in the lower-cased text).", [m.decode() for m in af.ERROR_MARKERS])
+    out.append("")
+    return out
+
+
+def write_rust(Wq, bq, scale, margins, C, counts):
+    lines = [
+        "//! The model recommender's weights: written by scripts/train-recommender.py",
+        "//! (do not edit by hand; rerun the script). One row per hashed feature",
+        "//! bucket, one weight per tier (Haiku, Sonnet, Opus, Fable), in units of",
+        "//! [`SCALE`]. See src/hooks/advice.rs.",
+        f"//! Trained on {counts[0]} prompts (held out: {counts[1]}), C = {C}.",
+        "",
+        "/// One weight unit, in logits.",
+        f"pub const SCALE: f64 = {scale!r};",
+        "/// The intercepts, in weight units.",
+        "#[rustfmt::skip]",
+        "pub const BIAS: [f64; 4] = [" + ", ".join(repr(x) for x in bq) + "];",
+        "/// How far a tier must lead every other tier, in logits, to be advised",
+        "/// (Sonnet's is unused: it is the default, advised by saying nothing).",
+        "#[rustfmt::skip]",
+        "pub const MARGIN: [f64; 4] = [" + ", ".join(repr(float(x)) for x in margins) + "];",
+        f"pub const BUCKET_BITS: u32 = {af.BUCKET_BITS};",
+        "",
+    ]
+    lines += word_lists()
+    lines += [
+        "#[rustfmt::skip]",
+        f"pub static WEIGHTS: [[i16; 4]; {af.BUCKETS}] = [",
+    ]
+    row = []
+    for i in range(af.BUCKETS):
+        row.append("[" + ",".join(str(int(v)) for v in Wq[i]) + "]")
+        if len(row) == 8:
+            lines.append(",".join(row) + ",")
+            row = []
+    if row:
+        lines.append(",".join(row) + ",")
+    lines.append("];")
+    with open(os.path.join(ROOT, WEIGHTS_RS), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+FIXTURE_EXTRA = [
+    "",
+    "ok",
+    "quick question: why does the worker pool deadlock under load?",
+    "why does the worker pool deadlock under load?",
+    "plan only, don't execute: migrate every service in the monorepo overnight",
+    "migrate every service in the monorepo overnight, don't stop until all tests pass",
+    "Fix the TypeError in @src/app.ts\n```\nTypeError: x is undefined\n    at run (app.ts:3:1)\n```",
+    "caf\u00e9 \u00fcber \u65e5\u672c\u8a9e \U0001F600 r\u00e9sum\u00e9?",
+    "x" * 3000,
+    "\u00e9" * 1500,
+    "a " * 1200,
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true", help="write nothing")
+    args = ap.parse_args()
+    rows = load()
+    train = [r for r in rows if not held_out(r["prompt"])]
+    test = [r for r in rows if held_out(r["prompt"])]
+    print(f"corpus: {len(rows)} prompts; train {len(train)}, held out {len(test)}")
+    for name, part in (("train", train), ("held out", test)):
+        c = np.bincount([r["tier"] for r in part], minlength=4)
+        print(f"  {name}: " + ", ".join(f"{t} {v}" for t, v in zip(af.TIERS, c)))
+
+    X = matrix([r["prompt"] for r in train])
+    y = np.array([r["tier"] for r in train])
+    G = guards([r["prompt"] for r in train])
+
+    print("\n5-fold cross-validation on the training part (argmax, then with margins and the Fable guard):")
+    best = None
+    for C in C_GRID:
+        Z = cv_logits(X, y, C)
+        plain = [int(np.argmax(z)) for z in Z]
+        a0 = sum(1 for p, t in zip(plain, y) if p == t) / len(y)
+        margins = best_margins(Z, G, y)
+        pred = decide_all(Z, G, margins)
+        assert pred == fast_decide(Z, np.array([g["autonomy"] and g["scope"] and not g["plan_only"] for g in G]), margins)
+        a, h, lo = figures(pred, y)
+        print(f"  C={C:<5} argmax {a0:.1%}; with margins {margins}: agree {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
+        s = objective(pred, y)
+        if best is None or s > best[0] + 1e-12:
+            best = (s, C, margins, pred)
+    _, C, margins, pred = best
+    print(f"chosen: C={C}, margins (haiku, -, opus, fable) = {margins}")
+    print("cross-validated confusion (rows: label, columns: advice; silence counts as sonnet):")
+    print_confusion(confusion(pred, y))
+
+    W, b = fit(X, y, C)
+    Wq, bq, scale = quantise(W, b)
+
+    Xt = [r["prompt"] for r in test]
+    yt = [r["tier"] for r in test]
+    pred_t = [q_decide(p, Wq, bq, scale, margins)[0] for p in Xt]
+    a, h, lo = figures(pred_t, yt)
+    print(f"\nheld-out split ({len(yt)} prompts, never trained on), the quantised model as gk runs it:")
+    print(f"  tier agreement {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
+    a_s = sum(1 for t in yt if t == af.SONNET) / len(yt)
+    print(f"  always Sonnet: {a_s:.1%}")
+    print_confusion(confusion(pred_t, yt))
+
+    if args.check:
+        return
+    write_rust(Wq, bq, scale, margins, C, (len(train), len(test)))
+    fixture = []
+    for p in Xt[:12] + FIXTURE_EXTRA:
+        d, sums, n, z = q_decide(p, Wq, bq, scale, margins)
+        fixture.append({"prompt": p, "sums": sums, "active": n,
+                        "z": z, "advice": None if d is None else af.TIERS[d]})
+    with open(os.path.join(ROOT, FIXTURE), "w", encoding="utf-8") as f:
+        json.dump(fixture, f, indent=1, ensure_ascii=True)
+        f.write("\n")
+    print(f"\nwrote {WEIGHTS_RS} and {FIXTURE}")
+
+
+if __name__ == "__main__":
+    main()
