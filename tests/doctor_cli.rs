@@ -366,7 +366,7 @@ fn claude_config_dir_is_honoured() {
     let out = h
         .gk()
         .env("CLAUDE_CONFIG_DIR", &cfg)
-        .args(["doctor", "--json"])
+        .args(["doctor", "--json", "--no-smoke"])
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -90,10 +90,12 @@ fn assert_no_secret(what: &str, out: &std::process::Output) {
     }
 }
 
-/// `gk.exe doctor --json`: exit code and finding codes.
+/// `gk.exe doctor --json --no-smoke`: exit code and finding codes. No
+/// smoke runs: these scenarios ask what is registered where, and under Wine
+/// a smoke run's time (`hook-slow`) follows the machine's load.
 fn doctor_codes(sb: &WinSandbox) -> (Option<i32>, Vec<String>) {
     let project = sb.win(&sb.project());
-    let out = sb.gk(&["doctor", "--json", "--project", &project]);
+    let out = sb.gk(&["doctor", "--json", "--no-smoke", "--project", &project]);
     assert_no_secret("doctor --json", &out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
