@@ -1,0 +1,6 @@
+//! The integration tests: one test program, a module per area, one test
+//! environment (`common::TestEnv`). The end-to-end programs that drive the
+//! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
+
+mod common;
+mod snapshots;
