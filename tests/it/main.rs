@@ -3,4 +3,8 @@
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
 mod common;
+mod snap_cli;
+mod snap_doctor;
+mod snap_hooks;
+mod snap_install;
 mod snapshots;
