@@ -3,4 +3,11 @@
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
 mod common;
+mod hooks_parity;
+mod hooks_prime_directive;
+mod rules_presets;
+mod settings_shapes;
 mod snapshots;
+mod windows_manifests;
+#[cfg(unix)]
+mod wine_runner;

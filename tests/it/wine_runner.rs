@@ -4,7 +4,6 @@
 //! test program whose tests failed. A runner that repeated every failure
 //! would let a flaky gk bug through CI; one that repeated none fails CI on
 //! a Wine fault that says nothing about gk.
-#![cfg(unix)]
 // A test of a script: it starts bash.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
