@@ -3,10 +3,12 @@
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
 mod common;
+mod follow;
 mod hooks;
 mod hooks_parity;
 mod hooks_prime_directive;
 mod hooks_robustness;
+mod hooks_session;
 mod rules_presets;
 mod settings_shapes;
 mod snapshots;
