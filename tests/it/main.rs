@@ -12,6 +12,7 @@ mod hooks_session;
 mod rules_presets;
 mod settings_shapes;
 mod snapshots;
+mod state;
 mod windows_manifests;
 #[cfg(unix)]
 mod wine_runner;
