@@ -9,10 +9,12 @@ mod hooks_parity;
 mod hooks_prime_directive;
 mod hooks_robustness;
 mod hooks_session;
+mod linear_budgets;
 mod rules_presets;
 mod settings_shapes;
 mod snapshots;
 mod state;
+mod state_folder;
 mod windows_manifests;
 #[cfg(unix)]
 mod wine_runner;
