@@ -10,6 +10,7 @@ mod hooks_prime_directive;
 mod hooks_robustness;
 mod hooks_session;
 mod linear_budgets;
+mod report;
 mod rules_presets;
 mod settings_shapes;
 mod snapshots;
