@@ -130,7 +130,7 @@ fn the_printed_rules_saved_as_gk_json_keep_every_fixture() {
 fn per_session_mode_keeps_every_v5_sentence_and_adds_one() {
     // The seed's keyword rules per session (`"advice": "keywords"`): the
     // recommender, the per-session default, decides otherwise, and has
-    // tests of its own (src/hooks/advice.rs, tests/hooks_cli.rs).
+    // tests of its own (src/hooks/advice.rs, tests/it/hooks.rs).
     check_every_case(Some(r#"{"advice": "keywords"}"#), Mode::PerSession);
 }
 
