@@ -438,7 +438,7 @@ fn gk_state_lists_records_newest_first_with_the_shared_one_last() {
     env.write_aged(&state_dir(&env).join("notes.txt"), "x", 0);
     std::fs::create_dir_all(state_dir(&env).join("sub.json")).unwrap();
     let out = env.run_here(&["state"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let stdout = out.stdout_text();
     let rows: Vec<&str> = stdout.lines().skip(2).collect();
     assert!(
@@ -494,7 +494,7 @@ fn gk_state_clean_sets_one_or_all_records_clean_through_the_engine() {
     assert_eq!(env.files(), before);
 
     let out = env.run_here(&["state", "clean", UUID_A, "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let a: Value =
         serde_json::from_str(&std::fs::read_to_string(env.record(UUID_A)).unwrap()).unwrap();
     assert_eq!(a["status"], "clean");
@@ -518,7 +518,7 @@ fn gk_state_clean_sets_one_or_all_records_clean_through_the_engine() {
     assert_eq!(names.len(), 2, "{names:?}");
 
     let out = env.run_here(&["state", "clean", "--shared", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     assert!(std::fs::read_to_string(env.shared())
         .unwrap()
         .contains("\"clean\""));
@@ -530,7 +530,7 @@ fn gk_state_clean_sets_one_or_all_records_clean_through_the_engine() {
 
     env.write_aged(&env.shared(), &dirty("s"), 60);
     let out = env.run_here(&["state", "clean", "--all", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     for p in [env.record(UUID_B), env.shared()] {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
         assert_eq!(v["status"], "clean");
@@ -567,7 +567,7 @@ fn gk_state_prune_deletes_clean_and_old_records_only() {
         30 * 24 * 3600,
     );
     let out = env.run_here(&["state", "prune", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     assert!(!env.record("clean-one").exists());
     assert!(!env.record("old-dirty").exists());
     assert!(!env.record("old-corrupt").exists());
@@ -576,7 +576,7 @@ fn gk_state_prune_deletes_clean_and_old_records_only() {
     assert!(state_dir(&env).join("keep.txt").exists());
     env.write_aged(&env.record("week-old"), &dirty("x"), 3 * 24 * 3600);
     let out = env.run_here(&["state", "prune", "--days", "2", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     assert!(!env.record("week-old").exists());
     assert!(env.record("fresh-dirty").exists());
 }
@@ -598,7 +598,7 @@ fn gk_state_set_writes_the_shared_record_or_one_sessions() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let v: Value = serde_json::from_str(&std::fs::read_to_string(env.shared()).unwrap()).unwrap();
     assert_eq!(
         (
@@ -635,14 +635,14 @@ fn gk_state_set_writes_the_shared_record_or_one_sessions() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     assert!(env
         .stop_as(json!(UUID_B))
         .quiet()
         .system_message()
         .contains("'Mine'"));
     let out = env.run_here(&["state", "set", "clean", "--session", UUID_B, "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     assert!(env
         .stop_as(json!(UUID_B))
         .quiet()
@@ -776,7 +776,7 @@ fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
         crate::common::hooks::mkfifo(&fifo);
     }
     let out = env.run_here(&["state", "--json"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let v = out.value();
     let records = v["records"].as_array().unwrap();
     assert_eq!(records.len(), 2, "{v}");
@@ -842,7 +842,7 @@ fn a_record_is_named_by_the_start_of_its_id_when_only_one_starts_so() {
     env.write_aged(&env.record(UUID_A), &dirty("a"), 60);
     env.write_aged(&env.record(UUID_B), &dirty("b"), 60);
     let out = env.run_here(&["state", "clean", &UUID_A[..8], "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let a = std::fs::read_to_string(env.record(UUID_A)).unwrap();
     assert!(a.contains("\"clean\""), "{a}");
     let b = std::fs::read_to_string(env.record(UUID_B)).unwrap();
@@ -872,7 +872,7 @@ fn prune_with_nothing_to_prune_says_so_in_its_own_words() {
     let env = TestEnv::new();
     env.write_aged(&env.record(UUID_A), &dirty("a"), 60);
     let out = env.run_here(&["state", "prune", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     assert!(
         !out.stdout_text().contains("every file is up to date"),
         "{}",

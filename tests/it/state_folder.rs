@@ -102,22 +102,10 @@ fn a_record_with_a_key_of_its_own_and_a_folder_pointer_keep_the_folder_gks() {
     let pointed = json!({"session": UUID_A}).to_string();
     write(&pointer, &pointed);
     let out = run_in(&env, &dir, &["state"]);
-    assert_eq!(
-        out.code,
-        Some(0),
-        "{}{}",
-        out.stdout_text(),
-        out.stderr_text()
-    );
+    out.ok();
     assert!(out.stdout_text().contains(UUID_A), "{}", out.stdout_text());
     let out = run_in(&env, &dir, &["state", "clean", "--all", "--yes"]);
-    assert_eq!(
-        out.code,
-        Some(0),
-        "{}{}",
-        out.stdout_text(),
-        out.stderr_text()
-    );
+    out.ok();
     let cleaned: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
     assert_eq!(cleaned["status"], "clean");
@@ -150,13 +138,7 @@ fn install_refuses_to_grant_claude_a_folder_that_is_not_gks() {
         &proj,
         &["install", "--yes", "--no-smoke", "--no-permissions"],
     );
-    assert_eq!(
-        out.code,
-        Some(0),
-        "{}\n{}",
-        out.stdout_text(),
-        out.stderr_text()
-    );
+    out.ok();
 }
 
 #[test]
@@ -237,7 +219,7 @@ fn records_and_the_folder_gk_makes_are_private_to_the_user() {
             "--yes",
         ],
     );
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700, "folder");
     assert_eq!(mode(&dir.join(format!("{UUID_A}.json"))), 0o600, "record");
@@ -266,13 +248,7 @@ fn install_makes_the_state_folder_private_where_claude_writes_its_records() {
             dry.stdout_text()
         );
         let out = run_in(&env, &dir, &["install", "--yes", "--no-smoke"]);
-        assert_eq!(
-            out.code,
-            Some(0),
-            "{}\n{}",
-            out.stdout_text(),
-            out.stderr_text()
-        );
+        out.ok();
         assert_eq!(mode(&dir), 0o700, "{}", out.stdout_text());
         let again = run_in(&env, &dir, &["install", "--yes", "--no-smoke"]);
         assert!(
@@ -290,7 +266,7 @@ fn doctor_names_a_state_folder_others_can_read() {
     let env = TestEnv::new();
     let dir = env.root().join("state");
     let out = run_in(&env, &dir, &["install", "--yes", "--no-smoke"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    out.ok();
     let doctor = |env: &TestEnv| run_in(env, &dir, &["doctor", "--no-smoke"]).stdout_text();
     assert!(!doctor(&env).contains("state-folder-readable"));
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
