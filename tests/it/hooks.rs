@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{require_tool, Run, TestEnv};
+use crate::common::{Run, TestEnv};
 
 #[test]
 fn mistyped_hook_name_exits_1_never_2() {
@@ -353,7 +353,7 @@ except subprocess.TimeoutExpired:
 sys.stdout.buffer.write(p.stdout)
 sys.exit(p.returncode)
 "#;
-    require_tool("python3");
+    crate::common::require_tool("python3");
     let o = assert_cmd::Command::from_std(env.command("python3"))
         .arg("-c")
         .arg(ON_A_PTY)
@@ -784,7 +784,7 @@ fn completions_for_every_shell_name_every_command() {
     // given: not on Windows, whose bash comes with Git or not at all).
     #[cfg(unix)]
     {
-        require_tool("bash");
+        crate::common::require_tool("bash");
         let script = env.gk(["completions", "bash"]).run().stdout;
         let out = assert_cmd::Command::from_std(env.command("bash"))
             .arg("-n")
