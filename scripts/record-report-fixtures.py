@@ -27,7 +27,7 @@ then copies <home>/.claude/projects/ to --raw (when given) and a stripped
 copy to --out (default tests/fixtures/report/projects): every
 prompt_snapshot and api-request-shape line keeps its kind and loses its
 body, long strings are cut, the temp folder is written as /home/u. The
-expected counts are written by hand in tests/report_cli.rs.
+expected counts are written by hand in tests/it/report.rs.
 """
 
 import argparse

@@ -22,7 +22,7 @@
 //!    the handle that was checked.
 //!
 //! Nothing here writes, spawns or connects (the hooks use this module; see
-//! `tests/hooks_prime_directive.rs`). A missing file costs one failed open.
+//! `tests/it/hooks_prime_directive.rs`). A missing file costs one failed open.
 
 use std::fs::{File, Metadata};
 use std::io::Read;

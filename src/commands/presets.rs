@@ -24,7 +24,7 @@ pub fn apply(config: &mut Config, preset: Preset) {
 }
 
 /// The `software` preset: for general software work, measured against the
-/// prompt table in tests/rules_presets.rs. Sonnet is the default and has no
+/// prompt table in tests/it/rules_presets.rs. Sonnet is the default and has no
 /// rule of its own (a rule for it would only make the advice show the model
 /// the user most likely has already); Opus for design, large changes and
 /// hard debugging; Haiku for confirmations and trivial edits of at most six

@@ -502,7 +502,7 @@ mod tests {
     fn the_rules_answer_for_twenty_thousand_rows() {
         // The shapes that were quadratic: thousands of undecidable commands
         // naming gk, and thousands of entries of one hook (the time limit is
-        // in tests/linear_budgets.rs).
+        // in tests/it/linear_budgets.rs).
         let mut rows = Vec::new();
         for i in 0..10_000 {
             let mut r = reg(

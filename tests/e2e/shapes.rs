@@ -1,6 +1,6 @@
 //! The settings shapes (tests/fixtures/settings-shapes/*.json) and the
 //! pinned client's recorded verdict on each (verdicts.tsv beside them):
-//! read by the unit test of gk's verdict (tests/settings_shapes.rs, no
+//! read by the unit test of gk's verdict (tests/it/settings_shapes.rs, no
 //! client needed) and by the end-to-end test that asks the client again
 //! (tests/e2e_claude.rs), which also writes verdicts.tsv when
 //! `GK_RECORD_SHAPES=1` (scripts/measure-settings-shapes.sh).

@@ -3,8 +3,23 @@
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
 mod common;
+mod follow;
+mod hooks;
+mod hooks_parity;
+mod hooks_prime_directive;
+mod hooks_robustness;
+mod hooks_session;
+mod linear_budgets;
+mod report;
+mod rules_presets;
+mod settings_shapes;
 mod snap_cli;
 mod snap_doctor;
 mod snap_hooks;
 mod snap_install;
 mod snapshots;
+mod state;
+mod state_folder;
+mod windows_manifests;
+#[cfg(unix)]
+mod wine_runner;

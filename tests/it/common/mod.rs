@@ -22,6 +22,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+pub mod hooks;
+
 /// Removed from every run: each names a folder gk reads or writes (the
 /// Claude config folder, the project, the state folder) or changes a
 /// decision (on Windows `CLAUDE_CODE_GIT_BASH_PATH` decides the shell a
@@ -340,13 +342,39 @@ impl Gk {
         cmd
     }
 
+    /// Start gk and wait for it. Under Wine, starting a program now and
+    /// then fails in one of two ways that say gk never ran
+    /// (docs/maintainers/testing.md, "Wine's own faults"): the start
+    /// itself fails with ERROR_INTERNAL_ERROR (1359), or the process ends
+    /// with STATUS_DLL_INIT_FAILED (0xC0000142) before printing anything.
+    /// Such a start is tried again, up to twice; any other error or exit,
+    /// or a third such fault, stands.
     fn run_process(&self) -> Output {
-        let mut cmd = assert_cmd::Command::from_std(self.to_command());
-        cmd.write_stdin(self.stdin.clone());
-        if let Some(limit) = self.timeout {
-            cmd.timeout(limit);
+        const DLL_INIT_FAILED: i32 = 0xC000_0142_u32 as i32;
+        let mut tries = 0;
+        loop {
+            let mut cmd = assert_cmd::Command::from_std(self.to_command());
+            cmd.write_stdin(self.stdin.clone());
+            if let Some(limit) = self.timeout {
+                cmd.timeout(limit);
+            }
+            match cmd.output() {
+                Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) && tries < 2 => {
+                    tries += 1;
+                    eprintln!("starting gk failed ({e}); starting it again");
+                }
+                Ok(out)
+                    if cfg!(windows)
+                        && out.status.code() == Some(DLL_INIT_FAILED)
+                        && out.stdout.is_empty()
+                        && tries < 2 =>
+                {
+                    tries += 1;
+                    eprintln!("gk died in its start-up (0xC0000142); starting it again");
+                }
+                other => return other.unwrap_or_else(|e| panic!("cannot run gk: {e}")),
+            }
         }
-        cmd.output().unwrap()
     }
 }
 

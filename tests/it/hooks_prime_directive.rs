@@ -278,7 +278,7 @@ fn nothing_under_src_hooks_lists_a_folder() {
 /// `gk report` holds to the same rule as the hooks: its counting
 /// (src/report/) and its command (src/commands/report.rs) name no way to
 /// spawn, connect or write a file (its one output is stdout; see also the
-/// strace check in tests/report_cli.rs).
+/// strace check in tests/it/report.rs).
 #[test]
 fn the_report_spawns_connects_and_writes_nothing() {
     let mut files = Vec::new();

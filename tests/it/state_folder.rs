@@ -3,58 +3,22 @@
 //! config folder or inside it, or that holds JSON files that are not task
 //! records; they only ever rewrite or delete records; a session id that
 //! would name another program's file gets a hashed name; and what gk makes
-//! there is private to the user. Every run has a temporary HOME; each case
-//! has a time limit.
+//! there is private to the user. Every run has a temporary HOME.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-mod hooks_common;
-mod support;
 use serde_json::json;
 
+use crate::common::{Run, TestEnv};
+
 const UUID_A: &str = "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f";
-const LIMIT: Duration = Duration::from_secs(60);
 
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home/.claude/hooks")).unwrap();
-        Env { dir }
-    }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn run_in(&self, state_dir: &Path, args: &[&str]) -> Out {
-        let out = support::gk(&self.home())
-            .args(args)
-            .env("GK_STATE_DIR", state_dir)
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .current_dir(self.dir.path())
-            .write_stdin("")
-            .timeout(LIMIT)
-            .output()
-            .unwrap();
-        Out {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-    /// Every file under the temp root, with its bytes.
-    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        hooks_common::files_under(self.dir.path())
-    }
+/// gk with `state_dir` as its state folder, started in the temporary root.
+fn run_in(env: &TestEnv, state_dir: &Path, args: &[&str]) -> Run {
+    env.gk(args)
+        .env("GK_STATE_DIR", state_dir)
+        .current_dir(env.root())
+        .run()
 }
 
 fn write(path: &Path, text: &str) {
@@ -70,35 +34,35 @@ const CHANGES: [&[&str]; 4] = [
 ];
 
 /// One line on stderr naming the folder, a non-zero exit, no file changed.
-fn assert_refused(env: &Env, dir: &Path, args: &[&str], why: &str) {
+fn assert_refused(env: &TestEnv, dir: &Path, args: &[&str], why: &str) {
     let before = env.files();
-    let out = env.run_in(dir, args);
+    let out = run_in(env, dir, args);
     assert_ne!(
         out.code,
         Some(0),
         "{args:?} in {}: {}",
         dir.display(),
-        out.stdout
+        out.stdout_text()
     );
     assert_eq!(
-        out.stderr.lines().count(),
+        out.stderr_text().lines().count(),
         1,
         "{args:?}: one line: {:?}",
-        out.stderr
+        out.stderr_text()
     );
     assert!(
-        out.stderr.contains(why),
+        out.stderr_text().contains(why),
         "{args:?} in {}: {:?}",
         dir.display(),
-        out.stderr
+        out.stderr_text()
     );
     assert_eq!(env.files(), before, "{args:?} in {}", dir.display());
 }
 
 #[test]
 fn a_folder_holding_json_that_is_no_record_is_refused_and_left_as_it_is() {
-    let env = Env::new();
-    let proj = env.dir.path().join("proj");
+    let env = TestEnv::new();
+    let proj = env.root().join("proj");
     write(&proj.join("package.json"), "{\"name\":\"app\"}");
     // A record beside it, and a clean one: neither is touched either.
     write(
@@ -127,8 +91,8 @@ fn a_folder_holding_json_that_is_no_record_is_refused_and_left_as_it_is() {
 /// cleaning leaves the pointer alone.
 #[test]
 fn a_record_with_a_key_of_its_own_and_a_folder_pointer_keep_the_folder_gks() {
-    let env = Env::new();
-    let dir = env.dir.path().join("st");
+    let env = TestEnv::new();
+    let dir = env.root().join("st");
     let record = dir.join(format!("{UUID_A}.json"));
     write(
         &record,
@@ -137,11 +101,11 @@ fn a_record_with_a_key_of_its_own_and_a_folder_pointer_keep_the_folder_gks() {
     let pointer = dir.join(gk::testing::paths::folder_pointer_name("/w/p").unwrap());
     let pointed = json!({"session": UUID_A}).to_string();
     write(&pointer, &pointed);
-    let out = env.run_in(&dir, &["state"]);
-    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains(UUID_A), "{}", out.stdout);
-    let out = env.run_in(&dir, &["state", "clean", "--all", "--yes"]);
-    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let out = run_in(&env, &dir, &["state"]);
+    out.ok();
+    assert!(out.stdout_text().contains(UUID_A), "{}", out.stdout_text());
+    let out = run_in(&env, &dir, &["state", "clean", "--all", "--yes"]);
+    out.ok();
     let cleaned: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
     assert_eq!(cleaned["status"], "clean");
@@ -156,10 +120,10 @@ fn a_record_with_a_key_of_its_own_and_a_folder_pointer_keep_the_folder_gks() {
 
 #[test]
 fn install_refuses_to_grant_claude_a_folder_that_is_not_gks() {
-    let env = Env::new();
-    let proj = env.dir.path().join("proj");
+    let env = TestEnv::new();
+    let proj = env.root().join("proj");
     write(&proj.join("package.json"), "{\"name\":\"app\"}");
-    let home = env.home();
+    let home = env.home().to_path_buf();
     for dir in [proj.clone(), home.clone(), home.join(".claude/hooks")] {
         assert_refused(
             &env,
@@ -169,17 +133,18 @@ fn install_refuses_to_grant_claude_a_folder_that_is_not_gks() {
         );
     }
     // Without the rules, install has no business with that folder.
-    let out = env.run_in(
+    let out = run_in(
+        &env,
         &proj,
         &["install", "--yes", "--no-smoke", "--no-permissions"],
     );
-    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    out.ok();
 }
 
 #[test]
 fn the_home_and_claude_folders_and_the_root_are_never_state_folders() {
-    let env = Env::new();
-    let home = env.home();
+    let env = TestEnv::new();
+    let home = env.home().to_path_buf();
     write(&home.join(".claude/settings.json"), "{\"model\": \"opus\"}");
     write(&home.join(".claude/hooks/gk.json"), "{}");
     write(
@@ -210,8 +175,8 @@ fn the_home_and_claude_folders_and_the_root_are_never_state_folders() {
 
 #[test]
 fn a_session_named_like_another_programs_file_gets_a_hashed_record() {
-    let env = Env::new();
-    let dir = env.dir.path().join("state");
+    let env = TestEnv::new();
+    let dir = env.root().join("state");
     write(
         &env.home().join(".claude/hooks/gk.json"),
         "{\"state\": {\"scope\": \"session\"}}",
@@ -219,14 +184,12 @@ fn a_session_named_like_another_programs_file_gets_a_hashed_record() {
     for id in ["settings", "gk", "task_state", "gk-install"] {
         let event =
             json!({"session_id": id, "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
-        let out = support::gk(&env.home())
-            .args(["hook", "prompt"])
+        let text = env
+            .gk(["hook", "prompt"])
             .env("GK_STATE_DIR", &dir)
-            .write_stdin(event.to_string())
-            .timeout(LIMIT)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+            .stdin(event.to_string())
+            .run()
+            .stdout_text();
         assert!(
             !text.contains(&format!("/{id}.json")),
             "{id}: the hook names {id}.json: {text}"
@@ -241,9 +204,10 @@ fn a_session_named_like_another_programs_file_gets_a_hashed_record() {
 #[test]
 fn records_and_the_folder_gk_makes_are_private_to_the_user() {
     use std::os::unix::fs::PermissionsExt;
-    let env = Env::new();
-    let dir = env.dir.path().join("new/state");
-    let out = env.run_in(
+    let env = TestEnv::new();
+    let dir = env.root().join("new/state");
+    let out = run_in(
+        &env,
         &dir,
         &[
             "state",
@@ -255,7 +219,7 @@ fn records_and_the_folder_gk_makes_are_private_to_the_user() {
             "--yes",
         ],
     );
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    out.ok();
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700, "folder");
     assert_eq!(mode(&dir.join(format!("{UUID_A}.json"))), 0o600, "record");
@@ -266,9 +230,9 @@ fn records_and_the_folder_gk_makes_are_private_to_the_user() {
 fn install_makes_the_state_folder_private_where_claude_writes_its_records() {
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    let env = Env::new();
+    let env = TestEnv::new();
     for made_by_the_client in [false, true] {
-        let dir = env.dir.path().join(format!("state-{made_by_the_client}"));
+        let dir = env.root().join(format!("state-{made_by_the_client}"));
         if made_by_the_client {
             // As the client's Write tool leaves it (measured: 0755 / 0644).
             write(
@@ -277,17 +241,21 @@ fn install_makes_the_state_folder_private_where_claude_writes_its_records() {
             );
             std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let dry = env.run_in(&dir, &["install", "--dry-run", "--no-smoke"]);
+        let dry = run_in(&env, &dir, &["install", "--dry-run", "--no-smoke"]);
         assert!(
-            dry.stdout.contains(&dir.display().to_string()),
+            dry.stdout_text().contains(&dir.display().to_string()),
             "{}",
-            dry.stdout
+            dry.stdout_text()
         );
-        let out = env.run_in(&dir, &["install", "--yes", "--no-smoke"]);
-        assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-        assert_eq!(mode(&dir), 0o700, "{}", out.stdout);
-        let again = env.run_in(&dir, &["install", "--yes", "--no-smoke"]);
-        assert!(again.stdout.contains("nothing to do"), "{}", again.stdout);
+        let out = run_in(&env, &dir, &["install", "--yes", "--no-smoke"]);
+        out.ok();
+        assert_eq!(mode(&dir), 0o700, "{}", out.stdout_text());
+        let again = run_in(&env, &dir, &["install", "--yes", "--no-smoke"]);
+        assert!(
+            again.stdout_text().contains("nothing to do"),
+            "{}",
+            again.stdout_text()
+        );
     }
 }
 
@@ -295,19 +263,19 @@ fn install_makes_the_state_folder_private_where_claude_writes_its_records() {
 #[test]
 fn doctor_names_a_state_folder_others_can_read() {
     use std::os::unix::fs::PermissionsExt;
-    let env = Env::new();
-    let dir = env.dir.path().join("state");
-    let out = env.run_in(&dir, &["install", "--yes", "--no-smoke"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let doctor = |env: &Env| env.run_in(&dir, &["doctor", "--no-smoke"]).stdout;
+    let env = TestEnv::new();
+    let dir = env.root().join("state");
+    let out = run_in(&env, &dir, &["install", "--yes", "--no-smoke"]);
+    out.ok();
+    let doctor = |env: &TestEnv| run_in(env, &dir, &["doctor", "--no-smoke"]).stdout_text();
     assert!(!doctor(&env).contains("state-folder-readable"));
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let text = doctor(&env);
     assert!(text.contains("state-folder-readable"), "{text}");
     assert!(text.contains("mode 755"), "{text}");
     // The home folder as the state folder: named for what it is.
-    let home = env.home();
-    let text = env.run_in(&home, &["doctor", "--no-smoke"]).stdout;
+    let home = env.home().to_path_buf();
+    let text = run_in(&env, &home, &["doctor", "--no-smoke"]).stdout_text();
     assert!(
         text.contains("is not a folder of gk's own (it is the home folder)"),
         "{text}"

@@ -4,23 +4,22 @@
 //! limit far above what linear work needs (even in a debug build) and far
 //! below what the quadratic code took, so a regression fails here instead
 //! of hanging a user's prompt. The speed itself is measured by
-//! `scripts/bench-hooks.sh` and `scripts/bench-doctor.sh`, not here.
-
-mod hooks_common;
-mod support;
+//! `scripts/bench-hooks.sh` and `scripts/bench-doctor.sh`, not here. Each
+//! run is a process: only a process can be stopped at its limit.
 
 use std::time::Duration;
 
-use hooks_common::Home;
+use crate::common::hooks::state_dir;
+use crate::common::TestEnv;
 
 #[test]
 fn a_long_keyword_against_a_long_prompt_is_answered_in_time() {
     // Before: 7.5 s (release) for 1,000 `a`s against a megabyte of `a`s,
     // 113 s for 10,000, on every prompt. The prompts stay under 256 KiB, a
     // size any bound on the hook's input must allow.
-    let home = Home::new();
+    let env = TestEnv::new();
     let keyword = "a".repeat(10_000);
-    home.write_config(
+    env.write_config(
         &serde_json::json!({"advice": "keywords", "models": [{"label": "Long", "model": "m", "purpose": "p", "keywords": [keyword]}]})
             .to_string(),
     );
@@ -29,17 +28,11 @@ fn a_long_keyword_against_a_long_prompt_is_answered_in_time() {
         (format!("{} {keyword}.", "a".repeat(230_000)), "Long"),
     ] {
         let event = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt});
-        let out = home
-            .command(&["hook", "prompt"])
-            .write_stdin(event.to_string())
+        let run = env
+            .gk(["hook", "prompt"])
+            .stdin(event.to_string())
             .timeout(Duration::from_secs(20))
-            .output()
-            .unwrap();
-        let run = hooks_common::Run {
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: out.stderr,
-        };
+            .run();
         run.assert_hook_contract("long keyword");
         // The label is in the context whether the user is shown it or not.
         assert!(
@@ -77,24 +70,17 @@ fn crowded_settings(n: usize) -> String {
 fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
     // Before (release build): doctor 29 s, doctor --fix --dry-run 58 s,
     // install 110 s on this file; each step here has 60 s in a debug build.
-    let home = Home::new();
-    let settings = home.path().join(".claude").join("settings.json");
-    std::fs::write(&settings, crowded_settings(10_000)).unwrap();
-    let project = home.path().join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let env = TestEnv::new();
+    let settings = env.settings();
+    env.write(&settings, crowded_settings(10_000));
+    let project = env.project();
     let run = |args: &[&str]| {
-        let out = home
-            .command(args)
-            .env("GK_MANAGED_SETTINGS", home.path().join("none.json"))
-            .env("NO_COLOR", "1")
+        let out = env
+            .gk(args)
             .current_dir(&project)
             .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+            .run();
+        (out.code, out.stdout_text())
     };
     let (code, out) = run(&["doctor", "--no-smoke"]);
     assert_eq!(code, Some(2), "{out}");
@@ -147,8 +133,8 @@ fn the_session_check_with_ten_thousand_missing_programs_finishes_in_time() {
             "is too large to check at session start -- gk doctor",
         ),
     ] {
-        let home = Home::new();
-        let missing = home.path().join("nope");
+        let env = TestEnv::new();
+        let missing = env.root().join("nope");
         let gk: Vec<serde_json::Value> = (0..n)
             .map(|i| {
                 let program = missing.join(i.to_string()).join("gk");
@@ -160,20 +146,18 @@ fn the_session_check_with_ten_thousand_missing_programs_finishes_in_time() {
             .collect();
         let text =
             serde_json::json!({"hooks": {"UserPromptSubmit": gk, "PreToolUse": tools}}).to_string();
-        std::fs::write(home.path().join(".claude").join("settings.json"), text).unwrap();
-        let project = home.path().join("project");
-        std::fs::create_dir_all(&project).unwrap();
+        env.write(env.settings(), text);
+        let project = env.project();
         let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": project});
-        let out = home
-            .command(&["hook", "session"])
-            .write_stdin(event.to_string())
+        let out = env
+            .gk(["hook", "session"])
+            .stdin(event.to_string())
             .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
+            .run();
+        assert_eq!(out.code, Some(0), "{out:?}");
         assert!(out.stderr.is_empty(), "{out:?}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let message = v["systemMessage"].as_str().unwrap();
+        let message = out.system_message();
+        let message = message.as_str();
         let lines: Vec<&str> = message.lines().collect();
         assert!(lines[0].contains(first_line), "{n}: {message}");
         if n < 1_000 {
@@ -194,8 +178,8 @@ fn prune_and_clean_of_ten_thousand_records_finish_in_time() {
     // at a load average of 13); the speed is measured by
     // scripts/bench-prune.sh. Also: every record is written through its
     // own temp file, never 10,000 of them open at once.
-    let home = Home::new();
-    let state = home.path().join("state");
+    let env = TestEnv::new();
+    let state = state_dir(&env);
     std::fs::create_dir_all(&state).unwrap();
     // Under Wine every file operation is a Windows call emulated over
     // Linux ones: 10,000 records ran past the 60 s limit there (killed
@@ -231,19 +215,18 @@ fn prune_and_clean_of_ten_thousand_records_finish_in_time() {
         (&["state", "clean", "--all", "--yes"][..], n),
         (&["state", "prune", "--yes"][..], 0),
     ] {
-        let out = home
-            .command(args)
+        let out = env
+            .gk(args)
             .env("GK_STATE_DIR", &state)
             .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stdout);
+            .run();
+        let said = out.stdout_text();
         let tail: Vec<&str> = said.lines().rev().take(8).collect();
         assert_eq!(
-            out.status.code(),
+            out.code,
             Some(0),
             "{args:?}: {}\n{tail:?}",
-            String::from_utf8_lossy(&out.stderr)
+            out.stderr_text()
         );
         assert_eq!(count(), left, "{args:?}");
     }

@@ -29,14 +29,13 @@
 //! bytes are the reference's with exactly those field values replaced by
 //! their sanitised form, in the places the hooks print them.
 
-mod support;
-
-use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use assert_cmd::Command;
 use base64_free::decode_b64;
 use serde_json::Value;
+
+use crate::common::hooks::state_dir;
+use crate::common::{Gk, Run, TestEnv};
 
 mod base64_free {
     /// Standard base64 (with padding), enough for the fixture's raw bytes.
@@ -66,10 +65,9 @@ mod base64_free {
     }
 }
 
-fn write_state(home: &Path, state: &Value) {
-    let hooks = home.join(".claude").join("hooks");
-    std::fs::create_dir_all(&hooks).unwrap();
-    let path = hooks.join("task_state.json");
+fn write_state(env: &TestEnv, state: &Value) {
+    std::fs::create_dir_all(env.hooks_dir()).unwrap();
+    let path = env.state_path();
     if state.is_null() {
         return;
     }
@@ -115,14 +113,12 @@ fn gk_matches_the_python_reference_on_every_fixture() {
 /// case still gives the reference's bytes with it in place.
 #[test]
 fn the_printed_rules_saved_as_gk_json_keep_every_fixture() {
-    let home = tempfile::tempdir().unwrap();
-    let hooks = home.path().join(".claude").join("hooks");
-    std::fs::create_dir_all(&hooks).unwrap();
-    std::fs::write(hooks.join("gk.json"), V5_CONFIG).unwrap();
-    let out = output_of(gk(home.path()).arg("rules"));
-    assert_eq!(out.status.code(), Some(0));
+    let env = TestEnv::new();
+    env.write_config(V5_CONFIG);
+    let out = gk(&env, ["rules"]).run();
+    assert_eq!(out.code, Some(0));
     assert!(out.stderr.is_empty());
-    let rules = String::from_utf8(out.stdout).unwrap();
+    let rules = out.stdout_text();
     assert!(rules.contains("\"scope\": \"global\""), "{rules}");
     check_every_case(Some(&rules), Mode::V5);
 }
@@ -134,7 +130,7 @@ fn the_printed_rules_saved_as_gk_json_keep_every_fixture() {
 fn per_session_mode_keeps_every_v5_sentence_and_adds_one() {
     // The seed's keyword rules per session (`"advice": "keywords"`): the
     // recommender, the per-session default, decides otherwise, and has
-    // tests of its own (src/hooks/advice.rs, tests/hooks_cli.rs).
+    // tests of its own (src/hooks/advice.rs, tests/it/hooks.rs).
     check_every_case(Some(r#"{"advice": "keywords"}"#), Mode::PerSession);
 }
 
@@ -144,43 +140,25 @@ enum Mode {
     PerSession,
 }
 
-/// Run `cmd` and wait for it. Under Wine, starting a program now and then
-/// fails in one of two ways that say gk never ran (docs/maintainers/testing.md,
-/// "Wine's own faults"; this binary starts 1,500 of them): the start itself
-/// fails with ERROR_INTERNAL_ERROR (1359, the new process died in its
-/// start-up; two in one run), or the process ends with
-/// STATUS_DLL_INIT_FAILED (0xC0000142) before printing anything, a DLL's
-/// initialisation having failed (seen once, on a machine loaded with four
-/// other builds). Such a start is tried again, up to twice; any other
-/// error or exit, or a third such fault, fails the test.
-fn output_of(cmd: &mut Command) -> std::process::Output {
-    const DLL_INIT_FAILED: i32 = 0xC000_0142_u32 as i32;
-    let mut tries = 0;
-    loop {
-        match cmd.output() {
-            Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) && tries < 2 => {
-                tries += 1;
-                eprintln!("starting gk failed ({e}); starting it again");
-            }
-            Ok(out)
-                if cfg!(windows)
-                    && out.status.code() == Some(DLL_INIT_FAILED)
-                    && out.stdout.is_empty()
-                    && tries < 2 =>
-            {
-                tries += 1;
-                eprintln!("gk died in its start-up (0xC0000142); starting it again");
-            }
-            other => return other.unwrap_or_else(|e| panic!("cannot run gk: {e}")),
-        }
-    }
+/// Cases run as real processes, besides all of them through [`Gk`]
+/// (in-process once `Gk::output` runs gk so): every 25th, and every case
+/// about what arrives on stdin (not JSON; ignored by Stop), so the real
+/// binary's bytes, exit code and stderr stay checked as a process.
+fn as_process(index: usize, name: &str) -> bool {
+    index.is_multiple_of(25)
+        || name.starts_with("prompt/not-json")
+        || name.starts_with("stop/stdin-ignored")
 }
 
-/// gk in the test sandbox of `home`, the state folder at `<home>/state`.
-fn gk(home: &Path) -> Command {
-    let mut cmd = support::gk(home);
-    cmd.env("GK_STATE_DIR", home.join("state"));
-    cmd
+/// gk in `env`, the state folder at `<root>/state`.
+fn gk<I, S>(env: &TestEnv, args: I) -> Gk
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut g = env.gk(args);
+    g.env("GK_STATE_DIR", state_dir(env));
+    g
 }
 
 /// The folder a case's event names (`cwd`), as the state folder keys it,
@@ -267,7 +245,7 @@ fn sanitised(reference: &str, case: &Value) -> String {
 }
 
 /// What gk must print for `case` in `mode` (docs/hooks.md, "State").
-fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
+fn expected_for(case: &Value, mode: Mode, env: &TestEnv) -> String {
     let reference = sanitised(case["expected_stdout"].as_str().unwrap(), case);
     let session = session_id_in(case["stdin"].as_str().unwrap());
     if mode != Mode::PerSession || reference.is_empty() {
@@ -284,9 +262,7 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
         // Only an event with a session id has a record to name. The
         // sentences open the context (before any text from a record).
         if let Some(id) = session {
-            let record = home
-                .join("state")
-                .join(gk::testing::paths::record_file_name(&id).unwrap());
+            let record = state_dir(env).join(gk::testing::paths::record_file_name(&id).unwrap());
             let mut sentence = format!(
                 "[Task state] This session's task_state.json is {}.",
                 record.display()
@@ -294,9 +270,8 @@ fn expected_for(case: &Value, mode: Mode, home: &Path) -> String {
             // With the event's folder known, where to point the folder at
             // the record, and the continuation hint (docs/configuration.md).
             if let Some(key) = folder_in(case["stdin"].as_str().unwrap()) {
-                let pointer = home
-                    .join("state")
-                    .join(gk::testing::paths::folder_pointer_name(&key).unwrap());
+                let pointer =
+                    state_dir(env).join(gk::testing::paths::folder_pointer_name(&key).unwrap());
                 sentence.push_str(&format!(
                     " When you set it in_progress, also write {} with {{\"session\": \"{id}\"}} \
                      (so a later session in this folder finds the task), and give the record \
@@ -416,20 +391,22 @@ fn check_every_case(config: Option<&str>, mode: Mode) {
     let mut failures = Vec::new();
     let mut added = 0;
     let mut folded = 0;
-    for case in &cases {
+    let mut processes = 0;
+    for (index, case) in cases.iter().enumerate() {
         let name = case["name"].as_str().unwrap();
-        let home = tempfile::tempdir().unwrap();
-        write_state(home.path(), &case["state"]);
+        let env = TestEnv::new();
+        write_state(&env, &case["state"]);
         if let Some(text) = config {
-            let hooks = home.path().join(".claude").join("hooks");
-            std::fs::write(hooks.join("gk.json"), text).unwrap();
+            env.write_config(text);
         }
-        let out = output_of(
-            gk(home.path())
-                .args(["hook", case["hook"].as_str().unwrap()])
-                .write_stdin(case["stdin"].as_str().unwrap()),
-        );
-        let expected = expected_for(case, mode, home.path());
+        let mut run = gk(&env, ["hook", case["hook"].as_str().unwrap()]);
+        run.stdin(case["stdin"].as_str().unwrap());
+        if as_process(index, name) {
+            run.process();
+            processes += 1;
+        }
+        let out = run.run();
+        let expected = expected_for(case, mode, &env);
         let reference = case["expected_stdout"].as_str().unwrap();
         let folded_reference = sanitised(reference, case);
         if folded_reference != reference {
@@ -440,8 +417,8 @@ fn check_every_case(config: Option<&str>, mode: Mode) {
         }
         let expected = expected.as_str();
         let got = String::from_utf8_lossy(&out.stdout);
-        let problem = if out.status.code() != Some(0) {
-            Some(format!("exit {:?}", out.status.code()))
+        let problem = if out.code != Some(0) {
+            Some(format!("exit {:?}", out.code))
         } else if !out.stderr.is_empty() {
             Some(format!("stderr: {}", String::from_utf8_lossy(&out.stderr)))
         } else if expected.is_empty() != got.is_empty() {
@@ -473,6 +450,7 @@ fn check_every_case(config: Option<&str>, mode: Mode) {
         cases.len(),
         failures.join("\n\n")
     );
+    assert_eq!(processes, 29, "cases run as processes");
     // The generated states with a control character in a shown field: 18
     // of the 501 (9 states, each under both hooks).
     assert_eq!(folded, 18, "cases with a field sanitised");
@@ -564,14 +542,12 @@ fn decision_of_explain(text: &str) -> Decision {
 /// and effort as the reference's (and so gk's) hook output.
 #[test]
 fn explain_agrees_with_the_prompt_hook_on_every_fixture_prompt() {
-    let home = tempfile::tempdir().unwrap();
+    let env = TestEnv::new();
     // The reference's rules: global scope (per session the recommender decides).
-    let hooks = home.path().join(".claude").join("hooks");
-    std::fs::create_dir_all(&hooks).unwrap();
-    std::fs::write(hooks.join("gk.json"), V5_CONFIG).unwrap();
+    env.write_config(V5_CONFIG);
     let mut compared = 0;
     let mut failures = Vec::new();
-    for case in cases() {
+    for (index, case) in cases().iter().enumerate() {
         let expected = case["expected_stdout"].as_str().unwrap();
         if case["hook"] != "prompt" || expected.is_empty() {
             continue;
@@ -585,17 +561,21 @@ fn explain_agrees_with_the_prompt_hook_on_every_fixture_prompt() {
         }
         let out: Value = serde_json::from_str(expected).unwrap();
         let want = decision_of_hook(out["systemMessage"].as_str().unwrap());
-        let run = output_of(gk(home.path()).args(["explain", "--", &prompt]));
         let name = case["name"].as_str().unwrap();
-        if run.status.code() != Some(0) {
+        let mut explain = gk(&env, ["explain", "--", &prompt]);
+        if as_process(index, name) {
+            explain.process();
+        }
+        let run: Run = explain.run();
+        if run.code != Some(0) {
             failures.push(format!(
                 "{name}: exit {:?}: {}",
-                run.status.code(),
+                run.code,
                 String::from_utf8_lossy(&run.stderr)
             ));
             continue;
         }
-        let got = decision_of_explain(&String::from_utf8_lossy(&run.stdout));
+        let got = decision_of_explain(&run.stdout_text());
         if got != want {
             failures.push(format!(
                 "{name} ({prompt:?}):\n  hook    {want:?}\n  explain {got:?}"

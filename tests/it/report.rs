@@ -9,8 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
+
+use crate::common::{Gk, TestEnv};
 
 const FIXTURES: &str = "tests/fixtures/report/projects";
 /// The fixtures' state folder (the recording's temp root is `/home/u/t`).
@@ -20,40 +21,43 @@ const OTHER: &str = "-home-u-t-home-work-other";
 const TUI: &str = "-home-u-t-home-work-tui";
 const BROKEN: &str = "-home-u-t-home-work-broken";
 
-struct Env {
-    dir: tempfile::TempDir,
+/// A temporary machine whose Claude folder holds a copy of the fixtures.
+fn with_fixtures() -> TestEnv {
+    let env = TestEnv::new();
+    copy_tree(Path::new(FIXTURES), &env.root().join("claude/projects"));
+    env
 }
 
-impl Env {
-    /// A Claude folder holding a copy of the fixtures.
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        copy_tree(Path::new(FIXTURES), &dir.path().join("claude/projects"));
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        Env { dir }
-    }
+/// `gk report` on the copied fixtures.
+trait Report {
+    fn projects(&self) -> PathBuf;
+    /// gk with the copy as its Claude folder and the fixtures' state
+    /// folder, started in the temporary root.
+    fn cmd(&self, args: &[&str]) -> Gk;
+    /// stdout and stderr of a run that must exit 0.
+    fn run(&self, args: &[&str]) -> (String, String);
+    /// `gk report --json <args>`.
+    fn json(&self, args: &[&str]) -> Value;
+}
 
+impl Report for TestEnv {
     fn projects(&self) -> PathBuf {
-        self.dir.path().join("claude/projects")
+        self.root().join("claude/projects")
     }
 
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("gk").unwrap();
-        cmd.args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.dir.path().join("home"))
-            .env("CLAUDE_CONFIG_DIR", self.dir.path().join("claude"))
+    fn cmd(&self, args: &[&str]) -> Gk {
+        let mut gk = self.gk(args);
+        gk.env("CLAUDE_CONFIG_DIR", self.root().join("claude"))
             .env("GK_STATE_DIR", STATE_DIR)
-            .current_dir(self.dir.path());
-        cmd
+            .current_dir(self.root());
+        gk
     }
 
     fn run(&self, args: &[&str]) -> (String, String) {
-        let out = self.cmd(args).output().unwrap();
+        let out = self.cmd(args).run();
         let stdout = String::from_utf8(out.stdout).unwrap();
         let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+        assert_eq!(out.code, Some(0), "{stdout}\n{stderr}");
         (stdout, stderr)
     }
 
@@ -188,7 +192,7 @@ fn broken_counts() -> Value {
     ignore = "Wine gap: the fixtures were recorded on Linux, so their record paths name a Linux state folder, which a Windows gk does not take for its own (the Windows paths: report::tests)"
 )]
 fn the_recorded_turns_give_the_counts_worked_out_by_hand() {
-    let env = Env::new();
+    let env = with_fixtures();
     let report = env.json(&[]);
     assert_counts(project(&report, PROJ), proj_counts());
     assert_counts(project(&report, OTHER), other_counts());
@@ -229,7 +233,7 @@ fn the_recorded_turns_give_the_counts_worked_out_by_hand() {
     ignore = "Wine gap: the fixtures were recorded on Linux, so their record paths name a Linux state folder, which a Windows gk does not take for its own (the Windows paths: report::tests)"
 )]
 fn the_text_report_is_a_short_table_and_a_line_of_meaning() {
-    let env = Env::new();
+    let env = with_fixtures();
     let (text, stderr) = env.run(&["report"]);
     assert_eq!(stderr, "");
     let want = "\
@@ -295,7 +299,7 @@ fn fixture_files() -> Vec<PathBuf> {
 
 #[test]
 fn no_prompt_tool_input_or_file_content_is_ever_printed() {
-    let env = Env::new();
+    let env = with_fixtures();
     let secrets = private_texts();
     assert!(
         secrets.iter().any(|s| s == "implement the parser refactor")
@@ -327,7 +331,7 @@ fn no_prompt_tool_input_or_file_content_is_ever_printed() {
     ignore = "Wine gap: the fixtures were recorded on Linux, so their record paths name a Linux state folder, which a Windows gk does not take for its own (the Windows paths: report::tests)"
 )]
 fn a_fork_read_before_its_parent_changes_no_count() {
-    let env = Env::new();
+    let env = with_fixtures();
     let before = env.json(&[]);
     let dir = env.projects().join(PROJ);
     let fork = std::fs::read_dir(&dir)
@@ -352,7 +356,7 @@ fn a_fork_read_before_its_parent_changes_no_count() {
     ignore = "Wine gap: the fixtures were recorded on Linux, so their record paths name a Linux state folder, which a Windows gk does not take for its own (the Windows paths: report::tests)"
 )]
 fn project_and_since_narrow_what_is_read() {
-    let env = Env::new();
+    let env = with_fixtures();
     let only = env.json(&["--project", "/home/u/t/home/work/proj"]);
     assert_eq!(only["projects"].as_array().unwrap().len(), 1);
     assert_counts(&only["totals"], proj_counts());
@@ -369,13 +373,10 @@ fn project_and_since_narrow_what_is_read() {
     let earlier = env.json(&["--since", "2026-11-01"]);
     assert_eq!(earlier["totals"]["prompts"], 9);
 
-    let out = env
-        .cmd(&["report", "--since", "last week"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let out = env.cmd(&["report", "--since", "last week"]).run();
+    assert_eq!(out.code, Some(1));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--since last week: expected"),
+        out.stderr_text().contains("--since last week: expected"),
         "{out:?}"
     );
 }
@@ -385,7 +386,7 @@ fn project_and_since_narrow_what_is_read() {
 #[cfg(unix)]
 #[test]
 fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
-    let env = Env::new();
+    let env = with_fixtures();
     let dir = env.projects().join(OTHER);
     let mut extra = Vec::new();
     // A line with a marker that is not JSON, invalid UTF-8, a deep nest,
@@ -405,18 +406,16 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     );
     std::fs::write(dir.join("hostile.jsonl"), &extra).unwrap();
     let fifo = dir.join("pipe.jsonl");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid C string; mkfifo only creates the node.
-    assert_eq!(unsafe { libc_mkfifo(c.as_ptr(), 0o600) }, 0);
+    crate::common::hooks::mkfifo(&fifo);
     std::os::unix::fs::symlink("/dev/zero", dir.join("zero.jsonl")).unwrap();
     std::os::unix::fs::symlink(env.projects().join(PROJ), env.projects().join("-linked")).unwrap();
 
+    // A process: a FIFO read by mistake would hang it until killed.
     let out = env
         .cmd(&["report", "--json"])
         .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+        .run();
+    assert_eq!(out.code, Some(0), "{out:?}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     let footer = &report["footer"];
@@ -450,15 +449,9 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     );
 }
 
-#[cfg(unix)]
-extern "C" {
-    #[link_name = "mkfifo"]
-    fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
-}
-
 #[test]
 fn an_empty_or_missing_claude_folder_reports_nothing_to_count() {
-    let env = Env::new();
+    let env = with_fixtures();
     std::fs::remove_dir_all(env.projects()).unwrap();
     let (text, _) = env.run(&["report"]);
     assert!(
@@ -474,23 +467,31 @@ fn an_empty_or_missing_claude_folder_reports_nothing_to_count() {
 /// nothing, and writes only to stdout and stderr. Needs strace (Linux).
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "needs strace: cargo test --test report_cli -- --ignored"]
+#[ignore = "needs strace: cargo test --test it report::under_strace -- --ignored"]
+#[allow(clippy::disallowed_methods)]
 fn under_strace_the_report_writes_spawns_and_connects_nothing() {
-    let env = Env::new();
-    let log = env.dir.path().join("strace.log");
-    let gk = assert_cmd::cargo::cargo_bin("gk");
-    let out = Command::new("strace")
+    crate::common::require_tool("strace");
+    let env = with_fixtures();
+    let log = env.root().join("strace.log");
+    // The real binary as a process, under strace, with the run's variables.
+    let gk = env.cmd(&["report", "--json"]).to_command();
+    let mut strace = env.command("strace");
+    strace
         .args(["-f", "-qq", "-o"])
         .arg(&log)
         .args(["-e", "trace=%file,%network,%process,%desc"])
-        .arg(&gk)
-        .args(["report", "--json"])
-        .env_clear()
-        .env("HOME", env.dir.path().join("home"))
-        .env("CLAUDE_CONFIG_DIR", env.dir.path().join("claude"))
-        .env("GK_STATE_DIR", STATE_DIR)
-        .output()
-        .expect("run strace (apt-get install strace)");
+        .arg(gk.get_program())
+        .args(gk.get_args());
+    for (name, value) in gk.get_envs() {
+        match value {
+            Some(v) => strace.env(name, v),
+            None => strace.env_remove(name),
+        };
+    }
+    if let Some(dir) = gk.get_current_dir() {
+        strace.current_dir(dir);
+    }
+    let out = strace.output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["totals"]["prompts"], 9);

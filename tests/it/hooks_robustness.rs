@@ -4,17 +4,16 @@
 //! hundred pseudo-random byte strings (a fixed-seed generator, so a failure
 //! is reproducible; the case is printed).
 
-mod hooks_common;
-mod support;
-
-use hooks_common::Home;
+#[cfg(unix)]
+use crate::common::hooks::mkfifo;
+use crate::common::{Run, TestEnv};
 
 const PROMPT: &[&str] = &["hook", "prompt"];
 const STOP: &[&str] = &["hook", "stop"];
 
 #[test]
 fn inputs_the_reference_crashes_on() {
-    let home = Home::new();
+    let env = TestEnv::new();
     let inputs: Vec<(&str, Vec<u8>)> = vec![
         ("list", b"[1,2]".to_vec()),
         ("number", b"42".to_vec()),
@@ -35,41 +34,47 @@ fn inputs_the_reference_crashes_on() {
         ),
     ];
     for (what, stdin) in &inputs {
-        let run = home.run(PROMPT, stdin.clone());
+        let run = env.gk(PROMPT).stdin(stdin.clone()).run();
         run.assert_hook_contract(what);
     }
     // Where the reference crashes on the prompt's type, gk answers as for
     // an empty prompt (or the `prompt` field); the keyword rules show which.
-    home.write_config(r#"{"advice": "keywords"}"#);
-    let run = home.run(PROMPT, br#"{"prompt": null}"#.to_vec());
+    env.write_config(r#"{"advice": "keywords"}"#);
+    let run = env.gk(PROMPT).stdin(br#"{"prompt": null}"#.to_vec()).run();
     assert!(run.context().contains("no rule's keyword matched"));
-    let run = home.run(PROMPT, br#"{"user_prompt": 7, "prompt": "ttl"}"#.to_vec());
+    let run = env
+        .gk(PROMPT)
+        .stdin(br#"{"user_prompt": 7, "prompt": "ttl"}"#.to_vec())
+        .run();
     assert!(run.system_message().contains("keyword 'ttl'"));
-    let run = home.run(PROMPT, b"[1,2]".to_vec());
+    let run = env.gk(PROMPT).stdin(b"[1,2]".to_vec()).run();
     assert!(run.context().contains("no rule's keyword matched"));
     // Invalid UTF-8 is read with replacement characters, not dropped.
-    let run = home.run(PROMPT, b"{\"prompt\": \"ok \xff\"}".to_vec());
+    let run = env
+        .gk(PROMPT)
+        .stdin(b"{\"prompt\": \"ok \xff\"}".to_vec())
+        .run();
     assert!(run.system_message().contains("keyword 'ok'"));
 }
 
 #[test]
 fn ten_megabyte_prompt() {
-    let home = Home::new();
+    let env = TestEnv::new();
     let mut prompt = "lorem ipsum dolor ".repeat(10 * 1024 * 1024 / 18);
     prompt.push_str(" and finally sparql");
     // The recommender (the default per session) reads the first 2 KiB.
-    home.prompt(&prompt)
+    env.prompt(&prompt)
         .assert_hook_contract("10 MB, recommender");
     // The keyword rules read it all.
-    home.write_config(r#"{"advice": "keywords"}"#);
-    let run = home.prompt(&prompt);
+    env.write_config(r#"{"advice": "keywords"}"#);
+    let run = env.prompt(&prompt);
     run.assert_hook_contract("10 MB");
     assert!(run.system_message().contains("keyword 'sparql'"));
 }
 
 #[test]
 fn odd_state_files() {
-    let home = Home::new();
+    let env = TestEnv::new();
     let states: Vec<(&str, Vec<u8>)> = vec![
         ("bom", b"\xEF\xBB\xBF{\"status\": \"clean\"}".to_vec()),
         ("list", b"[\"in_progress\"]".to_vec()),
@@ -79,28 +84,32 @@ fn odd_state_files() {
         ("huge string", format!("{{\"status\": \"in_progress\", \"task\": \"{}\"}}", "x".repeat(1 << 20)).into_bytes()),
     ];
     for (what, bytes) in &states {
-        home.write_state(bytes, 100);
-        home.run(PROMPT, r#"{"prompt":"ok"}"#)
+        env.write_state(bytes, 100);
+        env.gk(PROMPT)
+            .stdin(r#"{"prompt":"ok"}"#)
+            .run()
             .assert_hook_contract(what);
-        home.run(STOP, "{}").assert_hook_contract(what);
+        env.gk(STOP).stdin("{}").run().assert_hook_contract(what);
     }
-    std::fs::remove_file(home.state_path()).unwrap();
-    std::fs::create_dir(home.state_path()).unwrap();
-    let stop = home.run(STOP, "{}");
+    std::fs::remove_file(env.state_path()).unwrap();
+    std::fs::create_dir(env.state_path()).unwrap();
+    let stop = env.gk(STOP).stdin("{}").run();
     stop.assert_hook_contract("directory");
     assert_eq!(
         stop.system_message(),
         "STATE [UNKNOWN] task_state.json unreadable (IsADirectoryError) -- assuming clean"
     );
-    home.run(PROMPT, "{}").assert_hook_contract("directory");
+    env.gk(PROMPT)
+        .stdin("{}")
+        .run()
+        .assert_hook_contract("directory");
 }
 
 #[test]
 fn hooks_dir_that_is_a_file() {
-    let home = Home::new();
-    std::fs::remove_dir(home.hooks_dir()).unwrap();
-    std::fs::write(home.hooks_dir(), "not a folder").unwrap();
-    let stop = home.run(STOP, "{}");
+    let env = TestEnv::new();
+    env.write(env.hooks_dir(), "not a folder");
+    let stop = env.gk(STOP).stdin("{}").run();
     stop.assert_hook_contract("hooks is a file");
     // Windows reports a path below a file as not found
     // (ERROR_PATH_NOT_FOUND), and so does the Python hook there
@@ -114,7 +123,9 @@ fn hooks_dir_that_is_a_file() {
         stop.system_message(),
         format!("STATE [UNKNOWN] task_state.json {reason} -- assuming clean")
     );
-    home.run(PROMPT, "{}")
+    env.gk(PROMPT)
+        .stdin("{}")
+        .run()
         .assert_hook_contract("hooks is a file");
 }
 
@@ -187,15 +198,18 @@ impl Rng {
 
 #[test]
 fn arbitrary_bytes_on_stdin_and_in_the_state_file() {
-    let home = Home::new();
+    let env = TestEnv::new();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for i in 0..150 {
         let stdin = rng.bytes();
         let state = rng.bytes();
-        home.write_state(&state, rng.below(100 * 3600) as u64);
+        env.write_state(&state, rng.below(100 * 3600) as u64);
         let what = format!("case {i}: stdin {stdin:?} state {state:?}");
-        home.run(PROMPT, stdin.clone()).assert_hook_contract(&what);
-        home.run(STOP, stdin).assert_hook_contract(&what);
+        env.gk(PROMPT)
+            .stdin(stdin.clone())
+            .run()
+            .assert_hook_contract(&what);
+        env.gk(STOP).stdin(stdin).run().assert_hook_contract(&what);
     }
 }
 
@@ -203,123 +217,103 @@ fn arbitrary_bytes_on_stdin_and_in_the_state_file() {
 fn arbitrary_bytes_as_a_structurally_valid_prompt_and_state() {
     // Valid JSON around random text, so the matching code (not just the
     // parser) sees the garbage.
-    let home = Home::new();
+    let env = TestEnv::new();
     let mut rng = Rng(0xD1B5_4A32_D192_ED03);
     for i in 0..100 {
         let prompt = String::from_utf8_lossy(&rng.bytes()).into_owned();
         let task = String::from_utf8_lossy(&rng.bytes()).into_owned();
         let state = serde_json::json!({"status": if i % 2 == 0 { "in_progress" } else { "clean" },
                                        "task": task, "project": task, "detail": prompt});
-        home.write_state(state.to_string(), rng.below(100 * 3600) as u64);
+        env.write_state(state.to_string(), rng.below(100 * 3600) as u64);
         let stdin = serde_json::json!({"prompt": prompt}).to_string();
         let what = format!("case {i}: {stdin}");
-        let run = home.run(PROMPT, stdin);
+        let run = env.gk(PROMPT).stdin(stdin).run();
         run.assert_hook_contract(&what);
         assert!(!run.stdout.is_empty(), "{what}");
-        let stop = home.run(STOP, "{}");
+        let stop = env.gk(STOP).stdin("{}").run();
         stop.assert_hook_contract(&what);
         assert!(!stop.stdout.is_empty(), "{what}");
     }
 }
 
-/// Make a named pipe at `path` with the system's `mkfifo`; `false` (with a
-/// printed reason) when that tool is not there.
-#[cfg(unix)]
-fn make_fifo(path: &std::path::Path) -> bool {
-    match assert_cmd::Command::new("mkfifo").arg(path).output() {
-        Ok(out) if out.status.success() => true,
-        other => {
-            eprintln!("skipped: mkfifo unavailable ({other:?})");
-            false
-        }
-    }
-}
-
 /// Run a hook that must answer promptly: a hang (reading a pipe nobody
-/// writes, or a device that never ends) fails the test instead of blocking.
-fn run_within(home: &Home, args: &[&str], stdin: &str) -> hooks_common::Run {
-    let out = home
-        .command(args)
+/// writes, or a device that never ends) fails the test instead of blocking
+/// (a process: only a process can be killed).
+fn run_within(env: &TestEnv, args: &[&str], stdin: &str) -> Run {
+    env.gk(args)
         .timeout(std::time::Duration::from_secs(10))
-        .write_stdin(stdin)
-        .output()
-        .unwrap_or_else(|e| panic!("{args:?} did not finish: {e}"));
-    hooks_common::Run {
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: out.stderr,
-    }
+        .stdin(stdin)
+        .run()
 }
 
 #[cfg(unix)]
 #[test]
 fn state_file_that_is_a_pipe_or_a_device_does_not_hang() {
-    let home = Home::new();
-    if !make_fifo(&home.state_path()) {
-        return;
-    }
-    let stop = run_within(&home, STOP, "{}");
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.hooks_dir()).unwrap();
+    mkfifo(&env.state_path());
+    let stop = run_within(&env, STOP, "{}");
     stop.assert_hook_contract("fifo state");
     assert_eq!(
         stop.system_message(),
         "STATE [UNKNOWN] task_state.json unreadable (not a regular file) -- assuming clean"
     );
-    let prompt = run_within(&home, PROMPT, r#"{"prompt":"ok"}"#);
+    let prompt = run_within(&env, PROMPT, r#"{"prompt":"ok"}"#);
     prompt.assert_hook_contract("fifo state");
     assert!(prompt
         .context()
         .contains("clean (task_state.json missing or unreadable -- assuming clean)"));
 
     // An endless device (a link to /dev/zero) is not read at all.
-    std::fs::remove_file(home.state_path()).unwrap();
-    std::os::unix::fs::symlink("/dev/zero", home.state_path()).unwrap();
-    let stop = run_within(&home, STOP, "{}");
+    std::fs::remove_file(env.state_path()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", env.state_path()).unwrap();
+    let stop = run_within(&env, STOP, "{}");
     stop.assert_hook_contract("/dev/zero state");
     assert!(stop.system_message().contains("(not a regular file)"));
-    run_within(&home, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("/dev/zero state");
+    run_within(&env, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("/dev/zero state");
 }
 
 #[test]
 fn oversized_state_file_is_not_read_in_full() {
     // A real task_state.json is a few hundred bytes; one of 64 MiB is not
     // parsed on every prompt.
-    let home = Home::new();
-    let f = std::fs::File::create(home.state_path()).unwrap();
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.hooks_dir()).unwrap();
+    let f = std::fs::File::create(env.state_path()).unwrap();
     f.set_len(64 << 20).unwrap();
     drop(f);
-    let stop = run_within(&home, STOP, "{}");
+    let stop = run_within(&env, STOP, "{}");
     stop.assert_hook_contract("64 MiB state");
     assert_eq!(
         stop.system_message(),
         "STATE [UNKNOWN] task_state.json unreadable (larger than 64 KiB) -- assuming clean"
     );
-    run_within(&home, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("64 MiB state");
+    run_within(&env, PROMPT, r#"{"prompt":"ok"}"#).assert_hook_contract("64 MiB state");
 }
 
 #[cfg(unix)]
 #[test]
 fn config_file_that_is_a_pipe_or_a_device_does_not_hang() {
-    let home = Home::new();
-    if !make_fifo(&home.config_path()) {
-        return;
-    }
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.hooks_dir()).unwrap();
+    mkfifo(&env.config_path());
     let want_for = |what: &str| {
         format!(
             " ! gk config ignored, using the built-in defaults: {}: not a regular file ({what})",
-            home.config_path().display()
+            env.config_path().display()
         )
     };
     let want = want_for("a named pipe");
-    let prompt = run_within(&home, PROMPT, r#"{"prompt":"ttl"}"#);
+    let prompt = run_within(&env, PROMPT, r#"{"prompt":"ttl"}"#);
     prompt.assert_hook_contract("fifo config");
     assert_eq!(prompt.system_message().lines().last().unwrap(), want);
-    let stop = run_within(&home, STOP, "{}");
+    let stop = run_within(&env, STOP, "{}");
     stop.assert_hook_contract("fifo config");
     assert_eq!(stop.system_message().lines().last().unwrap(), want);
 
-    std::fs::remove_file(home.config_path()).unwrap();
-    std::os::unix::fs::symlink("/dev/zero", home.config_path()).unwrap();
-    let stop = run_within(&home, STOP, "{}");
+    std::fs::remove_file(env.config_path()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", env.config_path()).unwrap();
+    let stop = run_within(&env, STOP, "{}");
     stop.assert_hook_contract("/dev/zero config");
     assert_eq!(
         stop.system_message().lines().last().unwrap(),
@@ -329,17 +323,18 @@ fn config_file_that_is_a_pipe_or_a_device_does_not_hang() {
 
 #[test]
 fn oversized_config_file_is_reported_not_read() {
-    let home = Home::new();
-    let f = std::fs::File::create(home.config_path()).unwrap();
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.hooks_dir()).unwrap();
+    let f = std::fs::File::create(env.config_path()).unwrap();
     f.set_len(64 << 20).unwrap();
     drop(f);
-    let stop = run_within(&home, STOP, "{}");
+    let stop = run_within(&env, STOP, "{}");
     stop.assert_hook_contract("64 MiB config");
     assert_eq!(
         stop.system_message().lines().last().unwrap(),
         format!(
             " ! gk config ignored, using the built-in defaults: {}: larger than 1 MiB",
-            home.config_path().display()
+            env.config_path().display()
         )
     );
 }
@@ -351,8 +346,8 @@ fn odd_environments_keep_the_hook_contract() {
     // file: each hook still exits 0 with nothing on stderr and one JSON
     // line. (No home variable at all is left out: the home folder would then
     // come from the system, i.e. the real ~/.claude.)
-    let home = Home::new();
-    let file = home.path().join("plain-file");
+    let env = TestEnv::new();
+    let file = env.root().join("plain-file");
     std::fs::write(&file, "x").unwrap();
     type EnvChange = (&'static str, Option<std::ffi::OsString>);
     let cases: Vec<(&str, Vec<EnvChange>)> = vec![
@@ -366,8 +361,8 @@ fn odd_environments_keep_the_hook_contract() {
         (
             "home missing",
             vec![
-                ("HOME", Some(home.path().join("gone").into())),
-                ("USERPROFILE", Some(home.path().join("gone").into())),
+                ("HOME", Some(env.home().join("gone").into())),
+                ("USERPROFILE", Some(env.home().join("gone").into())),
             ],
         ),
         (
@@ -383,22 +378,17 @@ fn odd_environments_keep_the_hook_contract() {
             vec![("CLAUDE_CONFIG_DIR", Some(file.clone().into()))],
         ),
     ];
-    for (what, env) in &cases {
+    for (what, vars) in &cases {
         for (args, stdin) in [(PROMPT, r#"{"prompt":"ok"}"#), (STOP, "{}")] {
-            let mut cmd = home.command(args);
-            cmd.current_dir(home.path());
-            for (key, value) in env {
+            let mut gk = env.gk(args);
+            gk.current_dir(env.home());
+            for (key, value) in vars {
                 match value {
-                    Some(v) => cmd.env(key, v),
-                    None => cmd.env_remove(key),
+                    Some(v) => gk.env(key, v),
+                    None => gk.env_remove(key),
                 };
             }
-            let out = cmd.write_stdin(stdin).output().unwrap();
-            let run = hooks_common::Run {
-                code: out.status.code(),
-                stdout: out.stdout,
-                stderr: out.stderr,
-            };
+            let run = gk.stdin(stdin).run();
             run.assert_hook_contract(what);
             assert!(!run.stdout.is_empty(), "{what}: {args:?}");
         }

@@ -4,7 +4,6 @@
 //! test program whose tests failed. A runner that repeated every failure
 //! would let a flaky gk bug through CI; one that repeated none fails CI on
 //! a Wine fault that says nothing about gk.
-#![cfg(unix)]
 // A test of a script: it starts bash.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
@@ -12,16 +11,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
+use crate::common::Run;
+
 /// What one call of the stand-in `wine` prints (stdout, stderr) and exits
 /// with; the calls after the listed ones pass.
 struct Script<'a> {
     runs: &'a [(&'a str, &'a str, i32)],
 }
 
+/// The runner's run, and how many times it called `wine`.
 struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+    run: Run,
     calls: usize,
 }
 
@@ -69,9 +69,7 @@ fn run(script: Script) -> Outcome {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
     Outcome {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        run: Run::from(out),
         calls,
     }
 }
@@ -79,13 +77,13 @@ fn run(script: Script) -> Outcome {
 #[test]
 fn a_passing_test_program_runs_once() {
     let o = run(Script { runs: &[] });
-    assert_eq!((o.code, o.calls), (Some(0), 1));
+    assert_eq!((o.run.code, o.calls), (Some(0), 1));
     assert!(
-        o.stdout.contains("test result: ok. 3 passed"),
+        o.run.stdout_text().contains("test result: ok. 3 passed"),
         "{}",
-        o.stdout
+        o.run.stdout_text()
     );
-    assert!(o.stderr.is_empty(), "{}", o.stderr);
+    assert!(o.run.stderr_text().is_empty(), "{}", o.run.stderr_text());
 }
 
 #[test]
@@ -97,19 +95,29 @@ fn a_lost_wineserver_connection_runs_the_program_once_more() {
             1,
         )],
     });
-    assert_eq!((o.code, o.calls), (Some(0), 2), "{}{}", o.stdout, o.stderr);
+    assert_eq!(
+        (o.run.code, o.calls),
+        (Some(0), 2),
+        "{}{}",
+        o.run.stdout_text(),
+        o.run.stderr_text()
+    );
     assert!(
-        o.stderr
+        o.run.stderr_text()
             .contains("wine-runner: prog.exe failed (exit 1) because Wine could not start or keep a process; running it again (1 of 2)"),
         "{}",
-        o.stderr
+        o.run.stderr_text()
     );
     // Both runs' lines are in the log.
-    assert!(o.stdout.contains("wine client error:0"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("test result: ok. 3 passed"),
+        o.run.stdout_text().contains("wine client error:0"),
         "{}",
-        o.stdout
+        o.run.stdout_text()
+    );
+    assert!(
+        o.run.stdout_text().contains("test result: ok. 3 passed"),
+        "{}",
+        o.run.stdout_text()
     );
 }
 
@@ -122,7 +130,7 @@ fn a_program_that_wine_could_not_start_runs_the_test_program_once_more() {
         let o = run(Script {
             runs: &[(line, "", 101)],
         });
-        assert_eq!((o.code, o.calls), (Some(0), 2), "{line}: {}{}", o.stdout, o.stderr);
+        assert_eq!((o.run.code, o.calls), (Some(0), 2), "{line}: {}{}", o.run.stdout_text(), o.run.stderr_text());
     }
 }
 
@@ -141,8 +149,17 @@ fn a_failing_test_is_never_run_again() {
         let o = run(Script {
             runs: &[(out, "", code)],
         });
-        assert_eq!((o.code, o.calls), (Some(code), 1), "{out}: {}", o.stderr);
-        assert!(!o.stderr.contains("wine-runner"), "{}", o.stderr);
+        assert_eq!(
+            (o.run.code, o.calls),
+            (Some(code), 1),
+            "{out}: {}",
+            o.run.stderr_text()
+        );
+        assert!(
+            !o.run.stderr_text().contains("wine-runner"),
+            "{}",
+            o.run.stderr_text()
+        );
     }
 }
 
@@ -156,21 +173,27 @@ fn a_third_wine_failure_fails_the_run() {
     let o = run(Script {
         runs: &[lost, lost],
     });
-    assert_eq!((o.code, o.calls), (Some(0), 3), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("running it again (2 of 2)"),
+    assert_eq!(
+        (o.run.code, o.calls),
+        (Some(0), 3),
         "{}",
-        o.stderr
+        o.run.stderr_text()
+    );
+    assert!(
+        o.run.stderr_text().contains("running it again (2 of 2)"),
+        "{}",
+        o.run.stderr_text()
     );
     let o = run(Script {
         runs: &[lost, lost, lost],
     });
-    assert_eq!((o.code, o.calls), (Some(1), 3));
+    assert_eq!((o.run.code, o.calls), (Some(1), 3));
     assert!(
-        o.stderr
+        o.run
+            .stderr_text()
             .contains("wine-runner: prog.exe failed a third time (exit 1)"),
         "{}",
-        o.stderr
+        o.run.stderr_text()
     );
 }
 
@@ -188,5 +211,5 @@ fn a_test_that_fails_again_on_the_repeat_fails_the_run() {
             ("test a ... FAILED", "", 101),
         ],
     });
-    assert_eq!((o.code, o.calls), (Some(101), 2));
+    assert_eq!((o.run.code, o.calls), (Some(101), 2));
 }

@@ -4,8 +4,7 @@
 //! preset's output as gk.json (as a user would) and asks `gk explain`.
 //! v5's rules stay the default (and the global scope's, for parity).
 
-mod hooks_common;
-mod support;
+use crate::common::TestEnv;
 
 /// (prompt, the model it should get, why).
 const SOFTWARE: &[(&str, &str, &str)] = &[
@@ -88,8 +87,8 @@ const SOFTWARE: &[(&str, &str, &str)] = &[
 ];
 
 /// The label `gk explain` reports for `prompt` with gk.json holding `config`.
-fn label_for(home: &hooks_common::Home, prompt: &str) -> String {
-    let out = home.run(&["explain", prompt], "");
+fn label_for(env: &TestEnv, prompt: &str) -> String {
+    let out = env.gk(["explain", prompt]).run();
     assert_eq!(
         out.code,
         Some(0),
@@ -104,10 +103,10 @@ fn label_for(home: &hooks_common::Home, prompt: &str) -> String {
     line.trim().split(" (").next().unwrap().to_string()
 }
 
-fn score(home: &hooks_common::Home) -> (usize, Vec<String>) {
+fn score(env: &TestEnv) -> (usize, Vec<String>) {
     let mut wrong = Vec::new();
     for (prompt, want, why) in SOFTWARE {
-        let got = label_for(home, prompt);
+        let got = label_for(env, prompt);
         if got != *want {
             wrong.push(format!("{prompt:?}: got {got}, want {want} ({why})"));
         }
@@ -117,16 +116,16 @@ fn score(home: &hooks_common::Home) -> (usize, Vec<String>) {
 
 #[test]
 fn the_software_preset_gives_each_ordinary_prompt_the_model_the_table_says() {
-    let home = hooks_common::Home::new();
-    let out = home.run(&["rules", "--preset", "software"], "");
+    let env = TestEnv::new();
+    let out = env.gk(["rules", "--preset", "software"]).run();
     assert_eq!(
         out.code,
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    home.write_config(&out.stdout_text());
-    let (right, wrong) = score(&home);
+    env.write_config(&out.stdout_text());
+    let (right, wrong) = score(&env);
     assert!(
         wrong.is_empty(),
         "{right}/{} right:\n{}",
@@ -135,8 +134,8 @@ fn the_software_preset_gives_each_ordinary_prompt_the_model_the_table_says() {
     );
     // The default rules, on the same table, for the record (not asserted
     // beyond being worse: they are tuned to other work).
-    home.write_config(r#"{"advice": "keywords"}"#);
-    let (v5_right, _) = score(&home);
+    env.write_config(r#"{"advice": "keywords"}"#);
+    let (v5_right, _) = score(&env);
     eprintln!(
         "software preset {right}/{n}, default rules {v5_right}/{n}",
         n = SOFTWARE.len()
@@ -146,21 +145,21 @@ fn the_software_preset_gives_each_ordinary_prompt_the_model_the_table_says() {
 
 #[test]
 fn a_preset_keeps_the_users_switches_and_scope_and_an_unknown_one_is_refused() {
-    let home = hooks_common::Home::new();
-    home.write_config(r#"{"stop": {"enabled": false}, "state": {"scope": "global"}}"#);
-    let out = home.run(&["rules", "--preset", "software"], "");
+    let env = TestEnv::new();
+    env.write_config(r#"{"stop": {"enabled": false}, "state": {"scope": "global"}}"#);
+    let out = env.gk(["rules", "--preset", "software"]).run();
     assert_eq!(out.code, Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop"]["enabled"], false);
     assert_eq!(v["state"]["scope"], "global");
     assert!(v["models"].to_string().contains("refactor"));
-    let out = home.run(&["rules", "--preset", "nope"], "");
+    let out = env.gk(["rules", "--preset", "nope"]).run();
     assert_ne!(out.code, Some(0));
     // The default preset is the built-in rules, as plain `gk rules` prints
     // them with the keyword advice (per session the recommender is the
     // default, and a preset switches it off).
-    home.write_config(r#"{"advice": "keywords"}"#);
-    let plain = home.run(&["rules"], "");
-    let default = home.run(&["rules", "--preset", "default"], "");
+    env.write_config(r#"{"advice": "keywords"}"#);
+    let plain = env.gk(["rules"]).run();
+    let default = env.gk(["rules", "--preset", "default"]).run();
     assert_eq!(plain.stdout, default.stdout);
 }

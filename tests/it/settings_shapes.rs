@@ -2,7 +2,7 @@
 //! against the pinned client's, as recorded in verdicts.tsv: runs without
 //! the client. tests/e2e_claude.rs asks the client itself again.
 
-#[path = "e2e/shapes.rs"]
+#[path = "../e2e/shapes.rs"]
 mod shapes;
 
 #[test]

@@ -6,91 +6,75 @@
 //! Hostile settings files (pipes, devices, huge, nested) are in
 //! tests/adversarial.rs.
 
-mod hooks_common;
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use hooks_common::{Home, Run};
 use serde_json::{json, Value};
-use support::managed_settings;
+
+use crate::common::{Run, TestEnv};
 
 const SECRET: &str = "sk-session-SECRET-4242";
 
-struct Setup {
-    home: Home,
-    project: PathBuf,
+/// A HOME and a project folder with a `.claude` folder.
+fn setup() -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.project().join(".claude")).unwrap();
+    env
 }
 
-impl Setup {
-    /// A HOME and a project folder (inside the temporary HOME's folder).
-    fn new() -> Setup {
-        let home = Home::new();
-        let project = home.path().join("work").join("project");
-        std::fs::create_dir_all(project.join(".claude")).unwrap();
-        Setup { home, project }
-    }
+/// `gk install`, as a user runs it, with user settings that already
+/// hold a credential in `env` and another tool's hook.
+fn installed() -> TestEnv {
+    let env = setup();
+    env.write(
+        env.settings(),
+        format!(
+            "{{\n  \"env\": {{\"API_TOKEN\": \"{SECRET}\"}},\n  \"hooks\": {{\n    \"PreToolUse\": [{{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"bash-guard --strict\"}}]}}]\n  }}\n}}\n"
+        ),
+    );
+    let out = env.in_project(&["install", "--yes", "--no-smoke"], "");
+    assert_eq!(
+        out.code,
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    env
+}
 
-    /// `gk install`, as a user runs it, with user settings that already
-    /// hold a credential in `env` and another tool's hook.
-    fn installed() -> Setup {
-        let s = Setup::new();
-        s.write(
-            &s.user_settings(),
-            &format!(
-                "{{\n  \"env\": {{\"API_TOKEN\": \"{SECRET}\"}},\n  \"hooks\": {{\n    \"PreToolUse\": [{{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"bash-guard --strict\"}}]}}]\n  }}\n}}\n"
-            ),
-        );
-        let out = s.gk(&["install", "--yes", "--no-smoke"], "");
-        assert_eq!(
-            out.code,
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        s
-    }
+/// The session check as a test of it sees a [`TestEnv`].
+trait Session {
+    fn local_settings(&self) -> PathBuf;
+    fn project_settings(&self) -> PathBuf;
+    /// gk in this HOME, started in the project folder.
+    fn in_project(&self, args: &[&str], stdin: &str) -> Run;
+    /// The SessionStart event the client sends (measured), for `cwd`.
+    fn event(&self, cwd: &Path) -> String;
+    /// `gk hook session` for a session in the project folder: the hook
+    /// contract checked, then its message (`None`: it printed nothing).
+    fn session(&self) -> Option<String>;
+    fn session_with(&self, stdin: &str) -> Option<String>;
+    /// Register `command` under `event` in `file` (created if needed).
+    fn register(&self, file: &Path, event: &str, command: &str);
+    /// Another spelling of the installed gk: its absolute path with
+    /// forward slashes, quoted (the installed entry is `"$HOME/…"`, or on
+    /// Windows the exec form).
+    fn variant(&self, hook: &str) -> String;
+    fn project_arg(&self) -> String;
+}
 
-    fn user_settings(&self) -> PathBuf {
-        self.home.path().join(".claude").join("settings.json")
-    }
-
+impl Session for TestEnv {
     fn local_settings(&self) -> PathBuf {
-        self.project.join(".claude").join("settings.local.json")
+        self.project().join(".claude").join("settings.local.json")
     }
 
     fn project_settings(&self) -> PathBuf {
-        self.project.join(".claude").join("settings.json")
+        self.project().join(".claude").join("settings.json")
     }
 
-    fn binary(&self) -> PathBuf {
-        self.home
-            .hooks_dir()
-            .join(if cfg!(windows) { "gk.exe" } else { "gk" })
+    fn in_project(&self, args: &[&str], stdin: &str) -> Run {
+        self.gk(args).current_dir(self.project()).stdin(stdin).run()
     }
 
-    fn write(&self, path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    /// gk in this HOME, started in the project folder.
-    fn gk(&self, args: &[&str], stdin: &str) -> Run {
-        let out = self
-            .home
-            .command(args)
-            .current_dir(&self.project)
-            .write_stdin(stdin)
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: out.stderr,
-        }
-    }
-
-    /// The SessionStart event the client sends (measured), for `cwd`.
     fn event(&self, cwd: &Path) -> String {
         json!({
             "session_id": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f",
@@ -102,14 +86,12 @@ impl Setup {
         .to_string()
     }
 
-    /// `gk hook session` for a session in the project folder: the hook
-    /// contract checked, then its message (`None`: it printed nothing).
     fn session(&self) -> Option<String> {
-        self.session_with(&self.event(&self.project))
+        self.session_with(&self.event(&self.project()))
     }
 
     fn session_with(&self, stdin: &str) -> Option<String> {
-        let run = self.gk(&["hook", "session"], stdin);
+        let run = self.in_project(&["hook", "session"], stdin);
         run.assert_hook_contract("gk hook session");
         if run.stdout.is_empty() {
             return None;
@@ -129,7 +111,6 @@ impl Setup {
         Some(msg)
     }
 
-    /// Register `command` under `event` in `file` (created if needed).
     fn register(&self, file: &Path, event: &str, command: &str) {
         let mut v: Value = std::fs::read_to_string(file)
             .ok()
@@ -149,12 +130,9 @@ impl Setup {
             .as_array_mut()
             .unwrap()
             .push(json!({"hooks": [{"type": "command", "command": command}]}));
-        self.write(file, &serde_json::to_string_pretty(&v).unwrap());
+        self.write(file, serde_json::to_string_pretty(&v).unwrap());
     }
 
-    /// Another spelling of the installed gk: its absolute path with
-    /// forward slashes, quoted (the installed entry is `"$HOME/…"`, or on
-    /// Windows the exec form).
     fn variant(&self, hook: &str) -> String {
         format!(
             "\"{}\" hook {hook}",
@@ -163,23 +141,23 @@ impl Setup {
     }
 
     fn project_arg(&self) -> String {
-        self.project.display().to_string()
+        self.project().display().to_string()
     }
 }
 
 #[test]
 fn a_healthy_install_says_nothing_at_all() {
-    let s = Setup::installed();
+    let s = installed();
     // A project of its own, with hooks of other tools and local settings.
     s.register(&s.project_settings(), "PostToolUse", "npx prettier --write");
     s.write(
-        &s.local_settings(),
+        s.local_settings(),
         "{\"permissions\": {\"allow\": [\"Bash(ls:*)\"]}}\n",
     );
     assert_eq!(s.session(), None);
     // Resumed, cleared, compacted: the same.
     for source in ["resume", "clear", "compact"] {
-        let mut ev: Value = serde_json::from_str(&s.event(&s.project)).unwrap();
+        let mut ev: Value = serde_json::from_str(&s.event(&s.project())).unwrap();
         ev["source"] = Value::from(source);
         assert_eq!(s.session_with(&ev.to_string()), None, "{source}");
     }
@@ -187,7 +165,7 @@ fn a_healthy_install_says_nothing_at_all() {
 
 #[test]
 fn a_path_variant_warns_until_doctor_fixes_it() {
-    let s = Setup::installed();
+    let s = installed();
     s.register(
         &s.local_settings(),
         "UserPromptSubmit",
@@ -210,7 +188,7 @@ fn a_path_variant_warns_until_doctor_fixes_it() {
 
     // The command it names does what it says.
     let project = s.project_arg();
-    let out = s.gk(
+    let out = s.in_project(
         &[
             "doctor",
             "--fix",
@@ -234,10 +212,10 @@ fn a_path_variant_warns_until_doctor_fixes_it() {
 
 #[test]
 fn a_settings_file_that_is_not_json_is_named_at_line_and_column() {
-    let s = Setup::installed();
+    let s = installed();
     s.write(
-        &s.local_settings(),
-        &format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n}}\n"),
+        s.local_settings(),
+        format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n}}\n"),
     );
     let msg = s.session().unwrap();
     // At the comma, line 2 (not at the `}` after it).
@@ -252,12 +230,12 @@ fn a_settings_file_that_is_not_json_is_named_at_line_and_column() {
     );
     // The user file broken: its hooks do not load either, and the message
     // says so in a few lines.
-    let text = std::fs::read_to_string(s.user_settings()).unwrap();
-    s.write(&s.user_settings(), &text.replacen('{', "{\n  // mine", 1));
+    let text = std::fs::read_to_string(s.settings()).unwrap();
+    s.write(s.settings(), text.replacen('{', "{\n  // mine", 1));
     let msg = s.session().unwrap();
     let lines: Vec<&str> = msg.lines().collect();
     assert!(
-        lines[0].starts_with(&format!("gk: {}:2:3: ", s.user_settings().display())),
+        lines[0].starts_with(&format!("gk: {}:2:3: ", s.settings().display())),
         "{msg}"
     );
     assert!(
@@ -269,7 +247,7 @@ fn a_settings_file_that_is_not_json_is_named_at_line_and_column() {
 
 #[test]
 fn a_missing_gk_program_is_named_with_the_events_that_fail() {
-    let s = Setup::installed();
+    let s = installed();
     std::fs::remove_file(s.binary()).unwrap();
     let msg = s.session().unwrap();
     assert!(msg.starts_with("gk: "), "{msg}");
@@ -283,7 +261,7 @@ fn a_missing_gk_program_is_named_with_the_events_that_fail() {
 
 #[test]
 fn a_folder_where_gk_should_be_is_named_as_a_folder() {
-    let s = Setup::installed();
+    let s = installed();
     std::fs::remove_file(s.binary()).unwrap();
     std::fs::create_dir(s.binary()).unwrap();
     let msg = s.session().unwrap();
@@ -300,13 +278,9 @@ fn a_folder_where_gk_should_be_is_named_as_a_folder() {
 #[cfg(unix)]
 #[test]
 fn a_named_pipe_where_gk_should_be_is_named_and_never_waited_on() {
-    let s = Setup::installed();
+    let s = installed();
     std::fs::remove_file(s.binary()).unwrap();
-    let made = assert_cmd::Command::new("mkfifo")
-        .arg(s.binary())
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "mkfifo: {made:?}");
+    crate::common::hooks::mkfifo(&s.binary());
     let msg = s.session().unwrap();
     assert!(
         msg.contains(&format!(
@@ -319,9 +293,9 @@ fn a_named_pipe_where_gk_should_be_is_named_and_never_waited_on() {
 
 #[test]
 fn the_hook_in_two_spellings_and_under_the_wrong_event() {
-    let s = Setup::installed();
-    s.register(&s.user_settings(), "SessionStart", &s.variant("session"));
-    s.register(&s.user_settings(), "Stop", &s.variant("prompt"));
+    let s = installed();
+    s.register(&s.settings(), "SessionStart", &s.variant("session"));
+    s.register(&s.settings(), "Stop", &s.variant("prompt"));
     let msg = s.session().unwrap();
     let lines: Vec<&str> = msg.lines().collect();
     assert_eq!(lines.len(), 2, "{msg}");
@@ -338,8 +312,8 @@ fn the_hook_in_two_spellings_and_under_the_wrong_event() {
 
 #[test]
 fn managed_settings_are_read_and_their_problems_left_to_doctor() {
-    let s = Setup::installed();
-    let managed = managed_settings(s.home.path());
+    let s = installed();
+    let managed = s.managed_settings();
     s.write(&managed, "{\"hooks\": {}, }");
     let msg = s.session().unwrap();
     assert_eq!(
@@ -352,7 +326,7 @@ fn managed_settings_are_read_and_their_problems_left_to_doctor() {
     // Forty broken drop-ins: still a few short lines.
     let dropins = managed.parent().unwrap().join("managed-settings.d");
     for i in 0..40 {
-        s.write(&dropins.join(format!("{i:02}.json")), "{,}");
+        s.write(dropins.join(format!("{i:02}.json")), "{,}");
     }
     let msg = s.session().unwrap();
     let lines: Vec<&str> = msg.lines().collect();
@@ -363,48 +337,47 @@ fn managed_settings_are_read_and_their_problems_left_to_doctor() {
 
 #[test]
 fn switched_off_in_gk_json_it_says_nothing_and_rules_shows_the_switch() {
-    let s = Setup::installed();
-    s.write(&s.local_settings(), "{,}");
+    let s = installed();
+    s.write(s.local_settings(), "{,}");
     assert!(s.session().is_some());
-    let out = s.gk(&["disable", "session", "--yes"], "");
+    let out = s.in_project(&["disable", "session", "--yes"], "");
     assert_eq!(out.code, Some(0), "{}", out.stdout_text());
     let config: Value =
-        serde_json::from_str(&std::fs::read_to_string(s.home.config_path()).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(s.config_path()).unwrap()).unwrap();
     assert_eq!(config["session"], json!({"enabled": false}));
     assert_eq!(s.session(), None);
-    let rules: Value = serde_json::from_str(&s.gk(&["rules"], "").stdout_text()).unwrap();
+    let rules: Value = serde_json::from_str(&s.in_project(&["rules"], "").stdout_text()).unwrap();
     assert_eq!(rules["session"], json!({"enabled": false}));
     assert_eq!(rules["prompt"], json!({"enabled": true}));
-    let out = s.gk(&["enable", "session", "--yes"], "");
+    let out = s.in_project(&["enable", "session", "--yes"], "");
     assert_eq!(out.code, Some(0), "{}", out.stdout_text());
     assert!(s.session().is_some());
     // gk.json itself broken: one line for it, and the check still runs.
-    s.home.write_config("{\"sesion\": {}}");
+    s.write_config("{\"sesion\": {}}");
     let msg = s.session().unwrap();
     assert!(
         msg.starts_with(&format!(
             "gk: {}:1:9: unknown field `sesion`",
-            s.home.config_path().display()
+            s.config_path().display()
         )),
         "{msg}"
     );
     assert!(msg.lines().count() == 2, "{msg}");
     // A gk.json broken elsewhere still keeps the check off when it says so,
     // as it does for the other two hooks.
-    s.home
-        .write_config("{\"session\": {\"enabled\": false}, \"models\": 3}");
+    s.write_config("{\"session\": {\"enabled\": false}, \"models\": 3}");
     assert_eq!(s.session(), None);
 }
 
 #[test]
 fn the_event_decides_the_project_and_a_bad_one_never_breaks_the_hook() {
-    let s = Setup::installed();
+    let s = installed();
     // A broken file in the folder the hook is started in.
-    s.write(&s.local_settings(), "{,}");
-    let elsewhere = s.home.path().join("work").join("elsewhere");
+    s.write(s.local_settings(), "{,}");
+    let elsewhere = s.root().join("work").join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let file = s.home.config_path();
-    s.home.write_config("{}");
+    let file = s.config_path();
+    s.write_config("{}");
     // The event's folder is the project: the started-in one is not read.
     assert_eq!(s.session_with(&s.event(&elsewhere)), None);
     // A folder that is not there, a file, a relative path: no project settings.
@@ -440,17 +413,15 @@ fn the_event_decides_the_project_and_a_bad_one_never_breaks_the_hook() {
 
 #[test]
 fn without_home_variables_the_contract_holds() {
-    let s = Setup::new();
+    let s = setup();
     let out = s
-        .home
-        .command(&["hook", "session"])
+        .gk(["hook", "session"])
         .env_remove("HOME")
         .env_remove("USERPROFILE")
-        .current_dir(&s.project)
-        .write_stdin(s.event(&s.project))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+        .current_dir(s.project())
+        .stdin(s.event(&s.project()))
+        .run();
+    assert_eq!(out.code, Some(0));
     assert!(out.stderr.is_empty());
     // dirs::home_dir may still find the account's home through the system;
     // either way the contract holds and no stderr is written.
@@ -460,22 +431,15 @@ fn without_home_variables_the_contract_holds() {
 
 #[test]
 fn claude_config_dir_decides_the_user_settings() {
-    let s = Setup::new();
-    let cfg = s.home.path().join("cfg");
-    s.write(&cfg.join("settings.json"), "{\"hooks\": [}");
-    let out = s
-        .home
-        .command(&["hook", "session"])
+    let s = setup();
+    let cfg = s.root().join("cfg");
+    s.write(cfg.join("settings.json"), "{\"hooks\": [}");
+    let run = s
+        .gk(["hook", "session"])
         .env("CLAUDE_CONFIG_DIR", &cfg)
-        .current_dir(&s.project)
-        .write_stdin(s.event(&s.project))
-        .output()
-        .unwrap();
-    let run = Run {
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: out.stderr,
-    };
+        .current_dir(s.project())
+        .stdin(s.event(&s.project()))
+        .run();
     run.assert_hook_contract("CLAUDE_CONFIG_DIR");
     let msg = run.system_message();
     assert!(
@@ -493,13 +457,13 @@ fn claude_config_dir_decides_the_user_settings() {
 /// never installed (nothing: no hook the user set up fails).
 #[test]
 fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
-    let s = Setup::installed();
+    let s = installed();
     s.write(
-        &s.project_settings(),
-        &format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n  \"model\": 5\n}}\n"),
+        s.project_settings(),
+        format!("{{\n  \"env\": {{\"TOKEN\": \"{SECRET}\"}},\n  \"model\": 5\n}}\n"),
     );
     s.write(
-        &s.local_settings(),
+        s.local_settings(),
         "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify.sh\", \"timeout\": \"30\"}]}]\n  },\n  \"enabledPlugins\": {\"formatter@acme-tools\": true}\n}\n",
     );
     let msg = s.session().unwrap();
@@ -517,7 +481,7 @@ fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
     // The never-installed plugin alone: nothing at all.
     s.write(&project, "{}\n");
     s.write(
-        &s.local_settings(),
+        s.local_settings(),
         "{\"enabledPlugins\": {\"formatter@acme-tools\": true}}\n",
     );
     assert_eq!(s.session(), None);

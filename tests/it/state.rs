@@ -6,43 +6,46 @@
 //! its own state folder (`GK_STATE_DIR`); nothing reads the real profile.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
-use assert_cmd::Command;
-
-mod hooks_common;
-mod support;
 use serde_json::{json, Value};
 
-struct Env {
-    dir: tempfile::TempDir,
+use crate::common::hooks::state_dir;
+use crate::common::{set_age, Gk, Run, TestEnv};
+
+/// What these tests ask of a run beyond [`Run`]'s own checks.
+trait Quiet {
+    /// The hook contract as far as the status line keeps it too: exit 0,
+    /// nothing on stderr.
+    fn quiet(&self) -> &Self;
+    /// stdout as one JSON value (`gk state --json` prints it on several
+    /// lines).
+    fn value(&self) -> Value;
 }
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?} / {:?}", self.stdout, self.stderr))
-    }
-    fn context(&self) -> String {
-        self.json()["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-    fn message(&self) -> String {
-        self.json()["systemMessage"].as_str().unwrap().to_string()
-    }
-    /// The hook contract: exit 0, nothing on stderr.
+impl Quiet for Run {
     fn quiet(&self) -> &Self {
-        assert_eq!(self.code, Some(0), "exit code; stderr {:?}", self.stderr);
-        assert!(self.stderr.is_empty(), "stderr: {:?}", self.stderr);
+        assert_eq!(
+            self.code,
+            Some(0),
+            "exit code; stderr {:?}",
+            self.stderr_text()
+        );
+        assert!(
+            self.stderr_text().is_empty(),
+            "stderr: {:?}",
+            self.stderr_text()
+        );
         self
+    }
+
+    fn value(&self) -> Value {
+        serde_json::from_slice(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {:?} / {:?}",
+                self.stdout_text(),
+                self.stderr_text()
+            )
+        })
     }
 }
 
@@ -58,65 +61,57 @@ fn v5_part(context: &str) -> &str {
 const UUID_A: &str = "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f";
 const UUID_B: &str = "9b1c2d3e-4f50-4a6b-8c7d-0e1f2a3b4c5d";
 
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home/.claude/hooks")).unwrap();
-        Env { dir }
-    }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn state_dir(&self) -> PathBuf {
-        self.dir.path().join("state")
-    }
+/// A task record in progress, as the convention writes one.
+fn dirty(task: &str) -> String {
+    json!({"status": "in_progress", "task": task, "detail": "", "project": "P", "cwd": "/w", "updated": ""}).to_string()
+}
+
+/// The records of a [`TestEnv`] whose runs keep them in `<root>/state`
+/// and start in `<root>`.
+trait Records {
+    /// The shared (global-scope) record.
+    fn shared(&self) -> PathBuf;
+    fn record(&self, session: &str) -> PathBuf;
+    /// Write `text` to `path` and set its mtime `age_secs` before now.
+    fn write_aged(&self, path: &Path, text: &str, age_secs: u64);
+    fn gk_here(&self, args: &[&str]) -> Gk;
+    fn run_here(&self, args: &[&str], stdin: &str) -> Run;
+    fn prompt_as(&self, session: Value) -> Run;
+    fn stop_as(&self, session: Value) -> Run;
+    fn statusline_as(&self, session: Value) -> Run;
+}
+
+impl Records for TestEnv {
     fn shared(&self) -> PathBuf {
-        self.home().join(".claude/hooks/task_state.json")
+        self.state_path()
     }
     fn record(&self, session: &str) -> PathBuf {
-        self.state_dir()
-            .join(gk::testing::paths::record_file_name(session).unwrap())
+        state_dir(self).join(gk::testing::paths::record_file_name(session).unwrap())
     }
-    fn write(&self, path: &Path, text: &str, age_secs: u64) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        let f = std::fs::File::options().write(true).open(path).unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(age_secs))
-            .unwrap();
+    fn write_aged(&self, path: &Path, text: &str, age_secs: u64) {
+        self.write(path, text);
+        set_age(path, age_secs);
     }
-    fn dirty(task: &str) -> String {
-        json!({"status": "in_progress", "task": task, "detail": "", "project": "P", "cwd": "/w", "updated": ""}).to_string()
+    fn gk_here(&self, args: &[&str]) -> Gk {
+        let mut gk = self.gk(args);
+        gk.env("GK_STATE_DIR", state_dir(self))
+            .current_dir(self.root());
+        gk
     }
-    fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = support::gk(&self.home());
-        cmd.args(args)
-            .env("GK_STATE_DIR", self.state_dir())
-            .current_dir(self.dir.path());
-        cmd
+    fn run_here(&self, args: &[&str], stdin: &str) -> Run {
+        self.gk_here(args).stdin(stdin).run()
     }
-    fn run(&self, args: &[&str], stdin: &str) -> Out {
-        let out = self.gk(args).write_stdin(stdin).output().unwrap();
-        Out {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-    fn prompt(&self, session: Value) -> Out {
+    fn prompt_as(&self, session: Value) -> Run {
         let event = json!({"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": "update the readme"});
-        self.run(&["hook", "prompt"], &event.to_string())
+        self.run_here(&["hook", "prompt"], &event.to_string())
     }
-    fn stop(&self, session: Value) -> Out {
+    fn stop_as(&self, session: Value) -> Run {
         let event = json!({"session_id": session, "hook_event_name": "Stop"});
-        self.run(&["hook", "stop"], &event.to_string())
+        self.run_here(&["hook", "stop"], &event.to_string())
     }
-    fn statusline(&self, session: Value) -> Out {
+    fn statusline_as(&self, session: Value) -> Run {
         let event = json!({"session_id": session, "cwd": "/w", "model": {"display_name": "Opus"}});
-        self.run(&["statusline"], &event.to_string())
-    }
-    /// Every file under the temp root, with its bytes.
-    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        hooks_common::files_under(self.dir.path())
+        self.run_here(&["statusline"], &event.to_string())
     }
 }
 
@@ -130,8 +125,8 @@ fn json_paths(context: &str) -> Vec<String> {
 
 #[test]
 fn the_context_names_this_sessions_record_once_in_one_added_sentence() {
-    let env = Env::new();
-    let context = env.prompt(json!(UUID_A)).quiet().context();
+    let env = TestEnv::new();
+    let context = env.prompt_as(json!(UUID_A)).quiet().context();
     let record = env.record(UUID_A);
     assert_eq!(
         json_paths(&context),
@@ -154,95 +149,98 @@ fn the_context_names_this_sessions_record_once_in_one_added_sentence() {
 
 #[test]
 fn two_sessions_records_never_mix() {
-    let env = Env::new();
-    env.write(&env.record(UUID_A), &Env::dirty("task of A"), 60);
-    env.write(
+    let env = TestEnv::new();
+    env.write_aged(&env.record(UUID_A), &dirty("task of A"), 60);
+    env.write_aged(
         &env.record(UUID_B),
         &json!({"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}).to_string(),
         60,
     );
-    let a = env.stop(json!(UUID_A)).quiet().message();
+    let a = env.stop_as(json!(UUID_A)).quiet().system_message();
     assert!(
         a.starts_with("STATE [DIRTY] task in progress: 'task of A' [P]"),
         "{a}"
     );
-    let b = env.stop(json!(UUID_B)).quiet().message();
+    let b = env.stop_as(json!(UUID_B)).quiet().system_message();
     assert!(b.starts_with("STATE [CLEAN]"), "{b}");
-    let ctx_b = env.prompt(json!(UUID_B)).quiet().context();
+    let ctx_b = env.prompt_as(json!(UUID_B)).quiet().context();
     assert!(!ctx_b.contains("task of A"), "{ctx_b}");
     assert!(
         v5_part(&ctx_b).starts_with("[Gatekeeper] State: clean -- safe"),
         "{ctx_b}"
     );
-    let ctx_a = env.prompt(json!(UUID_A)).quiet().context();
+    let ctx_a = env.prompt_as(json!(UUID_A)).quiet().context();
     assert!(
         ctx_a.contains("DIRTY (task in progress: 'task of A' [P])"),
         "{ctx_a}"
     );
     assert!(env
-        .statusline(json!(UUID_A))
+        .statusline_as(json!(UUID_A))
         .quiet()
-        .stdout
+        .stdout_text()
         .starts_with("gk DIRTY 'task of A' [P]"));
-    assert_eq!(env.statusline(json!(UUID_B)).quiet().stdout, "gk CLEAN\n");
+    assert_eq!(
+        env.statusline_as(json!(UUID_B)).quiet().stdout_text(),
+        "gk CLEAN\n"
+    );
     // A third session has no record: the shared one (missing here) speaks.
     let c = env
-        .stop(json!("c0ffee00-0000-4000-8000-000000000000"))
+        .stop_as(json!("c0ffee00-0000-4000-8000-000000000000"))
         .quiet()
-        .message();
+        .system_message();
     assert_eq!(
         c,
         "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort"
     );
     assert_eq!(
-        env.statusline(json!("c0ffee00-0000-4000-8000-000000000000"))
+        env.statusline_as(json!("c0ffee00-0000-4000-8000-000000000000"))
             .quiet()
-            .stdout,
+            .stdout_text(),
         "gk CLEAN (no task yet)\n"
     );
     // No session id: no session to speak of, the shared record's words.
     assert_eq!(
-        env.stop(Value::Null).quiet().message(),
+        env.stop_as(Value::Null).quiet().system_message(),
         "STATE [UNKNOWN] task_state.json missing -- assuming clean"
     );
 }
 
 #[test]
 fn a_session_without_a_record_shows_the_shared_one_and_its_own_record_wins() {
-    let env = Env::new();
-    env.write(&env.shared(), &Env::dirty("from the Python days"), 120);
-    let stop = env.stop(json!(UUID_A)).quiet().message();
+    let env = TestEnv::new();
+    env.write_aged(&env.shared(), &dirty("from the Python days"), 120);
+    let stop = env.stop_as(json!(UUID_A)).quiet().system_message();
     assert!(
         stop.starts_with("STATE [DIRTY] task in progress: 'from the Python days'"),
         "{stop}"
     );
     assert!(stop.ends_with("\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it"), "{stop}");
-    let ctx = env.prompt(json!(UUID_A)).quiet().context();
+    let ctx = env.prompt_as(json!(UUID_A)).quiet().context();
     assert!(ctx.contains("'from the Python days'"), "{ctx}");
     assert!(env
-        .statusline(json!(UUID_A))
+        .statusline_as(json!(UUID_A))
         .quiet()
-        .stdout
+        .stdout_text()
         .contains("(shared record)"));
     // Once the session writes its own record, that is what it sees.
-    env.write(
+    env.write_aged(
         &env.record(UUID_A),
         &json!({"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}).to_string(),
         5,
     );
     assert!(env
-        .stop(json!(UUID_A))
+        .stop_as(json!(UUID_A))
         .quiet()
-        .message()
+        .system_message()
         .starts_with("STATE [CLEAN]"));
     // A corrupt record of its own still wins: UNKNOWN, as v5 reads a bad file.
-    env.write(&env.record(UUID_A), "{not json", 5);
+    env.write_aged(&env.record(UUID_A), "{not json", 5);
     assert_eq!(
-        env.stop(json!(UUID_A)).quiet().message(),
+        env.stop_as(json!(UUID_A)).quiet().system_message(),
         "STATE [UNKNOWN] task_state.json unreadable (JSONDecodeError) -- assuming clean"
     );
     assert!(
-        v5_part(&env.prompt(json!(UUID_A)).quiet().context()).starts_with(
+        v5_part(&env.prompt_as(json!(UUID_A)).quiet().context()).starts_with(
             "[Gatekeeper] State: clean (task_state.json missing or unreadable -- assuming clean)"
         )
     );
@@ -250,11 +248,11 @@ fn a_session_without_a_record_shows_the_shared_one_and_its_own_record_wins() {
 
 #[test]
 fn hostile_session_ids_never_read_or_name_a_file_outside_the_folder() {
-    let env = Env::new();
+    let env = TestEnv::new();
     // Planted where a careless join would land.
-    let outside = env.dir.path().join("outside.json");
-    env.write(&outside, &Env::dirty("PLANTED"), 60);
-    env.write(&env.home().join("outside.json"), &Env::dirty("PLANTED"), 60);
+    let outside = env.root().join("outside.json");
+    env.write_aged(&outside, &dirty("PLANTED"), 60);
+    env.write_aged(&env.home().join("outside.json"), &dirty("PLANTED"), 60);
     let stem = outside.with_extension("");
     let ids = [
         json!("../outside"),
@@ -271,31 +269,31 @@ fn hostile_session_ids_never_read_or_name_a_file_outside_the_folder() {
         json!("UPPER-case"),
     ];
     for id in &ids {
-        let ctx = env.prompt(id.clone()).quiet().context();
+        let ctx = env.prompt_as(id.clone()).quiet().context();
         assert!(!ctx.contains("PLANTED"), "{id}: {ctx}");
         let named = json_paths(&ctx);
         assert_eq!(named.len(), 1, "{id}: {ctx}");
         let named = PathBuf::from(&named[0]);
-        assert_eq!(named.parent().unwrap(), env.state_dir(), "{id}: {ctx}");
+        assert_eq!(named.parent().unwrap(), state_dir(&env), "{id}: {ctx}");
         let name = named.file_name().unwrap().to_str().unwrap();
         assert!(
             gk::testing::paths::is_record_file_name(name),
             "{id}: {name}"
         );
-        let stop = env.stop(id.clone()).quiet().message();
+        let stop = env.stop_as(id.clone()).quiet().system_message();
         assert!(!stop.contains("PLANTED"), "{id}: {stop}");
         assert!(!env
-            .statusline(id.clone())
+            .statusline_as(id.clone())
             .quiet()
-            .stdout
+            .stdout_text()
             .contains("PLANTED"));
     }
     // A link in the folder that points outside is not followed.
-    std::fs::create_dir_all(env.state_dir()).unwrap();
+    std::fs::create_dir_all(state_dir(&env)).unwrap();
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&outside, env.record(UUID_A)).unwrap();
-        let stop = env.stop(json!(UUID_A)).quiet().message();
+        let stop = env.stop_as(json!(UUID_A)).quiet().system_message();
         assert_eq!(
             stop,
             "STATE [UNKNOWN] task_state.json unreadable (not a regular file) -- assuming clean"
@@ -305,8 +303,8 @@ fn hostile_session_ids_never_read_or_name_a_file_outside_the_folder() {
 
 #[test]
 fn an_event_without_a_usable_session_id_reads_the_shared_record_and_names_none() {
-    let env = Env::new();
-    env.write(&env.shared(), &Env::dirty("shared task"), 60);
+    let env = TestEnv::new();
+    env.write_aged(&env.shared(), &dirty("shared task"), 60);
     for id in [
         json!(42),
         json!(null),
@@ -315,13 +313,13 @@ fn an_event_without_a_usable_session_id_reads_the_shared_record_and_names_none()
         json!(true),
         json!(""),
     ] {
-        let ctx = env.prompt(id.clone()).quiet().context();
+        let ctx = env.prompt_as(id.clone()).quiet().context();
         assert!(ctx.contains("'shared task'"), "{id}: {ctx}");
         assert!(
             !ctx.contains("This session's task_state.json is"),
             "{id}: {ctx}"
         );
-        let stop = env.stop(id.clone()).quiet().message();
+        let stop = env.stop_as(id.clone()).quiet().system_message();
         assert!(
             stop.starts_with("STATE [DIRTY] task in progress: 'shared task'"),
             "{id}"
@@ -329,42 +327,42 @@ fn an_event_without_a_usable_session_id_reads_the_shared_record_and_names_none()
         assert!(!stop.contains("from the shared record"), "{id}: {stop}");
     }
     // Not JSON at all on Stop: the shared record, as v5.
-    let out = env.run(&["hook", "stop"], "not json");
-    assert!(out.quiet().message().starts_with("STATE [DIRTY]"));
+    let out = env.run_here(&["hook", "stop"], "not json");
+    assert!(out.quiet().system_message().starts_with("STATE [DIRTY]"));
 }
 
 #[test]
 fn global_scope_is_v5_and_survives_a_broken_gk_json() {
-    let env = Env::new();
-    env.write(&env.shared(), &Env::dirty("shared task"), 60);
-    env.write(&env.record(UUID_A), &Env::dirty("session task"), 60);
+    let env = TestEnv::new();
+    env.write_aged(&env.shared(), &dirty("shared task"), 60);
+    env.write_aged(&env.record(UUID_A), &dirty("session task"), 60);
     let config = env.home().join(".claude/hooks/gk.json");
     for text in [
         r#"{"state": {"scope": "global"}}"#,
         // A typo elsewhere does not undo the choice.
         r#"{"state": {"scope": "global"}, "modles": []}"#,
     ] {
-        env.write(&config, text, 0);
-        let ctx = env.prompt(json!(UUID_A)).quiet().context();
+        env.write_aged(&config, text, 0);
+        let ctx = env.prompt_as(json!(UUID_A)).quiet().context();
         assert!(
             ctx.contains("'shared task'") && !ctx.contains("[Task state]"),
             "{ctx}"
         );
-        let stop = env.stop(json!(UUID_A)).quiet().message();
+        let stop = env.stop_as(json!(UUID_A)).quiet().system_message();
         assert!(
             stop.starts_with("STATE [DIRTY] task in progress: 'shared task'"),
             "{stop}"
         );
         assert!(!stop.contains("from the shared record"), "{stop}");
         assert!(env
-            .statusline(json!(UUID_A))
+            .statusline_as(json!(UUID_A))
             .quiet()
-            .stdout
+            .stdout_text()
             .contains("'shared task'"));
     }
-    env.write(&config, r#"{"modles": []}"#, 0);
+    env.write_aged(&config, r#"{"modles": []}"#, 0);
     assert!(env
-        .prompt(json!(UUID_A))
+        .prompt_as(json!(UUID_A))
         .quiet()
         .context()
         .contains("'session task'"));
@@ -372,30 +370,32 @@ fn global_scope_is_v5_and_survives_a_broken_gk_json() {
 
 #[test]
 fn thousands_of_records_change_nothing_about_what_a_session_sees() {
-    let env = Env::new();
+    let env = TestEnv::new();
     for i in 0..2000 {
-        env.write(
-            &env.state_dir()
-                .join(format!("{i:08x}-0000-4000-8000-000000000000.json")),
-            &Env::dirty(&format!("other {i}")),
+        env.write_aged(
+            &state_dir(&env).join(format!("{i:08x}-0000-4000-8000-000000000000.json")),
+            &dirty(&format!("other {i}")),
             60,
         );
     }
-    env.write(&env.record(UUID_A), &Env::dirty("mine"), 60);
-    assert!(env.stop(json!(UUID_A)).quiet().message().contains("'mine'"));
-    let listed = env.run(&["state", "--json"], "");
-    assert_eq!(listed.json()["records"].as_array().unwrap().len(), 2001);
+    env.write_aged(&env.record(UUID_A), &dirty("mine"), 60);
+    assert!(env
+        .stop_as(json!(UUID_A))
+        .quiet()
+        .system_message()
+        .contains("'mine'"));
+    let listed = env.run_here(&["state", "--json"], "");
+    assert_eq!(listed.value()["records"].as_array().unwrap().len(), 2001);
 }
 
 #[test]
 fn the_default_state_folder_is_under_home_and_a_relative_override_is_ignored() {
-    let env = Env::new();
+    let env = TestEnv::new();
     let out = env
-        .gk(&["hook", "prompt"])
+        .gk_here(&["hook", "prompt"])
         .env_remove("GK_STATE_DIR")
-        .write_stdin(json!({"session_id": UUID_A, "prompt": "hi"}).to_string())
-        .output()
-        .unwrap();
+        .stdin(json!({"session_id": UUID_A, "prompt": "hi"}).to_string())
+        .output();
     let ctx: Value = serde_json::from_slice(&out.stdout).unwrap();
     let ctx = ctx["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -408,12 +408,11 @@ fn the_default_state_folder_is_under_home_and_a_relative_override_is_ignored() {
         .join(format!("{UUID_A}.json"));
     assert_eq!(json_paths(ctx), [default.display().to_string()]);
     let out = env
-        .gk(&["hook", "prompt"])
+        .gk_here(&["hook", "prompt"])
         .env("GK_STATE_DIR", "relative/dir")
-        .env("XDG_STATE_HOME", env.dir.path().join("xdg"))
-        .write_stdin(json!({"session_id": UUID_A, "prompt": "hi"}).to_string())
-        .output()
-        .unwrap();
+        .env("XDG_STATE_HOME", env.root().join("xdg"))
+        .stdin(json!({"session_id": UUID_A, "prompt": "hi"}).to_string())
+        .output();
     let ctx: Value = serde_json::from_slice(&out.stdout).unwrap();
     let ctx = ctx["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -423,46 +422,47 @@ fn the_default_state_folder_is_under_home_and_a_relative_override_is_ignored() {
     let want = if cfg!(windows) {
         default
     } else {
-        env.dir.path().join("xdg/gk").join(format!("{UUID_A}.json"))
+        env.root().join("xdg/gk").join(format!("{UUID_A}.json"))
     };
     assert_eq!(json_paths(ctx), [want.display().to_string()]);
 }
 
 #[test]
 fn gk_state_lists_records_newest_first_with_the_shared_one_last() {
-    let env = Env::new();
-    env.write(&env.record(UUID_A), &Env::dirty("older task"), 3 * 3600);
-    env.write(&env.record(UUID_B), &Env::dirty("newer task"), 60);
-    env.write(&env.record("c0ffee"), &Env::dirty("stale task"), 30 * 3600);
-    env.write(&env.shared(), &json!({"status": "clean"}).to_string(), 60);
+    let env = TestEnv::new();
+    env.write_aged(&env.record(UUID_A), &dirty("older task"), 3 * 3600);
+    env.write_aged(&env.record(UUID_B), &dirty("newer task"), 60);
+    env.write_aged(&env.record("c0ffee"), &dirty("stale task"), 30 * 3600);
+    env.write_aged(&env.shared(), &json!({"status": "clean"}).to_string(), 60);
     // Not records: another file, and a folder.
-    env.write(&env.state_dir().join("notes.txt"), "x", 0);
-    std::fs::create_dir_all(env.state_dir().join("sub.json")).unwrap();
-    let out = env.run(&["state"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let rows: Vec<&str> = out.stdout.lines().skip(2).collect();
+    env.write_aged(&state_dir(&env).join("notes.txt"), "x", 0);
+    std::fs::create_dir_all(state_dir(&env).join("sub.json")).unwrap();
+    let out = env.run_here(&["state"], "");
+    out.ok();
+    let stdout = out.stdout_text();
+    let rows: Vec<&str> = stdout.lines().skip(2).collect();
     assert!(
         rows[0].starts_with(UUID_B) && rows[0].contains("newer task"),
         "{}",
-        out.stdout
+        out.stdout_text()
     );
     assert!(
         rows[1].starts_with(UUID_A) && rows[1].contains("3h ago"),
         "{}",
-        out.stdout
+        out.stdout_text()
     );
     assert!(
         rows[2].starts_with("c0ffee") && rows[2].contains("in_progress (stale)"),
         "{}",
-        out.stdout
+        out.stdout_text()
     );
     assert!(
         rows[3].starts_with("(shared)") && rows[3].contains("clean"),
         "{}",
-        out.stdout
+        out.stdout_text()
     );
-    assert_eq!(rows.len(), 4, "{}", out.stdout);
-    let v = env.run(&["state", "--json"], "").json();
+    assert_eq!(rows.len(), 4, "{}", out.stdout_text());
+    let v = env.run_here(&["state", "--json"], "").value();
     let records = v["records"].as_array().unwrap();
     assert_eq!(records[0]["session"], UUID_B);
     assert_eq!(records[0]["status"], "in_progress");
@@ -470,117 +470,121 @@ fn gk_state_lists_records_newest_first_with_the_shared_one_last() {
     assert_eq!(records[2]["stale"], true);
     assert_eq!(records[3]["shared"], true);
     assert_eq!(v["scope"], "session");
-    assert_eq!(v["state_dir"], env.state_dir().display().to_string());
+    assert_eq!(v["state_dir"], state_dir(&env).display().to_string());
 }
 
 #[test]
 fn gk_state_clean_sets_one_or_all_records_clean_through_the_engine() {
-    let env = Env::new();
-    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
-    env.write(&env.record(UUID_B), &Env::dirty("b"), 60);
-    env.write(&env.shared(), &Env::dirty("s"), 60);
+    let env = TestEnv::new();
+    env.write_aged(&env.record(UUID_A), &dirty("a"), 60);
+    env.write_aged(&env.record(UUID_B), &dirty("b"), 60);
+    env.write_aged(&env.shared(), &dirty("s"), 60);
     let before = env.files();
     // No --yes and no terminal: refused, nothing written.
-    let out = env.run(&["state", "clean", UUID_A], "");
+    let out = env.run_here(&["state", "clean", UUID_A], "");
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("--yes"), "{}", out.stderr);
-    let out = env.run(&["state", "clean", UUID_A, "--dry-run"], "");
+    assert!(out.stderr_text().contains("--yes"), "{}", out.stderr_text());
+    let out = env.run_here(&["state", "clean", UUID_A, "--dry-run"], "");
     assert_eq!(out.code, Some(0));
     assert!(
-        out.stdout.contains("+  \"status\": \"clean\","),
+        out.stdout_text().contains("+  \"status\": \"clean\","),
         "{}",
-        out.stdout
+        out.stdout_text()
     );
     assert_eq!(env.files(), before);
 
-    let out = env.run(&["state", "clean", UUID_A, "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = env.run_here(&["state", "clean", UUID_A, "--yes"], "");
+    out.ok();
     let a: Value =
         serde_json::from_str(&std::fs::read_to_string(env.record(UUID_A)).unwrap()).unwrap();
     assert_eq!(a["status"], "clean");
     assert_eq!(a["task"], "");
     assert_eq!(a["project"], "P", "where the session was is kept");
     assert!(env
-        .stop(json!(UUID_A))
+        .stop_as(json!(UUID_A))
         .quiet()
-        .message()
+        .system_message()
         .starts_with("STATE [CLEAN]"));
     assert!(env
-        .stop(json!(UUID_B))
+        .stop_as(json!(UUID_B))
         .quiet()
-        .message()
+        .system_message()
         .starts_with("STATE [DIRTY]"));
     // No backup beside a record: the folder holds records only.
-    let names: Vec<String> = std::fs::read_dir(env.state_dir())
+    let names: Vec<String> = std::fs::read_dir(state_dir(&env))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 
-    let out = env.run(&["state", "clean", "--shared", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = env.run_here(&["state", "clean", "--shared", "--yes"], "");
+    out.ok();
     assert!(std::fs::read_to_string(env.shared())
         .unwrap()
         .contains("\"clean\""));
     assert!(env
-        .stop(json!(UUID_B))
+        .stop_as(json!(UUID_B))
         .quiet()
-        .message()
+        .system_message()
         .starts_with("STATE [DIRTY]"));
 
-    env.write(&env.shared(), &Env::dirty("s"), 60);
-    let out = env.run(&["state", "clean", "--all", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    env.write_aged(&env.shared(), &dirty("s"), 60);
+    let out = env.run_here(&["state", "clean", "--all", "--yes"], "");
+    out.ok();
     for p in [env.record(UUID_B), env.shared()] {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
         assert_eq!(v["status"], "clean");
     }
     // Nothing left to clean: nothing to do.
-    let out = env.run(&["state", "clean", "--all", "--yes"], "");
-    assert!(out.stdout.contains("nothing to do"), "{}", out.stdout);
+    let out = env.run_here(&["state", "clean", "--all", "--yes"], "");
+    assert!(
+        out.stdout_text().contains("nothing to do"),
+        "{}",
+        out.stdout_text()
+    );
 
-    let out = env.run(&["state", "clean", "no-such-session", "--yes"], "");
+    let out = env.run_here(&["state", "clean", "no-such-session", "--yes"], "");
     assert_eq!(out.code, Some(1));
     assert!(
-        out.stderr.contains("no task record for session"),
+        out.stderr_text().contains("no task record for session"),
         "{}",
-        out.stderr
+        out.stderr_text()
     );
 }
 
 #[test]
 fn gk_state_prune_deletes_clean_and_old_records_only() {
-    let env = Env::new();
+    let env = TestEnv::new();
     let clean = json!({"status": "clean", "task": "", "detail": "", "project": "", "cwd": "", "updated": ""}).to_string();
-    env.write(&env.record("clean-one"), &clean, 60);
-    env.write(&env.record("fresh-dirty"), &Env::dirty("x"), 60);
-    env.write(&env.record("old-dirty"), &Env::dirty("x"), 8 * 24 * 3600);
-    env.write(&env.record("old-corrupt"), "{", 8 * 24 * 3600);
-    env.write(&env.shared(), &clean, 30 * 24 * 3600);
-    env.write(
-        &env.state_dir().join("keep.txt"),
+    env.write_aged(&env.record("clean-one"), &clean, 60);
+    env.write_aged(&env.record("fresh-dirty"), &dirty("x"), 60);
+    env.write_aged(&env.record("old-dirty"), &dirty("x"), 8 * 24 * 3600);
+    env.write_aged(&env.record("old-corrupt"), "{", 8 * 24 * 3600);
+    env.write_aged(&env.shared(), &clean, 30 * 24 * 3600);
+    env.write_aged(
+        &state_dir(&env).join("keep.txt"),
         "not a record",
         30 * 24 * 3600,
     );
-    let out = env.run(&["state", "prune", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = env.run_here(&["state", "prune", "--yes"], "");
+    out.ok();
     assert!(!env.record("clean-one").exists());
     assert!(!env.record("old-dirty").exists());
     assert!(!env.record("old-corrupt").exists());
     assert!(env.record("fresh-dirty").exists());
     assert!(env.shared().exists(), "the shared record is never pruned");
-    assert!(env.state_dir().join("keep.txt").exists());
-    env.write(&env.record("week-old"), &Env::dirty("x"), 3 * 24 * 3600);
-    let out = env.run(&["state", "prune", "--days", "2", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(state_dir(&env).join("keep.txt").exists());
+    env.write_aged(&env.record("week-old"), &dirty("x"), 3 * 24 * 3600);
+    let out = env.run_here(&["state", "prune", "--days", "2", "--yes"], "");
+    out.ok();
     assert!(!env.record("week-old").exists());
     assert!(env.record("fresh-dirty").exists());
 }
 
 #[test]
 fn gk_state_set_writes_the_shared_record_or_one_sessions() {
-    let env = Env::new();
-    let out = env.run(
+    let env = TestEnv::new();
+    let out = env.run_here(
         &[
             "state",
             "set",
@@ -594,7 +598,7 @@ fn gk_state_set_writes_the_shared_record_or_one_sessions() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    out.ok();
     let v: Value = serde_json::from_str(&std::fs::read_to_string(env.shared()).unwrap()).unwrap();
     assert_eq!(
         (
@@ -610,8 +614,8 @@ fn gk_state_set_writes_the_shared_record_or_one_sessions() {
             Some("Ops")
         )
     );
-    assert_eq!(v["cwd"], env.dir.path().display().to_string());
-    let stop = env.stop(json!(UUID_A)).quiet().message();
+    assert_eq!(v["cwd"], env.root().display().to_string());
+    let stop = env.stop_as(json!(UUID_A)).quiet().system_message();
     assert!(
         stop.starts_with(
             "STATE [DIRTY] task in progress: 'Deploying' [Ops] (updated just now)\n step 2"
@@ -619,7 +623,7 @@ fn gk_state_set_writes_the_shared_record_or_one_sessions() {
         "{stop}"
     );
 
-    let out = env.run(
+    let out = env.run_here(
         &[
             "state",
             "set",
@@ -631,29 +635,34 @@ fn gk_state_set_writes_the_shared_record_or_one_sessions() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(env.stop(json!(UUID_B)).quiet().message().contains("'Mine'"));
-    let out = env.run(&["state", "set", "clean", "--session", UUID_B, "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    out.ok();
     assert!(env
-        .stop(json!(UUID_B))
+        .stop_as(json!(UUID_B))
         .quiet()
-        .message()
+        .system_message()
+        .contains("'Mine'"));
+    let out = env.run_here(&["state", "set", "clean", "--session", UUID_B, "--yes"], "");
+    out.ok();
+    assert!(env
+        .stop_as(json!(UUID_B))
+        .quiet()
+        .system_message()
         .starts_with("STATE [CLEAN]"));
     // in_progress needs a task.
     assert_eq!(
-        env.run(&["state", "set", "in_progress", "--yes"], "").code,
+        env.run_here(&["state", "set", "in_progress", "--yes"], "")
+            .code,
         Some(2)
     );
 }
 
 #[test]
 fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
-    let env = Env::new();
-    env.write(&env.shared(), &Env::dirty("s"), 60);
+    let env = TestEnv::new();
+    env.write_aged(&env.shared(), &dirty("s"), 60);
     // A file where the state folder's parent should be: nothing can be
     // created below it, not even by root.
-    let blocked = env.dir.path().join("a-file");
+    let blocked = env.root().join("a-file");
     std::fs::write(&blocked, "x").unwrap();
     let state = blocked.join("gk");
     let before = env.files();
@@ -670,11 +679,10 @@ fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
         vec!["state", "clean", "--all", "--yes"],
     ] {
         let out = env
-            .gk(&args)
+            .gk_here(&args)
             .env("GK_STATE_DIR", &state)
-            .write_stdin("")
-            .output()
-            .unwrap();
+            .stdin("")
+            .output();
         let stderr = String::from_utf8_lossy(&out.stderr);
         if cfg!(windows) && args[1] == "clean" {
             // Windows reports a folder below a file as not found
@@ -712,9 +720,9 @@ fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
             };
             assert_eq!(others(&after), others(&before), "{args:?}");
             assert!(env
-                .stop(json!(UUID_A))
+                .stop_as(json!(UUID_A))
                 .quiet()
-                .message()
+                .system_message()
                 .starts_with("STATE [CLEAN]"));
             continue;
         }
@@ -745,17 +753,17 @@ fn a_state_folder_that_cannot_be_written_gives_one_line_and_changes_nothing() {
 
 #[test]
 fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
-    let env = Env::new();
+    let env = TestEnv::new();
     // Under the 64 KiB a record is shown from: listed, each field cut down.
     let long = "x".repeat(30_000);
-    env.write(
+    env.write_aged(
         &env.record(UUID_A),
         &json!({"status": "in_progress", "task": long, "project": "P", "detail": long}).to_string(),
         60,
     );
     // Over it: listed as unreadable, not parsed.
     let big = "x".repeat(3 << 19);
-    env.write(
+    env.write_aged(
         &env.record(UUID_B),
         &json!({"status": "in_progress", "task": big}).to_string(),
         120,
@@ -765,12 +773,11 @@ fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
     {
         std::os::unix::fs::symlink(env.record(UUID_A), env.record("linked")).unwrap();
         let fifo = env.record("a-pipe");
-        let made = Command::new("mkfifo").arg(&fifo).output().unwrap();
-        assert!(made.status.success());
+        crate::common::hooks::mkfifo(&fifo);
     }
-    let out = env.run(&["state", "--json"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let v = out.json();
+    let out = env.run_here(&["state", "--json"], "");
+    out.ok();
+    let v = out.value();
     let records = v["records"].as_array().unwrap();
     assert_eq!(records.len(), 2, "{v}");
     let task = records[0]["task"].as_str().unwrap();
@@ -782,18 +789,22 @@ fn a_huge_record_is_listed_cut_down_and_odd_files_are_skipped() {
     assert_eq!(records[0]["status"], "in_progress");
     assert_eq!(records[1]["status"], "unknown");
     assert_eq!(records[1]["problem"], "unreadable (larger than 64 KiB)");
-    assert!(out.stdout.len() < 10_000, "{} bytes", out.stdout.len());
+    assert!(
+        out.stdout_text().len() < 10_000,
+        "{} bytes",
+        out.stdout_text().len()
+    );
 }
 
 #[cfg(unix)]
 #[test]
 fn a_link_planted_in_the_state_folder_is_never_written_through() {
-    let env = Env::new();
-    let victim = env.dir.path().join("victim.txt");
+    let env = TestEnv::new();
+    let victim = env.root().join("victim.txt");
     std::fs::write(&victim, "precious").unwrap();
-    std::fs::create_dir_all(env.state_dir()).unwrap();
+    std::fs::create_dir_all(state_dir(&env)).unwrap();
     std::os::unix::fs::symlink(&victim, env.record(UUID_A)).unwrap();
-    let out = env.run(
+    let out = env.run_here(
         &[
             "state",
             "set",
@@ -805,14 +816,18 @@ fn a_link_planted_in_the_state_folder_is_never_written_through() {
         ],
         "",
     );
-    assert_eq!(out.code, Some(1), "{}", out.stdout);
-    assert!(out.stderr.contains("is a link"), "{}", out.stderr);
+    assert_eq!(out.code, Some(1), "{}", out.stdout_text());
+    assert!(
+        out.stderr_text().contains("is a link"),
+        "{}",
+        out.stderr_text()
+    );
     for args in [
         vec!["state", "clean", "--all", "--yes"],
         vec!["state", "prune", "--days", "0", "--yes"],
     ] {
-        let out = env.run(&args, "");
-        assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
+        let out = env.run_here(&args, "");
+        assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr_text());
     }
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert!(std::fs::symlink_metadata(env.record(UUID_A))
@@ -823,41 +838,49 @@ fn a_link_planted_in_the_state_folder_is_never_written_through() {
 
 #[test]
 fn a_record_is_named_by_the_start_of_its_id_when_only_one_starts_so() {
-    let env = Env::new();
-    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
-    env.write(&env.record(UUID_B), &Env::dirty("b"), 60);
-    let out = env.run(&["state", "clean", &UUID_A[..8], "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let env = TestEnv::new();
+    env.write_aged(&env.record(UUID_A), &dirty("a"), 60);
+    env.write_aged(&env.record(UUID_B), &dirty("b"), 60);
+    let out = env.run_here(&["state", "clean", &UUID_A[..8], "--yes"], "");
+    out.ok();
     let a = std::fs::read_to_string(env.record(UUID_A)).unwrap();
     assert!(a.contains("\"clean\""), "{a}");
     let b = std::fs::read_to_string(env.record(UUID_B)).unwrap();
     assert!(b.contains("in_progress"), "{b}");
     // Too short to tell two apart: named, nothing written.
     let c = "3f2a9c1e-0000-4000-8000-000000000000";
-    env.write(&env.record(c), &Env::dirty("c"), 60);
-    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
+    env.write_aged(&env.record(c), &dirty("c"), 60);
+    env.write_aged(&env.record(UUID_A), &dirty("a"), 60);
     let before = env.files();
-    let out = env.run(&["state", "clean", "3f2a", "--yes"], "");
+    let out = env.run_here(&["state", "clean", "3f2a", "--yes"], "");
     assert_ne!(out.code, Some(0));
-    assert!(out.stderr.contains("more than one"), "{}", out.stderr);
     assert!(
-        out.stderr.contains(UUID_A) && out.stderr.contains(c),
+        out.stderr_text().contains("more than one"),
         "{}",
-        out.stderr
+        out.stderr_text()
+    );
+    assert!(
+        out.stderr_text().contains(UUID_A) && out.stderr_text().contains(c),
+        "{}",
+        out.stderr_text()
     );
     assert_eq!(env.files(), before);
 }
 
 #[test]
 fn prune_with_nothing_to_prune_says_so_in_its_own_words() {
-    let env = Env::new();
-    env.write(&env.record(UUID_A), &Env::dirty("a"), 60);
-    let out = env.run(&["state", "prune", "--yes"], "");
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let env = TestEnv::new();
+    env.write_aged(&env.record(UUID_A), &dirty("a"), 60);
+    let out = env.run_here(&["state", "prune", "--yes"], "");
+    out.ok();
     assert!(
-        !out.stdout.contains("every file is up to date"),
+        !out.stdout_text().contains("every file is up to date"),
         "{}",
-        out.stdout
+        out.stdout_text()
     );
-    assert!(out.stdout.contains("no record to prune"), "{}", out.stdout);
+    assert!(
+        out.stdout_text().contains("no record to prune"),
+        "{}",
+        out.stdout_text()
+    );
 }
