@@ -5,7 +5,7 @@
 #   2. `gk doctor`             (the same plus one smoke run per hook)
 # and on a settings.json with 10,000 hook entries (5,000 groups of another
 # tool, 5,000 spellings of gk's prompt hook), where doctor, doctor --fix
-# and install were once quadratic (issue 10, item 8):
+# and install would be slow if quadratic in the entries:
 #   3. `gk doctor --no-smoke`
 #   4. `gk doctor --no-smoke --fix --dry-run`  (plans and shows the fix)
 #   5. `gk install --dry-run --no-smoke`       (plans and shows the install)

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Measure `gk state prune --yes` (N clean records, all deleted) and
 # `gk state clean --all --yes` (N in-progress records, all rewritten) in a
-# throwaway HOME and state folder, for N = 1,000, 10,000 and 100,000
-# (issue 17, item 7: both were quadratic, 10,000 records took 61.7 s).
+# throwaway HOME and state folder, for N = 1,000, 10,000 and 100,000.
 # One run per case (each run changes every record, so the folder is made
 # again before it); the wall time of the whole command, plan shown to
 # /dev/null. Release build.

@@ -6,7 +6,7 @@
 #
 # GK_BENCH_CASES="<case> …" runs only those cases.
 #
-# Cases (the issue-17 reproducers), each a fresh project folder:
+# Cases, each a fresh project folder:
 #   healthy     user settings with gk's three hooks and a few other tools',
 #               a small project and local file;
 #   handlers    project and local settings of ~15 MB each, 400,000 trivial

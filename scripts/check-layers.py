@@ -1,5 +1,11 @@
 #!/usr/bin/env python3
-"""Hold src/ to its layers (docs/maintainers/the-house.md).
+"""Hold src/ to its layers, and the two descriptions of them to this file.
+
+`LAYERS` below is the one list of the layers. The table of
+docs/maintainers/the-house.md and the numbered list in src/lib.rs's module
+doc describe the same layers in words; both are checked against `LAYERS`
+(the same module numbers, each module at the same layer, none missing,
+none extra), so changing a layer means changing all three.
 
 Every `crate::<module>` a file names (in `use` lines and in paths) is an
 import of that top-level module. A module may import only modules of a
@@ -8,7 +14,8 @@ all. Inside one module folder, the files may import each other, but never
 in a circle. Test code (`#[cfg(test)]` blocks) is held to the same rules.
 
 Prints one line per breach (file:line: what) and exits 1; exits 0 when the
-house is one-way. Well under a second.
+house is one-way and both descriptions agree with `LAYERS`. Well under a
+second.
 """
 
 import re
@@ -63,8 +70,64 @@ def code_lines(text: str):
         yield n, line
 
 
+# The two descriptions: (file, the line a layer is described on). Each
+# line gives the layer's number, then its modules as a list of
+# `name` or `name/`, separated by commas.
+HOUSE = ROOT / "docs" / "maintainers" / "the-house.md"
+HOUSE_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*((?:`[a-z_]+/?`(?:,\s*)?)+)\s*\|")
+LIB = SRC / "lib.rs"
+LIB_ROW = re.compile(r"^//!\s*(\d+)\.\s+((?:`[a-z_]+/?`(?:,\s*)?)+)")
+MODULE_NAME = re.compile(r"`([a-z_]+)/?`")
+
+
+def described_layers(path: Path, row: re.Pattern):
+    """(module -> (layer, line), layers named, breaches) of one description."""
+    where, named, breaches = {}, set(), []
+    rel = path.relative_to(ROOT)
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = row.match(line)
+        if not m:
+            continue
+        layer = int(m.group(1))
+        named.add(layer)
+        for name in MODULE_NAME.findall(m.group(2)):
+            if name in where:
+                breaches.append(f"{rel}:{n}: `{name}` is described twice (also line {where[name][1]})")
+                continue
+            where[name] = (layer, n)
+    return where, named, breaches
+
+
+def check_description(path: Path, row: re.Pattern):
+    """One line per way this description differs from `LAYERS`."""
+    rel = path.relative_to(ROOT)
+    if not path.exists():
+        return [f"{rel}: missing; it describes the layers of scripts/check-layers.py"]
+    where, named, breaches = described_layers(path, row)
+    if not where:
+        return [f"{rel}: no layer described (expected lines like those for layer 0: {', '.join(LAYERS[0])})"]
+    for name, (layer, n) in sorted(where.items(), key=lambda kv: kv[1][1]):
+        if name not in RANK:
+            breaches.append(f"{rel}:{n}: `{name}` is described at layer {layer}, but scripts/check-layers.py gives it no layer")
+        elif RANK[name] != layer:
+            breaches.append(
+                f"{rel}:{n}: `{name}` is described at layer {layer}, scripts/check-layers.py puts it at layer {RANK[name]}"
+            )
+    for name in RANK:
+        if name not in where:
+            breaches.append(f"{rel}: `{name}` (layer {RANK[name]} in scripts/check-layers.py) is not described")
+    for layer in sorted(named - set(range(len(LAYERS)))):
+        breaches.append(f"{rel}: describes layer {layer}; scripts/check-layers.py has layers 0 to {len(LAYERS) - 1}")
+    return breaches
+
+
 def main() -> int:
     breaches = []
+    for name in RANK:
+        if not (SRC / f"{name}.rs").exists() and not (SRC / name / "mod.rs").exists():
+            breaches.append(f"scripts/check-layers.py: layer {RANK[name]} lists `{name}`, which src/ does not have")
+    breaches += check_description(HOUSE, HOUSE_ROW)
+    breaches += check_description(LIB, LIB_ROW)
     # Edges between files of one folder: (module, from file, to file).
     inner = {}
     for path in sorted(SRC.rglob("*.rs")):
@@ -117,7 +180,7 @@ def main() -> int:
     if breaches:
         print(f"check-layers: {len(breaches)} breach(es); the layers are in scripts/check-layers.py")
         return 1
-    print(f"check-layers: one-way ({len(LAYERS)} layers, no circle)")
+    print(f"check-layers: one-way ({len(LAYERS)} layers, no circle; the-house.md and lib.rs agree)")
     return 0
 
 

@@ -13,5 +13,5 @@ cd "$(dirname "$0")/.."
 claude="${GK_E2E_CLAUDE:-$(bash scripts/install-claude-client.sh | tail -n 1)}"
 GK_E2E_CLAUDE="$claude" GK_RECORD_SHAPES=1 \
     cargo test --test e2e_claude -- --exact \
-    scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does
+    the_client_judges_every_settings_shape_as_recorded_and_as_gk_does
 git --no-pager diff --stat -- tests/fixtures/settings-shapes/verdicts.tsv

@@ -1,23 +1,32 @@
 //! gk as a library: the binary in `main.rs` only dispatches to these
-//! modules. The layers, each importing only those below it (the house is
-//! drawn in docs/maintainers/the-house.md; `scripts/check-layers.py` holds
-//! the code to it):
+//! modules. They stand in layers, lowest first; each imports only modules
+//! of the layers below its own. `scripts/check-layers.py` holds the list
+//! (and checks this one and docs/maintainers/the-house.md against it);
+//! the-house.md says what each module holds.
 //!
-//! 1. ground: `error`, `bounded`, `text`, `platform`, `version`;
-//! 2. `paths`, `hookcmd`, `cli` (the arguments, as data), `machine`;
-//! 3. `settings` (the read model and its one schema check), `smoke`;
-//! 4. `registry` (what the client loads and runs; read-only);
-//! 5. `hooks` (the hot path; reads only), then `report` (counts from the
-//!    client's transcripts; reads nothing itself);
-//! 6. `change` (plans, their display, atomic writes, backups), `edit` (pure
-//!    text editors of the files gk touches);
-//! 7. `records` (the task records and their plans), `setup` (what gk
-//!    wants, and the install/uninstall plans);
-//! 8. `doctor`, then `commands` (install, uninstall, enable/disable, state,
-//!    rules, explain).
+//! 0. `error`, `bounded`, `text`, `platform`, `version`: the ground (one
+//!    error type, the bounded reader, the text sanitiser, the platform as a
+//!    value, the version marker)
+//! 1. `paths`: where the client and gk keep their files
+//! 2. `hookcmd`: what a registered command runs, whatever its spelling
+//! 3. `cli`: the command line as data
+//! 4. `machine`: the machine's facts, read once
+//! 5. `settings`, `smoke`: the read model of a settings file and its
+//!    checks; the one runner that starts a process
+//! 6. `registry`: what the client loads and runs; reads only
+//! 7. `hooks`: the hot path; reads only
+//! 8. `report`: counts from the client's transcripts; opens nothing itself
+//! 9. `change`, `edit`: plans, their display, atomic writes and backups;
+//!    pure text editors of the files gk touches
+//! 10. `records`: the task records and their plans
+//! 11. `setup`: what gk wants on a machine, and the install and uninstall
+//!     plans
+//! 12. `doctor`: findings and `--fix`
+//! 13. `commands`: what a person runs, and the dispatch
+//! 14. `testing`: the door for the integration tests and fuzz targets
 //!
-//! Everything is crate-private; [`testing`] names what the integration
-//! tests and fuzz targets call directly.
+//! Everything else is crate-private; [`testing`] names what the
+//! integration tests and fuzz targets call directly.
 
 pub(crate) mod bounded;
 pub(crate) mod change;

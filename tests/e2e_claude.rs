@@ -24,7 +24,7 @@ mod shapes;
 use harness::{Sandbox, Turn};
 use serde_json::{json, Value};
 
-/// The canonical Linux commands `gk install` registers (issue 3).
+/// The canonical Linux commands `gk install` registers.
 const PROMPT_COMMAND: &str = "\"$HOME/.claude/hooks/gk\" hook prompt";
 const STOP_COMMAND: &str = "\"$HOME/.claude/hooks/gk\" hook stop";
 const SESSION_COMMAND: &str = "\"$HOME/.claude/hooks/gk\" hook session";
@@ -62,25 +62,25 @@ fn main() -> std::process::ExitCode {
     harness::run(
         trials![
             client_runs_each_command_spelling_once,
-            scenario_1_install_then_one_turn,
-            scenario_2_dirty_state_and_check_mode,
-            scenario_3_second_spelling_fires_twice_until_doctor_fixes_it,
-            scenario_4_identical_string_in_project_runs_once,
-            scenario_5_uninstall_gives_the_settings_back,
-            scenario_7_claude_writes_its_session_record_without_asking,
-            scenario_8_without_the_rules_the_same_write_is_denied,
-            scenario_9_home_folder_runs_each_hook_once,
-            scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it,
-            scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it,
-            scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so,
-            scenario_13_a_fork_sees_the_task_its_parent_left_in_flight,
-            scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own,
-            scenario_15_json_the_client_loads_is_not_called_skipped,
-            scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
-            scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
-            scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
-            scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
-            scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does,
+            install_then_one_turn,
+            dirty_state_and_check_mode,
+            second_spelling_fires_twice_until_doctor_fixes_it,
+            identical_string_in_project_runs_once,
+            uninstall_gives_the_settings_back,
+            claude_writes_its_session_record_without_asking,
+            without_the_rules_the_same_write_is_denied,
+            home_folder_runs_each_hook_once,
+            the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it,
+            an_ask_rule_beats_the_allow_rules_and_doctor_names_it,
+            sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so,
+            a_fork_sees_the_task_its_parent_left_in_flight,
+            the_tui_shows_the_earlier_task_after_clear_until_its_own,
+            json_the_client_loads_is_not_called_skipped,
+            gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+            a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
+            gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
+            a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
+            the_client_judges_every_settings_shape_as_recorded_and_as_gk_does,
         ],
         skip,
     )
@@ -230,12 +230,12 @@ fn client_runs_each_command_spelling_once() {
     assert_eq!(turn.hook_responses("UserPromptSubmit").len(), 2);
 }
 
-/// Scenario 1: fresh HOME with an `env` block, `gk install --yes`, one
+/// A fresh HOME with an `env` block, `gk install --yes`, one
 /// turn: the gatekeeper context (with the model the rules pick) reaches the
 /// model exactly once, the Stop hook's STATE line is shown, `env` is intact.
-fn scenario_1_install_then_one_turn() {
+fn install_then_one_turn() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_1_install_then_one_turn");
+    let mut sb = sandbox("install_then_one_turn");
     install(&sb);
     assert!(
         sb.claude_dir().join("hooks/gk").is_file(),
@@ -269,12 +269,12 @@ fn scenario_1_install_then_one_turn() {
     assert_env_unchanged(&sb);
 }
 
-/// Scenario 2: a task in progress makes the context say DIRTY and carry
+/// A task in progress makes the context say DIRTY and carry
 /// the matching instruction to keep the task state; a `[check]` prompt
 /// carries CHECK MODE instead.
-fn scenario_2_dirty_state_and_check_mode() {
+fn dirty_state_and_check_mode() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_2_dirty_state_and_check_mode");
+    let mut sb = sandbox("dirty_state_and_check_mode");
     install(&sb);
     let state = json!({
         "status": "in_progress",
@@ -331,13 +331,13 @@ fn scenario_2_dirty_state_and_check_mode() {
     );
 }
 
-/// Scenario 3: the prompt hook registered a second time under another
+/// The prompt hook registered a second time under another
 /// spelling (`~/` instead of `"$HOME/"`) fires twice — the bug doctor
 /// exists for; doctor names it `hook-fires-twice`, `--fix` repairs it, and
 /// the next turn gets the context once.
-fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
+fn second_spelling_fires_twice_until_doctor_fixes_it() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_3_second_spelling_fires_twice_until_doctor_fixes_it");
+    let mut sb = sandbox("second_spelling_fires_twice_until_doctor_fixes_it");
     install(&sb);
     // The user pastes a second entry at the top of the array in an editor:
     // every other byte of the file stays as install left it.
@@ -390,12 +390,12 @@ fn scenario_3_second_spelling_fires_twice_until_doctor_fixes_it() {
     turn.single_context();
 }
 
-/// Scenario 4: the identical command string also in the project's
+/// The identical command string also in the project's
 /// settings runs once; doctor calls it `hook-redundant`, not
 /// `hook-fires-twice`.
-fn scenario_4_identical_string_in_project_runs_once() {
+fn identical_string_in_project_runs_once() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_4_identical_string_in_project_runs_once");
+    let mut sb = sandbox("identical_string_in_project_runs_once");
     install(&sb);
     let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
     let registered = commands(&settings, "UserPromptSubmit");
@@ -423,12 +423,12 @@ fn scenario_4_identical_string_in_project_runs_once() {
     );
 }
 
-/// Scenario 5: after `gk uninstall --yes` no gatekeeper context reaches the
+/// After `gk uninstall --yes` no gatekeeper context reaches the
 /// model, no STATE line is shown, the turn still completes, and
 /// settings.json is byte for byte what it was before install.
-fn scenario_5_uninstall_gives_the_settings_back() {
+fn uninstall_gives_the_settings_back() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_5_uninstall_gives_the_settings_back");
+    let mut sb = sandbox("uninstall_gives_the_settings_back");
     install(&sb);
     let turn = sb.turn("explain the build");
     turn.single_context();
@@ -454,13 +454,13 @@ fn scenario_5_uninstall_gives_the_settings_back() {
     );
 }
 
-/// Scenario 9: Claude Code started in the home folder reads
+/// Claude Code started in the home folder reads
 /// `~/.claude/settings.json` as user and as project settings, yet gk's
 /// hooks run once each; `gk doctor` there says so (info) and exits 0
 /// instead of warning.
-fn scenario_9_home_folder_runs_each_hook_once() {
+fn home_folder_runs_each_hook_once() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_9_home_folder_runs_each_hook_once");
+    let mut sb = sandbox("home_folder_runs_each_hook_once");
     install(&sb);
     sb.work_in(sb.home());
     let turn = sb.turn("explain the build");
@@ -482,15 +482,14 @@ fn scenario_9_home_folder_runs_each_hook_once() {
     assert_eq!(report["findings"][0]["severity"], "info", "{report}");
 }
 
-/// Scenario 10: the session check. A healthy install: the SessionStart
+/// The session check. A healthy install: the SessionStart
 /// hook runs once, exits 0 and prints nothing. The prompt hook pasted in a
 /// second spelling (`~/` beside `"$HOME/"`): the next session's SessionStart
 /// answer is one `systemMessage` line naming the hook, both places and the
 /// doctor command; `gk doctor --fix` (the command it names): gone again.
-fn scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it() {
+fn the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it() {
     let _serial = harness::serial();
-    let mut sb =
-        sandbox("scenario_10_the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it");
+    let mut sb = sandbox("the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it");
     install(&sb);
 
     let turn = sb.turn("explain the build");
@@ -606,15 +605,15 @@ fn start_a_task(task: &str, next: Option<&str>) -> Value {
     ])
 }
 
-/// Scenario 13 (issue 16, a and b): session A starts a task in the
+/// Session A starts a task in the
 /// project (the mock plays both Writes: record and folder pointer, no
 /// permission prompt); `--resume A --fork-session` starts session B in the
 /// same folder: B's SessionStart context names A's task and record and
 /// reaches the model, its line is shown, and B's Stop line shows A's task,
 /// not "safe to switch". A new session in another folder: CLEAN as before.
-fn scenario_13_a_fork_sees_the_task_its_parent_left_in_flight() {
+fn a_fork_sees_the_task_its_parent_left_in_flight() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_13_a_fork_sees_the_task_its_parent_left_in_flight");
+    let mut sb = sandbox("a_fork_sees_the_task_its_parent_left_in_flight");
     install(&sb);
     let project = sb.project();
     let a = sb.turn_with(
@@ -691,15 +690,15 @@ fn scenario_13_a_fork_sees_the_task_its_parent_left_in_flight() {
     assert!(!line.contains("Refactor"), "STATE line: {line}");
 }
 
-/// Scenario 7 (issue 8): after `gk install`, Claude writes its session's
+/// After `gk install`, Claude writes its session's
 /// task record without a permission prompt or denial: the context names
 /// `<home>/.local/state/gk/<session id>.json`, the scripted Write of that
 /// path goes through (`permission_denials: []`), the file holds the task,
 /// and the same turn's Stop line says DIRTY with it. A second session, in
 /// another project, shows CLEAN: the records do not mix.
-fn scenario_7_claude_writes_its_session_record_without_asking() {
+fn claude_writes_its_session_record_without_asking() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_7_claude_writes_its_session_record_without_asking");
+    let mut sb = sandbox("claude_writes_its_session_record_without_asking");
     install(&sb);
     let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
     let allow = settings["permissions"]["allow"].clone();
@@ -769,14 +768,15 @@ fn scenario_7_claude_writes_its_session_record_without_asking() {
     );
 }
 
-/// Scenario 8 (issue 8), the canary for a future client: without gk's
+/// The canary for a future client: without gk's
 /// allow rules (`--no-permissions`) the same scripted write of the record
 /// is refused in `-p` mode — the reason install adds them. If a client
 /// version ever lets this through, the rules may no longer be needed; if
-/// scenario 7 fails while this passes, the rule form stopped matching.
-fn scenario_8_without_the_rules_the_same_write_is_denied() {
+/// `claude_writes_its_session_record_without_asking` fails while this
+/// passes, the rule form stopped matching.
+fn without_the_rules_the_same_write_is_denied() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_8_without_the_rules_the_same_write_is_denied");
+    let mut sb = sandbox("without_the_rules_the_same_write_is_denied");
     sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
     let out = sb.gk_ok(&["install", "--yes", "--no-permissions"]);
     assert_no_secret(&out);
@@ -802,13 +802,13 @@ fn scenario_8_without_the_rules_the_same_write_is_denied() {
     assert!(line.starts_with("STATE [CLEAN]"), "STATE line: {line}");
 }
 
-/// Scenario 11: an `ask` rule for the records beside gk's allow rules.
+/// An `ask` rule for the records beside gk's allow rules.
 /// Claude Code weighs `ask` above `allow`, so in `-p` mode (nobody to ask)
 /// the scripted write of the record is refused, as with no rule at all —
 /// and `gk doctor` says so (`state-permission-missing`, naming the rule).
-fn scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
+fn an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it");
+    let mut sb = sandbox("an_ask_rule_beats_the_allow_rules_and_doctor_names_it");
     install(&sb);
     let text = sb.read(&sb.user_settings());
     let permissions = "\"permissions\": {";
@@ -858,7 +858,7 @@ fn scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
     assert_env_unchanged(&sb);
 }
 
-/// Scenario 12: the mode sessions start in (`permissions.defaultMode`).
+/// The mode sessions start in (`permissions.defaultMode`).
 /// Installed with `--no-permissions`, a session that starts in
 /// bypassPermissions mode writes its record with no allow rule, and doctor
 /// says so as a note (exit 0); a local settings file that starts sessions
@@ -866,10 +866,9 @@ fn scenario_11_an_ask_rule_beats_the_allow_rules_and_doctor_names_it() {
 /// the working folders only) and doctor's warning back. The client refuses
 /// bypassPermissions to root unless `IS_SANDBOX=1` (its own switch for
 /// sandboxes, which CI is), so the scenario sets it.
-fn scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so() {
+fn sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so() {
     let _serial = harness::serial();
-    let mut sb =
-        sandbox("scenario_12_sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so");
+    let mut sb = sandbox("sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so");
     sb.set_env("IS_SANDBOX", "1");
     sb.write(
         &sb.user_settings(),
@@ -948,7 +947,7 @@ fn after_last<'s>(screen: &'s str, marker: &str) -> &'s str {
     screen.rfind(marker).map_or("", |at| &screen[at..])
 }
 
-/// Scenario 14 (issue 16, c, and the continuation hint): the interactive
+/// The interactive
 /// client in tmux, the mock as the API. A turn starts a task (the model
 /// writes its record with a `next` hint, and the folder pointer): the
 /// screen shows the DIRTY Stop line, the hint on its own line, and the
@@ -956,9 +955,9 @@ fn after_last<'s>(screen: &'s str, marker: &str) -> &'s str {
 /// line names the earlier task, and after the next prompt the Stop line
 /// and the status line show the earlier task, not "safe to switch". Then
 /// Claude writes this session's own record: the screen shows its own task.
-fn scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own() {
+fn the_tui_shows_the_earlier_task_after_clear_until_its_own() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own");
+    let mut sb = sandbox("the_tui_shows_the_earlier_task_after_clear_until_its_own");
     sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
     assert_no_secret(&sb.gk_ok(&["install", "--yes", "--statusline"]));
     let mut start = start_a_task(
@@ -1024,10 +1023,10 @@ fn scenario_14_the_tui_shows_the_earlier_task_after_clear_until_its_own() {
 /// a lone surrogate escape, nesting 5,000 levels deep, each in the user's
 /// settings.json beside gk's hooks. The client loads the file (gk's prompt
 /// hook still gives its context, once), and gk's session check agrees: it
-/// says nothing (it used to say the client skips the whole file).
-fn scenario_15_json_the_client_loads_is_not_called_skipped() {
+/// says nothing (it does not call the file skipped).
+fn json_the_client_loads_is_not_called_skipped() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_15_json_the_client_loads_is_not_called_skipped");
+    let mut sb = sandbox("json_the_client_loads_is_not_called_skipped");
     install(&sb);
     let installed = sb.read(&sb.user_settings());
     let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
@@ -1076,7 +1075,7 @@ fn install_gk_plugin(sb: &mut Sandbox) -> String {
     id
 }
 
-/// Issue 15, test (b): gk as a plugin. The repository's marketplace files
+/// gk as a plugin. The repository's marketplace files
 /// (copied to a folder of their own, as a clone would hold them) added as
 /// a marketplace and gk's plugin installed with the client's own commands;
 /// the gk cargo built on PATH, as `cargo install` puts it. One turn runs
@@ -1085,10 +1084,9 @@ fn install_gk_plugin(sb: &mut Sandbox) -> String {
 /// session check does not call the plugin's hooks unregistered, and gives
 /// Claude the Task State Convention, which a plugin cannot put into
 /// CLAUDE.md. Runs with no managed policy (see `without_managed_policy`).
-fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
+fn gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     let _serial = harness::serial();
-    let mut sb =
-        sandbox("scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings");
+    let mut sb = sandbox("gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings");
     sb.without_managed_policy();
     let id = install_gk_plugin(&mut sb);
 
@@ -1110,17 +1108,17 @@ fn scenario_16_gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     assert!(!sb.claude_dir().join("CLAUDE.md").exists());
 }
 
-/// Scenario 17: the managed channel. `gk install --managed --output FILE`
+/// The managed channel. `gk install --managed --output FILE`
 /// writes the drop-in an administrator ships; placed in the managed folder
 /// the client reads (a test folder shown at /etc/claude-code in a private
 /// mount namespace), beside a managed file that sets
 /// `allowManagedHooksOnly`: each of gk's hooks runs once from the drop-in,
 /// the user's own hook does not run, and doctor calls gk's hooks neither
 /// missing nor doubled. `gk uninstall --managed --output FILE` takes the
-/// file back out. Issue 15 (5; test c).
-fn scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only() {
+/// file back out.
+fn a_managed_dropin_runs_gk_under_allow_managed_hooks_only() {
     let _serial = harness::serial();
-    let mut sb = sandbox("scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only");
+    let mut sb = sandbox("a_managed_dropin_runs_gk_under_allow_managed_hooks_only");
     let policy = sb.with_managed_policy();
     // The machine-wide program (here inside the sandbox): --output does not
     // copy it, the administrator's tools do.
@@ -1191,16 +1189,15 @@ fn scenario_17_a_managed_dropin_runs_gk_under_allow_managed_hooks_only() {
     assert!(!shipped.exists(), "the drop-in held only gk's entries");
 }
 
-/// Issue 15, test (a): gk installed into settings.json, then gk's plugin
+/// gk installed into settings.json, then gk's plugin
 /// too. The client runs each hook twice (it never merges a plugin's copy
 /// with a settings file's); `gk doctor` reports `hook-in-plugin-and-settings`
 /// (an error: exit 2) naming the plugin and settings.json; `gk doctor --fix
 /// --yes` takes install's entries out of settings.json (never the plugin's
 /// files), and each hook runs once again, from the plugin, `env` intact.
-fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it() {
+fn gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it() {
     let _serial = harness::serial();
-    let mut sb =
-        sandbox("scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it");
+    let mut sb = sandbox("gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it");
     sb.without_managed_policy();
     install(&sb);
     let id = install_gk_plugin(&mut sb);
@@ -1260,11 +1257,10 @@ fn scenario_18_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it()
 /// carries it now (the plugin's files untouched, install's Stop and
 /// SessionStart entries kept); the next turn runs each hook once, the
 /// prompt hook from the plugin.
-fn scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it() {
+fn a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it() {
     let _serial = harness::serial();
-    let mut sb = sandbox(
-        "scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it",
-    );
+    let mut sb =
+        sandbox("a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it");
     sb.without_managed_policy();
     install(&sb);
     let market = sb.home().join("team-marketplace");
@@ -1349,10 +1345,9 @@ fn scenario_19_a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor
 /// recorded one (else the client moved: re-measure with
 /// scripts/measure-settings-shapes.sh, which sets `GK_RECORD_SHAPES=1` to
 /// write the file instead) and gk's own (`gk::testing::verdict::of`).
-fn scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does() {
+fn the_client_judges_every_settings_shape_as_recorded_and_as_gk_does() {
     let _serial = harness::serial();
-    let mut sb =
-        sandbox("scenario_20_the_client_judges_every_settings_shape_as_recorded_and_as_gk_does");
+    let mut sb = sandbox("the_client_judges_every_settings_shape_as_recorded_and_as_gk_does");
     sb.without_managed_policy();
     let recording = std::env::var("GK_RECORD_SHAPES").is_ok_and(|v| v == "1");
     let (_, recorded) = shapes::recorded_or_empty(recording);

@@ -449,7 +449,7 @@ impl Drop for RemoveOnDrop {
     }
 }
 
-/// Issue 15 (c) on the Windows client: `gk.exe install --managed` (Wine
+/// The managed channel on the Windows client: `gk.exe install --managed` (Wine
 /// asks for no administrator) puts gk.exe at `C:\Program Files\gk\gk.exe`
 /// and the drop-in at `C:\Program Files\ClaudeCode\managed-settings.d\gk.json`,
 /// a real Windows machine's paths. Beside a managed file that sets
@@ -550,7 +550,7 @@ fn install_gk_plugin(sb: &mut WinSandbox) -> String {
     id
 }
 
-/// Issue 15 (b) on the Windows client: gk's plugin from the repository's
+/// gk as a plugin on the Windows client: gk's plugin from the repository's
 /// marketplace files, gk.exe found on PATH by the bare name `gk` in the
 /// plugin's exec-form hooks. One turn runs each of gk's hooks once, from
 /// the plugin; the session check is silent and hands Claude the Task State
@@ -580,7 +580,7 @@ fn windows_gk_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     assert!(!sb.claude_dir().join("CLAUDE.md").exists());
 }
 
-/// Issue 15 (a) on the Windows client: `gk.exe install`, then gk's plugin
+/// gk in settings and as a plugin on the Windows client: `gk.exe install`, then gk's plugin
 /// too. claude.exe runs each hook twice (a plugin's copy is never merged
 /// with a settings file's); `gk.exe doctor` reports
 /// `hook-in-plugin-and-settings` (exit 2) naming the plugin and
@@ -679,7 +679,7 @@ impl Drop for PolicyKeysGone {
     }
 }
 
-/// Issue 15, the registry policy on the Windows client: the drop-in that
+/// The registry policy on the Windows client: the drop-in that
 /// `gk.exe install --managed --output` writes, put into the value
 /// `HKLM\SOFTWARE\Policies\ClaudeCode\Settings` (as an administrator whose
 /// policy lives in the registry does), with gk.exe at the machine-wide

@@ -201,7 +201,8 @@ fn refusing_rules(
             continue;
         };
         // A deny rule refuses; an ask rule weighs above `allow` (measured:
-        // e2e scenario 11), so Claude Code asks anyway and `-p` refuses.
+        // `an_ask_rule_beats_the_allow_rules_and_doctor_names_it` in the e2e
+        // tests), so Claude Code asks anyway and `-p` refuses.
         for (list, does, unless) in [
             (
                 "deny",

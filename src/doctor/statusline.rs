@@ -165,7 +165,7 @@ mod tests {
             f.fix.as_deref(),
             Some(format!("gk doctor --fix (writes `{BASH}`)").as_str())
         );
-        // The raw path the exec-form install used to write, under Git Bash.
+        // The raw path an earlier gk's exec-form install wrote, under Git Bash.
         let f = finding_for(Os::Windows, GIT, RAW).unwrap();
         assert!(f.message.contains("backslash"), "{}", f.message);
         // The bash form with no Git Bash: PowerShell prints the string.

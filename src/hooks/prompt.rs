@@ -594,7 +594,7 @@ mod tests {
     fn per_session_the_recommender_decides_after_the_users_rules() {
         let c = Config::default();
         // The seed's keywords are not rules of the user's: "implement"
-        // alone no longer means Opus, and a confirmation is the recommender's.
+        // alone does not mean Opus, and a confirmation is the recommender's.
         let a = analyse("ok", &c);
         assert!(a.recommender && a.choice.rule.is_none());
         assert_eq!(a.choice.label, "Haiku 4.5");

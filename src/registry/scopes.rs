@@ -174,7 +174,7 @@ pub const TOO_LARGE: &str = "is too large to check at session start";
 
 impl Budget {
     /// The session check's budget. Real settings files are a few KiB with
-    /// a few dozen handlers (the largest seen in the issues: ~40 KiB), a
+    /// a few dozen handlers (the largest seen in real setups: ~40 KiB), a
     /// plugin's hooks file a few KiB; the budget is ten times that per
     /// file, and bounds the whole check, plugins included, to a few MiB of
     /// memory and a few milliseconds (scripts/bench-session.sh,
