@@ -3,4 +3,5 @@
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
 mod common;
+mod install_fixtures;
 mod snapshots;
