@@ -2,6 +2,7 @@
 //! environment (`common::TestEnv`). The end-to-end programs that drive the
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
+mod adversarial;
 mod common;
 mod install_fixtures;
 mod snapshots;
