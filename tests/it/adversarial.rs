@@ -19,11 +19,11 @@
 //! killed or held under an address-space limit.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::common::limited::{self, Stdin};
 use crate::common::{require_tool, Run, TestEnv};
 
 /// The most one gk run may take here. Most runs are milliseconds on an
@@ -65,93 +65,10 @@ fn require_ulimit() {
     assert!(works, "this test needs `sh -c 'ulimit -v'` to work");
 }
 
-/// Run `cmd` with `stdin`, killing it after [`LIMIT`]; a run that had to be
-/// killed fails the case `what`. On Unix the run is wrapped in
-/// `sh -c 'ulimit -v <memory>; exec "$0" "$@"'`.
+/// Run `cmd` with `stdin`, killing it after [`LIMIT`], under an address
+/// space of `memory_kib` on Unix ([`limited::run_limited`]).
 fn run_limited(cmd: Command, stdin: Stdin, memory_kib: u64, what: &str) -> Run {
-    let mut cmd = wrap_memory(cmd, memory_kib);
-    match &stdin {
-        Stdin::Bytes(_) => cmd.stdin(Stdio::piped()),
-        Stdin::File(f) => cmd.stdin(Stdio::from(std::fs::File::open(f).unwrap())),
-    };
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{what}: start: {e}"));
-    let feeder = match stdin {
-        Stdin::Bytes(bytes) => {
-            let mut pipe = child.stdin.take().unwrap();
-            // A hook may stop reading early; a closed pipe is not an error here.
-            Some(std::thread::spawn(move || {
-                let _ = pipe.write_all(&bytes);
-            }))
-        }
-        Stdin::File(_) => None,
-    };
-    let reader = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = r.read_to_end(&mut v);
-            v
-        })
-    };
-    let out = reader(Box::new(child.stdout.take().unwrap()));
-    let err = reader(Box::new(child.stderr.take().unwrap()));
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {LIMIT:?}: it hangs (killed)");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    if let Some(f) = feeder {
-        let _ = f.join();
-    }
-    let o = Run {
-        code: status.code(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    };
-    assert!(
-        o.code.is_some(),
-        "{what}: killed by a signal ({status:?}), e.g. an allocation that failed\n{}",
-        all(&o)
-    );
-    o
-}
-
-enum Stdin {
-    Bytes(Vec<u8>),
-    /// stdin opened from this file (a device such as /dev/zero).
-    #[cfg_attr(not(unix), allow(dead_code))] // no such device on Windows
-    File(PathBuf),
-}
-
-#[cfg(unix)]
-fn wrap_memory(cmd: Command, kib: u64) -> Command {
-    let mut sh = Command::new("sh");
-    sh.arg("-c")
-        .arg(format!("ulimit -v {kib} || exit 97; exec \"$0\" \"$@\""))
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => sh.env(k, v),
-            None => sh.env_remove(k),
-        };
-    }
-    if let Some(dir) = cmd.get_current_dir() {
-        sh.current_dir(dir);
-    }
-    sh
-}
-
-#[cfg(not(unix))]
-fn wrap_memory(cmd: Command, _kib: u64) -> Command {
-    cmd
+    limited::run_limited(cmd, stdin, memory_kib, LIMIT, what).0
 }
 
 /// One temporary machine ([`TestEnv`]) made ready for hostile files: the

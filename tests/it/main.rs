@@ -3,6 +3,7 @@
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
 mod adversarial;
+mod adversarial_plugins;
 mod common;
 mod install_fixtures;
 mod snapshots;

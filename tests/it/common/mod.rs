@@ -22,6 +22,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+pub mod limited;
+
 /// Removed from every run: each names a folder gk reads or writes (the
 /// Claude config folder, the project, the state folder) or changes a
 /// decision (on Windows `CLAUDE_CODE_GIT_BASH_PATH` decides the shell a
