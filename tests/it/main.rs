@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod adversarial_plugins;
+mod adversarial_text;
 mod common;
 mod install_fixtures;
 mod snapshots;
