@@ -6,5 +6,6 @@ mod adversarial;
 mod adversarial_plugins;
 mod adversarial_text;
 mod common;
+mod install;
 mod install_fixtures;
 mod snapshots;
