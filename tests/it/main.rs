@@ -8,4 +8,5 @@ mod adversarial_text;
 mod common;
 mod install;
 mod install_fixtures;
+mod install_managed;
 mod snapshots;
