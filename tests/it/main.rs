@@ -9,4 +9,5 @@ mod common;
 mod install;
 mod install_fixtures;
 mod install_managed;
+mod install_permissions;
 mod snapshots;
