@@ -10,4 +10,5 @@ mod install;
 mod install_fixtures;
 mod install_managed;
 mod install_permissions;
+mod install_safety;
 mod snapshots;
