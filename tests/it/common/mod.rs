@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+pub mod doctor;
 pub mod limited;
 
 /// Removed from every run: each names a folder gk reads or writes (the
