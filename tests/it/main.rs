@@ -6,6 +6,7 @@ mod adversarial;
 mod adversarial_plugins;
 mod adversarial_text;
 mod common;
+mod doctor;
 mod doctor_state;
 mod install;
 mod install_fixtures;
