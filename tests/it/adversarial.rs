@@ -21,10 +21,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::limited::{self, Stdin};
-use crate::common::{require_tool, Run, TestEnv};
+use crate::common::{Run, TestEnv};
 
 /// The most one gk run may take here. Most runs are milliseconds on an
 /// idle machine, the longest (a 20 MiB prompt, a 64 MiB program copied,
@@ -57,7 +57,7 @@ fn all(out: &Run) -> String {
 /// fails, saying why, where it does not (never passes untested).
 #[cfg(unix)]
 fn require_ulimit() {
-    require_tool("sh");
+    crate::common::require_tool("sh");
     let works = Command::new("sh")
         .args(["-c", "ulimit -v 1048576"])
         .status()
@@ -386,7 +386,7 @@ fn make_special(path: &Path, hostile: Hostile) -> bool {
     use std::os::unix::fs::symlink;
     match hostile {
         Hostile::Fifo => {
-            require_tool("mkfifo");
+            crate::common::require_tool("mkfifo");
             let status = Command::new("mkfifo").arg(path).status();
             assert!(
                 status.as_ref().is_ok_and(|s| s.success()),
@@ -1002,7 +1002,7 @@ fn the_session_check_stays_small_in_a_hostile_repository() {
             }
         }
         let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project()});
-        let start = Instant::now();
+        let start = std::time::Instant::now();
         let out = run_limited(
             m.gk_limited(&["hook", "session"]),
             Stdin::Bytes(event.to_string().into_bytes()),

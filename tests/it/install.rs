@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{require_tool, Gk, TestEnv};
+use crate::common::{Gk, TestEnv};
 
 const SECRETS: [&str; 3] = ["Pr0xyPassw0rd", "sk-ant-SECRET-VALUE-123", "team-vault"];
 
@@ -714,13 +714,14 @@ fn dry_run_and_check_write_nothing_in_any_command_or_state() {
     }
 }
 
+#[cfg(unix)] // Windows has no named pipe in the file system
 #[test]
 #[allow(clippy::disallowed_methods)] // mkfifo makes the pipe
 fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
     let h = TestEnv::new();
     fs::create_dir_all(h.claude().join("hooks")).unwrap();
     let pipe = h.claude().join("hooks/gk.json");
-    require_tool("mkfifo");
+    crate::common::require_tool("mkfifo");
     let made = h.command("mkfifo").arg(&pipe).status();
     assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
     let (code, out, err) = output(
