@@ -26,6 +26,7 @@ trait DoctorEnv {
     fn local(&self) -> PathBuf;
     fn project_settings(&self) -> PathBuf;
     fn fix_then_clean(&self);
+    fn fix_leaves_settings_saying(&self, says: &str);
 }
 
 impl DoctorEnv for TestEnv {
@@ -148,6 +149,14 @@ impl DoctorEnv for TestEnv {
 
     fn project_settings(&self) -> PathBuf {
         self.project().join(".claude").join("settings.json")
+    }
+
+    /// `--fix --yes` says `says` and leaves the user settings as they were.
+    fn fix_leaves_settings_saying(&self, says: &str) {
+        let before = self.read(self.settings());
+        let fix = self.doctor(&["--fix", "--yes", "--no-smoke"]);
+        assert!(fix.stdout_text().contains(says), "{}", fix.stdout_text());
+        assert_eq!(self.read(self.settings()), before);
     }
 
     /// `--fix --yes`, then a doctor that must be clean.
@@ -481,14 +490,7 @@ fn settings_schema_hooks_twice_blocks_the_fix_and_says_why() {
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
-    let before = h.read(h.settings());
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(
-        fix.stdout_text().contains("appears twice"),
-        "{}",
-        fix.stdout_text()
-    );
-    assert_eq!(h.read(h.settings()), before);
+    h.fix_leaves_settings_saying("appears twice");
 }
 
 /// A broken event gk does not own a hook in breaks the shape gk's editors
@@ -1524,14 +1526,7 @@ fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
     let (_, codes, doc) = h.codes(&[]);
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
     assert_eq!(doc["findings"][0]["fixable"], false, "{doc}");
-    let before = h.read(h.settings());
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(
-        fix.stdout_text().contains("cannot fix"),
-        "{}",
-        fix.stdout_text()
-    );
-    assert_eq!(h.read(h.settings()), before);
+    h.fix_leaves_settings_saying("cannot fix");
 }
 
 #[test]

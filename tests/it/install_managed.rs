@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::common::doctor::all_codes;
 use crate::common::{gk_bin, TestEnv};
 
 /// What these tests do in a [`TestEnv`] (every run from the home folder).
@@ -46,12 +47,7 @@ impl ManagedEnv for TestEnv {
     fn doctor_codes(&self) -> Vec<String> {
         let (_, out, err) = self.out(&["doctor", "--json", "--no-smoke"]);
         let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-        v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["code"].as_str().unwrap().to_string())
-            .collect()
+        all_codes(&v)
     }
 }
 

@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use crate::common::doctor::all_codes;
 use crate::common::{Gk, TestEnv};
 
 const SECRET: &str = "sk-ant-SECRET-VALUE-987";
@@ -302,12 +303,7 @@ fn a_status_line_follows_the_shell_the_client_will_use() {
     let codes = |home: &TestEnv| -> Vec<String> {
         let out = home.cmd(&["doctor", "--json", "--no-smoke"]).output();
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["code"].as_str().unwrap().to_string())
-            .collect()
+        all_codes(&v)
     };
     let bashed = home.settings_text();
     if cfg!(windows) {
