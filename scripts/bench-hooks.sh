@@ -204,7 +204,7 @@ mkdir -p "$PROJ3/.claude"
 "$PY" scripts/bench-plugins.py "$tmp/mkt" "$HOME/.claude/plugins" "$PROJ3/.claude/settings.json" "$PROJ/.claude/settings.json"
 sed "s|$PROJ|$PROJ3|" "$tmp/session.json" > "$tmp/session-plugins.json"
 # The worst hostile repository for the session check (measured with
-# tests/adversarial_plugins.rs's cases): two settings files of 245 KiB, each
+# tests/it/adversarial_plugins.rs's cases): two settings files of 245 KiB, each
 # enabling the same 18,900 plugins of a folder marketplace. Within the one
 # budget it parses both files, merges the ids (one hash look-up each), looks
 # for 100 plugins and names the rest in one line.

@@ -18,7 +18,7 @@
 #               marketplace, enabled in the project's settings, each with a
 #               hooks file of three handlers and a manifest (the reading the
 #               client does at every start, src/registry/plugins.rs).
-# And the hostile plugin repositories (tests/adversarial_plugins.rs), each
+# And the hostile plugin repositories (tests/it/adversarial_plugins.rs), each
 # a project whose settings declare a folder marketplace and enable its
 # plugins:
 #   paths37k    a manifest naming 37,000 hooks paths (under 256 KiB);

@@ -164,7 +164,7 @@ fn read_open(file: File, meta: &Metadata, limit: u64) -> Result<Contents, ReadEr
     // A large file (a program) is read in the standard way: zeroing tens
     // of MiB first and asking for them in one read made every install and
     // doctor run under Wine several times slower (29 s to 177 s for
-    // tests/install_permissions_cli.rs).
+    // tests/it/install_permissions.rs).
     file.read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });

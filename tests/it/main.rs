@@ -2,13 +2,23 @@
 //! environment (`common::TestEnv`). The end-to-end programs that drive the
 //! real client (`tests/e2e_claude.rs`, `tests/e2e_windows.rs`) stay apart.
 
+mod adversarial;
+mod adversarial_plugins;
+mod adversarial_text;
 mod common;
+mod doctor;
+mod doctor_state;
 mod follow;
 mod hooks;
 mod hooks_parity;
 mod hooks_prime_directive;
 mod hooks_robustness;
 mod hooks_session;
+mod install;
+mod install_fixtures;
+mod install_managed;
+mod install_permissions;
+mod install_safety;
 mod linear_budgets;
 mod report;
 mod rules_presets;

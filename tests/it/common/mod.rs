@@ -22,7 +22,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+pub mod doctor;
 pub mod hooks;
+pub mod limited;
 
 /// Removed from every run: each names a folder gk reads or writes (the
 /// Claude config folder, the project, the state folder) or changes a

@@ -1,70 +1,52 @@
 //! `gk install`, `gk uninstall`, `gk enable|disable` end to end, each run
-//! in the test sandbox of a temporary HOME (tests/support; CLAUDE_CONFIG_DIR
-//! removed unless a test sets it). The real ~/.claude is never touched.
-
-mod support;
+//! in the one test environment ([`TestEnv`]: a temporary home, the data
+//! folder and managed settings outside it; CLAUDE_CONFIG_DIR removed unless
+//! a test sets it), from the home folder. The real ~/.claude is never
+//! touched.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::common::{Gk, TestEnv};
 
 const SECRETS: [&str; 3] = ["Pr0xyPassw0rd", "sk-ant-SECRET-VALUE-123", "team-vault"];
 
 const SETTINGS: &str = "{\n  \"env\": {\n    \"HTTPS_PROXY\": \"http://alice:Pr0xyPassw0rd@proxy.corp:8080\",\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-SECRET-VALUE-123\"\n  },\n  \"apiKeyHelper\": \"/usr/local/bin/print-key --vault=team-vault\",\n  \"model\": \"opus\"\n}\n";
 
-struct Home {
-    dir: tempfile::TempDir,
-    /// XDG_DATA_HOME / LOCALAPPDATA: where gk keeps its backups, apart from HOME.
-    data: tempfile::TempDir,
+/// What these tests do in a [`TestEnv`]; paths are relative to the home
+/// folder.
+trait InstallEnv {
+    fn backup_dir(&self) -> PathBuf;
+    fn put(&self, rel: &str, text: &str);
+    fn get(&self, rel: &str) -> String;
+    fn cmd(&self) -> Gk;
+    fn snapshot(&self) -> BTreeMap<PathBuf, (Vec<u8>, u32)>;
+    fn backups(&self) -> Vec<PathBuf>;
+    fn backups_beside(&self) -> Vec<PathBuf>;
 }
 
-impl Home {
-    fn new() -> Home {
-        Home {
-            dir: tempfile::tempdir().unwrap(),
-            data: tempfile::tempdir().unwrap(),
-        }
-    }
-
+impl InstallEnv for TestEnv {
     /// gk's backup folder under this test's data folder.
     fn backup_dir(&self) -> PathBuf {
-        self.data.path().join("gk").join("backups")
+        self.data_dir().join("gk").join("backups")
     }
 
-    fn path(&self) -> &Path {
-        self.dir.path()
+    fn put(&self, rel: &str, text: &str) {
+        self.write(self.home().join(rel), text);
     }
 
-    fn claude(&self) -> PathBuf {
-        self.path().join(".claude")
+    fn get(&self, rel: &str) -> String {
+        self.read(self.home().join(rel))
     }
 
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path().join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.path().join(rel)).unwrap()
-    }
-
-    fn gk(&self) -> Command {
-        // The data folder and managed settings outside HOME, whose every
-        // file the tests compare; colour as the user's terminal decides.
-        let mut cmd = support::gk(self.path());
-        cmd.env("XDG_DATA_HOME", self.data.path())
-            .env("LOCALAPPDATA", self.data.path())
-            .env(
-                "GK_MANAGED_SETTINGS",
-                self.data.path().join("managed-settings.json"),
-            )
-            .env_remove("NO_COLOR")
-            .current_dir(self.path())
-            .write_stdin("");
-        cmd
+    /// gk from the home folder (the data folder and managed settings are
+    /// outside it, so every file the tests compare is gk's doing); colour
+    /// as the user's terminal decides.
+    fn cmd(&self) -> Gk {
+        let mut gk = self.gk::<[&str; 0], &str>([]);
+        gk.env_remove("NO_COLOR").current_dir(self.home());
+        gk
     }
 
     /// Every file under HOME with its bytes and mode.
@@ -80,7 +62,7 @@ impl Home {
             }
         }
         let mut out = BTreeMap::new();
-        walk(self.path(), &mut out);
+        walk(self.home(), &mut out);
         out
     }
 
@@ -153,8 +135,8 @@ fn assert_registered(settings: &str, home: &Path, dir: &str, kind: &str) {
     }
 }
 
-fn output(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
+fn output(cmd: &mut Gk) -> (i32, String, String) {
+    let out = cmd.output();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -164,9 +146,9 @@ fn output(cmd: &mut Command) -> (i32, String, String) {
 
 /// `gk <args>` in `home` refuses, exits 1, names the user settings file at
 /// `place` (`:line:col: reason`), and writes nothing. Its stderr.
-fn refused_at(home: &Home, args: &[&str], place: &str) -> String {
+fn refused_at(home: &TestEnv, args: &[&str], place: &str) -> String {
     let before = home.snapshot();
-    let (code, _, err) = output(home.gk().args(args));
+    let (code, _, err) = output(home.cmd().args(args));
     assert_eq!(code, 1, "{args:?}: {err}");
     let settings = home.claude().join("settings.json");
     assert!(
@@ -177,10 +159,10 @@ fn refused_at(home: &Home, args: &[&str], place: &str) -> String {
     err
 }
 
-fn user_setup() -> Home {
-    let home = Home::new();
-    home.write(".claude/settings.json", SETTINGS);
-    home.write(".claude/CLAUDE.md", "# My rules\n\nBe brief.\n");
+fn user_setup() -> TestEnv {
+    let home = TestEnv::new();
+    home.put(".claude/settings.json", SETTINGS);
+    home.put(".claude/CLAUDE.md", "# My rules\n\nBe brief.\n");
     home
 }
 
@@ -188,7 +170,7 @@ fn user_setup() -> Home {
 fn dry_run_shows_the_plan_and_writes_nothing() {
     let home = user_setup();
     let before = home.snapshot();
-    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    let (code, out, _) = output(home.cmd().args(["install", "--dry-run"]));
     assert_eq!(code, 0);
     assert!(out.contains("create    "), "{out}");
     assert!(out.contains("+    \"UserPromptSubmit\": ["), "{out}");
@@ -201,7 +183,7 @@ fn dry_run_shows_the_plan_and_writes_nothing() {
 fn without_a_terminal_and_without_yes_it_refuses_and_writes_nothing() {
     let home = user_setup();
     let before = home.snapshot();
-    let (code, _, err) = output(home.gk().arg("install"));
+    let (code, _, err) = output(home.cmd().arg("install"));
     assert_ne!(code, 0);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("stdin is not a terminal"), "{err}");
@@ -221,7 +203,7 @@ fn no_secret_value_appears_in_any_output() {
         vec!["uninstall", "--dry-run"],
         vec!["uninstall", "-y", "--purge"],
     ] {
-        let (_, out, err) = output(home.gk().args(&args));
+        let (_, out, err) = output(home.cmd().args(&args));
         all.push_str(&out);
         all.push_str(&err);
     }
@@ -234,28 +216,28 @@ fn no_secret_value_appears_in_any_output() {
 #[test]
 fn install_then_uninstall_gives_back_the_same_bytes() {
     let home = user_setup();
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
-    let settings = home.read(".claude/settings.json");
-    assert_registered(&settings, home.path(), ".claude", "prompt");
+    let settings = home.get(".claude/settings.json");
+    assert_registered(&settings, home.home(), ".claude", "prompt");
     assert!(home.claude().join("hooks").join(BIN).is_file());
     assert_eq!(
-        home.read(".claude/hooks/task_state.json"),
+        home.get(".claude/hooks/task_state.json"),
         "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n"
     );
-    let md = home.read(".claude/CLAUDE.md");
+    let md = home.get(".claude/CLAUDE.md");
     let state = home.claude().join("hooks").join("task_state.json");
     assert!(md.contains(&format!("    {}\n", state.display())), "{md}");
 
-    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(home.read(".claude/settings.json"), SETTINGS);
-    assert_eq!(home.read(".claude/CLAUDE.md"), "# My rules\n\nBe brief.\n");
+    assert_eq!(home.get(".claude/settings.json"), SETTINGS);
+    assert_eq!(home.get(".claude/CLAUDE.md"), "# My rules\n\nBe brief.\n");
     assert!(!home.claude().join("hooks").join(BIN).exists());
     assert!(state.exists(), "task_state.json stays without --purge");
     assert!(out.contains("--purge removes it"), "{out}");
 
-    let (code, _, _) = output(home.gk().args(["uninstall", "-y", "--purge"]));
+    let (code, _, _) = output(home.cmd().args(["uninstall", "-y", "--purge"]));
     assert_eq!(code, 0);
     assert!(!state.exists());
 }
@@ -268,25 +250,25 @@ fn empty_hooks_and_event_arrays_that_were_there_come_back_after_uninstall() {
         "{\n  \"env\": {\"ANTHROPIC_MODEL\": \"opus\"},\n  \"hooks\": {}\n}\n",
         "{\n  \"hooks\": {\n    \"Stop\": [],\n    \"UserPromptSubmit\": [ ]\n  }\n}\n",
     ] {
-        let home = Home::new();
-        home.write(".claude/settings.json", before);
+        let home = TestEnv::new();
+        home.put(".claude/settings.json", before);
         let record = home.claude().join("hooks/gk-install.json");
-        let (code, out, err) = output(home.gk().args(["install", "--dry-run", "--no-smoke"]));
+        let (code, out, err) = output(home.cmd().args(["install", "--dry-run", "--no-smoke"]));
         assert_eq!(code, 0, "{out}{err}");
         assert!(
             out.contains("gk-install.json"),
             "the note is in the plan: {out}"
         );
         assert!(!record.exists(), "dry run");
-        let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+        let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
         assert_eq!(code, 0, "{out}{err}");
         assert!(record.is_file());
         // A second install notes nothing more and changes nothing.
-        let (code, out, _) = output(home.gk().args(["install", "--check", "--no-smoke"]));
+        let (code, out, _) = output(home.cmd().args(["install", "--check", "--no-smoke"]));
         assert_eq!(code, 0, "{out}");
-        let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+        let (code, out, err) = output(home.cmd().args(["uninstall", "-y"]));
         assert_eq!(code, 0, "{out}{err}");
-        assert_eq!(home.read(".claude/settings.json"), before);
+        assert_eq!(home.get(".claude/settings.json"), before);
         assert!(!record.exists(), "the note goes with uninstall");
         assert!(!home.claude().join("hooks").join(BIN).exists());
     }
@@ -299,7 +281,7 @@ fn backup_keeps_the_original_and_its_mode_and_the_file_keeps_its_mode() {
     let home = user_setup();
     let settings = home.claude().join("settings.json");
     fs::set_permissions(&settings, fs::Permissions::from_mode(0o600)).unwrap();
-    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, _, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
     let backups: Vec<PathBuf> = home
         .backups()
@@ -316,10 +298,10 @@ fn backup_keeps_the_original_and_its_mode_and_the_file_keeps_its_mode() {
 #[test]
 fn second_install_has_nothing_to_do_and_makes_no_backup() {
     let home = user_setup();
-    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, _, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
     let after_first = home.snapshot();
-    let (code, out, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
     assert!(out.contains("nothing to do"), "{out}");
     assert_eq!(home.snapshot(), after_first);
@@ -329,26 +311,26 @@ fn second_install_has_nothing_to_do_and_makes_no_backup() {
 fn check_exits_1_when_something_would_change_and_0_when_not() {
     let home = user_setup();
     let before = home.snapshot();
-    let (code, _, _) = output(home.gk().args(["install", "--check"]));
+    let (code, _, _) = output(home.cmd().args(["install", "--check"]));
     assert_eq!(code, 1);
     assert_eq!(home.snapshot(), before);
-    output(home.gk().args(["install", "-y", "--no-smoke"]));
-    let (code, _, _) = output(home.gk().args(["install", "--check"]));
+    output(home.cmd().args(["install", "-y", "--no-smoke"]));
+    let (code, _, _) = output(home.cmd().args(["install", "--check"]));
     assert_eq!(code, 0);
-    let (code, _, _) = output(home.gk().args(["uninstall", "--check"]));
+    let (code, _, _) = output(home.cmd().args(["uninstall", "--check"]));
     assert_eq!(code, 1);
 }
 
 #[test]
 fn a_settings_file_that_does_not_parse_stops_everything() {
-    let home = Home::new();
-    home.write(
+    let home = TestEnv::new();
+    home.put(
         ".claude/settings.json",
         "{\n  // mine\n  \"model\": \"opus\"\n}\n",
     );
-    home.write(".claude/CLAUDE.md", "# Mine\n");
+    home.put(".claude/CLAUDE.md", "# Mine\n");
     let before = home.snapshot();
-    let (code, _, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, _, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 1);
     let settings = home.claude().join("settings.json");
     assert!(
@@ -375,8 +357,8 @@ fn a_matcher_that_is_not_a_string_under_pre_tool_use_stops_everything() {
             ":3:32: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file",
         ),
     ] {
-        let home = Home::new();
-        home.write(".claude/settings.json", text);
+        let home = TestEnv::new();
+        home.put(".claude/settings.json", text);
         for args in [
             &["install", "-y", "--no-smoke"][..],
             &["uninstall", "-y"][..],
@@ -388,12 +370,12 @@ fn a_matcher_that_is_not_a_string_under_pre_tool_use_stops_everything() {
 
 #[test]
 fn crlf_claude_md_with_the_python_era_section() {
-    let home = Home::new();
+    let home = TestEnv::new();
     let md = "# Rules\r\n\r\nmine\r\n\r\n## Task State Convention (Gatekeeper Hooks)\r\nTwo global hooks (`gatekeeper.py` on UserPromptSubmit)\r\n\r\n## Later\r\nkeep\r\n";
-    home.write(".claude/CLAUDE.md", md);
-    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    home.put(".claude/CLAUDE.md", md);
+    let (code, _, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
-    let after = home.read(".claude/CLAUDE.md");
+    let after = home.get(".claude/CLAUDE.md");
     assert!(!after.replace("\r\n", "").contains('\n'), "LF crept in");
     assert!(!after.contains("gatekeeper.py"));
     assert!(
@@ -405,34 +387,34 @@ fn crlf_claude_md_with_the_python_era_section() {
         "{after}"
     );
     // A second install replaces the block with itself.
-    let (_, out, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (_, out, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert!(out.contains("nothing to do"), "{out}");
-    output(home.gk().args(["uninstall", "-y"]));
+    output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(
-        home.read(".claude/CLAUDE.md"),
+        home.get(".claude/CLAUDE.md"),
         "# Rules\r\n\r\nmine\r\n\r\n## Later\r\nkeep\r\n"
     );
 }
 
 #[test]
 fn claude_config_dir_is_honoured() {
-    let home = Home::new();
-    let cfg = home.path().join("cfg");
+    let home = TestEnv::new();
+    let cfg = home.home().join("cfg");
     let (code, out, err) =
         output(
-            home.gk()
+            home.cmd()
                 .env("CLAUDE_CONFIG_DIR", &cfg)
                 .args(["install", "-y", "--no-smoke"]),
         );
     assert_eq!(code, 0, "{out}{err}");
     let settings = fs::read_to_string(cfg.join("settings.json")).unwrap();
-    assert_registered(&settings, home.path(), "cfg", "stop");
+    assert_registered(&settings, home.home(), "cfg", "stop");
     assert!(cfg.join("hooks").join(BIN).is_file());
     assert!(cfg.join("hooks/task_state.json").is_file());
     assert!(cfg.join("CLAUDE.md").is_file());
     assert!(!home.claude().exists(), "~/.claude must not be touched");
     let (code, _, _) = output(
-        home.gk()
+        home.cmd()
             .env("CLAUDE_CONFIG_DIR", &cfg)
             .args(["uninstall", "-y"]),
     );
@@ -448,13 +430,13 @@ fn claude_config_dir_is_honoured() {
 fn a_backslash_in_claude_config_dir_is_registered_as_written_and_runs() {
     // On Linux `\` is part of a file name: the command used to point at
     // `a/b/hooks/gk`, and the smoke test failed after every file was written.
-    let home = Home::new();
+    let home = TestEnv::new();
     for cfg in [
-        home.path().join("a\\b"),
-        PathBuf::from(format!("{}\\elsewhere", home.path().display())),
+        home.home().join("a\\b"),
+        PathBuf::from(format!("{}\\elsewhere", home.home().display())),
     ] {
         let (code, out, err) = output(
-            home.gk()
+            home.cmd()
                 .env("CLAUDE_CONFIG_DIR", &cfg)
                 .args(["install", "-y"]),
         );
@@ -476,14 +458,14 @@ fn a_backslash_in_claude_config_dir_is_registered_as_written_and_runs() {
 #[cfg(unix)]
 fn a_claude_config_dir_no_command_can_name_writes_nothing() {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
-    let home = Home::new();
-    home.write(".claude/settings.json", SETTINGS);
-    let mut bytes = home.path().join("cfg").into_os_string().into_vec();
+    let home = TestEnv::new();
+    home.put(".claude/settings.json", SETTINGS);
+    let mut bytes = home.home().join("cfg").into_os_string().into_vec();
     bytes.push(0xff);
     let cfg = PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
     let before = home.snapshot();
     for args in [&["install", "-y"][..], &["install", "--dry-run"][..]] {
-        let (code, out, err) = output(home.gk().env("CLAUDE_CONFIG_DIR", &cfg).args(args));
+        let (code, out, err) = output(home.cmd().env("CLAUDE_CONFIG_DIR", &cfg).args(args));
         assert_eq!(code, 1, "{args:?}: {out}{err}");
         assert!(err.contains("is not valid Unicode"), "{err}");
         assert!(err.contains("nothing written"), "{err}");
@@ -495,16 +477,16 @@ fn a_claude_config_dir_no_command_can_name_writes_nothing() {
 #[test]
 fn colour_only_when_asked_or_on_a_terminal() {
     let home = user_setup();
-    let (_, plain, _) = output(home.gk().args(["install", "--dry-run"]));
+    let (_, plain, _) = output(home.cmd().args(["install", "--dry-run"]));
     assert!(!plain.contains('\x1b'));
     let (_, coloured, _) = output(
-        home.gk()
+        home.cmd()
             .args(["--color", "always", "install", "--dry-run"]),
     );
     assert!(coloured.contains("\x1b[32m+"), "{coloured}");
     let (_, never, _) =
         output(
-            home.gk()
+            home.cmd()
                 .env("NO_COLOR", "1")
                 .args(["--color", "never", "install", "--dry-run"]),
         );
@@ -513,9 +495,9 @@ fn colour_only_when_asked_or_on_a_terminal() {
 
 #[test]
 fn a_different_binary_is_replaced_and_a_foreign_one_is_never_removed() {
-    let home = Home::new();
-    home.write(&format!(".claude/hooks/{BIN}"), "#!/bin/sh\necho not gk\n");
-    let (_, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    let home = TestEnv::new();
+    home.put(&format!(".claude/hooks/{BIN}"), "#!/bin/sh\necho not gk\n");
+    let (_, out, _) = output(home.cmd().args(["install", "--dry-run"]));
     assert!(out.contains("replace   "), "{out}");
     assert!(out.contains("now:   22 bytes"), "{out}");
     assert!(
@@ -523,7 +505,7 @@ fn a_different_binary_is_replaced_and_a_foreign_one_is_never_removed() {
         "{out}"
     );
     // Uninstall leaves a file there that carries no gk version marker.
-    let (code, out, _) = output(home.gk().args(["uninstall", "-y"]));
+    let (code, out, _) = output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(code, 0);
     assert!(out.contains("does not look like a gk build"), "{out}");
     assert!(home.claude().join("hooks").join(BIN).exists());
@@ -531,45 +513,45 @@ fn a_different_binary_is_replaced_and_a_foreign_one_is_never_removed() {
 
 #[test]
 fn disable_and_enable_edit_gk_json_through_the_same_engine() {
-    let home = Home::new();
-    let (code, _, _) = output(home.gk().args(["enable", "prompt", "-y"]));
+    let home = TestEnv::new();
+    let (code, _, _) = output(home.cmd().args(["enable", "prompt", "-y"]));
     assert_eq!(code, 0);
     assert!(
         !home.claude().join("hooks/gk.json").exists(),
         "absent = enabled"
     );
-    let (code, out, _) = output(home.gk().args(["disable", "prompt", "--dry-run"]));
+    let (code, out, _) = output(home.cmd().args(["disable", "prompt", "--dry-run"]));
     assert_eq!(code, 0);
     assert!(out.contains("+    \"enabled\": false"), "{out}");
     assert!(!home.claude().join("hooks/gk.json").exists());
-    output(home.gk().args(["disable", "prompt", "-y"]));
+    output(home.cmd().args(["disable", "prompt", "-y"]));
     assert_eq!(
-        home.read(".claude/hooks/gk.json"),
+        home.get(".claude/hooks/gk.json"),
         "{\n  \"prompt\": {\n    \"enabled\": false\n  }\n}\n"
     );
     // Enabling takes the switch out again (absent means on): the file
     // disable made goes, and a file with more in it gets its bytes back.
-    output(home.gk().args(["enable", "prompt", "-y"]));
+    output(home.cmd().args(["enable", "prompt", "-y"]));
     assert!(!home.claude().join("hooks/gk.json").exists());
     let mine = "{\n  \"stale_hours\": 12\n}\n";
-    home.write(".claude/hooks/gk.json", mine);
-    output(home.gk().args(["disable", "stop", "-y"]));
-    assert!(home.read(".claude/hooks/gk.json").contains("false"));
-    output(home.gk().args(["enable", "stop", "-y"]));
-    assert_eq!(home.read(".claude/hooks/gk.json"), mine);
-    home.write(
+    home.put(".claude/hooks/gk.json", mine);
+    output(home.cmd().args(["disable", "stop", "-y"]));
+    assert!(home.get(".claude/hooks/gk.json").contains("false"));
+    output(home.cmd().args(["enable", "stop", "-y"]));
+    assert_eq!(home.get(".claude/hooks/gk.json"), mine);
+    home.put(
         ".claude/hooks/gk.json",
         "{\"prompt\": {\"enabled\": true},}",
     );
-    let (code, _, err) = output(home.gk().args(["disable", "prompt", "-y"]));
+    let (code, _, err) = output(home.cmd().args(["disable", "prompt", "-y"]));
     assert_eq!(code, 1);
     assert!(err.contains("gk.json:1:"), "{err}");
 }
 
 #[test]
 fn after_writing_every_hook_is_run_once_and_reported() {
-    let home = Home::new();
-    let (_, out, err) = output(home.gk().args(["install", "-y"]));
+    let home = TestEnv::new();
+    let (_, out, err) = output(home.cmd().args(["install", "-y"]));
     for hook in ["prompt", "stop", "session"] {
         let line = out
             .lines()
@@ -581,12 +563,12 @@ fn after_writing_every_hook_is_run_once_and_reported() {
 
 #[test]
 fn install_says_when_disable_all_hooks_will_keep_the_hooks_off() {
-    let home = Home::new();
-    home.write(
+    let home = TestEnv::new();
+    home.put(
         ".claude/settings.json",
         "{\n  \"disableAllHooks\": true\n}\n",
     );
-    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    let (code, out, _) = output(home.cmd().args(["install", "--dry-run"]));
     assert_eq!(code, 0);
     assert!(
         out.contains("\"disableAllHooks\": true, so Claude Code runs no hook"),
@@ -604,7 +586,7 @@ fn a_read_only_settings_file_is_refused_before_anything_is_written() {
     perms.set_readonly(true);
     fs::set_permissions(&settings, perms).unwrap();
     let before = home.snapshot();
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 1, "{out}{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
@@ -621,13 +603,13 @@ fn a_read_only_settings_file_is_refused_before_anything_is_written() {
 #[cfg(unix)]
 #[test]
 fn a_settings_link_to_a_file_not_made_yet_is_written_through() {
-    let home = Home::new();
-    let target = home.path().join("dotfiles/claude-settings.json");
+    let home = TestEnv::new();
+    let target = home.home().join("dotfiles/claude-settings.json");
     fs::create_dir_all(target.parent().unwrap()).unwrap();
     fs::create_dir_all(home.claude()).unwrap();
     let link = home.claude().join("settings.json");
     std::os::unix::fs::symlink("../dotfiles/claude-settings.json", &link).unwrap();
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
     assert!(fs::symlink_metadata(&link)
         .unwrap()
@@ -641,11 +623,11 @@ fn a_settings_link_to_a_file_not_made_yet_is_written_through() {
 #[test]
 fn a_replaced_binary_is_executable_even_when_the_old_copy_was_not() {
     use std::os::unix::fs::PermissionsExt;
-    let home = Home::new();
-    home.write(".claude/hooks/gk", "copied by hand, without the x bit\n");
+    let home = TestEnv::new();
+    home.put(".claude/hooks/gk", "copied by hand, without the x bit\n");
     let bin = home.claude().join("hooks/gk");
     fs::set_permissions(&bin, fs::Permissions::from_mode(0o644)).unwrap();
-    let (code, out, err) = output(home.gk().args(["install", "-y"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(mode(&bin), 0o755);
     assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
@@ -653,19 +635,19 @@ fn a_replaced_binary_is_executable_even_when_the_old_copy_was_not() {
 
 #[test]
 fn a_relative_claude_config_dir_still_registers_a_command_that_works_anywhere() {
-    let home = Home::new();
+    let home = TestEnv::new();
     let (code, out, err) =
         output(
-            home.gk()
+            home.cmd()
                 .env("CLAUDE_CONFIG_DIR", "cfg")
                 .args(["install", "-y", "--no-smoke"]),
         );
     assert_eq!(code, 0, "{out}{err}");
-    let settings = home.read("cfg/settings.json");
-    assert_registered(&settings, home.path(), "cfg", "prompt");
-    let md = home.read("cfg/CLAUDE.md");
+    let settings = home.get("cfg/settings.json");
+    assert_registered(&settings, home.home(), "cfg", "prompt");
+    let md = home.get("cfg/CLAUDE.md");
     let state = home
-        .path()
+        .home()
         .join("cfg")
         .join("hooks")
         .join("task_state.json");
@@ -673,7 +655,7 @@ fn a_relative_claude_config_dir_still_registers_a_command_that_works_anywhere() 
 }
 
 /// Every path under HOME (folders too), with file bytes and modes.
-fn tree(home: &Home) -> Vec<(PathBuf, Option<Vec<u8>>, u32)> {
+fn tree(home: &TestEnv) -> Vec<(PathBuf, Option<Vec<u8>>, u32)> {
     fn walk(dir: &Path, out: &mut Vec<(PathBuf, Option<Vec<u8>>, u32)>) {
         let mut entries: Vec<PathBuf> = fs::read_dir(dir)
             .unwrap()
@@ -690,20 +672,20 @@ fn tree(home: &Home) -> Vec<(PathBuf, Option<Vec<u8>>, u32)> {
         }
     }
     let mut out = Vec::new();
-    walk(home.path(), &mut out);
+    walk(home.home(), &mut out);
     out
 }
 
 #[test]
 fn dry_run_and_check_write_nothing_in_any_command_or_state() {
-    type Setup = (&'static str, fn() -> Home);
+    type Setup = (&'static str, fn() -> TestEnv);
     let setups: [Setup; 3] = [
-        ("empty home", Home::new),
+        ("empty home", TestEnv::new),
         ("user files", user_setup),
         ("installed, hook switched off", || {
             let home = user_setup();
-            output(home.gk().args(["install", "-y", "--no-smoke"]));
-            output(home.gk().args(["disable", "stop", "-y"]));
+            output(home.cmd().args(["install", "-y", "--no-smoke"]));
+            output(home.cmd().args(["disable", "stop", "-y"]));
             home
         }),
     ];
@@ -720,7 +702,7 @@ fn dry_run_and_check_write_nothing_in_any_command_or_state() {
             for flag in ["--dry-run", "--check"] {
                 let mut all = args.clone();
                 all.push(flag);
-                let (code, out, err) = output(home.gk().args(&all));
+                let (code, out, err) = output(home.cmd().args(&all));
                 assert!(
                     code == 0 || (flag == "--check" && code == 1),
                     "{label} {all:?}: {code} {out}{err}"
@@ -732,20 +714,18 @@ fn dry_run_and_check_write_nothing_in_any_command_or_state() {
     }
 }
 
+#[cfg(unix)] // Windows has no named pipe in the file system
 #[test]
+#[allow(clippy::disallowed_methods)] // mkfifo makes the pipe
 fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
-    let h = Home::new();
+    let h = TestEnv::new();
     fs::create_dir_all(h.claude().join("hooks")).unwrap();
     let pipe = h.claude().join("hooks/gk.json");
-    match Command::new("mkfifo").arg(&pipe).output() {
-        Ok(o) if o.status.success() => {}
-        other => {
-            eprintln!("skipped: mkfifo unavailable ({other:?})");
-            return;
-        }
-    }
+    crate::common::require_tool("mkfifo");
+    let made = h.command("mkfifo").arg(&pipe).status();
+    assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
     let (code, out, err) = output(
-        h.gk()
+        h.cmd()
             .args(["disable", "prompt", "--yes"])
             .timeout(std::time::Duration::from_secs(10)),
     );
@@ -755,8 +735,8 @@ fn a_named_pipe_in_a_files_place_is_refused_not_waited_on() {
 
 #[test]
 fn uninstall_with_nothing_installed_says_so_plainly() {
-    let home = Home::new();
-    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    let home = TestEnv::new();
+    let (code, out, err) = output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("up to date"), "{out}");
     assert!(
@@ -767,20 +747,20 @@ fn uninstall_with_nothing_installed_says_so_plainly() {
         "{out}"
     );
     // A user's own files there but nothing of gk's: the same.
-    home.write(".claude/settings.json", SETTINGS);
-    home.write(".claude/CLAUDE.md", "# My rules\n");
-    let (_, out, _) = output(home.gk().args(["uninstall", "-y"]));
+    home.put(".claude/settings.json", SETTINGS);
+    home.put(".claude/CLAUDE.md", "# My rules\n");
+    let (_, out, _) = output(home.cmd().args(["uninstall", "-y"]));
     assert!(out.contains("gk is not installed in"), "{out}");
 }
 
 #[test]
 fn a_plan_lists_under_will_change_only_the_files_that_change() {
     let home = user_setup();
-    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, _, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
     // One file away from a full install.
     fs::remove_file(home.claude().join("hooks/task_state.json")).unwrap();
-    let (code, out, _) = output(home.gk().args(["install", "--dry-run"]));
+    let (code, out, _) = output(home.cmd().args(["install", "--dry-run"]));
     assert_eq!(code, 0);
     let head: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(head[0], "gk install will change 1 file:", "{out}");
@@ -804,7 +784,7 @@ fn a_plan_lists_under_will_change_only_the_files_that_change() {
 #[test]
 fn backups_go_to_one_folder_outside_claude_dir_and_the_output_says_where() {
     let home = user_setup();
-    let (code, out, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
     assert!(
         home.backups_beside().is_empty(),
@@ -855,11 +835,11 @@ fn only_the_last_three_backups_of_each_file_are_kept() {
     let home = user_setup();
     // Each switch rewrites gk.json, which holds a setting of the user's (so
     // enabling leaves the file in place): seven edits in a row.
-    home.write(".claude/hooks/gk.json", "{\n  \"stale_hours\": 24\n}\n");
-    output(home.gk().args(["disable", "stop", "-y"]));
+    home.put(".claude/hooks/gk.json", "{\n  \"stale_hours\": 24\n}\n");
+    output(home.cmd().args(["disable", "stop", "-y"]));
     for _ in 0..3 {
-        output(home.gk().args(["enable", "stop", "-y"]));
-        output(home.gk().args(["disable", "stop", "-y"]));
+        output(home.cmd().args(["enable", "stop", "-y"]));
+        output(home.cmd().args(["disable", "stop", "-y"]));
     }
     let of_config: Vec<PathBuf> = home
         .backups()
@@ -878,24 +858,24 @@ fn only_the_last_three_backups_of_each_file_are_kept() {
 
 #[test]
 fn doctor_fix_in_a_project_leaves_no_backup_in_its_claude_folder() {
-    let home = Home::new();
-    let (code, _, _) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let home = TestEnv::new();
+    let (code, _, _) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0);
     // A second spelling of the prompt hook in a project's shared settings.
-    home.write(
+    home.put(
         "work/app/.claude/settings.json",
         "{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.claude/hooks/gk hook prompt\"}]}\n    ]\n  }\n}\n",
     );
-    let project = home.path().join("work/app");
+    let project = home.home().join("work/app");
     let (code, out, err) =
         output(
-            home.gk()
+            home.cmd()
                 .current_dir(&project)
                 .args(["doctor", "--fix", "--yes", "--no-smoke"]),
         );
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(!home
-        .read("work/app/.claude/settings.json")
+        .get("work/app/.claude/settings.json")
         .contains("gk hook"));
     assert!(
         home.backups_beside().is_empty(),
@@ -918,14 +898,14 @@ fn doctor_fix_in_a_project_leaves_no_backup_in_its_claude_folder() {
 #[test]
 fn purge_lists_and_removes_every_backup_and_keeps_none_of_its_own() {
     let home = user_setup();
-    output(home.gk().args(["install", "-y", "--no-smoke"]));
-    output(home.gk().args(["disable", "stop", "-y"]));
-    output(home.gk().args(["enable", "stop", "-y"]));
+    output(home.cmd().args(["install", "-y", "--no-smoke"]));
+    output(home.cmd().args(["disable", "stop", "-y"]));
+    output(home.cmd().args(["enable", "stop", "-y"]));
     // One an older gk left beside settings.json.
-    home.write(".claude/settings.json.gk-backup-20250101-000000", SETTINGS);
+    home.put(".claude/settings.json.gk-backup-20250101-000000", SETTINGS);
     let before = home.backups();
     assert!(before.len() >= 4, "{before:?}");
-    let (code, out, _) = output(home.gk().args(["uninstall", "--purge", "--dry-run"]));
+    let (code, out, _) = output(home.cmd().args(["uninstall", "--purge", "--dry-run"]));
     assert_eq!(code, 0);
     for b in &before {
         assert!(
@@ -939,13 +919,13 @@ fn purge_lists_and_removes_every_backup_and_keeps_none_of_its_own() {
     for secret in SECRETS {
         assert!(!out.contains(secret), "{secret} shown:\n{out}");
     }
-    let (code, _, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    let (code, _, err) = output(home.cmd().args(["uninstall", "--purge", "-y"]));
     assert_eq!(code, 0, "{err}");
     assert!(home.backups().is_empty(), "{:?}", home.backups());
     assert!(!home.backup_dir().exists());
-    assert!(!home.data.path().join("gk").exists());
+    assert!(!home.data_dir().join("gk").exists());
     assert!(home
-        .read(".claude/settings.json")
+        .get(".claude/settings.json")
         .contains("\"model\": \"opus\""));
 }
 
@@ -987,7 +967,7 @@ fn the_tests_never_touch_the_real_profile() {
     let real = real_profile();
     let home = user_setup();
     let before = gk_files_of(&real);
-    let (code, plan, err) = output(home.gk().args(["install", "--dry-run"]));
+    let (code, plan, err) = output(home.cmd().args(["install", "--dry-run"]));
     assert_eq!(code, 0, "{plan}{err}");
     let temp_settings = home.claude().join("settings.json").display().to_string();
     let real_claude = real.join(".claude").display().to_string();
@@ -996,16 +976,15 @@ fn the_tests_never_touch_the_real_profile() {
         !plan.contains(&real_claude),
         "the plan names {real_claude}:\n{plan}"
     );
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
     let hook = home
-        .gk()
+        .cmd()
         .args(["hook", "prompt"])
-        .write_stdin(r#"{"prompt":"ok"}"#)
-        .output()
-        .unwrap();
+        .stdin(r#"{"prompt":"ok"}"#)
+        .output();
     assert_eq!(hook.status.code(), Some(0));
-    let (code, out, err) = output(home.gk().args(["uninstall", "-y", "--purge"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "-y", "--purge"]));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(gk_files_of(&real), before, "the real profile changed");
 }
@@ -1016,10 +995,10 @@ fn the_home_folder_is_the_variable_the_client_reads() {
     // HOME elsewhere; Git Bash sets HOME on Windows, often to another
     // folder, and the client ignores it there. gk must agree with the client.
     let home = user_setup();
-    let other = Home::new();
+    let other = TestEnv::new();
     let (code, plan, err) = output(
-        home.gk()
-            .env("HOME", other.path())
+        home.cmd()
+            .env("HOME", other.home())
             .args(["install", "--dry-run"]),
     );
     assert_eq!(code, 0, "{plan}{err}");
@@ -1028,12 +1007,13 @@ fn the_home_folder_is_the_variable_the_client_reads() {
     } else {
         (&other, &home)
     };
-    let shows = |h: &Home| plan.contains(&h.claude().join("settings.json").display().to_string());
+    let shows =
+        |h: &TestEnv| plan.contains(&h.claude().join("settings.json").display().to_string());
     assert!(shows(used), "{plan}");
     assert!(!shows(ignored), "{plan}");
 }
 
-fn moved_aside(home: &Home) -> Vec<String> {
+fn moved_aside(home: &TestEnv) -> Vec<String> {
     fs::read_dir(home.claude().join("hooks"))
         .unwrap()
         .flatten()
@@ -1065,13 +1045,14 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
     // next run removes it. With nothing running, no copy is left and no
     // such line is printed. Elsewhere a running file is simply replaced.
     let home = user_setup();
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
     let bin = home
         .claude()
         .join("hooks")
         .join(if cfg!(windows) { "gk.exe" } else { "gk" });
-    let mut running = support::command(&bin, home.path())
+    let mut running = home
+        .command(&bin)
         .args(["hook", "prompt"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -1079,7 +1060,7 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
         .unwrap();
     // The hook waits for its input; the system says its file is in use.
     wait_until_running(&bin);
-    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
     assert!(!bin.exists());
     let left = moved_aside(&home);
@@ -1094,7 +1075,7 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
     assert_eq!(running.wait().unwrap().code(), Some(0));
 
     // Once it has ended, the next install takes the copy away (shown in its plan).
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
     if cfg!(windows) {
@@ -1104,7 +1085,7 @@ fn a_running_copy_is_moved_aside_and_removed_once_it_has_ended() {
         );
     }
     // Upgrading and uninstalling with nothing running leave no copy, no note.
-    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(moved_aside(&home), Vec::<String>::new(), "{out}");
     assert!(!out.contains("still running"), "{out}");
@@ -1125,8 +1106,8 @@ fn a_refusal_points_into_the_file_as_it_is_on_disk() {
             ":3:28: permissions.allow: `permissions.allow` must be an array, not a string",
         ),
     ] {
-        let home = Home::new();
-        home.write(".claude/settings.json", text);
+        let home = TestEnv::new();
+        home.put(".claude/settings.json", text);
         refused_at(&home, &["install", "-y", "--no-smoke"], place);
     }
 }
@@ -1137,12 +1118,12 @@ fn a_refusal_points_into_the_file_as_it_is_on_disk() {
 /// double's range) and otherwise refuses, saying why.
 #[test]
 fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
-    let home = Home::new();
+    let home = TestEnv::new();
     let text = "{\n  \"x\": 1e400,\n  \"model\": \"opus\"\n}\n";
-    home.write(".claude/settings.json", text);
-    let (code, _, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    home.put(".claude/settings.json", text);
+    let (code, _, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{err}");
-    let after = home.read(".claude/settings.json");
+    let after = home.get(".claude/settings.json");
     assert!(after.contains("\"x\": 1e400,"), "kept as written:\n{after}");
     for kind in ["prompt", "stop", "session"] {
         // `"…/gk" hook prompt`; on Windows the exec form's `"args"`.
@@ -1156,8 +1137,8 @@ fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
 
     let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
     for (x, place) in [(r#""\ud83d""#.to_string(), ":2:9: "), (deep, ":2:")] {
-        let home = Home::new();
-        home.write(
+        let home = TestEnv::new();
+        home.put(
             ".claude/settings.json",
             &format!("{{\n  \"x\": {x},\n  \"model\": \"opus\"\n}}\n"),
         );
@@ -1168,36 +1149,33 @@ fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
     }
 }
 
-/// Runs `shell` in a pseudo-terminal (util-linux `script`) with `input`
-/// typed into it, the terminal kept open until the screen shows `done`
-/// (what the shell prints last); `None` where `script` is missing (the
-/// test then checks nothing and says so).
+/// Runs `shell` in a pseudo-terminal (util-linux `script`, part of every
+/// Debian machine: the test fails, saying so, where it is missing) with
+/// `input` typed into it, the terminal kept open until the screen shows
+/// `done` (what the shell prints last). A real process with the real
+/// binary: only that has a terminal.
 #[cfg(target_os = "linux")]
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
-fn in_a_terminal(home: &Home, shell: &str, input: &str, done: &str) -> Option<String> {
-    if !Path::new("/usr/bin/script").exists() {
-        // Under CI the terminal test must run (util-linux is on every
-        // Debian machine); elsewhere it says it did not.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "no /usr/bin/script: the terminal test cannot run"
-        );
-        eprintln!("no /usr/bin/script: the terminal test did not run");
-        return None;
-    }
-    let gk = support::gk_bin();
+fn in_a_terminal(home: &TestEnv, shell: &str, input: &str, done: &str) -> String {
+    assert!(
+        Path::new("/usr/bin/script").exists(),
+        "this test needs /usr/bin/script (util-linux) to give gk a terminal"
+    );
+    let gk = crate::common::gk_bin();
     let shell = shell.replace("GK", &gk.display().to_string());
     let mut cmd = std::process::Command::new("/usr/bin/script");
     cmd.env_clear();
-    support::sandbox(&mut cmd, home.path());
+    for (name, value) in home.base_vars() {
+        if let Some(value) = value {
+            cmd.env(name, value);
+        }
+    }
     let mut child = cmd
         .args(["-qec", &shell, "/dev/null"])
         .env("PATH", "/usr/bin:/bin")
-        .env("XDG_DATA_HOME", home.data.path())
-        .env("GK_MANAGED_SETTINGS", home.data.path().join("managed.json"))
         .env("TERM", "dumb")
         .env_remove("NO_COLOR")
-        .current_dir(home.path())
+        .current_dir(home.home())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -1233,7 +1211,7 @@ fn in_a_terminal(home: &Home, shell: &str, input: &str, done: &str) -> Option<St
     drop(stdin);
     let all = reader.join().unwrap();
     child.wait().unwrap();
-    Some(String::from_utf8_lossy(&all).replace('\r', ""))
+    String::from_utf8_lossy(&all).replace('\r', "")
 }
 
 #[cfg(target_os = "linux")]
@@ -1243,14 +1221,12 @@ fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
     // output is not. The answer is a line: `y` and Enter, and the Enter
     // does not fall through to what runs next.
     let home = user_setup();
-    let Some(screen) = in_a_terminal(
+    let screen = in_a_terminal(
         &home,
         "GK install --no-smoke 2>&1 | cat; read rest; echo \"next=[$rest]\"",
         "y\nafter\n",
         "next=[",
-    ) else {
-        return;
-    };
+    );
     assert!(screen.contains("apply these changes? [y/N]"), "{screen}");
     // The plan's diffs run past a screen: its list of changes comes again
     // right above the question, after the last diff.
@@ -1265,31 +1241,31 @@ fn the_question_is_answered_with_a_line_even_when_the_output_is_piped() {
     assert!(!screen.contains("could not read the answer"), "{screen}");
     assert!(screen.contains("created"), "{screen}");
     assert!(screen.contains("next=[after]"), "{screen}");
-    assert!(home.read(".claude/settings.json").contains("gk"));
+    assert!(home.get(".claude/settings.json").contains("gk"));
 }
 
 #[test]
 fn purge_leaves_no_empty_folder_no_task_record_and_names_the_program_still_there() {
     let home = user_setup();
-    output(home.gk().args(["install", "-y", "--no-smoke"]));
-    let state = home.path().join(".local/state/gk");
-    home.write(
+    output(home.cmd().args(["install", "-y", "--no-smoke"]));
+    let state = home.home().join(".local/state/gk");
+    home.put(
         ".local/state/gk/0b7a4c2e-1111-4222-8333-944445555666.json",
         "{\"status\": \"clean\"}\n",
     );
     // The folder pointer Claude writes beside it goes too.
     let pointer = gk::testing::paths::folder_pointer_name("/w/p").unwrap();
-    home.write(
+    home.put(
         &format!(".local/state/gk/{pointer}"),
         "{\"session\": \"0b7a4c2e-1111-4222-8333-944445555666\"}\n",
     );
-    let (code, out, err) = output(home.gk().args(["uninstall", "--purge", "--dry-run"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "--purge", "--dry-run"]));
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("0b7a4c2e-1111-4222-8333-944445555666.json"),
         "the record is not in the plan:\n{out}"
     );
-    let (code, out, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "--purge", "-y"]));
     assert_eq!(code, 0, "{err}");
     assert!(!state.exists(), "{out}");
     assert!(!home.claude().join("hooks").exists(), "{out}");
@@ -1319,13 +1295,13 @@ fn purge_leaves_no_empty_folder_no_task_record_and_names_the_program_still_there
 #[test]
 fn purge_keeps_a_state_folder_that_holds_something_else() {
     let home = user_setup();
-    output(home.gk().args(["install", "-y", "--no-smoke"]));
-    home.write(".local/state/gk/notes.txt", "mine\n");
-    home.write(".claude/hooks/mine.sh", "echo\n");
-    let (code, _, err) = output(home.gk().args(["uninstall", "--purge", "-y"]));
+    output(home.cmd().args(["install", "-y", "--no-smoke"]));
+    home.put(".local/state/gk/notes.txt", "mine\n");
+    home.put(".claude/hooks/mine.sh", "echo\n");
+    let (code, _, err) = output(home.cmd().args(["uninstall", "--purge", "-y"]));
     assert_eq!(code, 0, "{err}");
-    assert_eq!(home.read(".local/state/gk/notes.txt"), "mine\n");
-    assert_eq!(home.read(".claude/hooks/mine.sh"), "echo\n");
+    assert_eq!(home.get(".local/state/gk/notes.txt"), "mine\n");
+    assert_eq!(home.get(".claude/hooks/mine.sh"), "echo\n");
 }
 
 /// Measured on client 2.1.332: `"model": 5` makes the client skip the
@@ -1335,7 +1311,7 @@ fn purge_keeps_a_state_folder_that_holds_something_else() {
 fn install_refuses_a_file_the_client_skips() {
     let home = user_setup();
     let text = "{\n  \"env\": {\"CI\": \"1\"},\n  \"model\": 5\n}\n";
-    home.write(".claude/settings.json", text);
+    home.put(".claude/settings.json", text);
     let err = refused_at(&home, &["install", "-y", "--no-smoke"], ":3:12: model: ");
     assert!(
         err.contains("`model` must be a string, not a number; Claude Code skips this whole file: none of its hooks, permissions or env are in effect, so gk's hooks would never run there; correct model first"),
@@ -1343,7 +1319,7 @@ fn install_refuses_a_file_the_client_skips() {
     );
     // The same for a malformed PreToolUse hook of another tool.
     let text = "{\n  \"hooks\": {\n    \"PreToolUse\": [{\"matcher\": 1, \"hooks\": []}]\n  }\n}\n";
-    home.write(".claude/settings.json", text);
+    home.put(".claude/settings.json", text);
     let err = refused_at(
         &home,
         &["install", "-y", "--no-smoke"],
@@ -1359,8 +1335,8 @@ fn install_refuses_a_file_the_client_skips() {
 fn install_edits_a_loaded_file_with_a_repeated_key_and_a_dropped_part() {
     let home = user_setup();
     let text = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PostToolUse\": [{\"matcher\": 5, \"hooks\": [{\"type\": \"command\", \"command\": \"prettier --write .\"}]}]\n  },\n  \"model\": \"sonnet\"\n}\n";
-    home.write(".claude/settings.json", text);
-    let (code, out, err) = output(home.gk().args(["install", "-y", "--no-smoke"]));
+    home.put(".claude/settings.json", text);
+    let (code, out, err) = output(home.cmd().args(["install", "-y", "--no-smoke"]));
     assert_eq!(code, 0, "{out}{err}");
     let settings = home.claude().join("settings.json");
     let all = format!("{out}{err}");
@@ -1378,13 +1354,13 @@ fn install_edits_a_loaded_file_with_a_repeated_key_and_a_dropped_part() {
         )),
         "{all}"
     );
-    let after = home.read(".claude/settings.json");
-    assert_registered(&after, home.path(), ".claude", "prompt");
+    let after = home.get(".claude/settings.json");
+    assert_registered(&after, home.home(), ".claude", "prompt");
     assert!(after.contains("\"model\": \"opus\""), "{after}");
     assert!(after.ends_with("  \"model\": \"sonnet\"\n}\n"), "{after}");
-    let (code, out, err) = output(home.gk().args(["uninstall", "-y"]));
+    let (code, out, err) = output(home.cmd().args(["uninstall", "-y"]));
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(home.read(".claude/settings.json"), text);
+    assert_eq!(home.get(".claude/settings.json"), text);
 }
 
 /// `hooks` twice: gk's editor would change the first copy, the client
@@ -1393,7 +1369,7 @@ fn install_edits_a_loaded_file_with_a_repeated_key_and_a_dropped_part() {
 fn install_refuses_hooks_written_twice() {
     let home = user_setup();
     let text = "{\n  \"hooks\": {},\n  \"hooks\": {\"Stop\": []}\n}\n";
-    home.write(".claude/settings.json", text);
+    home.put(".claude/settings.json", text);
     let err = refused_at(&home, &["install", "-y", "--no-smoke"], ":3:3: ");
     assert!(
         err.contains("`hooks` appears twice; Claude Code reads the last one; gk's editor would change the first copy, and Claude Code reads the last: keep one copy by hand first"),

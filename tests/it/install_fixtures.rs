@@ -1,10 +1,13 @@
 //! settings.json before/after fixtures for `gk install`, and the round trip
 //! through `gk uninstall`, over every folder in tests/fixtures/install/.
 //!
-//! Each folder holds `before.json` (absent for the "missing file" case) and
-//! either `after.json` (what install must produce, byte for byte) or
-//! `error.txt` (the one-line refusal, for files gk must not touch).
-//! See tests/fixtures/install/README.md for how the expected files were made.
+//! Each folder holds `before.json` (absent for the "missing file" case).
+//! What install must produce is a reviewed snapshot in
+//! `tests/it/snapshots/install/`: `<case>.snap.json`, byte for byte (a
+//! binary snapshot, so CRLF, a BOM and a missing final newline count), or
+//! for the `refuse-*` cases `<case>.snap`, the one-line refusal for a file gk
+//! must not touch. See tests/fixtures/install/README.md for how the
+//! expected files were made and reviewed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -59,16 +62,35 @@ fn has_owned_entries(text: &str) -> bool {
     })
 }
 
-/// With `GK_BLESS=1`, a missing expected file is written from the current
-/// output (to be reviewed by hand before committing); otherwise it fails.
-fn expect(dir: &Path, file: &str, actual: &str) {
-    match read(dir, file) {
-        Some(expected) => assert_eq!(actual, expected, "{}/{file}", name(dir)),
-        None if std::env::var_os("GK_BLESS").is_some() => {
-            fs::write(dir.join(file), actual).unwrap();
-        }
-        None => panic!("{}: no {file}", name(dir)),
-    }
+/// Snapshot settings for the expected files: one folder,
+/// `tests/it/snapshots/install/`, a file per case.
+fn expected() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("snapshots/install");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+/// What install writes for `before` (panics on a refusal).
+fn installed(dir: &Path, before: &str) -> String {
+    add_hooks(Path::new("settings.json"), before, &wanted(), &ctx())
+        .unwrap_or_else(|e| panic!("{}: {e}", name(dir)))
+}
+
+/// Every case install accepts: its folder, `before.json` (if any) and what
+/// install writes (the snapshot `install_produces_the_expected_file_…`
+/// holds it to).
+fn accepted() -> Vec<(PathBuf, Option<String>, String)> {
+    fixtures()
+        .into_iter()
+        .filter(|dir| !name(dir).starts_with("refuse-"))
+        .map(|dir| {
+            let before = read(&dir, "before.json");
+            let after = installed(&dir, before.as_deref().unwrap_or(""));
+            (dir, before, after)
+        })
+        .collect()
 }
 
 #[test]
@@ -110,25 +132,23 @@ fn install_produces_the_expected_file_for_every_fixture() {
         let before = read(&dir, "before.json").unwrap_or_default();
         if name(&dir).starts_with("refuse-") {
             let err = add_hooks(path, &before, &wanted(), &ctx()).unwrap_err();
-            expect(&dir, "error.txt", &format!("{err}\n"));
+            expected().bind(|| insta::assert_snapshot!(name(&dir), err.to_string()));
             // Uninstall refuses the same file in the same words.
             let err2 = remove_hooks(path, &before, &ctx()).unwrap_err();
             assert_eq!(err.to_string(), err2.to_string(), "{}", name(&dir));
             continue;
         }
-        let after = add_hooks(path, &before, &wanted(), &ctx())
-            .unwrap_or_else(|e| panic!("{}: {e}", name(&dir)));
-        expect(&dir, "after.json", &after);
+        let after = installed(&dir, &before);
+        expected().bind(|| {
+            insta::assert_binary_snapshot!(&format!("{}.json", name(&dir)), after.into_bytes())
+        });
     }
 }
 
 #[test]
 fn install_twice_changes_nothing_the_second_time() {
     let path = Path::new("settings.json");
-    for dir in fixtures() {
-        let Some(after) = read(&dir, "after.json") else {
-            continue;
-        };
+    for (dir, _, after) in accepted() {
         let again = add_hooks(path, &after, &wanted(), &ctx()).unwrap();
         assert_eq!(again, after, "{}", name(&dir));
     }
@@ -138,11 +158,7 @@ fn install_twice_changes_nothing_the_second_time() {
 fn uninstall_after_install_gives_back_the_original_bytes() {
     let path = Path::new("settings.json");
     let mut exact = 0;
-    for dir in fixtures() {
-        let Some(after) = read(&dir, "after.json") else {
-            continue;
-        };
-        let before = read(&dir, "before.json");
+    for (dir, before, after) in accepted() {
         // What install notes for uninstall: the containers it found empty.
         let (made, filled) =
             add_hooks_noting(path, before.as_deref().unwrap_or(""), &wanted(), &ctx()).unwrap();
@@ -176,9 +192,8 @@ fn uninstall_after_install_gives_back_the_original_bytes() {
 #[test]
 fn the_diff_of_a_multi_line_file_is_pure_insertion() {
     use similar::{ChangeTag, TextDiff};
-    for dir in fixtures() {
-        let (Some(before), Some(after)) = (read(&dir, "before.json"), read(&dir, "after.json"))
-        else {
+    for (dir, before, after) in accepted() {
+        let Some(before) = before else {
             continue;
         };
         // An empty `{}` / `[]` that install fills has to open up: that line
@@ -206,12 +221,12 @@ fn the_diff_of_a_multi_line_file_is_pure_insertion() {
 
 #[test]
 fn secrets_of_the_env_fixture_never_show_in_a_masked_text() {
-    let dir = fixtures()
+    let (_, before, after) = accepted()
         .into_iter()
-        .find(|d| name(d) == "env-secrets")
+        .find(|(d, _, _)| name(d) == "env-secrets")
         .unwrap();
-    for file in ["before.json", "after.json"] {
-        let masked = mask_secrets(&read(&dir, file).unwrap());
+    for (file, text) in [("before.json", before.unwrap()), ("after.json", after)] {
+        let masked = mask_secrets(&text);
         for secret in [
             "Pr0xyPassw0rd",
             "sk-ant-SECRET-VALUE-123",

@@ -1,78 +1,43 @@
 //! `gk install --managed` and `gk uninstall --managed` on the CLI, in the
-//! test sandbox (the managed settings file and the machine-wide program
-//! point into the temporary home: `tests/support/mod.rs`): what lands where,
+//! one test environment (the managed settings file and the machine-wide
+//! program point into its temporary root: [`TestEnv`]): what lands where,
 //! what a dry run and a missing right do, the byte-exact way back, the
 //! drop-in written elsewhere with `--output`, and a user's `gk install`
 //! beside a managed one. The client loading such a drop-in is end-to-end
 //! scenario 17.
 
-mod support;
-
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
-struct Machine {
-    home: tempfile::TempDir,
+use crate::common::doctor::all_codes;
+use crate::common::{gk_bin, TestEnv};
+
+/// What these tests do in a [`TestEnv`] (every run from the home folder).
+trait ManagedEnv {
+    fn dropin(&self) -> PathBuf;
+    fn out(&self, args: &[&str]) -> (i32, String, String);
+    fn ok(&self, args: &[&str]) -> String;
+    fn doctor_codes(&self) -> Vec<String>;
 }
 
-impl Machine {
-    fn new() -> Machine {
-        Machine {
-            home: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn home(&self) -> &Path {
-        self.home.path()
-    }
-    fn managed(&self) -> PathBuf {
-        support::managed_settings(self.home())
-    }
+impl ManagedEnv for TestEnv {
+    /// gk's drop-in beside the managed settings file.
     fn dropin(&self) -> PathBuf {
-        self.managed()
+        self.managed_settings()
             .parent()
             .unwrap()
             .join("managed-settings.d")
             .join("gk.json")
     }
-    fn program(&self) -> PathBuf {
-        support::managed_program(self.home())
-    }
-    fn gk(&self, args: &[&str]) -> (i32, String, String) {
-        let out = support::gk(self.home())
-            .args(args)
-            .current_dir(self.home())
-            .write_stdin("")
-            .timeout(std::time::Duration::from_secs(60))
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+    fn out(&self, args: &[&str]) -> (i32, String, String) {
+        let run = self.gk(args).current_dir(self.home()).run();
+        (run.code.unwrap_or(-1), run.stdout_text(), run.stderr_text())
     }
     fn ok(&self, args: &[&str]) -> String {
-        let (code, out, err) = self.gk(args);
+        let (code, out, err) = self.out(args);
         assert_eq!(code, 0, "gk {args:?}:\n{out}\n{err}");
-        out
-    }
-    /// Every file under the temporary home, with its bytes.
-    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-            for e in fs::read_dir(dir).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else {
-                    out.push((p.clone(), fs::read(&p).unwrap()));
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(self.home(), &mut out);
-        out.sort();
         out
     }
     /// Doctor's finding codes, without the smoke runs: these tests ask
@@ -80,14 +45,9 @@ impl Machine {
     /// the machine's load, not the install's (under Wine a loaded run
     /// passed 500 ms).
     fn doctor_codes(&self) -> Vec<String> {
-        let (_, out, err) = self.gk(&["doctor", "--json", "--no-smoke"]);
+        let (_, out, err) = self.out(&["doctor", "--json", "--no-smoke"]);
         let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-        v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["code"].as_str().unwrap().to_string())
-            .collect()
+        all_codes(&v)
     }
 }
 
@@ -115,14 +75,11 @@ fn registrations(text: &str) -> Vec<(String, String, Vec<String>)> {
 
 #[test]
 fn a_managed_install_puts_the_program_and_an_exec_form_dropin_in_place() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     let out = m.ok(&["install", "--managed", "--yes"]);
     assert!(out.contains("smoke test: gk hook prompt passed"), "{out}");
-    let program = m.program();
-    assert_eq!(
-        fs::read(&program).unwrap(),
-        fs::read(support::gk_bin()).unwrap()
-    );
+    let program = m.managed_program();
+    assert_eq!(fs::read(&program).unwrap(), fs::read(gk_bin()).unwrap());
     let p = program.to_str().unwrap().to_string();
     let arg = |k: &str| vec!["hook".to_string(), k.to_string()];
     assert_eq!(
@@ -153,7 +110,7 @@ fn a_managed_install_puts_the_program_and_an_exec_form_dropin_in_place() {
 
 #[test]
 fn a_dry_run_shows_the_dropin_and_writes_nothing() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     let before = m.files();
     let out = m.ok(&["install", "--managed", "--dry-run"]);
     assert!(out.contains("managed-settings.d"), "{out}");
@@ -167,13 +124,13 @@ fn a_dry_run_shows_the_dropin_and_writes_nothing() {
 
 #[test]
 fn uninstall_takes_a_managed_install_back_byte_for_byte() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     // An administrator's own managed file and a drop-in of theirs named
     // gk.json that already holds a key: both come back as they were.
     let managed = "{\n  \"allowManagedHooksOnly\": true\n}\n";
     let theirs = "{\r\n  \"env\": {\"ORG_TOKEN\": \"s3cret\"}\r\n}\r\n";
     fs::create_dir_all(m.dropin().parent().unwrap()).unwrap();
-    fs::write(m.managed(), managed).unwrap();
+    fs::write(m.managed_settings(), managed).unwrap();
     fs::write(m.dropin(), theirs).unwrap();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     let text = fs::read_to_string(m.dropin()).unwrap();
@@ -183,26 +140,26 @@ fn uninstall_takes_a_managed_install_back_byte_for_byte() {
     );
     m.ok(&["uninstall", "--managed", "--yes"]);
     assert_eq!(fs::read_to_string(m.dropin()).unwrap(), theirs);
-    assert_eq!(fs::read_to_string(m.managed()).unwrap(), managed);
-    assert!(!m.program().exists());
+    assert_eq!(fs::read_to_string(m.managed_settings()).unwrap(), managed);
+    assert!(!m.managed_program().exists());
 
     // A drop-in of gk's alone goes, with the folders gk made for it.
-    let m = Machine::new();
+    let m = TestEnv::new();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     m.ok(&["uninstall", "--managed", "--yes"]);
     assert!(!m.dropin().exists());
-    assert!(!m.managed().parent().unwrap().exists());
-    assert!(!m.program().exists());
+    assert!(!m.managed_settings().parent().unwrap().exists());
+    assert!(!m.managed_program().exists());
     let out = m.ok(&["uninstall", "--managed", "--yes"]);
     assert!(out.contains("nothing to remove"), "{out}");
 }
 
 #[test]
 fn uninstall_lists_the_folders_it_leaves_empty_before_it_removes_them() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     let dropins = m.dropin().parent().unwrap().to_path_buf();
-    let managed_dir = m.managed().parent().unwrap().to_path_buf();
+    let managed_dir = m.managed_settings().parent().unwrap().to_path_buf();
     let before = m.files();
     let out = m.ok(&["uninstall", "--managed", "--dry-run"]);
     for dir in [&dropins, &managed_dir] {
@@ -244,13 +201,13 @@ fn uninstall_lists_the_folders_it_leaves_empty_before_it_removes_them() {
 /// as it is.
 #[test]
 fn uninstall_leaves_the_folders_gk_did_not_make_and_names_a_dropin_without_gk() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     let dropins = m.dropin().parent().unwrap().to_path_buf();
-    let managed_dir = m.managed().parent().unwrap().to_path_buf();
+    let managed_dir = m.managed_settings().parent().unwrap().to_path_buf();
     fs::create_dir_all(&dropins).unwrap();
     // On Windows gk's program folder is gk's own to make (and record): here
     // it is there already, like the managed folders.
-    fs::create_dir_all(m.program().parent().unwrap()).unwrap();
+    fs::create_dir_all(m.managed_program().parent().unwrap()).unwrap();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     assert!(
         !dropins.join(".gk-install.json").exists(),
@@ -291,14 +248,14 @@ fn uninstall_leaves_the_folders_gk_did_not_make_and_names_a_dropin_without_gk() 
 
 #[test]
 fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     let file = m.home().join("ship/gk.json");
     let f = file.to_str().unwrap();
     let out = m.ok(&["install", "--managed", "--output", f, "--yes"]);
     assert!(out.contains("it is not copied by --output"), "{out}");
     assert!(out.contains("managed-settings.d"), "{out}");
     let text = fs::read_to_string(&file).unwrap();
-    let p = m.program();
+    let p = m.managed_program();
     assert!(
         registrations(&text)
             .iter()
@@ -319,7 +276,7 @@ fn output_writes_the_dropin_alone_and_uninstall_takes_it_back() {
 /// and uninstall alike; nothing is blamed on rights.
 #[test]
 fn output_takes_a_name_relative_to_the_current_folder() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     let out = m.ok(&["install", "--managed", "--output", "gk.json", "--yes"]);
     let file = m.home().join("gk.json");
     assert!(out.contains(file.to_str().unwrap()), "{out}");
@@ -347,7 +304,7 @@ fn output_takes_a_name_relative_to_the_current_folder() {
 #[test]
 #[allow(clippy::disallowed_methods)] // starts the sixteen runs at once
 fn concurrent_installs_and_uninstalls_end_in_a_state_some_order_gives() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     for round in 0..3 {
         m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
         let runs: Vec<_> = (0..16)
@@ -357,10 +314,9 @@ fn concurrent_installs_and_uninstalls_end_in_a_state_some_order_gives() {
                 } else {
                     &["uninstall", "--managed", "--yes"]
                 };
-                let mut cmd = support::gk_process(m.home());
-                cmd.args(args)
-                    .current_dir(m.home())
-                    .stdin(std::process::Stdio::null())
+                // Sixteen processes at once: the runs race for the files.
+                let mut cmd = m.gk(args).current_dir(m.home()).process().to_command();
+                cmd.stdin(std::process::Stdio::null())
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped());
                 (args[0], cmd.spawn().unwrap())
@@ -378,7 +334,7 @@ fn concurrent_installs_and_uninstalls_end_in_a_state_some_order_gives() {
                 other => panic!("round {round}, {what}: exit {other:?}: {err}"),
             }
         }
-        let program = m.program().exists();
+        let program = m.managed_program().exists();
         let hooks = fs::read_to_string(m.dropin())
             .map(|t| registrations(&t).len())
             .unwrap_or(0);
@@ -391,13 +347,13 @@ fn concurrent_installs_and_uninstalls_end_in_a_state_some_order_gives() {
 
 #[test]
 fn without_the_right_to_write_there_one_line_says_why_and_nothing_is_written() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     // The managed folder cannot be made: a file is where it would go.
-    let folder = m.managed().parent().unwrap().to_path_buf();
+    let folder = m.managed_settings().parent().unwrap().to_path_buf();
     fs::create_dir_all(folder.parent().unwrap()).unwrap();
     fs::write(&folder, "not a folder").unwrap();
     let before = m.files();
-    let (code, out, err) = m.gk(&["install", "--managed", "--yes"]);
+    let (code, out, err) = m.out(&["install", "--managed", "--yes"]);
     assert_ne!(code, 0, "{out}{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains(folder.to_str().unwrap()), "{err}");
@@ -407,7 +363,7 @@ fn without_the_right_to_write_there_one_line_says_why_and_nothing_is_written() {
 
 #[test]
 fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     let out = m.ok(&["install", "--yes", "--no-smoke"]);
     assert!(
@@ -433,12 +389,12 @@ fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
 
 #[test]
 fn managed_refuses_the_per_user_options() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     for extra in ["--statusline", "--no-permissions"] {
-        let (code, _, err) = m.gk(&["install", "--managed", extra, "--dry-run"]);
+        let (code, _, err) = m.out(&["install", "--managed", extra, "--dry-run"]);
         assert_eq!(code, 2, "{extra}: {err}");
     }
-    let (code, _, err) = m.gk(&["install", "--output", "x.json", "--dry-run"]);
+    let (code, _, err) = m.out(&["install", "--output", "x.json", "--dry-run"]);
     assert_eq!(code, 2, "{err}");
 }
 
@@ -448,7 +404,7 @@ fn managed_refuses_the_per_user_options() {
 #[cfg(unix)]
 #[test]
 fn a_hostile_record_of_made_folders_is_passed_over() {
-    let m = Machine::new();
+    let m = TestEnv::new();
     let dropins = m.dropin().parent().unwrap().to_path_buf();
     fs::create_dir_all(&dropins).unwrap();
     let outside = m.home().join("outside.txt");
@@ -466,7 +422,7 @@ fn a_hostile_record_of_made_folders_is_passed_over() {
         )),
         "{out}"
     );
-    assert!(!m.dropin().exists() && !m.program().exists());
+    assert!(!m.dropin().exists() && !m.managed_program().exists());
     fs::remove_file(&record).unwrap();
     fs::File::create(&record)
         .unwrap()
@@ -475,7 +431,7 @@ fn a_hostile_record_of_made_folders_is_passed_over() {
     // Install refuses it in one line naming it, writing nothing; uninstall
     // passes over it.
     let before = m.files();
-    let (code, _, err) = m.gk(&["install", "--managed", "--yes", "--no-smoke"]);
+    let (code, _, err) = m.out(&["install", "--managed", "--yes", "--no-smoke"]);
     assert_eq!((code, err.lines().count()), (1, 1), "{err}");
     assert!(err.contains(record.to_str().unwrap()), "{err}");
     assert_eq!(m.files(), before);

@@ -3,85 +3,42 @@
 //! triggers none, the exit codes, the `--json` shape, `--fix` on every
 //! fixable case followed by a clean doctor, and secrets never shown.
 
-mod support;
-
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
-use assert_cmd::Command;
 use serde_json::Value;
-use tempfile::TempDir;
+
+use crate::common::doctor::{doc_findings, finding};
+use crate::common::{set_age, Gk, Run, TestEnv};
 
 const SECRET: &str = "sk-ant-api03-SECRETVALUE-do-not-print";
 const PROXY: &str = "http://alice:hunter2hunter2@proxy.internal:8080";
 
-struct Home {
-    _tmp: TempDir,
-    home: PathBuf,
-    project: PathBuf,
-    managed: PathBuf,
-    /// XDG_DATA_HOME / LOCALAPPDATA (gk's backups), apart from HOME.
-    data: PathBuf,
+/// What these tests do in a [`TestEnv`]: every run from the project folder.
+trait DoctorEnv {
+    fn cmd(&self) -> Gk;
+    fn install(&self);
+    fn install_with_secrets(&self);
+    fn doctor(&self, args: &[&str]) -> Run;
+    fn codes(&self, extra: &[&str]) -> (i32, Vec<String>, Value);
+    fn register(&self, file: &Path, event: &str, command: &str);
+    fn set_key(&self, file: &Path, key: &str, value: Value);
+    fn wrap_prompt_hook_in_a_redirect(&self);
+    fn local(&self) -> PathBuf;
+    fn project_settings(&self) -> PathBuf;
+    fn fix_then_clean(&self);
+    fn fix_leaves_settings_saying(&self, says: &str);
 }
 
-impl Home {
-    fn new() -> Home {
-        let tmp = tempfile::tempdir().unwrap();
-        let home = tmp.path().join("home");
-        let project = tmp.path().join("work").join("project");
-        std::fs::create_dir_all(home.join(".claude")).unwrap();
-        std::fs::create_dir_all(&project).unwrap();
-        let managed = tmp.path().join("etc/claude-code/managed-settings.json");
-        let data = tmp.path().join("data");
-        Home {
-            _tmp: tmp,
-            home,
-            project,
-            managed,
-            data,
-        }
-    }
-
-    fn claude(&self) -> PathBuf {
-        self.home.join(".claude")
-    }
-
-    fn settings(&self) -> PathBuf {
-        self.claude().join("settings.json")
-    }
-
-    /// Where install puts gk: `hooks/gk`, `hooks\gk.exe` on Windows.
-    fn binary(&self) -> PathBuf {
-        self.claude()
-            .join("hooks")
-            .join(if cfg!(windows) { "gk.exe" } else { "gk" })
-    }
-
-    fn write(&self, path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn read(&self, path: &Path) -> String {
-        std::fs::read_to_string(path).unwrap()
-    }
-
-    fn gk(&self) -> Command {
-        let mut cmd = support::gk(&self.home);
-        cmd.env("XDG_DATA_HOME", &self.data)
-            .env("LOCALAPPDATA", &self.data)
-            .env("GK_MANAGED_SETTINGS", &self.managed)
-            .current_dir(&self.project);
-        cmd
+impl DoctorEnv for TestEnv {
+    fn cmd(&self) -> Gk {
+        let mut gk = self.gk::<[&str; 0], &str>([]);
+        gk.current_dir(self.project());
+        gk
     }
 
     /// A healthy install, made the way a user makes it.
     fn install(&self) {
-        let out = self
-            .gk()
-            .args(["install", "--yes", "--no-smoke"])
-            .output()
-            .unwrap();
+        let out = self.cmd().args(["install", "--yes", "--no-smoke"]).output();
         assert!(
             out.status.success(),
             "install failed: {}",
@@ -92,8 +49,8 @@ impl Home {
     /// A healthy install whose user settings also hold an `env` with secrets.
     fn install_with_secrets(&self) {
         self.write(
-            &self.settings(),
-            &format!(
+            self.settings(),
+            format!(
                 "{{\n  \"env\": {{\n    \"ANTHROPIC_API_KEY\": \"{SECRET}\",\n    \"HTTPS_PROXY\": \"{PROXY}\"\n  }},\n  \"model\": \"opus\"\n}}\n"
             ),
         );
@@ -101,12 +58,7 @@ impl Home {
     }
 
     fn doctor(&self, args: &[&str]) -> Run {
-        let out = self.gk().arg("doctor").args(args).output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: text(&out.stdout),
-            stderr: text(&out.stderr),
-        }
+        self.cmd().arg("doctor").args(args).run()
     }
 
     /// Finding codes from `--json` (smoke tests off unless asked).
@@ -119,8 +71,13 @@ impl Home {
             args.retain(|a| *a != "--smoke");
         }
         let run = self.doctor(&args);
-        let doc: Value = serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+        let doc: Value = serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}\n{}",
+                run.stdout_text(),
+                run.stderr_text()
+            )
+        });
         let mut codes: Vec<String> = doc["findings"]
             .as_array()
             .unwrap()
@@ -128,7 +85,7 @@ impl Home {
             .filter(|f| f["severity"] != "info")
             .map(|f| f["code"].as_str().unwrap().to_string())
             .collect();
-        let mut code = run.code;
+        let mut code = run.code.unwrap_or(-1);
         if cfg!(gk_wine) && codes.iter().any(|c| c == "hook-slow") {
             // Wine gap: starting a Windows program under Wine takes 0.3–1 s
             // on this machine, over the 500 ms hook-slow threshold. The
@@ -163,7 +120,7 @@ impl Home {
         groups.as_array_mut().unwrap().push(serde_json::json!({
             "hooks": [{"type": "command", "command": command}]
         }));
-        self.write(file, &serde_json::to_string_pretty(&v).unwrap());
+        self.write(file, serde_json::to_string_pretty(&v).unwrap());
     }
 
     fn set_key(&self, file: &Path, key: &str, value: Value) {
@@ -172,37 +129,51 @@ impl Home {
             _ => serde_json::json!({}),
         };
         v.as_object_mut().unwrap().insert(key.to_string(), value);
-        self.write(file, &serde_json::to_string_pretty(&v).unwrap());
+        self.write(file, serde_json::to_string_pretty(&v).unwrap());
     }
 
     /// Replace the prompt hook install registered by the same program
     /// behind a redirect, as a shell-form string (`"<binary>" hook prompt
     /// 2>/dev/null`): a command doctor cannot decide.
     fn wrap_prompt_hook_in_a_redirect(&self) {
-        let mut v: Value = serde_json::from_str(&self.read(&self.settings())).unwrap();
+        let mut v: Value = serde_json::from_str(&self.read(self.settings())).unwrap();
         let wrapped = format!("\"{}\" hook prompt 2>/dev/null", self.binary().display());
         v["hooks"]["UserPromptSubmit"][0]["hooks"][0] =
             serde_json::json!({"type": "command", "command": wrapped});
-        self.write(&self.settings(), &serde_json::to_string_pretty(&v).unwrap());
+        self.write(self.settings(), serde_json::to_string_pretty(&v).unwrap());
     }
 
     fn local(&self) -> PathBuf {
-        self.project.join(".claude").join("settings.local.json")
+        self.project().join(".claude").join("settings.local.json")
     }
 
     fn project_settings(&self) -> PathBuf {
-        self.project.join(".claude").join("settings.json")
+        self.project().join(".claude").join("settings.json")
+    }
+
+    /// `--fix --yes` says `says` and leaves the user settings as they were.
+    fn fix_leaves_settings_saying(&self, says: &str) {
+        let before = self.read(self.settings());
+        let fix = self.doctor(&["--fix", "--yes", "--no-smoke"]);
+        assert!(fix.stdout_text().contains(says), "{}", fix.stdout_text());
+        assert_eq!(self.read(self.settings()), before);
     }
 
     /// `--fix --yes`, then a doctor that must be clean.
     fn fix_then_clean(&self) {
         let fix = self.doctor(&["--fix", "--yes", "--no-smoke"]);
         assert_eq!(
-            fix.code, 0,
+            fix.code,
+            Some(0),
             "fix did not end clean:\n{}\n{}",
-            fix.stdout, fix.stderr
+            fix.stdout_text(),
+            fix.stderr_text()
         );
-        assert!(fix.stdout.contains("After the fix:"), "{}", fix.stdout);
+        assert!(
+            fix.stdout_text().contains("After the fix:"),
+            "{}",
+            fix.stdout_text()
+        );
         let (code, codes, _) = self.codes(&["--smoke"]);
         assert_eq!(
             (code, codes.clone()),
@@ -210,12 +181,6 @@ impl Home {
             "not clean after --fix: {codes:?}"
         );
     }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 fn text(b: &[u8]) -> String {
@@ -226,47 +191,25 @@ fn has(codes: &[String], code: &str) -> bool {
     codes.iter().any(|c| c == code)
 }
 
-/// The findings of one code in a `--json` report.
-fn doc_findings<'d>(doc: &'d Value, code: &str) -> Vec<&'d Value> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
-}
-
 /// Set the modification time of `path` (the age the hooks go by).
 fn last_written_hours_ago(path: &Path, hours: u64) {
-    let f = std::fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(hours * 3600))
-        .unwrap();
-}
-
-/// The first finding with `code` in a `--json` document.
-fn finding<'a>(doc: &'a Value, code: &str) -> &'a Value {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no {code} in {doc}"))
+    set_age(path, hours * 3600);
 }
 
 // ---------------------------------------------------------------- healthy
 
 #[test]
 fn a_fresh_install_is_healthy_with_smoke_tests() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let (code, codes, doc) = h.codes(&["--smoke"]);
     assert_eq!((code, codes), (0, vec![]));
     let checks = doc["summary"]["checks"].as_array().unwrap();
     assert!(checks.iter().all(|c| c["status"] == "ok"), "{checks:?}");
     let run = h.doctor(&[]);
-    assert_eq!(run.code, 0);
-    assert!(run.stdout.contains("[✓] Smoke test"));
-    assert!(run.stdout.contains("No issues found."));
+    assert_eq!(run.code, Some(0));
+    assert!(run.stdout_text().contains("[✓] Smoke test"));
+    assert!(run.stdout_text().contains("No issues found."));
 }
 
 /// The normal state while working: an earlier session in the project
@@ -276,25 +219,25 @@ fn a_fresh_install_is_healthy_with_smoke_tests() {
 /// pass their smoke tests.
 #[test]
 fn a_task_in_progress_in_this_folder_passes_the_smoke_tests() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let state = h.home.join(".local/state/gk");
+    let state = h.home().join(".local/state/gk");
     h.write(
-        &state.join("aaaa-1.json"),
+        state.join("aaaa-1.json"),
         r#"{"status": "in_progress", "task": "Refactor parser"}"#,
     );
     let key = gk::testing::paths::folder_key(
         gk::testing::platform::Os::current(),
-        &h.project.to_string_lossy(),
+        &h.project().to_string_lossy(),
     )
     .unwrap();
     h.write(
-        &state.join(gk::testing::paths::folder_pointer_name(&key).unwrap()),
+        state.join(gk::testing::paths::folder_pointer_name(&key).unwrap()),
         r#"{"session": "aaaa-1"}"#,
     );
     let (code, codes, doc) = h.codes(&["--smoke"]);
     assert_eq!((code, codes), (0, vec![]), "{doc}");
-    let out = h.gk().args(["install", "--yes"]).output().unwrap();
+    let out = h.cmd().args(["install", "--yes"]).output();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -311,7 +254,7 @@ fn a_task_in_progress_in_this_folder_passes_the_smoke_tests() {
 #[cfg(unix)]
 #[test]
 fn the_command_to_run_a_failing_hook_by_hand_reproduces_the_run() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     write_script(
         &h.binary(),
@@ -324,14 +267,14 @@ fn the_command_to_run_a_failing_hook_by_hand_reproduces_the_run() {
         .unwrap();
     let fix = f["fix"].as_str().unwrap();
     let line = fix.strip_prefix("run it by hand to see why: ").unwrap();
-    let out = Command::from_std(support::command("/bin/sh", &h.home))
+    let out = assert_cmd::Command::from_std(h.command("/bin/sh"))
         .args(["-c", line])
         .output()
         .unwrap();
     let printed = text(&out.stdout);
     assert_eq!(out.status.code(), Some(3));
     assert!(
-        printed.starts_with(&format!("dir={} {{", h.project.display())),
+        printed.starts_with(&format!("dir={} {{", h.project().display())),
         "{printed}"
     );
     assert!(
@@ -342,33 +285,35 @@ fn the_command_to_run_a_failing_hook_by_hand_reproduces_the_run() {
 
 #[test]
 fn verbose_shows_what_was_read_and_run() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let quiet = h.doctor(&[]);
     let loud = h.doctor(&["-v"]);
-    assert!(!quiet.stdout.contains("passed in"));
-    assert!(loud.stdout.contains("passed in"), "{}", loud.stdout);
-    assert!(loud.stdout.contains("user settings"));
+    assert!(!quiet.stdout_text().contains("passed in"));
+    assert!(
+        loud.stdout_text().contains("passed in"),
+        "{}",
+        loud.stdout_text()
+    );
+    assert!(loud.stdout_text().contains("user settings"));
 }
 
 #[test]
 fn claude_config_dir_is_honoured() {
-    let h = Home::new();
-    let cfg = h.home.join("elsewhere/claude");
+    let h = TestEnv::new();
+    let cfg = h.home().join("elsewhere/claude");
     std::fs::create_dir_all(&cfg).unwrap();
     let ok = h
-        .gk()
+        .cmd()
         .env("CLAUDE_CONFIG_DIR", &cfg)
         .args(["install", "--yes", "--no-smoke"])
-        .output()
-        .unwrap();
+        .output();
     assert!(ok.status.success(), "{}", text(&ok.stderr));
     let out = h
-        .gk()
+        .cmd()
         .env("CLAUDE_CONFIG_DIR", &cfg)
         .args(["doctor", "--json", "--no-smoke"])
-        .output()
-        .unwrap();
+        .output();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{doc}");
     // Without the variable, ~/.claude is empty: hooks missing.
@@ -380,12 +325,12 @@ fn claude_config_dir_is_honoured() {
 
 #[test]
 fn settings_unparseable_names_line_and_column_and_skips_the_file() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let good = h.read(&h.settings());
+    let good = h.read(h.settings());
     // A comment on line 2: strict JSON rejects it.
     let broken = good.replacen("{\n", "{\n  // mine\n", 1);
-    h.write(&h.settings(), &broken);
+    h.write(h.settings(), &broken);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2);
     assert!(has(&codes, "settings-unparseable"));
@@ -404,35 +349,49 @@ fn settings_unparseable_names_line_and_column_and_skips_the_file() {
 
 #[test]
 fn a_trailing_comma_is_one_finding_at_the_comma() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let good = h.read(&h.settings());
+    let good = h.read(h.settings());
     // `}` then `,` on the line before the file's last `}`.
     let end = good.trim_end().len() - 1;
     let before = good[..end].trim_end().len();
     let broken = format!("{},{}", &good[..before], &good[before..]);
     let comma_line = broken[..before].lines().count();
-    h.write(&h.settings(), &broken);
+    h.write(h.settings(), &broken);
     let run = h.doctor(&["--no-smoke"]);
-    assert_eq!(run.code, 2, "{}", run.stdout);
-    assert_eq!(run.stdout.matches("correct").count(), 1, "{}", run.stdout);
-    assert!(
-        run.stdout.contains("Doctor found 1 error and 0 warnings"),
+    assert_eq!(run.code, Some(2), "{}", run.stdout_text());
+    assert_eq!(
+        run.stdout_text().matches("correct").count(),
+        1,
         "{}",
-        run.stdout
+        run.stdout_text()
+    );
+    assert!(
+        run.stdout_text()
+            .contains("Doctor found 1 error and 0 warnings"),
+        "{}",
+        run.stdout_text()
     );
     let at = format!("settings.json:{comma_line}:");
-    assert!(run.stdout.contains(&at), "not at {at}:\n{}", run.stdout);
+    assert!(
+        run.stdout_text().contains(&at),
+        "not at {at}:\n{}",
+        run.stdout_text()
+    );
     // What the skipped file costs is said under the one finding.
-    assert!(run.stdout.contains("UserPromptSubmit"), "{}", run.stdout);
+    assert!(
+        run.stdout_text().contains("UserPromptSubmit"),
+        "{}",
+        run.stdout_text()
+    );
 }
 
 #[test]
 fn settings_bom_is_a_warning() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let good = h.read(&h.settings());
-    h.write(&h.settings(), &format!("\u{feff}{good}"));
+    let good = h.read(h.settings());
+    h.write(h.settings(), format!("\u{feff}{good}"));
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (1, vec!["settings-bom".to_string()]));
 }
@@ -442,12 +401,12 @@ fn settings_schema_matcher_array_voids_the_file_under_pre_tool_use_only() {
     // Measured on 2.1.332: a matcher that is not a string under PreToolUse
     // (or PermissionRequest) makes the client skip the whole file; under
     // another event it drops that group alone.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let variant = r#"{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}"#;
     h.write(
-        &h.project_settings(),
-        &format!(
+        h.project_settings(),
+        format!(
             r#"{{"hooks": {{"PreToolUse": [{{"matcher": ["x"], "hooks": []}}], "UserPromptSubmit": [{{"hooks": [{variant}]}}]}}}}"#
         ),
     );
@@ -465,8 +424,8 @@ fn settings_schema_matcher_array_voids_the_file_under_pre_tool_use_only() {
     // Under UserPromptSubmit: that group is dropped, a warning; the
     // variant in it does not run either.
     h.write(
-        &h.project_settings(),
-        &format!(
+        h.project_settings(),
+        format!(
             r#"{{"hooks": {{"UserPromptSubmit": [{{"matcher": ["x"], "hooks": [{variant}]}}]}}}}"#
         ),
     );
@@ -488,22 +447,28 @@ fn settings_schema_matcher_array_voids_the_file_under_pre_tool_use_only() {
 fn settings_schema_a_key_twice_outside_hooks_is_not_reported_and_is_fixed_around() {
     // Measured on 2.1.332: the client reads the last `env` and loads the
     // file. Doctor says nothing of it, and --fix edits the file around it.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
-    let good = h.read(&h.settings());
+    let good = h.read(h.settings());
     let twice = good.replacen(
         "{\n",
         "{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"},\n",
         1,
     );
-    h.write(&h.settings(), &twice);
+    h.write(h.settings(), &twice);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert_eq!(fix.code, 0, "{}{}", fix.stdout, fix.stderr);
-    let after = h.read(&h.settings());
+    assert_eq!(
+        fix.code,
+        Some(0),
+        "{}{}",
+        fix.stdout_text(),
+        fix.stderr_text()
+    );
+    let after = h.read(h.settings());
     assert!(!after.contains("~/.claude/hooks/gk hook stop"), "{after}");
     assert!(
         after.starts_with("{\n  \"env\": {\"A\": \"1\"},\n  \"env\": {\"B\": \"2\"},\n"),
@@ -516,19 +481,16 @@ fn settings_schema_hooks_twice_blocks_the_fix_and_says_why() {
     // `hooks` twice: the client reads the last copy; gk's editor would
     // change the first. Doctor says nothing of the key (the client loads
     // the file), and --fix refuses, saying why.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let good = h.read(&h.settings());
+    let good = h.read(h.settings());
     let twice = good.replacen("{\n", "{\n  \"hooks\": {},\n", 1);
-    h.write(&h.settings(), &twice);
-    h.write(&h.local(), r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook stop"}]}]}}"#);
+    h.write(h.settings(), &twice);
+    h.write(h.local(), r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/gk hook stop"}]}]}}"#);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
-    let before = h.read(&h.settings());
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(fix.stdout.contains("appears twice"), "{}", fix.stdout);
-    assert_eq!(h.read(&h.settings()), before);
+    h.fix_leaves_settings_saying("appears twice");
 }
 
 /// A broken event gk does not own a hook in breaks the shape gk's editors
@@ -542,11 +504,11 @@ fn a_broken_event_blocks_the_fix_and_doctor_says_so_before_it_is_asked() {
     // a_broken_event_gk_has_nothing_in_is_edited_around.)
     {
         let event = "SessionStart";
-        let h = Home::new();
+        let h = TestEnv::new();
         h.install();
-        let mut v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+        let mut v: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
         v["hooks"][event] = serde_json::json!({"oops": 1});
-        h.write(&h.settings(), &serde_json::to_string_pretty(&v).unwrap());
+        h.write(h.settings(), serde_json::to_string_pretty(&v).unwrap());
         h.register(
             &h.local(),
             "UserPromptSubmit",
@@ -556,31 +518,27 @@ fn a_broken_event_blocks_the_fix_and_doctor_says_so_before_it_is_asked() {
         assert_eq!(code, 2, "{doc}");
         assert!(has(&codes, "settings-part-dropped"), "{event}: {doc}");
         assert!(has(&codes, "hook-fires-twice"), "{event}: {doc}");
-        let before = (h.read(&h.settings()), h.read(&h.local()));
+        let before = (h.read(h.settings()), h.read(h.local()));
         let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
         assert!(
-            fix.stdout.contains("correct it by hand first"),
+            fix.stdout_text().contains("correct it by hand first"),
             "{event}: {}{}",
-            fix.stdout,
-            fix.stderr
+            fix.stdout_text(),
+            fix.stderr_text()
         );
         assert!(
-            !fix.stderr.contains("must be an array"),
+            !fix.stderr_text().contains("must be an array"),
             "{event}: {}",
-            fix.stderr
+            fix.stderr_text()
         );
-        assert_eq!(
-            (h.read(&h.settings()), h.read(&h.local())),
-            before,
-            "{event}"
-        );
+        assert_eq!((h.read(h.settings()), h.read(h.local())), before, "{event}");
         // Doctor said so before it was asked: what it counts as fixable
         // does not include the duplicate it cannot remove.
         let plain = h.doctor(&["--no-smoke"]);
         assert!(
-            !plain.stdout.contains("can fix 2"),
+            !plain.stdout_text().contains("can fix 2"),
             "{event}: {}",
-            plain.stdout
+            plain.stdout_text()
         );
     }
 }
@@ -590,11 +548,11 @@ fn a_broken_event_gk_has_nothing_in_is_edited_around() {
     // Measured on 2.1.332: `Notification` not an array drops that event
     // alone. gk's editors never walk into it: --fix removes the variant and
     // keeps the broken event byte for byte; doctor still names it.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let mut v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let mut v: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     v["hooks"]["Notification"] = serde_json::json!({"oops": 1});
-    h.write(&h.settings(), &serde_json::to_string_pretty(&v).unwrap());
+    h.write(h.settings(), serde_json::to_string_pretty(&v).unwrap());
     h.register(
         &h.local(),
         "UserPromptSubmit",
@@ -604,9 +562,15 @@ fn a_broken_event_gk_has_nothing_in_is_edited_around() {
     assert!(has(&codes, "settings-part-dropped"), "{doc}");
     assert!(has(&codes, "hook-fires-twice"), "{doc}");
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert_eq!(fix.code, 1, "{}{}", fix.stdout, fix.stderr);
-    assert!(!h.read(&h.local()).contains("gk hook prompt"));
-    let after: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    assert_eq!(
+        fix.code,
+        Some(1),
+        "{}{}",
+        fix.stdout_text(),
+        fix.stderr_text()
+    );
+    assert!(!h.read(h.local()).contains("gk hook prompt"));
+    let after: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     assert_eq!(
         after["hooks"]["Notification"],
         serde_json::json!({"oops": 1})
@@ -615,10 +579,10 @@ fn a_broken_event_gk_has_nothing_in_is_edited_around() {
 
 #[test]
 fn settings_schema_unknown_event_and_missing_command() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.write(
-        &h.local(),
+        h.local(),
         r#"{"hooks": {"UserPromptSubmitt": [{"hooks": [{"type": "command", "command": "echo"}]}], "Stop": [{"hooks": [{"type": "command"}]}]}}"#,
     );
     let (_, codes, doc) = h.codes(&[]);
@@ -649,19 +613,23 @@ fn settings_schema_unknown_event_and_missing_command() {
 fn home_is_project_is_said_not_warned_and_the_file_counts_once() {
     // Right after install, in the home folder: identical command strings
     // run once (measured), so nothing runs twice: exit 0, an info finding.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let (code, codes, doc) = h.codes(&["--project", h.home.to_str().unwrap()]);
+    let (code, codes, doc) = h.codes(&["--project", h.home().to_str().unwrap()]);
     // (`codes` leaves out info findings.)
     assert_eq!((code, codes), (0, vec![]), "{doc}");
     assert_eq!(doc["findings"][0]["code"], "home-is-project", "{doc}");
     assert_eq!(doc["findings"][0]["severity"], "info");
-    let run = h.doctor(&["--no-smoke", "--project", h.home.to_str().unwrap()]);
-    assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(run.stdout.contains("[•] Settings files"), "{}", run.stdout);
+    let run = h.doctor(&["--no-smoke", "--project", h.home().to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.stdout_text());
+    assert!(
+        run.stdout_text().contains("[•] Settings files"),
+        "{}",
+        run.stdout_text()
+    );
     // What really runs twice is still found there: a second spelling.
     h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
-    let (code, codes, _) = h.codes(&["--project", h.home.to_str().unwrap()]);
+    let (code, codes, _) = h.codes(&["--project", h.home().to_str().unwrap()]);
     assert_eq!((code, codes), (2, vec!["hook-fires-twice".to_string()]));
     // From a project folder: nothing about the home folder.
     let (_, _, doc) = h.codes(&[]);
@@ -672,19 +640,19 @@ fn home_is_project_is_said_not_warned_and_the_file_counts_once() {
 
 #[test]
 fn fix_then_uninstall_gives_back_an_empty_hooks_object() {
-    let h = Home::new();
+    let h = TestEnv::new();
     let before = "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n";
-    h.write(&h.settings(), before);
+    h.write(h.settings(), before);
     h.fix_then_clean();
     assert!(h.claude().join("hooks/gk-install.json").is_file());
-    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    let out = h.cmd().args(["uninstall", "--yes"]).output();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(h.read(&h.settings()), before);
+    assert_eq!(h.read(h.settings()), before);
 }
 
 #[test]
 fn hook_missing_for_each_hook() {
-    let h = Home::new();
+    let h = TestEnv::new();
     let (code, codes, _) = h.codes(&[]);
     assert_eq!(code, 2);
     assert_eq!(codes.iter().filter(|c| *c == "hook-missing").count(), 3);
@@ -693,7 +661,7 @@ fn hook_missing_for_each_hook() {
 
 #[test]
 fn two_spellings_fire_twice_across_scopes() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.register(
         &h.local(),
@@ -707,12 +675,12 @@ fn two_spellings_fire_twice_across_scopes() {
     assert_eq!(details.len(), 2);
     h.fix_then_clean();
     // The local file keeps everything that was not gk's (here: nothing).
-    assert!(!h.read(&h.local()).contains("gk hook"));
+    assert!(!h.read(h.local()).contains("gk hook"));
 }
 
 #[test]
 fn the_session_hook_in_two_spellings_fires_twice_and_fix_keeps_one() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let second = format!(
         "\"{}\" hook session",
@@ -728,18 +696,18 @@ fn the_session_hook_in_two_spellings_fires_twice_and_fix_keeps_one() {
         .unwrap()
         .starts_with("gk's session hook is registered under 2 different commands"));
     h.fix_then_clean();
-    let s: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let s: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     assert_eq!(s["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
-    assert!(!h.read(&h.local()).contains("hook session"));
+    assert!(!h.read(h.local()).contains("hook session"));
 }
 
 #[test]
 fn an_install_from_before_the_session_hook_is_told_and_fixed() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let mut s: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let mut s: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     s["hooks"].as_object_mut().unwrap().remove("SessionStart");
-    h.write(&h.settings(), &serde_json::to_string_pretty(&s).unwrap());
+    h.write(h.settings(), serde_json::to_string_pretty(&s).unwrap());
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(
         (code, codes),
@@ -756,7 +724,7 @@ fn an_exec_form_gk_entry_fires_twice_beside_the_shell_form() {
     // `args`. Install writes the shell form on Linux and the exec form on
     // Windows, so the second entry is the other form: exec on Linux, the
     // shell-form string of the same program on Windows.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let bin = h.binary();
     let second = if cfg!(windows) {
@@ -765,14 +733,14 @@ fn an_exec_form_gk_entry_fires_twice_beside_the_shell_form() {
         serde_json::json!({"type": "command", "command": bin.to_str().unwrap(), "args": ["hook", "stop"]})
     };
     h.write(
-        &h.local(),
-        &serde_json::json!({"hooks": {"Stop": [{"hooks": [second]}]}}).to_string(),
+        h.local(),
+        serde_json::json!({"hooks": {"Stop": [{"hooks": [second]}]}}).to_string(),
     );
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
     h.fix_then_clean();
-    let local = h.read(&h.local());
+    let local = h.read(h.local());
     assert!(
         !local.contains("\"args\"") && !local.contains("hook stop"),
         "{local}"
@@ -781,9 +749,9 @@ fn an_exec_form_gk_entry_fires_twice_beside_the_shell_form() {
 
 #[test]
 fn absolute_home_spelling_also_fires_twice() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let abs = format!("{}/.claude/hooks/gk hook stop", h.home.display());
+    let abs = format!("{}/.claude/hooks/gk hook stop", h.home().display());
     h.register(&h.settings(), "Stop", &abs);
     let (_, codes, _) = h.codes(&[]);
     assert_eq!(codes, ["hook-fires-twice"]);
@@ -792,14 +760,14 @@ fn absolute_home_spelling_also_fires_twice() {
 
 #[test]
 fn identical_string_twice_is_redundant_not_twice() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let v: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let v: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     // The handler as install wrote it (on Windows the exec form: command
     // and args), copied as it is into the local settings.
     let handler = v["hooks"]["Stop"][0]["hooks"][0].clone();
     let local = serde_json::json!({"hooks": {"Stop": [{"hooks": [handler]}]}});
-    h.write(&h.local(), &serde_json::to_string_pretty(&local).unwrap());
+    h.write(h.local(), serde_json::to_string_pretty(&local).unwrap());
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (1, vec!["hook-redundant".to_string()]));
     h.fix_then_clean();
@@ -807,7 +775,7 @@ fn identical_string_twice_is_redundant_not_twice() {
 
 #[test]
 fn gk_in_shared_project_settings_is_redundant() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.register(
         &h.project_settings(),
         "UserPromptSubmit",
@@ -821,7 +789,7 @@ fn gk_in_shared_project_settings_is_redundant() {
 
 #[test]
 fn python_hooks_are_legacy_and_fire_twice_beside_gk() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     std::fs::write(h.claude().join("hooks/gatekeeper.py"), "print('{}')\n").unwrap();
     h.register(
@@ -840,7 +808,7 @@ fn python_hooks_are_legacy_and_fire_twice_beside_gk() {
 
 #[test]
 fn python_only_setup_is_legacy_and_migrates() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.register(
         &h.settings(),
         "UserPromptSubmit",
@@ -865,13 +833,13 @@ fn python_only_setup_is_legacy_and_migrates() {
         .unwrap()
         .contains("SessionStart"));
     h.fix_then_clean();
-    let s = h.read(&h.settings());
+    let s = h.read(h.settings());
     assert!(!s.contains(".py"), "{s}");
 }
 
 #[test]
 fn a_gk_hook_under_the_wrong_event() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.register(
         &h.local(),
@@ -885,7 +853,7 @@ fn a_gk_hook_under_the_wrong_event() {
 
 #[test]
 fn a_command_doctor_cannot_decide_is_reported_as_unsure_and_left_alone() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.register(
         &h.local(),
@@ -895,13 +863,17 @@ fn a_command_doctor_cannot_decide_is_reported_as_unsure_and_left_alone() {
     let (code, codes, _) = h.codes(&[]);
     assert_eq!((code, codes), (1, vec!["hook-unrecognised".to_string()]));
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
-    assert!(h.read(&h.local()).contains("./.claude/hooks/gk hook stop"));
+    assert!(
+        fix.stdout_text().contains("cannot fix"),
+        "{}",
+        fix.stdout_text()
+    );
+    assert!(h.read(h.local()).contains("./.claude/hooks/gk hook stop"));
 }
 
 #[test]
 fn disable_all_hooks_in_user_settings() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
     let (code, codes, doc) = h.codes(&[]);
@@ -916,8 +888,12 @@ fn disable_all_hooks_in_user_settings() {
         .contains("disableAllHooks"));
     // --fix explains and leaves the switch alone.
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
-    assert!(h.read(&h.settings()).contains("disableAllHooks"));
+    assert!(
+        fix.stdout_text().contains("cannot fix"),
+        "{}",
+        fix.stdout_text()
+    );
+    assert!(h.read(h.settings()).contains("disableAllHooks"));
     // A local `false` wins over the user `true`.
     h.set_key(&h.local(), "disableAllHooks", Value::Bool(false));
     let (code, _, _) = h.codes(&[]);
@@ -926,19 +902,19 @@ fn disable_all_hooks_in_user_settings() {
 
 #[test]
 fn managed_policy_switches_hooks_off() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    h.write(&h.managed, r#"{"allowManagedHooksOnly": true}"#);
+    h.write(h.managed_settings(), r#"{"allowManagedHooksOnly": true}"#);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!((code, codes), (2, vec!["hooks-disabled".to_string()]));
     assert!(doc["findings"][0]["message"]
         .as_str()
         .unwrap()
         .contains("allowManagedHooksOnly"));
-    std::fs::remove_file(&h.managed).unwrap();
+    std::fs::remove_file(h.managed_settings()).unwrap();
     // A drop-in beside the managed file counts too.
     let dropin = h
-        .managed
+        .managed_settings()
         .parent()
         .unwrap()
         .join("managed-settings.d/50-policy.json");
@@ -959,7 +935,7 @@ fn managed_policy_switches_hooks_off() {
 
 #[test]
 fn hook_binary_missing() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     std::fs::remove_file(h.binary()).unwrap();
     let (code, codes, doc) = h.codes(&[]);
@@ -979,7 +955,7 @@ fn hook_binary_missing() {
 
 #[test]
 fn a_foreign_hook_with_a_missing_program_is_reported_but_not_touched() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.register(&h.settings(), "PreToolUse", "/opt/nowhere/lint-hook --fast");
     let (_, codes, doc) = h.codes(&[]);
@@ -1001,7 +977,7 @@ fn write_script(path: &Path, body: &str) {
 
 #[test]
 fn hook_binary_outdated() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     // A program carrying another gk version's marker.
     write_script(
@@ -1033,7 +1009,7 @@ fn hook_binary_outdated() {
 #[cfg(unix)]
 #[test]
 fn hook_smoke_failed() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     write_script(&h.binary(), "#!/bin/sh\necho boom >&2\nexit 3\n");
     let (code, codes, doc) = h.codes(&["--smoke"]);
@@ -1051,9 +1027,9 @@ fn hook_smoke_failed() {
 #[cfg(unix)]
 #[test]
 fn hook_slow() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let real = h.home.join("real-gk");
+    let real = h.home().join("real-gk");
     std::fs::copy(h.binary(), &real).unwrap();
     write_script(
         &h.binary(),
@@ -1072,7 +1048,7 @@ fn hook_slow() {
 
 #[test]
 fn state_unreadable_missing_and_malformed() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let state = h.claude().join("hooks/task_state.json");
     h.write(&state, "{\"status\": ");
@@ -1086,10 +1062,10 @@ fn state_unreadable_missing_and_malformed() {
 
 #[test]
 fn state_bad_status() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.write(
-        &h.claude().join("hooks/task_state.json"),
+        h.claude().join("hooks/task_state.json"),
         r#"{"status": "in-progress"}"#,
     );
     let (code, codes, doc) = h.codes(&[]);
@@ -1098,17 +1074,14 @@ fn state_bad_status() {
         .as_str()
         .unwrap()
         .contains("'in-progress'"));
-    h.write(
-        &h.claude().join("hooks/task_state.json"),
-        r#"{"task": "x"}"#,
-    );
+    h.write(h.claude().join("hooks/task_state.json"), r#"{"task": "x"}"#);
     let (_, codes, _) = h.codes(&[]);
     assert_eq!(codes, ["state-bad-status"]);
 }
 
 #[test]
 fn state_stale_after_24_hours_in_progress() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let state = h.claude().join("hooks/task_state.json");
     h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
@@ -1123,7 +1096,7 @@ fn state_stale_after_24_hours_in_progress() {
 
 #[test]
 fn claude_md_missing_duplicated_outdated() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let md = h.claude().join("CLAUDE.md");
     let good = h.read(&md);
@@ -1136,7 +1109,7 @@ fn claude_md_missing_duplicated_outdated() {
     );
     h.fix_then_clean();
 
-    h.write(&md, &format!("# mine\n\n{good}\n{good}"));
+    h.write(&md, format!("# mine\n\n{good}\n{good}"));
     let (_, codes, _) = h.codes(&[]);
     assert_eq!(codes, ["claude-md-section-duplicated"]);
     h.fix_then_clean();
@@ -1144,7 +1117,7 @@ fn claude_md_missing_duplicated_outdated() {
 
     h.write(
         &md,
-        &good.replace("gk runs two global hooks", "gk used to run hooks"),
+        good.replace("gk runs two global hooks", "gk used to run hooks"),
     );
     let (_, codes, _) = h.codes(&[]);
     assert_eq!(codes, ["claude-md-section-outdated"]);
@@ -1161,7 +1134,7 @@ fn claude_md_missing_duplicated_outdated() {
 
 #[test]
 fn claude_md_damaged_markers_are_explained_not_edited() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let md = h.claude().join("CLAUDE.md");
     let good = h.read(&md);
@@ -1171,7 +1144,11 @@ fn claude_md_damaged_markers_are_explained_not_edited() {
     assert_eq!(codes, ["claude-md-section-outdated"]);
     assert_eq!(doc["findings"][0]["fixable"], false);
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
+    assert!(
+        fix.stdout_text().contains("cannot fix"),
+        "{}",
+        fix.stdout_text()
+    );
     assert_eq!(h.read(&md), damaged);
 }
 
@@ -1179,10 +1156,10 @@ fn claude_md_damaged_markers_are_explained_not_edited() {
 
 #[test]
 fn config_invalid() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.write(
-        &h.claude().join("hooks/gk.json"),
+        h.claude().join("hooks/gk.json"),
         "{\n  \"stale_hours\": \"soon\"\n}\n",
     );
     let (code, codes, doc) = h.codes(&[]);
@@ -1192,9 +1169,9 @@ fn config_invalid() {
 
 #[test]
 fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let off = h.gk().args(["disable", "stop", "--yes"]).output().unwrap();
+    let off = h.cmd().args(["disable", "stop", "--yes"]).output();
     assert!(off.status.success(), "{}", text(&off.stderr));
     let (code, codes, doc) = h.codes(&["--smoke"]);
     assert_eq!((code, codes), (0, vec![]), "{doc}");
@@ -1208,25 +1185,34 @@ fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
     // Said without -v too: a hook someone switched off and forgot about is
     // the first thing to know when it "does nothing".
     let run = h.doctor(&["--no-smoke"]);
-    assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(!run.stdout.contains("[✓] gk config"), "{}", run.stdout);
+    assert_eq!(run.code, Some(0), "{}", run.stdout_text());
     assert!(
-        run.stdout
+        !run.stdout_text().contains("[✓] gk config"),
+        "{}",
+        run.stdout_text()
+    );
+    assert!(
+        run.stdout_text()
             .contains("[•] gk config\n    • the stop hook is switched off in "),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
-    assert!(run.stdout.contains("fix: gk enable stop"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("No issues found (1 note)."),
+        run.stdout_text().contains("fix: gk enable stop"),
         "{}",
-        run.stdout
+        run.stdout_text()
+    );
+    assert!(
+        run.stdout_text().contains("No issues found (1 note)."),
+        "{}",
+        run.stdout_text()
     );
     let run = h.doctor(&["-v"]);
     assert!(
-        run.stdout.contains("switched off in gk.json: not run"),
+        run.stdout_text()
+            .contains("switched off in gk.json: not run"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
 }
 
@@ -1234,7 +1220,7 @@ fn a_hook_switched_off_in_gk_json_is_info_and_not_smoke_tested() {
 
 #[test]
 fn json_schema_is_stable() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.register(
         &h.settings(),
         "UserPromptSubmit",
@@ -1285,18 +1271,18 @@ fn json_schema_is_stable() {
 
 #[test]
 fn exit_codes_follow_the_worst_severity() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    assert_eq!(h.doctor(&["--no-smoke"]).code, 0);
-    h.write(&h.claude().join("hooks/task_state.json"), "{}");
-    assert_eq!(h.doctor(&["--no-smoke"]).code, 1);
-    h.write(&h.claude().join("hooks/gk.json"), "nope");
-    assert_eq!(h.doctor(&["--no-smoke"]).code, 2);
+    assert_eq!(h.doctor(&["--no-smoke"]).code, Some(0));
+    h.write(h.claude().join("hooks/task_state.json"), "{}");
+    assert_eq!(h.doctor(&["--no-smoke"]).code, Some(1));
+    h.write(h.claude().join("hooks/gk.json"), "nope");
+    assert_eq!(h.doctor(&["--no-smoke"]).code, Some(2));
 }
 
 #[test]
 fn human_report_has_ticks_problems_fixes_and_a_summary() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.register(
         &h.local(),
@@ -1304,8 +1290,8 @@ fn human_report_has_ticks_problems_fixes_and_a_summary() {
         "~/.claude/hooks/gk hook prompt",
     );
     let run = h.doctor(&["--no-smoke"]);
-    assert_eq!(run.code, 2);
-    let out = &run.stdout;
+    assert_eq!(run.code, Some(2));
+    let out = &run.stdout_text();
     assert!(out.contains("[✓] Settings files\n"), "{out}");
     assert!(out.contains("[✗] Hook registrations\n"));
     assert!(out.contains("[hook-fires-twice]"));
@@ -1314,24 +1300,23 @@ fn human_report_has_ticks_problems_fixes_and_a_summary() {
     assert!(out.contains("Doctor found 1 error and 0 warnings"));
     assert!(!out.contains('\u{1b}'), "NO_COLOR must mean no colour");
     let coloured = h
-        .gk()
+        .cmd()
         .args(["--color", "always", "doctor", "--no-smoke"])
-        .output()
-        .unwrap();
+        .output();
     assert!(text(&coloured.stdout).contains("\u{1b}[31m"));
 }
 
 #[test]
 fn doctor_never_writes_without_fix() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.register(
         &h.settings(),
         "UserPromptSubmit",
         "~/.claude/hooks/gk hook prompt",
     );
-    let before = h.read(&h.settings());
+    let before = h.read(h.settings());
     h.doctor(&[]);
-    assert_eq!(h.read(&h.settings()), before);
+    assert_eq!(h.read(h.settings()), before);
     assert!(!h.claude().join("CLAUDE.md").exists());
     assert!(!h.claude().join("hooks/task_state.json").exists());
 }
@@ -1340,49 +1325,57 @@ fn doctor_never_writes_without_fix() {
 
 #[test]
 fn fix_dry_run_writes_nothing_and_no_tty_without_yes_refuses() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.register(
         &h.settings(),
         "UserPromptSubmit",
         "~/.claude/hooks/gk hook prompt",
     );
-    let before = h.read(&h.settings());
+    let before = h.read(h.settings());
     let dry = h.doctor(&["--fix", "--dry-run", "--no-smoke"]);
     assert!(
-        dry.stdout.contains("dry run: nothing written"),
+        dry.stdout_text().contains("dry run: nothing written"),
         "{}",
-        dry.stdout
+        dry.stdout_text()
     );
-    assert_eq!(h.read(&h.settings()), before);
+    assert_eq!(h.read(h.settings()), before);
     let refused = h.doctor(&["--fix", "--no-smoke"]);
-    assert_ne!(refused.code, 0);
+    assert_ne!(refused.code, Some(0));
     assert!(
-        refused.stderr.contains("not a terminal"),
+        refused.stderr_text().contains("not a terminal"),
         "{}",
-        refused.stderr
+        refused.stderr_text()
     );
-    assert_eq!(h.read(&h.settings()), before);
+    assert_eq!(h.read(h.settings()), before);
     assert!(!h.binary().exists());
 }
 
 #[test]
 fn fix_explains_an_unparseable_file_and_leaves_it() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.write(
-        &h.settings(),
-        &format!("{{\n  \"env\": {{\"ANTHROPIC_API_KEY\": \"{SECRET}\"}},\n}}\n"),
+        h.settings(),
+        format!("{{\n  \"env\": {{\"ANTHROPIC_API_KEY\": \"{SECRET}\"}},\n}}\n"),
     );
-    let before = h.read(&h.settings());
+    let before = h.read(h.settings());
     let run = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(run.stdout.contains("cannot fix"), "{}", run.stdout);
-    assert!(run.stdout.contains("correct by hand"), "{}", run.stdout);
-    assert_eq!(h.read(&h.settings()), before);
-    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+    assert!(
+        run.stdout_text().contains("cannot fix"),
+        "{}",
+        run.stdout_text()
+    );
+    assert!(
+        run.stdout_text().contains("correct by hand"),
+        "{}",
+        run.stdout_text()
+    );
+    assert_eq!(h.read(h.settings()), before);
+    assert!(!run.stdout_text().contains(SECRET) && !run.stderr_text().contains(SECRET));
 }
 
 #[test]
 fn fix_keeps_other_tools_hooks_and_env() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install_with_secrets();
     h.register(
         &h.settings(),
@@ -1395,7 +1388,7 @@ fn fix_keeps_other_tools_hooks_and_env() {
         "$HOME/.claude/hooks/gk hook prompt",
     );
     h.fix_then_clean();
-    let s = h.read(&h.settings());
+    let s = h.read(h.settings());
     assert!(s.contains(SECRET) && s.contains(PROXY));
     assert!(s.contains("/bin/echo other-tool --check"));
 }
@@ -1404,7 +1397,7 @@ fn fix_keeps_other_tools_hooks_and_env() {
 
 #[test]
 fn secret_values_never_appear_in_any_output() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install_with_secrets();
     // Make lots of findings, some quoting commands that carry a secret.
     h.register(
@@ -1418,8 +1411,8 @@ fn secret_values_never_appear_in_any_output() {
         &format!("cd /x && gk hook stop {PROXY} | cat"),
     );
     h.write(
-        &h.project_settings(),
-        &format!("{{\"env\": {{\"GITHUB_TOKEN\": \"ghp_{SECRET}\"}}, // broken\n}}"),
+        h.project_settings(),
+        format!("{{\"env\": {{\"GITHUB_TOKEN\": \"ghp_{SECRET}\"}}, // broken\n}}"),
     );
     for args in [
         vec!["--no-smoke"],
@@ -1431,10 +1424,10 @@ fn secret_values_never_appear_in_any_output() {
         let run = h.doctor(&args);
         for s in [SECRET, PROXY, "hunter2hunter2"] {
             assert!(
-                !run.stdout.contains(s) && !run.stderr.contains(s),
+                !run.stdout_text().contains(s) && !run.stderr_text().contains(s),
                 "{s} shown with {args:?}:\n{}\n{}",
-                run.stdout,
-                run.stderr
+                run.stdout_text(),
+                run.stderr_text()
             );
         }
     }
@@ -1442,38 +1435,40 @@ fn secret_values_never_appear_in_any_output() {
 
 #[test]
 fn json_and_fix_do_not_mix() {
-    let h = Home::new();
+    let h = TestEnv::new();
     let run = h.doctor(&["--json", "--fix"]);
-    assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("--json cannot be combined with --fix"));
+    assert_eq!(run.code, Some(1));
+    assert!(run
+        .stderr_text()
+        .contains("--json cannot be combined with --fix"));
 }
 
 // ------------------------------------------------------ managed registrations
 
 /// Register gk's (or the Python) hooks in the managed file, absolute paths.
-fn managed_hooks(h: &Home, prompt: Option<&str>, stop: Option<&str>) {
+fn managed_hooks(h: &TestEnv, prompt: Option<&str>, stop: Option<&str>) {
     if let Some(c) = prompt {
-        h.register(&h.managed, "UserPromptSubmit", c);
+        h.register(&h.managed_settings(), "UserPromptSubmit", c);
     }
     if let Some(c) = stop {
-        h.register(&h.managed, "Stop", c);
+        h.register(&h.managed_settings(), "Stop", c);
     }
 }
 
 /// gk's three hooks in managed settings, each `command(kind)`.
-fn managed_gk(h: &Home, command: impl Fn(&str) -> String) {
+fn managed_gk(h: &TestEnv, command: impl Fn(&str) -> String) {
     managed_hooks(h, Some(&command("prompt")), Some(&command("stop")));
-    h.register(&h.managed, "SessionStart", &command("session"));
+    h.register(&h.managed_settings(), "SessionStart", &command("session"));
 }
 
 #[test]
 fn python_hooks_in_managed_settings_are_policy_and_fix_adds_no_second_copy() {
-    let h = Home::new();
+    let h = TestEnv::new();
     std::fs::create_dir_all(h.claude().join("hooks")).unwrap();
     for s in ["gatekeeper.py", "state_monitor.py"] {
         std::fs::write(h.claude().join("hooks").join(s), "print('{}')\n").unwrap();
     }
-    let py = |s: &str| format!("python3 {}/.claude/hooks/{s}", h.home.display());
+    let py = |s: &str| format!("python3 {}/.claude/hooks/{s}", h.home().display());
     managed_hooks(
         &h,
         Some(&py("gatekeeper.py")),
@@ -1505,9 +1500,9 @@ fn python_hooks_in_managed_settings_are_policy_and_fix_adds_no_second_copy() {
     ignore = "Wine gap: Wine's powershell.exe runs nothing, and these shell-form registrations are smoke-tested through it"
 )]
 fn gk_in_managed_and_user_settings_fix_removes_the_user_entries() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let abs = |k: &str| format!("{}/.claude/hooks/gk hook {k}", h.home.display());
+    let abs = |k: &str| format!("{}/.claude/hooks/gk hook {k}", h.home().display());
     managed_gk(&h, abs);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2);
@@ -1517,24 +1512,21 @@ fn gk_in_managed_and_user_settings_fix_removes_the_user_entries() {
         "{doc}"
     );
     h.fix_then_clean();
-    assert!(!h.read(&h.settings()).contains("gk hook"));
+    assert!(!h.read(h.settings()).contains("gk hook"));
     // The managed file is never edited.
-    assert!(h.read(&h.managed).contains(&abs("prompt")));
+    assert!(h.read(h.managed_settings()).contains(&abs("prompt")));
 }
 
 #[test]
 fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let abs = format!("{}/.claude/hooks/gk hook prompt", h.home.display());
+    let abs = format!("{}/.claude/hooks/gk hook prompt", h.home().display());
     managed_hooks(&h, Some(&abs), None);
     let (_, codes, doc) = h.codes(&[]);
     assert_eq!(codes, ["hook-fires-twice"], "{doc}");
     assert_eq!(doc["findings"][0]["fixable"], false, "{doc}");
-    let before = h.read(&h.settings());
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
-    assert_eq!(h.read(&h.settings()), before);
+    h.fix_leaves_settings_saying("cannot fix");
 }
 
 #[test]
@@ -1545,24 +1537,32 @@ fn gk_in_managed_for_one_hook_is_explained_and_nothing_doubled() {
 fn switches_that_leave_managed_gk_running_are_not_an_error() {
     // The setup the hooks-disabled fix recommends: gk registered in managed
     // settings, allowManagedHooksOnly (or a user disableAllHooks) on.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     std::fs::remove_file(h.settings()).unwrap();
     let canonical = |k: &str| format!("\"$HOME/.claude/hooks/gk\" hook {k}");
     managed_gk(&h, canonical);
-    h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    h.set_key(
+        &h.managed_settings(),
+        "allowManagedHooksOnly",
+        Value::Bool(true),
+    );
     // The task records' rule comes from policy too (user settings are gone).
     let rule = serde_json::json!({"allow": ["Edit(~/.local/state/gk/*.json)"]});
-    h.set_key(&h.managed, "permissions", rule);
+    h.set_key(&h.managed_settings(), "permissions", rule);
     let (code, codes, doc) = h.codes(&["--smoke"]);
     assert_eq!((code, codes), (0, vec![]), "{doc}");
     h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!((code, codes), (0, vec![]), "{doc}");
     // With only one hook in managed settings the other is switched off.
-    h.write(&h.managed, "{}");
+    h.write(h.managed_settings(), "{}");
     managed_hooks(&h, Some(&canonical("prompt")), None);
-    h.set_key(&h.managed, "allowManagedHooksOnly", Value::Bool(true));
+    h.set_key(
+        &h.managed_settings(),
+        "allowManagedHooksOnly",
+        Value::Bool(true),
+    );
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert!(has(&codes, "hooks-disabled"), "{doc}");
@@ -1573,7 +1573,7 @@ fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing()
     // The prompt hook wrapped in a redirect: doctor cannot tell whether it
     // runs gk. Calling it missing is a guess, and --fix would then register
     // gk a second time beside it.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.wrap_prompt_hook_in_a_redirect();
     let (code, codes, doc) = h.codes(&[]);
@@ -1587,14 +1587,14 @@ fn a_hook_registered_only_through_an_undecidable_command_is_not_called_missing()
         .unwrap()
         .contains("if it does not"));
     h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    let s = h.read(&h.settings());
+    let s = h.read(h.settings());
     assert!(s.contains("2>/dev/null"), "{s}");
     assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
 }
 
 #[test]
 fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.wrap_prompt_hook_in_a_redirect();
     // Something --fix would otherwise handle by rewriting user settings.
@@ -1602,8 +1602,12 @@ fn fix_for_one_hook_does_not_add_the_other_beside_an_undecidable_command() {
     let (_, codes, doc) = h.codes(&[]);
     assert!(has(&codes, "hook-fires-twice"), "{doc}");
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(fix.stdout.contains("cannot fix"), "{}", fix.stdout);
-    let s = h.read(&h.settings());
+    assert!(
+        fix.stdout_text().contains("cannot fix"),
+        "{}",
+        fix.stdout_text()
+    );
+    let s = h.read(h.settings());
     assert_eq!(s.matches("hook prompt").count(), 1, "{s}");
 }
 
@@ -1614,9 +1618,9 @@ fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
     // event, belongs to another tool, and doctor and --fix (like install)
     // leave it alone.
     for extra in [" --policy strict", ""] {
-        let h = Home::new();
+        let h = TestEnv::new();
         h.install();
-        let other = h.home.join("tools/gatekeeper.py");
+        let other = h.home().join("tools/gatekeeper.py");
         h.write(&other, "print('ok')\n");
         let cmd = format!("python3 {}{extra}", other.display());
         h.register(&h.settings(), "PreToolUse", &cmd);
@@ -1627,13 +1631,13 @@ fn another_tools_script_named_gatekeeper_is_not_the_python_hook() {
         h.fix_then_clean();
         // As JSON in the file (a Windows path's backslashes are doubled).
         let quoted = serde_json::to_string(&cmd).unwrap();
-        assert!(h.read(&h.settings()).contains(&quoted), "{quoted}");
+        assert!(h.read(h.settings()).contains(&quoted), "{quoted}");
     }
 }
 
 #[test]
 fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let secrets = [
         "user-env-value-1a2b3c",
@@ -1646,31 +1650,31 @@ fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
         "managed-secret-value-2d3e4f",
     ];
     // User settings: env and a *KEY* key, plus a variant for --fix to remove.
-    let mut user: Value = serde_json::from_str(&h.read(&h.settings())).unwrap();
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     user["env"] = serde_json::json!({"ANTHROPIC_AUTH_TOKEN": secrets[0]});
     user["apiKeyHelper"] = Value::String(secrets[1].into());
-    h.write(&h.settings(), &serde_json::to_string_pretty(&user).unwrap());
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
     h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
     // Project settings voided by a schema error (matcher array), quoting one.
     h.write(
-        &h.project_settings(),
-        &format!(
+        h.project_settings(),
+        format!(
             r#"{{"env": {{"X": "{}"}}, "GH_TOKEN": "{}", "hooks": {{"Stop": [{{"matcher": [1], "hooks": [{{"type": "command", "command": "/nowhere/notify {}"}}]}}]}}}}"#,
             secrets[2], secrets[3], secrets[2]
         ),
     );
     // Local settings that do not parse (comment, trailing comma).
     h.write(
-        &h.local(),
-        &format!(
+        h.local(),
+        format!(
             "{{\"env\": {{\"Y\": \"{}\"}}, // mine\n \"DB_PASSWORD\": \"{}\",}}",
             secrets[4], secrets[5]
         ),
     );
     // Managed settings: a hook whose missing program quotes a value.
     h.write(
-        &h.managed,
-        &format!(
+        h.managed_settings(),
+        format!(
             r#"{{"env": {{"Z": "{}"}}, "CLIENT_SECRET": "{}", "hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "/nowhere/audit {} {}"}}]}}]}}}}"#,
             secrets[6], secrets[7], secrets[6], secrets[7]
         ),
@@ -1685,16 +1689,16 @@ fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
     ] {
         let run = h.doctor(&args);
         assert!(
-            run.stdout.contains("[hook-") || run.stdout.contains("\"hook-"),
+            run.stdout_text().contains("[hook-") || run.stdout_text().contains("\"hook-"),
             "{args:?}: {}",
-            run.stdout
+            run.stdout_text()
         );
         for s in secrets {
             assert!(
-                !run.stdout.contains(s) && !run.stderr.contains(s),
+                !run.stdout_text().contains(s) && !run.stderr_text().contains(s),
                 "{s} shown with {args:?}:\n{}\n{}",
-                run.stdout,
-                run.stderr
+                run.stdout_text(),
+                run.stderr_text()
             );
         }
     }
@@ -1704,12 +1708,12 @@ fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
 fn the_fix_diff_never_shows_an_env_value_quoted_elsewhere_in_the_file() {
     // An env value that also sits in another tool's hook command, next to a
     // gk entry --fix removes: the diff's context would show it.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let hookurl = "https://hooks.example/T000/B000/XXXXsecretpath";
     h.write(
-        &h.local(),
-        &format!(
+        h.local(),
+        format!(
             r#"{{
   "env": {{"SLACK_HOOK": "{hookurl}"}},
   "hooks": {{
@@ -1724,28 +1728,28 @@ fn the_fix_diff_never_shows_an_env_value_quoted_elsewhere_in_the_file() {
 "#
         ),
     );
-    let before = h.read(&h.local());
+    let before = h.read(h.local());
     let run = h.doctor(&["--fix", "--dry-run", "--no-smoke"]);
     assert!(
-        !run.stdout.contains(hookurl) && !run.stderr.contains(hookurl),
+        !run.stdout_text().contains(hookurl) && !run.stderr_text().contains(hookurl),
         "dry run:\n{}",
-        run.stdout
+        run.stdout_text()
     );
     // The diff shows the quoted value masked, so the fix can be reviewed.
     assert!(
-        run.stdout.contains("curl -s -d done ********"),
+        run.stdout_text().contains("curl -s -d done ********"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
-    assert_eq!(h.read(&h.local()), before);
+    assert_eq!(h.read(h.local()), before);
 
     let run = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert!(
-        !run.stdout.contains(hookurl) && !run.stderr.contains(hookurl),
+        !run.stdout_text().contains(hookurl) && !run.stderr_text().contains(hookurl),
         "fix:\n{}",
-        run.stdout
+        run.stdout_text()
     );
-    let after = h.read(&h.local());
+    let after = h.read(h.local());
     assert!(
         after.contains(&format!("curl -s -d done {hookurl}")),
         "{after}"
@@ -1773,7 +1777,7 @@ fn tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn fix_dry_run_leaves_the_whole_tree_as_it_was_and_a_second_fix_has_nothing_to_do() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.register(
         &h.settings(),
         "UserPromptSubmit",
@@ -1785,33 +1789,33 @@ fn fix_dry_run_leaves_the_whole_tree_as_it_was_and_a_second_fix_has_nothing_to_d
         "UserPromptSubmit",
         "$HOME/.claude/hooks/gk hook prompt",
     );
-    h.write(&h.claude().join("CLAUDE.md"), "# mine\n");
-    let root = h.home.parent().unwrap().to_path_buf();
+    h.write(h.claude().join("CLAUDE.md"), "# mine\n");
+    let root = h.home().parent().unwrap().to_path_buf();
     let before = tree(&root);
     let dry = h.doctor(&["--fix", "--dry-run", "--no-smoke"]);
-    assert_eq!(dry.code, 2, "{}", dry.stdout);
+    assert_eq!(dry.code, Some(2), "{}", dry.stdout_text());
     assert!(
-        dry.stdout.contains("dry run: nothing written"),
+        dry.stdout_text().contains("dry run: nothing written"),
         "{}",
-        dry.stdout
+        dry.stdout_text()
     );
     assert_eq!(tree(&root), before, "--dry-run changed a file");
     h.fix_then_clean();
     let again = h.doctor(&["--fix", "--yes"]);
-    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(again.code, Some(0), "{}", again.stdout_text());
     assert!(
-        again.stdout.contains("Nothing for --fix to do."),
+        again.stdout_text().contains("Nothing for --fix to do."),
         "{}",
-        again.stdout
+        again.stdout_text()
     );
 }
 
 #[test]
 fn registrations_in_a_user_file_that_does_not_parse_are_not_offered_as_fixable() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let broken = h.read(&h.settings()).replacen("{\n", "{\n  // mine\n", 1);
-    h.write(&h.settings(), &broken);
+    let broken = h.read(h.settings()).replacen("{\n", "{\n  // mine\n", 1);
+    h.write(h.settings(), &broken);
     let (_, codes, doc) = h.codes(&[]);
     // --fix cannot add them until the file is corrected by hand: they are
     // listed under the one finding that says so.
@@ -1829,12 +1833,12 @@ fn a_variant_beside_a_handler_the_client_ignores_is_fixed_and_the_handler_kept()
     // is intact, so install, uninstall and --fix all edit the file (one
     // schema check, `SchemaIssue::blocks_edit`), and the broken handler is
     // kept byte for byte.
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let foreign = r#"{"command": "echo hi"}"#;
     h.write(
-        &h.local(),
-        &format!(
+        h.local(),
+        format!(
             r#"{{"hooks": {{"UserPromptSubmit": [{{"hooks": [{{"type": "command", "command": "~/.claude/hooks/gk hook prompt"}}]}}], "Stop": [{{"hooks": [{foreign}]}}]}}}}"#
         ),
     );
@@ -1845,18 +1849,18 @@ fn a_variant_beside_a_handler_the_client_ignores_is_fixed_and_the_handler_kept()
     // The broken handler is not gk's: it is still reported after the fix.
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert!(
-        fix.stdout.contains("settings-part-dropped"),
+        fix.stdout_text().contains("settings-part-dropped"),
         "{}",
-        fix.stdout
+        fix.stdout_text()
     );
-    let local = h.read(&h.local());
+    let local = h.read(h.local());
     assert!(!local.contains("gk hook prompt"), "{local}");
     assert!(local.contains(foreign), "{local}");
 }
 
 #[test]
 fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     write_script(
         &h.binary(),
@@ -1870,68 +1874,86 @@ fn a_registration_fix_never_downgrades_a_newer_registered_gk() {
         std::fs::read(h.binary()).unwrap(),
         before,
         "the newer gk was replaced:\n{}",
-        fix.stdout
+        fix.stdout_text()
     );
-    assert!(!h.read(&h.local()).contains("gk hook stop"));
+    assert!(!h.read(h.local()).contains("gk hook stop"));
 }
 
 // ------------------------------------------------- what a new user meets
 
 #[test]
 fn a_project_folder_that_does_not_exist_is_an_error_not_a_clean_bill() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let missing = h.home.join("no/such/project");
+    let missing = h.home().join("no/such/project");
     let run = h.doctor(&["--project", missing.to_str().unwrap(), "--no-smoke"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert_eq!(run.stdout, "", "no report for a folder that is not there");
+    assert_eq!(
+        run.code,
+        Some(1),
+        "{}\n{}",
+        run.stdout_text(),
+        run.stderr_text()
+    );
+    assert_eq!(
+        run.stdout_text(),
+        "",
+        "no report for a folder that is not there"
+    );
     assert!(
-        run.stderr
+        run.stderr_text()
             .contains(&format!("{} does not exist", missing.display())),
         "{}",
-        run.stderr
+        run.stderr_text()
     );
     // A file where the folder should be is no project either.
-    let file = h.home.join("notes.txt");
+    let file = h.home().join("notes.txt");
     h.write(&file, "x");
     let run = h.doctor(&["--project", file.to_str().unwrap(), "--json"]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(run.stderr.contains("is not a folder"), "{}", run.stderr);
+    assert_eq!(run.code, Some(1), "{}", run.stdout_text());
+    assert!(
+        run.stderr_text().contains("is not a folder"),
+        "{}",
+        run.stderr_text()
+    );
 }
 
 #[test]
 fn verbose_output_reads_as_sentences_not_rust_debug_text() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let state = h.claude().join("hooks/task_state.json");
     h.write(&state, r#"{"status": "in_progress", "task": "x"}"#);
     last_written_hours_ago(&state, 30);
     let run = h.doctor(&["-v", "--no-smoke"]);
     for debug in ["InProgress", "stale:", "Some(", "None", " { "] {
-        assert!(!run.stdout.contains(debug), "{debug:?} in:\n{}", run.stdout);
+        assert!(
+            !run.stdout_text().contains(debug),
+            "{debug:?} in:\n{}",
+            run.stdout_text()
+        );
     }
     assert!(
-        run.stdout
+        run.stdout_text()
             .contains("task_state.json: in progress for 30 hours (stale after 24)"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
     h.write(&state, r#"{"status": "clean"}"#);
     let run = h.doctor(&["-v", "--no-smoke"]);
     assert!(
-        run.stdout
+        run.stdout_text()
             .contains("task_state.json: clean, written less than an hour ago"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
 }
 
 #[test]
 fn a_settings_file_that_is_not_utf8_gets_an_encoding_hint() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     // "é" in Latin-1, as an editor on a Windows code page saves it.
-    let mut bytes = h.read(&h.settings()).into_bytes();
+    let mut bytes = h.read(h.settings()).into_bytes();
     let at = bytes.iter().position(|b| *b == b'{').unwrap() + 1;
     bytes.splice(at..at, b"\n  \"note\": \"caf\xe9\",".iter().copied());
     std::fs::write(h.settings(), &bytes).unwrap();
@@ -1946,10 +1968,10 @@ fn a_settings_file_that_is_not_utf8_gets_an_encoding_hint() {
 
 #[test]
 fn backups_an_older_gk_left_beside_settings_files_are_reported() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let in_project = h
-        .project
+        .project()
         .join(".claude/settings.json.gk-backup-20250101-120000");
     let in_claude = h.claude().join("settings.json.gk-backup-20250101-120000");
     h.write(&in_project, "{\"env\": {}}\n");
@@ -1985,18 +2007,25 @@ fn backups_an_older_gk_left_beside_settings_files_are_reported() {
 #[cfg(unix)]
 #[test]
 fn fix_through_a_project_link_to_the_user_file_leaves_the_user_file_alone() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let before = h.read(&h.settings());
-    std::fs::create_dir_all(h.project.join(".claude")).unwrap();
+    let before = h.read(h.settings());
+    std::fs::create_dir_all(h.project().join(".claude")).unwrap();
     std::os::unix::fs::symlink(h.settings(), h.local()).unwrap();
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!((code, codes), (0, vec![]), "{doc}");
     assert_eq!(doc["findings"][0]["code"], "settings-same-file", "{doc}");
-    let project = h.project.to_str().unwrap();
+    let project = h.project();
+    let project = project.to_str().unwrap();
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke", "--project", project]);
-    assert_eq!(fix.code, 0, "{}\n{}", fix.stdout, fix.stderr);
-    assert_eq!(h.read(&h.settings()), before, "{}", fix.stdout);
+    assert_eq!(
+        fix.code,
+        Some(0),
+        "{}\n{}",
+        fix.stdout_text(),
+        fix.stderr_text()
+    );
+    assert_eq!(h.read(h.settings()), before, "{}", fix.stdout_text());
     assert!(std::fs::symlink_metadata(h.local()).unwrap().is_symlink());
 }
 
@@ -2006,28 +2035,29 @@ fn fix_through_a_project_link_to_the_user_file_leaves_the_user_file_alone() {
 #[cfg(unix)]
 #[test]
 fn fix_never_edits_a_project_file_that_resolves_outside_the_project() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
-    let elsewhere = h.home.join("elsewhere/settings.json");
+    let elsewhere = h.home().join("elsewhere/settings.json");
     h.register(
         &elsewhere,
         "UserPromptSubmit",
         "~/.claude/hooks/gk hook prompt",
     );
     let theirs = h.read(&elsewhere);
-    std::fs::create_dir_all(h.project.join(".claude")).unwrap();
+    std::fs::create_dir_all(h.project().join(".claude")).unwrap();
     std::os::unix::fs::symlink(&elsewhere, h.local()).unwrap();
     let (_, codes, doc) = h.codes(&[]);
     assert!(has(&codes, "hook-fires-twice"), "{doc}");
-    let project = h.project.to_str().unwrap();
+    let project = h.project();
+    let project = project.to_str().unwrap();
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke", "--project", project]);
-    assert_eq!(h.read(&elsewhere), theirs, "{}", fix.stdout);
+    assert_eq!(h.read(&elsewhere), theirs, "{}", fix.stdout_text());
     let line = format!(
         "cannot fix: {} leads to {}, outside the project folder",
         h.local().display(),
         std::fs::canonicalize(&elsewhere).unwrap().display()
     );
-    assert!(fix.stdout.contains(&line), "{}", fix.stdout);
+    assert!(fix.stdout_text().contains(&line), "{}", fix.stdout_text());
 }
 
 /// `--fix` edits user settings in steps (hooks, then permission rules, then
@@ -2036,41 +2066,46 @@ fn fix_never_edits_a_project_file_that_resolves_outside_the_project() {
 /// 36-byte file, before).
 #[test]
 fn a_fix_refusal_points_into_the_file_as_it_is_on_disk() {
-    let h = Home::new();
+    let h = TestEnv::new();
     let text = r#"{"model": "x", "permissions": {"allow": [], "allow": ["a"]}}"#;
-    h.write(&h.settings(), text);
+    h.write(h.settings(), text);
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     let want = format!(
         "gk: {}:1:45: `permissions.allow` appears twice",
         h.settings().display()
     );
-    assert!(fix.stderr.contains(&want), "{}\n{}", fix.stdout, fix.stderr);
-    assert_eq!(h.read(&h.settings()), text);
+    assert!(
+        fix.stderr_text().contains(&want),
+        "{}\n{}",
+        fix.stdout_text(),
+        fix.stderr_text()
+    );
+    assert_eq!(h.read(h.settings()), text);
 }
 
 #[test]
 fn under_disable_all_hooks_the_smoke_test_says_the_hooks_are_switched_off() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.set_key(&h.settings(), "disableAllHooks", Value::Bool(true));
     let run = h.doctor(&[]);
     assert!(
-        !run.stdout.contains("no runnable gk hook registered"),
+        !run.stdout_text().contains("no runnable gk hook registered"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
     assert!(
-        run.stdout
+        run.stdout_text()
             .contains("Smoke test (skipped: gk's hooks are registered but switched off"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
 }
 
 #[test]
 fn plain_gk_on_this_platform_gives_no_other_platforms_hint() {
-    let h = Home::new();
-    let out = h.gk().output().unwrap();
+    let h = TestEnv::new();
+    let out = h.cmd().output();
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("no command given"), "{err}");
@@ -2079,10 +2114,10 @@ fn plain_gk_on_this_platform_gives_no_other_platforms_hint() {
 
 #[test]
 fn a_rule_whose_model_command_cannot_resolve_or_is_remapped_is_said_without_the_value() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.write(
-        &h.claude().join("hooks/gk.json"),
+        h.claude().join("hooks/gk.json"),
         r#"{"models": [
   {"label": "Opus 5.5", "model": "claude-opus-5-5", "command": "opus", "purpose": "p", "keywords": ["deep"]},
   {"label": "Quick", "model": "Quick Model", "purpose": "p", "keywords": ["ok"]}
@@ -2095,37 +2130,45 @@ fn a_rule_whose_model_command_cannot_resolve_or_is_remapped_is_said_without_the_
     );
     let run = h.doctor(&["--no-smoke"]);
     assert!(
-        run.stdout.contains("[advice-alias-remapped]"),
+        run.stdout_text().contains("[advice-alias-remapped]"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
     assert!(
-        run.stdout.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+        run.stdout_text().contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
     assert!(
-        run.stdout.contains("[advice-command-unresolved]"),
+        run.stdout_text().contains("[advice-command-unresolved]"),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
-    assert!(run.stdout.contains("Quick Model"), "{}", run.stdout);
     assert!(
-        !run.stdout.contains("corp-secret-opus-route"),
+        run.stdout_text().contains("Quick Model"),
         "{}",
-        run.stdout
+        run.stdout_text()
+    );
+    assert!(
+        !run.stdout_text().contains("corp-secret-opus-route"),
+        "{}",
+        run.stdout_text()
     );
     // The built-in rules resolve: no such finding on a plain install.
     std::fs::remove_file(h.claude().join("hooks/gk.json")).unwrap();
     let run = h.doctor(&["--no-smoke"]);
-    assert!(!run.stdout.contains("[advice-"), "{}", run.stdout);
+    assert!(
+        !run.stdout_text().contains("[advice-"),
+        "{}",
+        run.stdout_text()
+    );
 }
 
 /// A directory marketplace holding plugin `name`, whose hooks file is
 /// `hooks`, enabled in user settings (the shapes the client writes,
 /// measured on 2.1.332: docs/maintainers/claude-code-facts.md, "Plugins").
-fn add_plugin(h: &Home, name: &str, hooks: &str) -> PathBuf {
-    let mkt = h.home.join("mkt");
+fn add_plugin(h: &TestEnv, name: &str, hooks: &str) -> PathBuf {
+    let mkt = h.home().join("mkt");
     let root = mkt.join("plugins").join(name);
     std::fs::create_dir_all(root.join("hooks")).unwrap();
     std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
@@ -2158,13 +2201,13 @@ fn add_plugin(h: &Home, name: &str, hooks: &str) -> PathBuf {
     let before = std::fs::read_to_string(h.settings()).unwrap_or_default();
     let mut v: Value = serde_json::from_str(&before).unwrap_or(serde_json::json!({}));
     v["enabledPlugins"][format!("{name}@mkt")] = Value::Bool(true);
-    h.write(&h.settings(), &serde_json::to_string_pretty(&v).unwrap());
+    h.write(h.settings(), serde_json::to_string_pretty(&v).unwrap());
     root
 }
 
 /// gk's three hooks as a plugin registers them: the exec form of the
 /// installed program's path (the same string install writes would do as well).
-fn gk_plugin_hooks(h: &Home) -> String {
+fn gk_plugin_hooks(h: &TestEnv) -> String {
     let gk = h.binary();
     let entry = |kind: &str| serde_json::json!([{"hooks": [{"type": "command", "command": gk, "args": ["hook", kind]}]}]);
     serde_json::json!({"hooks": {
@@ -2177,10 +2220,10 @@ fn gk_plugin_hooks(h: &Home) -> String {
 
 #[test]
 fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_copy() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let root = add_plugin(&h, "gkp", &gk_plugin_hooks(&h));
-    let plugin_before = h.read(&root.join("hooks/hooks.json"));
+    let plugin_before = h.read(root.join("hooks/hooks.json"));
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
@@ -2197,19 +2240,19 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
     assert_eq!(f["fixable"], true, "{f}");
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert!(
-        fix.stdout
+        fix.stdout_text()
             .contains("plugin gkp@mkt registers all of gk's hooks"),
         "{}",
-        fix.stdout
+        fix.stdout_text()
     );
     // The settings copies are gone, the plugin's file is as it was, and
     // doctor is content: the plugin does every job.
     assert!(
-        !h.read(&h.settings()).contains("hook prompt"),
+        !h.read(h.settings()).contains("hook prompt"),
         "{}",
-        h.read(&h.settings())
+        h.read(h.settings())
     );
-    assert_eq!(h.read(&root.join("hooks/hooks.json")), plugin_before);
+    assert_eq!(h.read(root.join("hooks/hooks.json")), plugin_before);
     let (code, codes, doc) = h.codes(&[]);
     assert!(
         !has(&codes, "hook-in-plugin-and-settings") && !has(&codes, "hook-missing"),
@@ -2220,9 +2263,9 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
 
 /// The rows of the registration table (doctor's verbose notes) that run
 /// gk's prompt hook: one per copy the client starts.
-fn prompt_rows(h: &Home) -> Vec<String> {
+fn prompt_rows(h: &TestEnv) -> Vec<String> {
     let run = h.doctor(&["--verbose", "--no-smoke"]);
-    run.stdout
+    run.stdout_text()
         .lines()
         .filter(|l| l.contains("UserPromptSubmit `") && l.contains("(gk prompt)"))
         .map(str::to_string)
@@ -2231,7 +2274,7 @@ fn prompt_rows(h: &Home) -> Vec<String> {
 
 #[test]
 fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy_to_fix() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     // A team plugin registering gk's prompt hook, and not the others.
     let gk = h.binary();
@@ -2239,7 +2282,7 @@ fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy
         {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
     .to_string();
     let root = add_plugin(&h, "team", &prompt_only);
-    let plugin_before = h.read(&root.join("hooks/hooks.json"));
+    let plugin_before = h.read(root.join("hooks/hooks.json"));
     let before = prompt_rows(&h);
     assert_eq!(before.len(), 2, "{before:#?}");
     let (code, codes, doc) = h.codes(&[]);
@@ -2249,20 +2292,20 @@ fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy
     assert_eq!(f["fixable"], true, "{f}");
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert!(
-        fix.stdout
+        fix.stdout_text()
             .contains("plugin team@mkt now carries gk's prompt hook"),
         "{}",
-        fix.stdout
+        fix.stdout_text()
     );
     // Once now, from the plugin; the plugin's file as it was; install's
     // Stop and SessionStart entries still there.
     let after = prompt_rows(&h);
     assert_eq!(after.len(), 1, "{after:#?}");
     assert!(after[0].contains("plugin team@mkt"), "{after:#?}");
-    assert_eq!(h.read(&root.join("hooks/hooks.json")), plugin_before);
+    assert_eq!(h.read(root.join("hooks/hooks.json")), plugin_before);
     // By event, not by spelling: Windows registers the exec form
     // (`"args": ["hook", "stop"]`), elsewhere `… hook stop`.
-    let settings = h.read(&h.settings());
+    let settings = h.read(h.settings());
     let events: serde_json::Value = serde_json::from_str(&settings).unwrap();
     assert!(
         events["hooks"].get("UserPromptSubmit").is_none(),
@@ -2280,13 +2323,13 @@ fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy
 
 #[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let hooks = gk_plugin_hooks(&h);
     add_plugin(&h, "gkp", &hooks);
     add_plugin(&h, "gkq", &hooks);
     // Install's own entries out of the way: only the plugins register gk.
-    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    let out = h.cmd().args(["uninstall", "--yes"]).output();
     assert!(out.status.success(), "{}", text(&out.stderr));
     std::fs::create_dir_all(h.binary().parent().unwrap()).unwrap();
     std::fs::copy(assert_cmd::cargo::cargo_bin("gk"), h.binary()).unwrap();
@@ -2305,7 +2348,7 @@ fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
 
 #[test]
 fn an_enabled_plugin_whose_folder_is_gone_and_a_broken_plugin_file_are_reported() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     let root = add_plugin(&h, "gone", "{}");
     std::fs::remove_dir_all(&root).unwrap();
@@ -2335,11 +2378,11 @@ fn an_enabled_plugin_whose_folder_is_gone_and_a_broken_plugin_file_are_reported(
 
 #[test]
 fn install_sees_gks_plugin_registers_no_hooks_and_uninstall_says_how_to_remove_it() {
-    let h = Home::new();
+    let h = TestEnv::new();
     // gk's own plugin files, as the repository's marketplace holds them.
-    add_plugin(&h, "gk", include_str!("../plugin/hooks/hooks.json"));
+    add_plugin(&h, "gk", include_str!("../../plugin/hooks/hooks.json"));
     h.install();
-    let settings = h.read(&h.settings());
+    let settings = h.read(h.settings());
     assert!(!settings.contains("hook prompt"), "{settings}");
     assert!(
         settings.contains("Edit("),
@@ -2352,18 +2395,14 @@ fn install_sees_gks_plugin_registers_no_hooks_and_uninstall_says_how_to_remove_i
     );
     // An install from before the plugin: its entries go.
     h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
-    let out = h
-        .gk()
-        .args(["install", "--yes", "--no-smoke"])
-        .output()
-        .unwrap();
+    let out = h.cmd().args(["install", "--yes", "--no-smoke"]).output();
     assert!(
         text(&out.stdout).contains("plugin gk@mkt registers gk's hooks"),
         "{}",
         text(&out.stdout)
     );
-    assert!(!h.read(&h.settings()).contains("hook stop"));
-    let out = h.gk().args(["uninstall", "--yes"]).output().unwrap();
+    assert!(!h.read(h.settings()).contains("hook stop"));
+    let out = h.cmd().args(["uninstall", "--yes"]).output();
     assert!(
         text(&out.stdout).contains("claude plugin uninstall gk@mkt"),
         "{}{}",
@@ -2377,16 +2416,18 @@ fn install_sees_gks_plugin_registers_no_hooks_and_uninstall_says_how_to_remove_i
 /// the managed file and key; without the policy there is nothing to say.
 #[test]
 fn a_managed_allow_managed_hooks_only_switches_gks_status_line_off() {
-    let h = Home::new();
+    let h = TestEnv::new();
     let out = h
-        .gk()
+        .cmd()
         .args(["install", "--yes", "--no-smoke", "--statusline"])
-        .output()
-        .unwrap();
+        .output();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let (_, codes, _) = h.codes(&[]);
     assert!(!has(&codes, "statusline-disabled"), "{codes:?}");
-    h.write(&h.managed, "{\n  \"allowManagedHooksOnly\": true\n}\n");
+    h.write(
+        h.managed_settings(),
+        "{\n  \"allowManagedHooksOnly\": true\n}\n",
+    );
     let (_, codes, doc) = h.codes(&[]);
     assert!(has(&codes, "statusline-disabled"), "{doc}");
     let finding = doc["findings"]
@@ -2397,7 +2438,7 @@ fn a_managed_allow_managed_hooks_only_switches_gks_status_line_off() {
         .unwrap();
     let message = finding["message"].as_str().unwrap();
     assert!(
-        message.contains(&format!("{}:2", h.managed.display()))
+        message.contains(&format!("{}:2", h.managed_settings().display()))
             && message.contains("allowManagedHooksOnly"),
         "{message}"
     );
@@ -2409,21 +2450,21 @@ fn a_managed_allow_managed_hooks_only_switches_gks_status_line_off() {
 /// error, a warning and a note (which changes no exit code).
 #[test]
 fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     h.write(
-        &h.project_settings(),
+        h.project_settings(),
         "{\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]},\n  \"model\": 5\n}\n",
     );
     h.write(
-        &h.local(),
+        h.local(),
         "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify.sh\", \"timeout\": \"30\"}]}]\n  },\n  \"enabledPlugins\": {\"formatter@acme-tools\": true}\n}\n",
     );
     let run = h.doctor(&["--no-smoke"]);
     let (p, l) = (h.project_settings(), h.local());
     let (p, l) = (p.display(), l.display());
-    let words: Vec<&str> = run
-        .stdout
+    let stdout = run.stdout_text();
+    let words: Vec<&str> = stdout
         .lines()
         .take_while(|line| !line.starts_with("[✓] Hook programs"))
         .collect();
@@ -2439,13 +2480,13 @@ fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
     • this project enables plugin formatter from marketplace acme-tools ({l}), which this machine has not installed; `claude plugin install formatter@acme-tools` to use it [plugin-not-installed]"
         ),
         "{}",
-        run.stdout
+        run.stdout_text()
     );
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code, Some(2));
     // The note alone changes nothing: exit 0.
-    h.write(&h.project_settings(), "{}\n");
+    h.write(h.project_settings(), "{}\n");
     h.write(
-        &h.local(),
+        h.local(),
         "{\"enabledPlugins\": {\"formatter@acme-tools\": true}}\n",
     );
     let (code, codes, doc) = h.codes(&[]);
@@ -2458,7 +2499,7 @@ fn the_words_for_a_skipped_file_a_dropped_part_and_a_never_installed_plugin() {
 /// looked up on PATH. Missing, each is named; present, nothing is said.
 #[test]
 fn project_hooks_through_claude_project_dir_and_bare_names_are_looked_up() {
-    let h = Home::new();
+    let h = TestEnv::new();
     h.install();
     // A program every machine of the platform has on PATH.
     let present = if cfg!(windows) {
@@ -2467,8 +2508,8 @@ fn project_hooks_through_claude_project_dir_and_bare_names_are_looked_up() {
         "sh -c true"
     };
     h.write(
-        &h.project_settings(),
-        &r#"{"hooks": {
+        h.project_settings(),
+        r#"{"hooks": {
   "Stop": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/notify.sh"}]}],
   "PostToolUse": [{"matcher": "Edit", "hooks": [
     {"type": "command", "command": "gk-test-no-such-tool --fix"},
@@ -2485,7 +2526,7 @@ fn project_hooks_through_claude_project_dir_and_bare_names_are_looked_up() {
         ["hook-binary-missing", "hook-program-not-found"],
         "{doc}"
     );
-    let script = h.project.join(".claude").join("hooks").join("notify.sh");
+    let script = h.project().join(".claude").join("hooks").join("notify.sh");
     // On Windows the program is named as gk compares Windows file names
     // (lower case, forward slashes).
     let named = match cfg!(windows) {
@@ -2502,7 +2543,7 @@ fn project_hooks_through_claude_project_dir_and_bare_names_are_looked_up() {
         format!(
             "{} does not exist ($CLAUDE_PROJECT_DIR is {} here); project settings {}:2 fails on every Stop",
             named,
-            h.project.display(),
+            h.project().display(),
             h.project_settings().display()
         ),
         "{f}"

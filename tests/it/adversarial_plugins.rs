@@ -17,16 +17,20 @@
 //! and on Unix an address-space limit through `ulimit -v`. The times are
 //! those of a debug build on a shared machine; the release figures are
 //! scripts/bench-hooks.sh's (docs/maintainers/benchmarks.md).
-#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+//!
+//! The runs are processes built from the one environment ([`TestEnv`],
+//! [`crate::common::Gk::to_command`]): only a process can be killed or
+//! held under an address-space limit (hence the lint below).
+#![allow(clippy::disallowed_types)]
 
-mod support;
-
-use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{json, Value};
+
+use crate::common::limited::{self, Stdin};
+use crate::common::{Run, TestEnv};
 
 /// A run still going after this is killed and fails its case.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -61,128 +65,56 @@ const DOCTOR_TIME: Duration = Duration::from_secs(if cfg!(gk_wine) {
 });
 const DOCTOR_MEMORY_KIB: u64 = 1 << 20;
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
-/// Run `cmd` with `stdin` under `ulimit -v kib` (Unix), killed after [`LIMIT`].
-fn run_limited(cmd: Command, stdin: &[u8], kib: u64, what: &str) -> Out {
-    let mut sh = if cfg!(unix) {
-        let mut sh = Command::new("sh");
-        sh.arg("-c")
-            .arg(format!("ulimit -v {kib} || exit 97; exec \"$0\" \"$@\""))
-            .arg(cmd.get_program())
-            .args(cmd.get_args());
-        for (k, v) in cmd.get_envs() {
-            match v {
-                Some(v) => sh.env(k, v),
-                None => sh.env_remove(k),
-            };
-        }
-        if let Some(dir) = cmd.get_current_dir() {
-            sh.current_dir(dir);
-        }
-        sh
-    } else {
-        cmd
-    };
-    sh.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = sh.spawn().unwrap_or_else(|e| panic!("{what}: start: {e}"));
-    let mut pipe = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&bytes);
-    });
-    let reader = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = r.read_to_end(&mut v);
-            v
-        })
-    };
-    let out = reader(Box::new(child.stdout.take().unwrap()));
-    let err = reader(Box::new(child.stderr.take().unwrap()));
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {LIMIT:?} (killed)");
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let took = start.elapsed();
-    let _ = feeder.join();
-    let o = Out {
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&out.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
-        took,
-    };
-    assert!(
-        o.code.is_some(),
-        "{what}: killed by a signal ({status:?}), e.g. an allocation that failed\n{}{}",
-        o.stdout,
-        o.stderr
-    );
-    assert_ne!(o.code, Some(97), "{what}: ulimit -v failed");
-    o
+/// Run `cmd` with `stdin` under `ulimit -v kib` (Unix), killed after
+/// [`LIMIT`]: the run and the time it took.
+fn run_limited(cmd: Command, stdin: &[u8], kib: u64, what: &str) -> (Run, Duration) {
+    limited::run_limited(cmd, Stdin::Bytes(stdin.to_vec()), kib, LIMIT, what)
 }
 
 /// A home with gk installed as `gk install` registers it (the program a
 /// stand-in file: the session check only looks it up), and a cloned
 /// repository `project` whose settings declare the folder marketplace
 /// `mkt` (relative) and enable `ids`.
-struct Repo {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+fn plugin_repo(gk_in_settings: bool) -> TestEnv {
+    let env = TestEnv::new();
+    let project = env.project();
+    std::fs::create_dir_all(env.hooks_dir()).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join("mkt/.claude-plugin")).unwrap();
+    std::fs::write(env.hooks_dir().join("gk"), "").unwrap();
+    if gk_in_settings {
+        let entry = |kind: &str| json!([{"hooks": [{"type": "command", "command": format!("{GK} hook {kind}")}]}]);
+        let user = json!({"hooks": {
+            "UserPromptSubmit": entry("prompt"),
+            "Stop": entry("stop"),
+            "SessionStart": entry("session"),
+        }});
+        std::fs::write(env.settings(), user.to_string()).unwrap();
+    }
+    env
 }
 
 const GK: &str = "\"$HOME/.claude/hooks/gk\"";
 
-impl Repo {
-    fn new(gk_in_settings: bool) -> Repo {
-        let tmp = tempfile::tempdir().unwrap();
-        let home = tmp.path().join("home");
-        let project = tmp.path().join("project");
-        std::fs::create_dir_all(home.join(".claude/hooks")).unwrap();
-        std::fs::create_dir_all(project.join(".claude")).unwrap();
-        std::fs::create_dir_all(project.join("mkt/.claude-plugin")).unwrap();
-        std::fs::write(home.join(".claude/hooks/gk"), "").unwrap();
-        if gk_in_settings {
-            let entry = |kind: &str| json!([{"hooks": [{"type": "command", "command": format!("{GK} hook {kind}")}]}]);
-            let user = json!({"hooks": {
-                "UserPromptSubmit": entry("prompt"),
-                "Stop": entry("stop"),
-                "SessionStart": entry("session"),
-            }});
-            std::fs::write(home.join(".claude/settings.json"), user.to_string()).unwrap();
-        }
-        Repo {
-            _tmp: tmp,
-            home,
-            project,
-        }
-    }
+/// What these tests do in a plugin repository.
+trait PluginRepo {
+    fn plugin(&self, name: &str, folder: &str, files: &[(&str, &str)]);
+    fn enable(&self, file: &str, ids: &[String]);
+    fn gk_limited(&self, args: &[&str]) -> Command;
+    fn session(&self, what: &str) -> String;
+    fn doctor(&self, what: &str) -> (i32, Vec<String>, Value);
+}
 
+impl PluginRepo for TestEnv {
     /// Plugin `name` at `mkt/<folder>` holding `files` (relative path, text).
     fn plugin(&self, name: &str, folder: &str, files: &[(&str, &str)]) {
-        let root = self.project.join("mkt").join(folder);
+        let root = self.project().join("mkt").join(folder);
         for (rel, text) in files {
             let p = root.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
-        let listing = self.project.join("mkt/.claude-plugin/marketplace.json");
+        let listing = self.project().join("mkt/.claude-plugin/marketplace.json");
         let mut m: Value = std::fs::read_to_string(&listing)
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
@@ -205,58 +137,64 @@ impl Repo {
             "enabledPlugins": enabled,
         });
         std::fs::write(
-            self.project.join(".claude").join(file),
+            self.project().join(".claude").join(file),
             settings.to_string(),
         )
         .unwrap();
     }
 
-    fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = support::gk_process(&self.home);
-        cmd.args(args).current_dir(&self.project);
-        cmd
+    /// gk in the repository, as a process to put limits around.
+    fn gk_limited(&self, args: &[&str]) -> Command {
+        self.gk(args)
+            .current_dir(self.project())
+            .process()
+            .to_command()
     }
 
     /// `gk hook session` for a session in the repository, under the
     /// session limits: its message (empty when it printed nothing).
     fn session(&self, what: &str) -> String {
         let event =
-            json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": self.project});
-        let out = run_limited(
-            self.gk(&["hook", "session"]),
+            json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": self.project()});
+        let (out, took) = run_limited(
+            self.gk_limited(&["hook", "session"]),
             event.to_string().as_bytes(),
             SESSION_MEMORY_KIB,
             what,
         );
-        assert_eq!(out.code, Some(0), "{what}: {}", out.stderr);
-        assert!(out.stderr.is_empty(), "{what}: stderr {}", out.stderr);
-        eprintln!("{what}: session check {:?}", out.took);
+        assert_eq!(out.code, Some(0), "{what}: {}", out.stderr_text());
         assert!(
-            out.took < SESSION_TIME,
-            "{what}: the session check took {:?}",
-            out.took
+            out.stderr_text().is_empty(),
+            "{what}: stderr {}",
+            out.stderr_text()
         );
-        if out.stdout.trim().is_empty() {
+        eprintln!("{what}: session check {:?}", took);
+        assert!(
+            took < SESSION_TIME,
+            "{what}: the session check took {:?}",
+            took
+        );
+        if out.stdout_text().trim().is_empty() {
             return String::new();
         }
-        let v: Value = serde_json::from_str(&out.stdout)
-            .unwrap_or_else(|e| panic!("{what}: {e}: {}", out.stdout));
+        let v: Value = serde_json::from_str(&out.stdout_text())
+            .unwrap_or_else(|e| panic!("{what}: {e}: {}", out.stdout_text()));
         v["systemMessage"].as_str().unwrap_or_default().to_string()
     }
 
     /// `gk doctor --json --no-smoke` under doctor's limits: exit code and
     /// finding codes, and the document.
     fn doctor(&self, what: &str) -> (i32, Vec<String>, Value) {
-        let out = run_limited(
-            self.gk(&["doctor", "--json", "--no-smoke"]),
+        let (out, took) = run_limited(
+            self.gk_limited(&["doctor", "--json", "--no-smoke"]),
             b"",
             DOCTOR_MEMORY_KIB,
             what,
         );
-        eprintln!("{what}: doctor {:?}", out.took);
-        assert!(out.took < DOCTOR_TIME, "{what}: doctor took {:?}", out.took);
-        let doc: Value = serde_json::from_str(&out.stdout)
-            .unwrap_or_else(|e| panic!("{what}: {e}: {}{}", out.stdout, out.stderr));
+        eprintln!("{what}: doctor {:?}", took);
+        assert!(took < DOCTOR_TIME, "{what}: doctor took {:?}", took);
+        let doc: Value = serde_json::from_str(&out.stdout_text())
+            .unwrap_or_else(|e| panic!("{what}: {e}: {}{}", out.stdout_text(), out.stderr_text()));
         let codes = doc["findings"]
             .as_array()
             .unwrap()
@@ -304,7 +242,7 @@ fn manifest_with_hooks_paths(n: usize) -> String {
 
 #[test]
 fn a_manifest_naming_37000_hooks_paths_is_named_not_followed() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     let manifest = manifest_with_hooks_paths(37_000);
     assert!(manifest.len() < 256 << 10);
     repo.plugin("p", "p", &[(".claude-plugin/plugin.json", &manifest)]);
@@ -318,7 +256,7 @@ fn a_manifest_naming_37000_hooks_paths_is_named_not_followed() {
 
 #[test]
 fn the_plugin_root_put_in_eleven_thousand_times_under_a_folder_named_after_it() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     // Four folder levels, each named with `$CLAUDE_PLUGIN_ROOT` twelve times.
     let level = format!("d{}", "$CLAUDE_PLUGIN_ROOT".repeat(12));
     let folder = [level.as_str(); 4].join("/");
@@ -335,7 +273,7 @@ fn the_plugin_root_put_in_eleven_thousand_times_under_a_folder_named_after_it() 
 
 #[test]
 fn ten_plugins_with_12000_expansions_each() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     let command = format!("gk {}", "${CLAUDE_PLUGIN_ROOT}".repeat(12_000));
     let hooks = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}})
         .to_string();
@@ -353,12 +291,12 @@ fn ten_plugins_with_12000_expansions_each() {
 
 #[test]
 fn two_settings_files_enabling_18900_plugins_each() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     let ids: Vec<String> = (0..18_900).map(|i| format!("{}@m", short(i))).collect();
     repo.enable("settings.json", &ids);
     repo.enable("settings.local.json", &ids);
     for f in ["settings.json", "settings.local.json"] {
-        let len = std::fs::metadata(repo.project.join(".claude").join(f))
+        let len = std::fs::metadata(repo.project().join(".claude").join(f))
             .unwrap()
             .len();
         assert!(len < 256 << 10, "{f}: {len}");
@@ -374,7 +312,7 @@ fn two_settings_files_enabling_18900_plugins_each() {
 
 #[test]
 fn doctor_merges_100000_enabled_plugin_ids_in_time() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     let ids: Vec<String> = (0..100_000).map(|i| format!("plugin-{i:06}@m")).collect();
     repo.enable("settings.json", &ids);
     let (_, codes, doc) = repo.doctor("100,000 ids");
@@ -385,7 +323,7 @@ fn doctor_merges_100000_enabled_plugin_ids_in_time() {
 
 #[test]
 fn a_hundred_plugins_of_5300_handlers_each() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     let one = json!({"type": "command", "command": "gk"});
     let hooks = json!({"hooks": {"Stop": [{"hooks": vec![one; 5_300]}]}}).to_string();
     assert!(hooks.len() < 256 << 10, "{}", hooks.len());
@@ -417,7 +355,7 @@ fn gk_plugin_hooks(bytes: usize) -> String {
 #[test]
 fn gks_own_plugin_past_the_budget_is_named_and_not_called_unregistered() {
     // No gk in settings: the plugin is gk's only registration.
-    let repo = Repo::new(false);
+    let repo = plugin_repo(false);
     let hooks = gk_plugin_hooks(300 << 10);
     repo.plugin("gk", "gk", &[("hooks/hooks.json", &hooks)]);
     repo.enable("settings.json", &["gk@m".to_string()]);
@@ -430,10 +368,10 @@ fn gks_own_plugin_past_the_budget_is_named_and_not_called_unregistered() {
 }
 
 /// A plugin hooks file larger than doctor reads (sparse: no disk).
-fn huge_hooks_file(repo: &Repo) -> PathBuf {
+fn huge_hooks_file(repo: &TestEnv) -> PathBuf {
     repo.plugin("gk", "gk", &[("hooks/hooks.json", "")]);
     let path = repo
-        .project
+        .project()
         .join("mkt")
         .join("gk")
         .join("hooks")
@@ -447,7 +385,7 @@ fn huge_hooks_file(repo: &Repo) -> PathBuf {
 #[test]
 fn a_plugin_hooks_file_past_what_doctor_reads_is_named_and_fix_registers_nothing() {
     // gk's only registration may be in the file doctor cannot read.
-    let repo = Repo::new(false);
+    let repo = plugin_repo(false);
     let path = huge_hooks_file(&repo);
     let (code, codes, doc) = repo.doctor("a 17 MiB plugin hooks file");
     assert!(codes.iter().any(|c| c == "source-unread"), "{doc:#}");
@@ -460,7 +398,7 @@ fn a_plugin_hooks_file_past_what_doctor_reads_is_named_and_fix_registers_nothing
         .find(|f| f["code"] == "source-unread")
         .unwrap();
     // Named as the settings name the marketplace: relative to the project.
-    let shown = path.strip_prefix(&repo.project).unwrap();
+    let shown = path.strip_prefix(repo.project()).unwrap();
     assert!(
         named["message"]
             .as_str()
@@ -468,9 +406,9 @@ fn a_plugin_hooks_file_past_what_doctor_reads_is_named_and_fix_registers_nothing
             .starts_with(&format!("{} is past what gk doctor reads", shown.display())),
         "{named:#}"
     );
-    let settings = repo.home.join(".claude/settings.json");
-    let out = run_limited(
-        repo.gk(&["doctor", "--fix", "--yes", "--no-smoke"]),
+    let settings = repo.settings();
+    let (out, _) = run_limited(
+        repo.gk_limited(&["doctor", "--fix", "--yes", "--no-smoke"]),
         b"",
         DOCTOR_MEMORY_KIB,
         "--fix beside a 17 MiB plugin hooks file",
@@ -480,13 +418,13 @@ fn a_plugin_hooks_file_past_what_doctor_reads_is_named_and_fix_registers_nothing
             .unwrap_or_default()
             .contains("hook prompt"),
         "--fix registered gk beside a file it did not read:\n{}",
-        out.stdout
+        out.stdout_text()
     );
 }
 
 #[test]
 fn beside_settings_a_plugin_file_doctor_cannot_read_is_not_a_clean_bill() {
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     huge_hooks_file(&repo);
     let (code, codes, doc) = repo.doctor("gk in settings, a 17 MiB plugin hooks file");
     assert!(codes.iter().any(|c| c == "source-unread"), "{doc:#}");
@@ -496,7 +434,7 @@ fn beside_settings_a_plugin_file_doctor_cannot_read_is_not_a_clean_bill() {
 #[test]
 fn the_session_check_on_a_healthy_repository_with_plugins_says_nothing() {
     // The control: the same layout, small and healthy, reads whole.
-    let repo = Repo::new(true);
+    let repo = plugin_repo(true);
     let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/lint"}]}]}}).to_string();
     let mut ids = Vec::new();
     for i in 0..50 {

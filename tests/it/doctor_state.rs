@@ -3,99 +3,69 @@
 //! written (`state-folder-unwritable`). Temporary HOME, its own state
 //! folder, no managed settings; the real profile is never read.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
-
-mod hooks_common;
-mod support;
 use serde_json::Value;
 
-struct Home {
-    dir: tempfile::TempDir,
-}
-
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-}
+use crate::common::doctor::{all_codes, finding};
+use crate::common::{Gk, Run, TestEnv};
 
 const SETTINGS: &str =
     "{\n  \"env\": {\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-DOCTOR-SECRET-55\"\n  }\n}\n";
 
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home/.claude")).unwrap();
-        std::fs::create_dir_all(dir.path().join("project")).unwrap();
-        std::fs::write(dir.path().join("home/.claude/settings.json"), SETTINGS).unwrap();
-        Home { dir }
+/// A temporary machine whose user settings hold [`SETTINGS`], and a
+/// project folder (the current folder of every run).
+fn state_home() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(env.settings(), SETTINGS);
+    env.project();
+    env
+}
+
+/// What these tests do in a [`TestEnv`].
+trait DoctorStateEnv {
+    fn cmd(&self, args: &[&str]) -> Gk;
+    fn run(&self, args: &[&str]) -> Run;
+    fn install(&self, extra: &[&str]);
+    fn codes(&self, extra_env: &[(&str, &Path)]) -> (Option<i32>, Vec<String>, Value);
+}
+
+impl DoctorStateEnv for TestEnv {
+    fn cmd(&self, args: &[&str]) -> Gk {
+        let mut gk = self.gk(args);
+        gk.current_dir(self.project());
+        gk
     }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn settings(&self) -> PathBuf {
-        self.home().join(".claude/settings.json")
-    }
-    fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = support::gk(&self.home());
-        cmd.args(args)
-            .env(
-                "GK_MANAGED_SETTINGS",
-                self.dir.path().join("no-managed.json"),
-            )
-            .current_dir(self.dir.path().join("project"))
-            .write_stdin("");
-        cmd
-    }
-    fn run(&self, args: &[&str]) -> Out {
-        let out = self.gk(args).output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    fn run(&self, args: &[&str]) -> Run {
+        let run = self.cmd(args).run();
+        let stdout = run.stdout_text();
         assert!(
             !stdout.contains("DOCTOR-SECRET"),
             "a secret was printed:\n{stdout}"
         );
-        Out {
-            code: out.status.code(),
-            stdout,
-        }
+        run
     }
     fn install(&self, extra: &[&str]) {
         let mut args = vec!["install", "--yes", "--no-smoke"];
         args.extend_from_slice(extra);
         let out = self.run(&args);
-        assert_eq!(out.code, Some(0), "{}", out.stdout);
+        assert_eq!(out.code, Some(0), "{}", out.stdout_text());
     }
     /// The finding codes of `gk doctor --json --no-smoke`, and the report.
     fn codes(&self, extra_env: &[(&str, &Path)]) -> (Option<i32>, Vec<String>, Value) {
-        let mut cmd = self.gk(&["doctor", "--json", "--no-smoke"]);
+        let mut cmd = self.cmd(&["doctor", "--json", "--no-smoke"]);
         for (k, v) in extra_env {
             cmd.env(k, v);
         }
-        let out = cmd.output().unwrap();
+        let out = cmd.run();
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let codes = doc["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["code"].as_str().unwrap().to_string())
-            .collect();
-        (out.status.code(), codes, doc)
+        (out.code, all_codes(&doc), doc)
     }
-}
-
-fn finding<'a>(doc: &'a Value, code: &str) -> &'a Value {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no {code}: {doc}"))
 }
 
 #[test]
 fn a_healthy_install_has_the_rules_and_a_writable_folder() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&[]);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!((code, codes), (Some(0), vec![]), "{doc}");
@@ -103,7 +73,7 @@ fn a_healthy_install_has_the_rules_and_a_writable_folder() {
 
 #[test]
 fn a_missing_rule_is_reported_and_fix_adds_it_keeping_env() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&["--no-permissions"]);
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, Some(1), "{doc}");
@@ -122,10 +92,10 @@ fn a_missing_rule_is_reported_and_fix_adds_it_keeping_env() {
     let fixed = h.run(&["doctor", "--fix", "--yes", "--no-smoke"]);
     assert!(
         fixed
-            .stdout
+            .stdout_text()
             .contains("+      \"Edit(~/.local/state/gk/*.json)\""),
         "{}",
-        fixed.stdout
+        fixed.stdout_text()
     );
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!((code, codes), (Some(0), vec![]), "{doc}");
@@ -143,7 +113,7 @@ fn a_missing_rule_is_reported_and_fix_adds_it_keeping_env() {
 
 #[test]
 fn a_wider_rule_of_the_users_counts_and_a_write_rule_does_not() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&["--no-permissions"]);
     let with = |rule: &str| {
         let mut v: Value =
@@ -179,7 +149,7 @@ fn a_wider_rule_of_the_users_counts_and_a_write_rule_does_not() {
 
 #[test]
 fn a_deny_rule_that_refuses_the_records_is_reported() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&[]);
     let mut v: Value =
         serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
@@ -195,7 +165,7 @@ fn a_deny_rule_that_refuses_the_records_is_reported() {
 
 #[test]
 fn an_ask_rule_that_outweighs_the_allow_rules_is_reported() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&[]);
     let mut v: Value =
         serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
@@ -221,7 +191,7 @@ fn an_ask_rule_that_outweighs_the_allow_rules_is_reported() {
 /// back, and `gk install` adds the rules either way.
 #[test]
 fn sessions_that_start_in_bypass_mode_get_a_note_not_a_warning() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&["--no-permissions"]);
     let mut v: Value =
         serde_json::from_str(&std::fs::read_to_string(h.settings()).unwrap()).unwrap();
@@ -244,10 +214,10 @@ fn sessions_that_start_in_bypass_mode_get_a_note_not_a_warning() {
         "{f}"
     );
     let fixed = h.run(&["doctor", "--fix", "--yes", "--no-smoke"]);
-    assert_eq!(fixed.code, Some(0), "{}", fixed.stdout);
+    assert_eq!(fixed.code, Some(0), "{}", fixed.stdout_text());
     assert_eq!(std::fs::read_to_string(h.settings()).unwrap(), bypass);
 
-    let local = h.dir.path().join("project/.claude/settings.local.json");
+    let local = h.project().join(".claude/settings.local.json");
     std::fs::create_dir_all(local.parent().unwrap()).unwrap();
     std::fs::write(&local, r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).unwrap();
     let (code, _, doc) = h.codes(&[]);
@@ -265,7 +235,7 @@ fn sessions_that_start_in_bypass_mode_get_a_note_not_a_warning() {
 
 #[test]
 fn global_scope_needs_no_rule() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&["--no-permissions"]);
     std::fs::write(
         h.home().join(".claude/hooks/gk.json"),
@@ -278,9 +248,9 @@ fn global_scope_needs_no_rule() {
 
 #[test]
 fn a_state_folder_that_cannot_be_written_is_an_error() {
-    let h = Home::new();
+    let h = state_home();
     h.install(&[]);
-    let file = h.dir.path().join("a-file");
+    let file = h.root().join("a-file");
     std::fs::write(&file, "x").unwrap();
     let state = file.join("gk");
     let (code, codes, doc) = h.codes(&[("GK_STATE_DIR", &state)]);
@@ -296,7 +266,7 @@ fn a_state_folder_that_cannot_be_written_is_an_error() {
         "{f}"
     );
     // A folder that is there and writable: no finding, and no probe left.
-    let ok = h.dir.path().join("state");
+    let ok = h.root().join("state");
     std::fs::create_dir_all(&ok).unwrap();
     let (_, codes, doc) = h.codes(&[("GK_STATE_DIR", &ok)]);
     assert!(

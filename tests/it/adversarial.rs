@@ -13,14 +13,18 @@
 //!
 //! These tests start gk (and `sh`, `mkfifo`) themselves so that they can
 //! put the limits around it; that is what the lint below is about.
+//!
+//! The runs stay real processes built from the one environment
+//! ([`TestEnv`], [`crate::common::Gk::to_command`]): only a process can be
+//! killed or held under an address-space limit.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-mod support;
-
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::common::limited::{self, Stdin};
+use crate::common::{Run, TestEnv};
 
 /// The most one gk run may take here. Most runs are milliseconds on an
 /// idle machine, the longest (a 20 MiB prompt, a 64 MiB program copied,
@@ -40,163 +44,116 @@ const SMALL_MEMORY: u64 = 160 << 10;
 /// Files larger than every limit gk reads with (created sparse: no disk).
 const HUGE: u64 = 64 << 20;
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+/// Both streams of a run, for a failure message.
+fn all(out: &Run) -> String {
+    format!(
+        "--- stdout\n{}--- stderr\n{}",
+        out.stdout_text(),
+        out.stderr_text()
+    )
 }
 
-impl Out {
-    fn all(&self) -> String {
-        format!("--- stdout\n{}--- stderr\n{}", self.stdout, self.stderr)
-    }
-}
-
-/// Does `sh -c 'ulimit -v N'` work here? (Checked once per call; cheap.)
+/// A test that limits memory needs `sh -c 'ulimit -v N'` to work: it
+/// fails, saying why, where it does not (never passes untested).
 #[cfg(unix)]
-fn ulimit_works() -> bool {
-    Command::new("sh")
+fn require_ulimit() {
+    crate::common::require_tool("sh");
+    let works = Command::new("sh")
         .args(["-c", "ulimit -v 1048576"])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    assert!(works, "this test needs `sh -c 'ulimit -v'` to work");
 }
 
-/// Run `cmd` with `stdin`, killing it after [`LIMIT`]; a run that had to be
-/// killed fails the case `what`. On Unix the run is wrapped in
-/// `sh -c 'ulimit -v <memory>; exec "$0" "$@"'`.
-fn run_limited(cmd: Command, stdin: Stdin, memory_kib: u64, what: &str) -> Out {
-    let mut cmd = wrap_memory(cmd, memory_kib);
-    match &stdin {
-        Stdin::Bytes(_) => cmd.stdin(Stdio::piped()),
-        Stdin::File(f) => cmd.stdin(Stdio::from(std::fs::File::open(f).unwrap())),
-    };
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{what}: start: {e}"));
-    let feeder = match stdin {
-        Stdin::Bytes(bytes) => {
-            let mut pipe = child.stdin.take().unwrap();
-            // A hook may stop reading early; a closed pipe is not an error here.
-            Some(std::thread::spawn(move || {
-                let _ = pipe.write_all(&bytes);
-            }))
+/// Run `cmd` with `stdin`, killing it after [`LIMIT`], under an address
+/// space of `memory_kib` on Unix ([`limited::run_limited`]).
+fn run_limited(cmd: Command, stdin: Stdin, memory_kib: u64, what: &str) -> Run {
+    limited::run_limited(cmd, stdin, memory_kib, LIMIT, what).0
+}
+
+/// One temporary machine ([`TestEnv`]) made ready for hostile files: the
+/// Claude folder, the project's `.claude` (the project is the current
+/// folder of every run) and the managed drop-in folder exist.
+fn machine() -> TestEnv {
+    let m = TestEnv::new();
+    std::fs::create_dir_all(m.hooks_dir()).unwrap();
+    std::fs::create_dir_all(m.project().join(".claude")).unwrap();
+    std::fs::create_dir_all(managed_dropins(&m)).unwrap();
+    m
+}
+
+fn managed_dropins(m: &TestEnv) -> PathBuf {
+    m.managed_settings()
+        .parent()
+        .unwrap()
+        .join("managed-settings.d")
+}
+
+/// Where these tests point `XDG_STATE_HOME` (gk's state folder on Unix).
+fn xdg_state(m: &TestEnv) -> PathBuf {
+    m.root().join("xdg-state")
+}
+
+/// A new machine with the files of `template` (installed once per test,
+/// as copying a debug build for every case costs more than the case):
+/// texts copied with the template's home path replaced, the program
+/// hard-linked (a write replaces it by rename, so the template's copy is
+/// never changed).
+fn like(template: &TestEnv) -> TestEnv {
+    fn copy(from: &Path, to: &Path, old_home: &str, new_home: &str) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let (src, dst) = (e.path(), to.join(e.file_name()));
+            if e.file_type().unwrap().is_dir() {
+                copy(&src, &dst, old_home, new_home);
+            } else if let Ok(text) = std::fs::read_to_string(&src) {
+                // As written, and as JSON spells it (`C:\\…` on Windows).
+                let json = |p: &str| {
+                    serde_json::to_string(p)
+                        .unwrap()
+                        .trim_matches('"')
+                        .to_string()
+                };
+                let text = text
+                    .replace(old_home, new_home)
+                    .replace(&json(old_home), &json(new_home));
+                std::fs::write(&dst, text).unwrap();
+            } else {
+                std::fs::hard_link(&src, &dst).unwrap();
+            }
         }
-        Stdin::File(_) => None,
-    };
-    let reader = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = r.read_to_end(&mut v);
-            v
-        })
-    };
-    let out = reader(Box::new(child.stdout.take().unwrap()));
-    let err = reader(Box::new(child.stderr.take().unwrap()));
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {LIMIT:?}: it hangs (killed)");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    if let Some(f) = feeder {
-        let _ = f.join();
     }
-    let o = Out {
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&out.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
-    };
-    assert!(
-        o.code.is_some(),
-        "{what}: killed by a signal ({status:?}), e.g. an allocation that failed\n{}",
-        o.all()
+    let m = machine();
+    copy(
+        &template.claude(),
+        &m.claude(),
+        &template.home().display().to_string(),
+        &m.home().display().to_string(),
     );
-    o
+    m
 }
 
-enum Stdin {
-    Bytes(Vec<u8>),
-    /// stdin opened from this file (a device such as /dev/zero).
-    #[cfg_attr(not(unix), allow(dead_code))] // no such device on Windows
-    File(PathBuf),
+/// What these tests do in a [`TestEnv`].
+trait HostileMachine {
+    fn path(&self, place: Place) -> PathBuf;
+    fn gk_limited(&self, args: &[&str]) -> Command;
+    fn run(&self, args: &[&str], stdin: &[u8], what: &str) -> Run;
+    fn install(&self);
+    fn tree(&self) -> Vec<(PathBuf, String)>;
 }
 
-#[cfg(unix)]
-fn wrap_memory(cmd: Command, kib: u64) -> Command {
-    let mut sh = Command::new("sh");
-    sh.arg("-c")
-        .arg(format!("ulimit -v {kib} || exit 97; exec \"$0\" \"$@\""))
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => sh.env(k, v),
-            None => sh.env_remove(k),
-        };
-    }
-    if let Some(dir) = cmd.get_current_dir() {
-        sh.current_dir(dir);
-    }
-    sh
-}
-
-#[cfg(not(unix))]
-fn wrap_memory(cmd: Command, _kib: u64) -> Command {
-    cmd
-}
-
-/// One temporary machine: a HOME with `.claude`, a project folder (the
-/// current folder of every run) and a managed-settings path, all inside one
-/// temporary folder; no variable that names a folder leaks in from outside.
-struct Machine {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-    project: PathBuf,
-    managed: PathBuf,
-}
-
-impl Machine {
-    fn new() -> Machine {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().to_path_buf();
-        let home = root.join("home");
-        let project = root.join("project");
-        let managed = root.join("etc").join("managed-settings.json");
-        std::fs::create_dir_all(home.join(".claude/hooks")).unwrap();
-        std::fs::create_dir_all(project.join(".claude")).unwrap();
-        std::fs::create_dir_all(managed.parent().unwrap().join("managed-settings.d")).unwrap();
-        Machine {
-            _tmp: tmp,
-            root,
-            home,
-            project,
-            managed,
-        }
-    }
-
-    fn claude(&self) -> PathBuf {
-        self.home.join(".claude")
-    }
-
+impl HostileMachine for TestEnv {
     /// Where gk reads the file, spelled with the platform's separator (as
     /// gk names it in what it prints).
     fn path(&self, place: Place) -> PathBuf {
         let under = |base: PathBuf, rel: &str| rel.split('/').fold(base, |p, c| p.join(c));
         match place {
             Place::UserSettings => self.claude().join("settings.json"),
-            Place::ProjectSettings => under(self.project.clone(), ".claude/settings.json"),
-            Place::LocalSettings => under(self.project.clone(), ".claude/settings.local.json"),
-            Place::Managed => self.managed.clone(),
-            Place::ManagedDropIn => under(
-                self.managed.parent().unwrap().to_path_buf(),
-                "managed-settings.d/50-extra.json",
-            ),
+            Place::ProjectSettings => under(self.project(), ".claude/settings.json"),
+            Place::LocalSettings => under(self.project(), ".claude/settings.local.json"),
+            Place::Managed => self.managed_settings(),
+            Place::ManagedDropIn => managed_dropins(self).join("50-extra.json"),
             Place::ClaudeMd => self.claude().join("CLAUDE.md"),
             Place::Config => under(self.claude(), "hooks/gk.json"),
             Place::State => under(self.claude(), "hooks/task_state.json"),
@@ -211,65 +168,28 @@ impl Machine {
         }
     }
 
-    fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = support::gk_process(&self.home);
-        cmd.args(args)
-            .env("XDG_STATE_HOME", self.root.join("xdg-state"))
-            .env("XDG_DATA_HOME", self.root.join("xdg-data"))
-            .env("LOCALAPPDATA", self.root.join("localappdata"))
-            .env("GK_MANAGED_SETTINGS", &self.managed)
-            .current_dir(&self.project);
-        cmd
+    /// gk in the project folder, as a process to put limits around.
+    fn gk_limited(&self, args: &[&str]) -> Command {
+        self.gk(args)
+            .env("XDG_STATE_HOME", xdg_state(self))
+            .current_dir(self.project())
+            .process()
+            .to_command()
     }
 
-    fn run(&self, args: &[&str], stdin: &[u8], what: &str) -> Out {
-        run_limited(self.gk(args), Stdin::Bytes(stdin.to_vec()), MEMORY, what)
+    fn run(&self, args: &[&str], stdin: &[u8], what: &str) -> Run {
+        run_limited(
+            self.gk_limited(args),
+            Stdin::Bytes(stdin.to_vec()),
+            MEMORY,
+            what,
+        )
     }
 
     /// A normal install, as a user makes it.
     fn install(&self) {
         let out = self.run(&["install", "--yes", "--no-smoke"], b"", "setup install");
-        assert_eq!(out.code, Some(0), "setup install failed\n{}", out.all());
-    }
-
-    /// A new machine with the files of `template` (installed once per test,
-    /// as copying a debug build for every case costs more than the case):
-    /// texts copied with the template's home path replaced, the program
-    /// hard-linked (a write replaces it by rename, so the template's copy is
-    /// never changed).
-    fn like(template: &Machine) -> Machine {
-        fn copy(from: &Path, to: &Path, old_home: &str, new_home: &str) {
-            std::fs::create_dir_all(to).unwrap();
-            for e in std::fs::read_dir(from).unwrap() {
-                let e = e.unwrap();
-                let (src, dst) = (e.path(), to.join(e.file_name()));
-                if e.file_type().unwrap().is_dir() {
-                    copy(&src, &dst, old_home, new_home);
-                } else if let Ok(text) = std::fs::read_to_string(&src) {
-                    // As written, and as JSON spells it (`C:\\…` on Windows).
-                    let json = |p: &str| {
-                        serde_json::to_string(p)
-                            .unwrap()
-                            .trim_matches('"')
-                            .to_string()
-                    };
-                    let text = text
-                        .replace(old_home, new_home)
-                        .replace(&json(old_home), &json(new_home));
-                    std::fs::write(&dst, text).unwrap();
-                } else {
-                    std::fs::hard_link(&src, &dst).unwrap();
-                }
-            }
-        }
-        let m = Machine::new();
-        copy(
-            &template.claude(),
-            &m.claude(),
-            &template.home.display().to_string(),
-            &m.home.display().to_string(),
-        );
-        m
+        assert_eq!(out.code, Some(0), "setup install failed\n{}", all(&out));
     }
 
     /// Every entry under the temporary folder: path, kind, and for a
@@ -301,7 +221,7 @@ impl Machine {
             }
         }
         let mut out = Vec::new();
-        walk(&self.root, &mut out);
+        walk(self.root(), &mut out);
         out
     }
 }
@@ -430,7 +350,9 @@ impl Hostile {
 }
 
 /// Put `hostile` at `path` (replacing what is there). `false`, with the
-/// reason printed, where this platform cannot make it.
+/// reason printed, only where the platform has no such file (Windows: no
+/// named pipes, devices, sockets or links made here); on Unix every kind is
+/// made or the test fails saying why.
 fn make(path: &Path, hostile: Hostile) -> bool {
     if hostile == Hostile::LinkToFile {
         let real = real_of(path);
@@ -464,22 +386,20 @@ fn make_special(path: &Path, hostile: Hostile) -> bool {
     use std::os::unix::fs::symlink;
     match hostile {
         Hostile::Fifo => {
-            let ok = Command::new("mkfifo")
-                .arg(path)
-                .status()
-                .is_ok_and(|s| s.success());
-            if !ok {
-                eprintln!("skipped {hostile:?} at {}: mkfifo failed", path.display());
-            }
-            return ok;
+            crate::common::require_tool("mkfifo");
+            let status = Command::new("mkfifo").arg(path).status();
+            assert!(
+                status.as_ref().is_ok_and(|s| s.success()),
+                "mkfifo {}: {status:?}",
+                path.display()
+            );
         }
         Hostile::DevZero => symlink("/dev/zero", path).unwrap(),
         Hostile::DevNull => symlink("/dev/null", path).unwrap(),
         Hostile::Socket => {
             // The socket file stays after the listener is dropped.
             if let Err(e) = std::os::unix::net::UnixListener::bind(path) {
-                eprintln!("skipped {hostile:?} at {}: {e}", path.display());
-                return false;
+                panic!("a socket at {}: {e}", path.display());
             }
         }
         Hostile::LinkLoop => {
@@ -497,7 +417,7 @@ fn make_special(path: &Path, hostile: Hostile) -> bool {
 #[cfg(not(unix))]
 fn make_special(path: &Path, hostile: Hostile) -> bool {
     eprintln!(
-        "skipped {hostile:?} at {}: not made on this platform",
+        "{hostile:?} at {}: no such file on this platform",
         path.display()
     );
     false
@@ -510,14 +430,18 @@ fn real_of(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-fn assert_no_crash(out: &Out, what: &str) {
+fn assert_no_crash(out: &Run, what: &str) {
     for bad in [
         "panicked",
         "overflow",
         "memory allocation",
         "RUST_BACKTRACE",
     ] {
-        assert!(!out.stderr.contains(bad), "{what}: {bad}\n{}", out.all());
+        assert!(
+            !out.stderr_text().contains(bad),
+            "{what}: {bad}\n{}",
+            all(out)
+        );
     }
 }
 
@@ -526,11 +450,11 @@ fn assert_no_crash(out: &Out, what: &str) {
 #[test]
 fn doctor_reads_every_hostile_file_without_hanging_and_names_it() {
     let mut cases = 0;
-    let template = Machine::new();
+    let template = machine();
     template.install();
     for place in ALL_PLACES {
         for hostile in ALL_HOSTILE {
-            let m = Machine::like(&template);
+            let m = like(&template);
             let path = m.path(place);
             if !make(&path, hostile) {
                 continue;
@@ -543,9 +467,9 @@ fn doctor_reads_every_hostile_file_without_hanging_and_names_it() {
                 matches!(out.code, Some(0..=2)),
                 "{what}: exit {:?}\n{}",
                 out.code,
-                out.all()
+                all(&out)
             );
-            assert!(out.stderr.is_empty(), "{what}\n{}", out.all());
+            assert!(out.stderr_text().is_empty(), "{what}\n{}", all(&out));
             // A program that is not a file is named with what is there
             // instead (a huge one is a file: gk's version is looked for in
             // it), and a folder among the managed drop-ins is not a
@@ -558,15 +482,15 @@ fn doctor_reads_every_hostile_file_without_hanging_and_names_it() {
             };
             if named {
                 let shown = path.display().to_string();
-                let line = out
-                    .stdout
+                let stdout = out.stdout_text();
+                let line = stdout
                     .lines()
                     .find(|l| l.contains(&shown) && l.contains(hostile.reason_at(place)))
                     .unwrap_or_else(|| {
                         panic!(
                             "{what}: no line names {shown} with {:?}\n{}",
                             hostile.reason_at(place),
-                            out.all()
+                            all(&out)
                         )
                     });
                 assert!(out.code >= Some(1), "{what}: exit 0 with {line}");
@@ -589,7 +513,7 @@ const INSTALL_READS: [Place; 4] = [
 #[test]
 fn install_and_uninstall_refuse_hostile_files_and_write_nothing() {
     let mut cases = 0;
-    let template = Machine::new();
+    let template = machine();
     template.install();
     for command in [
         &["install", "--yes", "--no-smoke"][..],
@@ -606,7 +530,7 @@ fn install_and_uninstall_refuse_hostile_files_and_write_nothing() {
         };
         for &place in &places {
             for hostile in ALL_HOSTILE {
-                let m = Machine::like(&template);
+                let m = like(&template);
                 std::fs::write(m.path(Place::Config), "{}\n").unwrap();
                 let path = m.path(place);
                 if !make(&path, hostile) {
@@ -618,7 +542,7 @@ fn install_and_uninstall_refuse_hostile_files_and_write_nothing() {
                 cases += 1;
                 assert_no_crash(&out, &what);
                 if hostile == Hostile::LinkToFile {
-                    assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
+                    assert_eq!(out.code, Some(0), "{what}\n{}", all(&out));
                     assert!(real_of(&path).is_file(), "{what}: deleted through the link");
                 }
                 let refused = match (place, hostile) {
@@ -635,18 +559,19 @@ fn install_and_uninstall_refuse_hostile_files_and_write_nothing() {
                 if !refused {
                     continue;
                 }
-                assert_eq!(out.code, Some(1), "{what}: not refused\n{}", out.all());
+                assert_eq!(out.code, Some(1), "{what}: not refused\n{}", all(&out));
                 let shown = path.display().to_string();
-                let line = out.stderr.trim_end();
+                let stderr = out.stderr_text();
+                let line = stderr.trim_end();
                 assert!(
                     !line.contains('\n') && line.contains(&shown),
                     "{what}: not one line naming {shown}\n{}",
-                    out.all()
+                    all(&out)
                 );
                 if hostile.unreadable() {
                     assert!(line.contains(hostile.reason()), "{what}: {line}");
                 }
-                assert_eq!(m.tree(), before, "{what}: wrote something\n{}", out.all());
+                assert_eq!(m.tree(), before, "{what}: wrote something\n{}", all(&out));
             }
         }
     }
@@ -660,7 +585,7 @@ fn enable_and_disable_refuse_a_hostile_gk_json_and_write_nothing() {
         &["enable", "stop", "--yes"],
     ] {
         for hostile in ALL_HOSTILE {
-            let m = Machine::new();
+            let m = machine();
             let path = m.path(Place::Config);
             if !make(&path, hostile) {
                 continue;
@@ -670,15 +595,15 @@ fn enable_and_disable_refuse_a_hostile_gk_json_and_write_nothing() {
             let out = m.run(command, b"", &what);
             assert_no_crash(&out, &what);
             if hostile == Hostile::Dangling || hostile == Hostile::LinkToFile {
-                assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
+                assert_eq!(out.code, Some(0), "{what}\n{}", all(&out));
                 continue;
             }
-            assert_eq!(out.code, Some(1), "{what}: not refused\n{}", out.all());
+            assert_eq!(out.code, Some(1), "{what}: not refused\n{}", all(&out));
             assert!(
-                out.stderr.trim_end().lines().count() == 1
-                    && out.stderr.contains(&path.display().to_string()),
+                out.stderr_text().trim_end().lines().count() == 1
+                    && out.stderr_text().contains(&path.display().to_string()),
                 "{what}\n{}",
-                out.all()
+                all(&out)
             );
             assert_eq!(m.tree(), before, "{what}: wrote something");
         }
@@ -687,31 +612,13 @@ fn enable_and_disable_refuse_a_hostile_gk_json_and_write_nothing() {
 
 // ------------------------------------------------------------------- hooks
 
-/// The hook contract: exit 0, nothing on stderr, stdout empty or one JSON
-/// object on one line.
-fn assert_hook_contract(out: &Out, what: &str) {
-    assert_eq!(out.code, Some(0), "{what}\n{}", out.all());
-    assert!(out.stderr.is_empty(), "{what}\n{}", out.all());
-    if out.stdout.is_empty() {
-        return;
-    }
-    assert!(
-        out.stdout.ends_with('\n') && out.stdout.matches('\n').count() == 1,
-        "{what}: not one line\n{}",
-        out.all()
-    );
-    let v: serde_json::Value = serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("{what}: not JSON ({e})\n{}", out.all()));
-    assert!(v.is_object(), "{what}");
-}
-
 const EVENT: &[u8] = br#"{"hook_event_name":"UserPromptSubmit","prompt":"write the sparql"}"#;
 
 #[test]
 fn hooks_keep_their_contract_with_every_hostile_file() {
     for place in [Place::Config, Place::State] {
         for hostile in ALL_HOSTILE {
-            let m = Machine::new();
+            let m = machine();
             let path = m.path(place);
             if !make(&path, hostile) {
                 continue;
@@ -719,8 +626,8 @@ fn hooks_keep_their_contract_with_every_hostile_file() {
             for hook in ["prompt", "stop"] {
                 let what = format!("hook {hook}, {hostile:?} at {place:?}");
                 let out = m.run(&["hook", hook], EVENT, &what);
-                assert_hook_contract(&out, &what);
-                assert!(!out.stdout.is_empty(), "{what}: no answer");
+                out.assert_hook_contract(&what);
+                assert!(!out.stdout_text().is_empty(), "{what}: no answer");
             }
         }
     }
@@ -738,25 +645,25 @@ const SESSION_READS: [Place; 6] = [
 
 #[test]
 fn the_session_check_names_every_hostile_settings_file_and_keeps_its_contract() {
-    let template = Machine::new();
+    let template = machine();
     template.install();
     let mut cases = 0;
     for place in SESSION_READS {
         for hostile in ALL_HOSTILE {
-            let m = Machine::like(&template);
+            let m = like(&template);
             let path = m.path(place);
             if !make(&path, hostile) {
                 continue;
             }
             let what = format!("hook session, {hostile:?} at {place:?}");
-            let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project});
+            let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project()});
             let out = m.run(&["hook", "session"], event.to_string().as_bytes(), &what);
             cases += 1;
-            assert_hook_contract(&out, &what);
-            let message = if out.stdout.is_empty() {
+            out.assert_hook_contract(&what);
+            let message = if out.stdout_text().is_empty() {
                 String::new()
             } else {
-                let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+                let v: serde_json::Value = serde_json::from_str(&out.stdout_text()).unwrap();
                 v["systemMessage"].as_str().unwrap().to_string()
             };
             // What the client would skip is named with why; a link to a
@@ -782,7 +689,7 @@ fn the_session_check_names_every_hostile_settings_file_and_keeps_its_contract() 
                             .lines()
                             .any(|l| l.contains(&shown) && l.contains(reason)),
                         "{what}: no line names {shown} with {reason:?}\n{}",
-                        out.all()
+                        all(&out)
                     );
                 }
                 None if hostile == Hostile::LinkToFile && place != Place::Config => {
@@ -799,22 +706,22 @@ fn the_session_check_names_every_hostile_settings_file_and_keeps_its_contract() 
 #[cfg(unix)]
 #[test]
 fn hooks_finish_when_stdin_never_ends() {
-    let m = Machine::new();
+    let m = machine();
     for hook in ["prompt", "stop", "session"] {
         let what = format!("hook {hook}, stdin /dev/zero");
         let out = run_limited(
-            m.gk(&["hook", hook]),
+            m.gk_limited(&["hook", hook]),
             Stdin::File(PathBuf::from("/dev/zero")),
             MEMORY,
             &what,
         );
-        assert_hook_contract(&out, &what);
+        out.assert_hook_contract(&what);
     }
 }
 
 #[test]
 fn hooks_keep_their_contract_on_hostile_stdin() {
-    let m = Machine::new();
+    let m = machine();
     let deep = |open: &str| open.repeat(1_000_000).into_bytes();
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("a million nested arrays", deep("[")),
@@ -834,7 +741,7 @@ fn hooks_keep_their_contract_on_hostile_stdin() {
         for hook in ["prompt", "stop", "session"] {
             let what = format!("hook {hook}, stdin {name}");
             let out = m.run(&["hook", hook], &stdin, &what);
-            assert_hook_contract(&out, &what);
+            out.assert_hook_contract(&what);
         }
     }
 }
@@ -857,11 +764,8 @@ fn big_event(head: &str, mib: usize) -> Vec<u8> {
 #[cfg(unix)]
 #[test]
 fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
-    if !ulimit_works() {
-        eprintln!("skipped: `sh -c 'ulimit -v'` does not work here");
-        return;
-    }
-    let m = Machine::new();
+    require_ulimit();
+    let m = machine();
     let event = big_event("please write the sparql", 50);
     // The default per session, the recommender (it reads the first 2 KiB),
     // then the keyword rules, which read the whole prompt.
@@ -870,29 +774,29 @@ fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
         std::fs::write(m.claude().join("hooks/gk.json"), config).unwrap();
         let what = format!("hook prompt, 50 MB prompt, 160 MiB address space, {config}");
         let run = run_limited(
-            m.gk(&["hook", "prompt"]),
+            m.gk_limited(&["hook", "prompt"]),
             Stdin::Bytes(event.clone()),
             SMALL_MEMORY,
             &what,
         );
-        assert_hook_contract(&run, &what);
+        run.assert_hook_contract(&what);
         out = Some(run);
     }
     let out = out.unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout_text()).unwrap();
     let msg = v["systemMessage"].as_str().unwrap();
     // The keyword is near the start, well inside what the hook reads.
     assert!(msg.contains("keyword 'sparql'"), "{msg}");
 
     let what = "hook stop, 50 MB event, 160 MiB address space";
     let out = run_limited(
-        m.gk(&["hook", "stop"]),
+        m.gk_limited(&["hook", "stop"]),
         Stdin::Bytes(event),
         SMALL_MEMORY,
         what,
     );
-    assert_hook_contract(&out, what);
-    assert!(out.stdout.contains("STATE ["), "{}", out.all());
+    out.assert_hook_contract(what);
+    assert!(out.stdout_text().contains("STATE ["), "{}", all(&out));
 }
 
 /// An event longer than the part the prompt hook keeps (16 MiB): what a
@@ -901,7 +805,7 @@ fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
 /// comes after the part read gets the answer for an empty prompt, saying so.
 #[test]
 fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
-    let m = Machine::new();
+    let m = machine();
     // The keyword rules, which read the whole prompt: where a keyword is
     // seen shows what the hook read.
     std::fs::write(
@@ -916,8 +820,8 @@ fn an_event_longer_than_the_hook_reads_is_answered_from_its_first_part() {
             &serde_json::to_vec(&event).unwrap(),
             what,
         );
-        assert_hook_contract(&out, what);
-        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        out.assert_hook_contract(what);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout_text()).unwrap();
         v["systemMessage"].as_str().unwrap().to_string()
     };
 
@@ -974,9 +878,7 @@ fn a_state_file_swapped_for_a_pipe_never_blocks_the_reader() {
     let fifo = dir.path().join("fifo");
     let state = dir.path().join("task_state.json");
     std::fs::write(&regular, r#"{"status":"clean"}"#).unwrap();
-    if !make(&fifo, Hostile::Fifo) {
-        return;
-    }
+    assert!(make(&fifo, Hostile::Fifo));
     std::os::unix::fs::symlink(&regular, &state).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let swapper = {
@@ -1042,10 +944,7 @@ fn a_state_file_swapped_for_a_pipe_never_blocks_the_reader() {
 #[cfg(unix)]
 #[test]
 fn the_session_check_stays_small_in_a_hostile_repository() {
-    if !ulimit_works() {
-        eprintln!("skipped: `sh -c 'ulimit -v'` does not work here");
-        return;
-    }
+    require_ulimit();
     let handlers = |command: &str, n: usize| {
         let one = format!("{{\"type\":\"command\",\"command\":{command:?}}}");
         let list = vec![one; n].join(",");
@@ -1060,7 +959,7 @@ fn the_session_check_stays_small_in_a_hostile_repository() {
             list.join(",")
         )
     };
-    let template = Machine::new();
+    let template = machine();
     template.install();
     let copies = handlers("\"$HOME/.claude/hooks/gk\" hook prompt", 125_000);
     let trivial = handlers("true", 400_000);
@@ -1087,7 +986,7 @@ fn the_session_check_stays_small_in_a_hostile_repository() {
         ),
     ];
     for (what, files) in cases {
-        let m = Machine::like(&template);
+        let m = like(&template);
         let mut named = Vec::new();
         for (place, text) in files {
             let path = m.path(place);
@@ -1102,19 +1001,19 @@ fn the_session_check_stays_small_in_a_hostile_repository() {
                 named.push(path);
             }
         }
-        let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project});
-        let start = Instant::now();
+        let event = serde_json::json!({"hook_event_name": "SessionStart", "cwd": m.project()});
+        let start = std::time::Instant::now();
         let out = run_limited(
-            m.gk(&["hook", "session"]),
+            m.gk_limited(&["hook", "session"]),
             Stdin::Bytes(event.to_string().into_bytes()),
             SMALL_MEMORY,
             what,
         );
         let took = start.elapsed();
-        assert_hook_contract(&out, what);
+        out.assert_hook_contract(what);
         assert!(took < Duration::from_secs(5), "{what}: {took:?}");
-        let v: serde_json::Value = serde_json::from_str(&out.stdout)
-            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", out.all()));
+        let v: serde_json::Value = serde_json::from_str(&out.stdout_text())
+            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", all(&out)));
         let message = v["systemMessage"].as_str().unwrap();
         // The first file past the budget is named (the rest may be counted
         // in the last line), with the command that reads it whole.
@@ -1137,12 +1036,12 @@ fn the_session_check_stays_small_in_a_hostile_repository() {
 /// a note naming it, and the rest of the uninstall is done.
 #[test]
 fn purge_passes_over_a_huge_pointer_or_record_and_uninstalls_the_rest() {
-    let m = Machine::new();
+    let m = machine();
     m.install();
     let state = if cfg!(windows) {
-        m.home.join(".local").join("state").join("gk")
+        m.home().join(".local").join("state").join("gk")
     } else {
-        m.root.join("xdg-state").join("gk")
+        xdg_state(&m).join("gk")
     };
     std::fs::create_dir_all(&state).unwrap();
     let huge_pointer = state.join(format!("folder.{}.json", "ab".repeat(16)));
@@ -1157,7 +1056,7 @@ fn purge_passes_over_a_huge_pointer_or_record_and_uninstalls_the_rest() {
     let what = "uninstall --purge with a huge pointer and record";
     let out = m.run(&["uninstall", "--purge", "--yes"], b"", what);
     assert_no_crash(&out, what);
-    assert_eq!(out.code, Some(0), "{}", out.all());
+    assert_eq!(out.code, Some(0), "{}", all(&out));
     for (huge, kind) in [
         (&huge_pointer, "a folder pointer"),
         (&huge_record, "a task record"),
@@ -1166,10 +1065,10 @@ fn purge_passes_over_a_huge_pointer_or_record_and_uninstalls_the_rest() {
             "left {} in place: {kind} that gk does not read to remove (larger than 4 MiB)",
             huge.display()
         );
-        assert!(out.stdout.contains(&note), "{note}\n{}", out.all());
+        assert!(out.stdout_text().contains(&note), "{note}\n{}", all(&out));
         assert!(huge.is_file());
     }
-    assert!(!pointer.exists() && !record.exists(), "{}", out.all());
+    assert!(!pointer.exists() && !record.exists(), "{}", all(&out));
     let settings = std::fs::read_to_string(m.claude().join("settings.json")).unwrap_or_default();
     assert!(!settings.contains("hook prompt"), "{settings}");
 }

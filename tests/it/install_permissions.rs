@@ -5,45 +5,44 @@
 //! `--statusline` (only where none is set), and the CLAUDE.md block that
 //! explains the convention.
 
-use std::path::{Path, PathBuf};
-
-use assert_cmd::Command;
-
-mod hooks_common;
-mod support;
 use serde_json::Value;
+
+use crate::common::doctor::all_codes;
+use crate::common::{Gk, TestEnv};
 
 const SECRET: &str = "sk-ant-SECRET-VALUE-987";
 const SETTINGS: &str = "{\n  \"env\": {\n    \"ANTHROPIC_AUTH_TOKEN\": \"sk-ant-SECRET-VALUE-987\"\n  },\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls:*)\"\n    ],\n    \"deny\": []\n  },\n  \"model\": \"opus\"\n}\n";
 const READ_RULE: &str = "Read(~/.local/state/gk/*.json)";
 const EDIT_RULE: &str = "Edit(~/.local/state/gk/*.json)";
 
-struct Home {
-    dir: tempfile::TempDir,
+/// A temporary machine whose user settings hold `settings` (none: no file).
+fn home_with(settings: Option<&str>) -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.claude()).unwrap();
+    if let Some(s) = settings {
+        env.write(env.settings(), s);
+    }
+    env
 }
 
-impl Home {
-    fn new(settings: Option<&str>) -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
-        if let Some(s) = settings {
-            std::fs::write(dir.path().join(".claude/settings.json"), s).unwrap();
-        }
-        Home { dir }
+/// What these tests do in a [`TestEnv`] (every run from the home folder).
+trait PermissionsEnv {
+    fn settings_text(&self) -> String;
+    fn cmd(&self, args: &[&str]) -> Gk;
+    fn ok(&self, args: &[&str]) -> String;
+}
+
+impl PermissionsEnv for TestEnv {
+    fn settings_text(&self) -> String {
+        self.read(self.settings())
     }
-    fn settings_path(&self) -> PathBuf {
-        self.dir.path().join(".claude/settings.json")
-    }
-    fn settings(&self) -> String {
-        std::fs::read_to_string(self.settings_path()).unwrap()
-    }
-    fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = support::gk(self.dir.path());
-        cmd.args(args).current_dir(self.dir.path()).write_stdin("");
-        cmd
+    fn cmd(&self, args: &[&str]) -> Gk {
+        let mut gk = self.gk(args);
+        gk.current_dir(self.home());
+        gk
     }
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.gk(args).output().unwrap();
+        let out = self.cmd(args).output();
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),
@@ -69,7 +68,7 @@ fn allow_of(text: &str) -> Vec<String> {
 
 #[test]
 fn install_adds_the_two_rules_in_the_diff_and_uninstall_takes_them_out_byte_for_byte() {
-    let home = Home::new(Some(SETTINGS));
+    let home = home_with(Some(SETTINGS));
     let shown = home.ok(&["install", "--dry-run"]);
     assert!(
         shown.contains(&format!("+      \"{READ_RULE}\",")),
@@ -80,7 +79,7 @@ fn install_adds_the_two_rules_in_the_diff_and_uninstall_takes_them_out_byte_for_
         "{shown}"
     );
     home.ok(&["install", "--yes", "--no-smoke"]);
-    let after = home.settings();
+    let after = home.settings_text();
     assert_eq!(allow_of(&after), [READ_RULE, EDIT_RULE, "Bash(ls:*)"]);
     assert!(
         after.contains(
@@ -92,18 +91,18 @@ fn install_adds_the_two_rules_in_the_diff_and_uninstall_takes_them_out_byte_for_
     assert!(home
         .ok(&["install", "--yes", "--no-smoke"])
         .contains("nothing to do, every file is up to date"));
-    assert_eq!(home.settings(), after);
+    assert_eq!(home.settings_text(), after);
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), SETTINGS);
+    assert_eq!(home.settings_text(), SETTINGS);
 }
 
 #[test]
 fn a_fresh_home_gets_permissions_created_and_uninstall_leaves_an_empty_object() {
-    let home = Home::new(None);
+    let home = home_with(None);
     home.ok(&["install", "--yes", "--no-smoke"]);
-    assert_eq!(allow_of(&home.settings()), [READ_RULE, EDIT_RULE]);
+    assert_eq!(allow_of(&home.settings_text()), [READ_RULE, EDIT_RULE]);
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), "{}\n");
+    assert_eq!(home.settings_text(), "{}\n");
 }
 
 #[test]
@@ -115,25 +114,25 @@ fn empty_permissions_and_allow_that_were_there_come_back_byte_for_byte() {
         "{\n  \"permissions\": {\n    \"allow\": [ ],\n    \"deny\": []\n  }\n}\n",
         "{\"hooks\": {}, \"permissions\": {\"allow\": []}}",
     ] {
-        let home = Home::new(Some(before));
+        let home = home_with(Some(before));
         home.ok(&["install", "--yes", "--no-smoke"]);
         assert_eq!(
-            allow_of(&home.settings()),
+            allow_of(&home.settings_text()),
             [READ_RULE, EDIT_RULE],
             "{before}"
         );
         home.ok(&["uninstall", "--yes"]);
-        assert_eq!(home.settings(), before);
+        assert_eq!(home.settings_text(), before);
     }
 }
 
 #[test]
 fn no_permissions_skips_the_rules() {
-    let home = Home::new(Some(SETTINGS));
+    let home = home_with(Some(SETTINGS));
     home.ok(&["install", "--yes", "--no-smoke", "--no-permissions"]);
-    assert_eq!(allow_of(&home.settings()), ["Bash(ls:*)"]);
+    assert_eq!(allow_of(&home.settings_text()), ["Bash(ls:*)"]);
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), SETTINGS);
+    assert_eq!(home.settings_text(), SETTINGS);
 }
 
 #[test]
@@ -144,42 +143,42 @@ fn rules_the_user_had_before_install_stay_after_uninstall() {
         "{{\n  \"permissions\": {{\n    \"allow\": [\n      \"{READ_RULE}\",\n      \"{EDIT_RULE}\"\n    ]\n  }}\n}}\n"
     );
     for flags in [&["--no-permissions"][..], &[]] {
-        let home = Home::new(Some(&before));
+        let home = home_with(Some(&before));
         let mut args = vec!["install", "--yes", "--no-smoke"];
         args.extend(flags);
         home.ok(&args);
         assert_eq!(
-            allow_of(&home.settings()),
+            allow_of(&home.settings_text()),
             [READ_RULE, EDIT_RULE],
             "{flags:?}"
         );
         // A second install does not forget whose they are.
         home.ok(&args);
         home.ok(&["uninstall", "--yes"]);
-        assert_eq!(home.settings(), before, "{flags:?}");
+        assert_eq!(home.settings_text(), before, "{flags:?}");
     }
     // Rules gk added itself still go.
-    let home = Home::new(Some("{\"model\": \"opus\"}\n"));
+    let home = home_with(Some("{\"model\": \"opus\"}\n"));
     home.ok(&["install", "--yes", "--no-smoke"]);
     home.ok(&["install", "--yes", "--no-smoke"]);
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), "{\"model\": \"opus\"}\n");
+    assert_eq!(home.settings_text(), "{\"model\": \"opus\"}\n");
 }
 
 #[test]
 fn an_empty_settings_file_comes_back_empty() {
     for before in ["", "\n", "  \n"] {
-        let home = Home::new(Some(before));
+        let home = home_with(Some(before));
         home.ok(&["install", "--yes", "--no-smoke"]);
-        assert_eq!(allow_of(&home.settings()), [READ_RULE, EDIT_RULE]);
+        assert_eq!(allow_of(&home.settings_text()), [READ_RULE, EDIT_RULE]);
         home.ok(&["uninstall", "--yes"]);
-        assert_eq!(home.settings(), before, "{before:?}");
+        assert_eq!(home.settings_text(), before, "{before:?}");
     }
 }
 
 #[test]
 fn a_state_folder_outside_home_gets_an_absolute_rule() {
-    let home = Home::new(Some("{}"));
+    let home = home_with(Some("{}"));
     let elsewhere = tempfile::tempdir().unwrap();
     let xdg = elsewhere.path().join("xdg");
     // The folder moves with XDG_STATE_HOME on Linux and macOS; Windows has
@@ -190,10 +189,9 @@ fn a_state_folder_outside_home_gets_an_absolute_rule() {
         ("XDG_STATE_HOME", xdg.clone(), xdg.join("gk"))
     };
     let out = home
-        .gk(&["install", "--yes", "--no-smoke"])
+        .cmd(&["install", "--yes", "--no-smoke"])
         .env(var, &value)
-        .output()
-        .unwrap();
+        .output();
     assert!(out.status.success());
     // An absolute rule path starts with `//`; the Windows client matches
     // `C:\x\y` as `//c/x/y` (docs/claude-code-facts.md).
@@ -206,29 +204,26 @@ fn a_state_folder_outside_home_gets_an_absolute_rule() {
         format!("/{dir}")
     };
     assert_eq!(
-        allow_of(&home.settings()),
+        allow_of(&home.settings_text()),
         [
             format!("Read({rule_path}/*.json)"),
             format!("Edit({rule_path}/*.json)")
         ]
     );
-    let out = home
-        .gk(&["uninstall", "--yes"])
-        .env(var, &value)
-        .output()
-        .unwrap();
+    let out = home.cmd(&["uninstall", "--yes"]).env(var, &value).output();
     assert!(out.status.success());
-    assert_eq!(home.settings(), "{}");
+    assert_eq!(home.settings_text(), "{}");
 }
 
 #[test]
 fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
-    let home = Home::new(Some("{\n  \"model\": \"opus\"\n}\n"));
+    let home = home_with(Some("{\n  \"model\": \"opus\"\n}\n"));
     home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
-    let v: Value = serde_json::from_str(&home.settings()).unwrap();
+    let v: Value = serde_json::from_str(&home.settings_text()).unwrap();
     assert_eq!(v["statusLine"]["type"], "command");
     let command = v["statusLine"]["command"].as_str().unwrap();
-    let mut run = if cfg!(windows) {
+    let payload = "{\"session_id\": \"abc\"}";
+    let out = if cfg!(windows) {
         // A status line has no exec form: the client (2.1.332) runs it
         // through Git Bash when it finds one, else PowerShell; here there is
         // none, so the PowerShell form. It is run as PowerShell would run it
@@ -237,37 +232,37 @@ fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
             command,
             r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#
         );
-        let program = home.dir.path().join(".claude").join("hooks").join("gk.exe");
-        let mut cmd = Command::from_std(support::command(&program, home.dir.path()));
-        cmd.arg("statusline");
-        cmd
+        let program = home.home().join(".claude").join("hooks").join("gk.exe");
+        home.gk(["statusline"])
+            .program(&program)
+            .stdin(payload)
+            .output()
     } else {
         assert_eq!(command, "\"$HOME/.claude/hooks/gk\" statusline");
         // The registered command works: run it as Claude Code would, through sh.
-        let mut cmd = Command::from_std(support::command("sh", home.dir.path()));
-        cmd.arg("-c").arg(command);
-        cmd
+        assert_cmd::Command::from_std(home.command("sh"))
+            .arg("-c")
+            .arg(command)
+            .write_stdin(payload)
+            .output()
+            .unwrap()
     };
-    let out = run
-        .write_stdin("{\"session_id\": \"abc\"}")
-        .output()
-        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("gk "));
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), "{\n  \"model\": \"opus\"\n}\n");
+    assert_eq!(home.settings_text(), "{\n  \"model\": \"opus\"\n}\n");
 
     let theirs = "{\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"~/bin/my-line.sh\"\n  }\n}\n";
-    let home = Home::new(Some(theirs));
+    let home = home_with(Some(theirs));
     let said = home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
     assert!(said.contains("already sets a statusLine"), "{said}");
     // The note says how, without pointing at docs a release does not ship.
     assert!(!said.contains("docs/"), "{said}");
     assert!(said.contains("statusline"), "{said}");
-    let v: Value = serde_json::from_str(&home.settings()).unwrap();
+    let v: Value = serde_json::from_str(&home.settings_text()).unwrap();
     assert_eq!(v["statusLine"]["command"], "~/bin/my-line.sh");
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), theirs);
+    assert_eq!(home.settings_text(), theirs);
 }
 
 /// Git for Windows installed after gk: the client now runs the status line
@@ -276,27 +271,26 @@ fn statusline_is_registered_only_where_none_is_set_and_removed_only_when_gks() {
 /// Windows the variable changes nothing.
 #[test]
 fn a_status_line_follows_the_shell_the_client_will_use() {
-    let home = Home::new(Some("{\n  \"model\": \"opus\"\n}\n"));
-    let line = |home: &Home| {
-        let v: Value = serde_json::from_str(&home.settings()).unwrap();
+    let home = home_with(Some("{\n  \"model\": \"opus\"\n}\n"));
+    let line = |home: &TestEnv| {
+        let v: Value = serde_json::from_str(&home.settings_text()).unwrap();
         v["statusLine"]["command"].as_str().unwrap().to_string()
     };
     home.ok(&["install", "--yes", "--no-smoke", "--statusline"]);
     let first = line(&home);
-    let bash = home.dir.path().join("Git").join("bin").join("bash.exe");
+    let bash = home.home().join("Git").join("bin").join("bash.exe");
     std::fs::create_dir_all(bash.parent().unwrap()).unwrap();
     std::fs::write(&bash, "").unwrap();
     let out = home
-        .gk(&["install", "--yes", "--no-smoke", "--statusline"])
+        .cmd(&["install", "--yes", "--no-smoke", "--statusline"])
         .env("CLAUDE_CODE_GIT_BASH_PATH", &bash)
-        .output()
-        .unwrap();
+        .output();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{said}");
     if cfg!(windows) {
         assert_eq!(line(&home), r#""$HOME/.claude/hooks/gk.exe" statusline"#);
         assert!(said.contains("spelled for Git Bash"), "{said}");
-        let v: Value = serde_json::from_str(&home.settings()).unwrap();
+        let v: Value = serde_json::from_str(&home.settings_text()).unwrap();
         let handler = &v["hooks"]["UserPromptSubmit"][0]["hooks"][0];
         assert_eq!(handler["args"], serde_json::json!(["hook", "prompt"]));
     } else {
@@ -306,27 +300,19 @@ fn a_status_line_follows_the_shell_the_client_will_use() {
     // Git for Windows gone again: doctor names the status line bash would
     // run and PowerShell cannot, and --fix respells it; off Windows the
     // status line always runs in sh and doctor has nothing to say.
-    let codes = |home: &Home| -> Vec<String> {
-        let out = home
-            .gk(&["doctor", "--json", "--no-smoke"])
-            .output()
-            .unwrap();
+    let codes = |home: &TestEnv| -> Vec<String> {
+        let out = home.cmd(&["doctor", "--json", "--no-smoke"]).output();
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["code"].as_str().unwrap().to_string())
-            .collect()
+        all_codes(&v)
     };
-    let bashed = home.settings();
+    let bashed = home.settings_text();
     if cfg!(windows) {
         assert!(codes(&home).contains(&"statusline-broken".to_string()));
         let fixed = home.ok(&["doctor", "--fix", "--yes", "--no-smoke"]);
         assert!(fixed.contains("statusline"), "{fixed}");
         assert_eq!(line(&home), first);
         assert_eq!(
-            home.settings(),
+            home.settings_text(),
             bashed.replace(
                 &serde_json::to_string(r#""$HOME/.claude/hooks/gk.exe" statusline"#).unwrap(),
                 &serde_json::to_string(&first).unwrap()
@@ -335,7 +321,7 @@ fn a_status_line_follows_the_shell_the_client_will_use() {
     }
     assert!(!codes(&home).contains(&"statusline-broken".to_string()));
     home.ok(&["uninstall", "--yes"]);
-    assert_eq!(home.settings(), "{\n  \"model\": \"opus\"\n}\n");
+    assert_eq!(home.settings_text(), "{\n  \"model\": \"opus\"\n}\n");
 }
 
 /// A settings.json that is an object with only whitespace inside: install
@@ -349,22 +335,22 @@ fn a_whitespace_only_object_comes_back_byte_for_byte() {
             &["--statusline"][..],
             &["--no-permissions", "--statusline"][..],
         ] {
-            let home = Home::new(Some(before));
+            let home = home_with(Some(before));
             let mut args = vec!["install", "--yes", "--no-smoke"];
             args.extend_from_slice(extra);
             home.ok(&args);
-            assert_ne!(home.settings(), before);
+            assert_ne!(home.settings_text(), before);
             home.ok(&["uninstall", "--yes"]);
-            assert_eq!(home.settings(), before, "{before:?} with {extra:?}");
+            assert_eq!(home.settings_text(), before, "{before:?} with {extra:?}");
         }
     }
 }
 
 #[test]
 fn the_claude_md_block_explains_the_per_session_record_once() {
-    let home = Home::new(None);
+    let home = home_with(None);
     home.ok(&["install", "--yes", "--no-smoke"]);
-    let md = std::fs::read_to_string(home.dir.path().join(".claude/CLAUDE.md")).unwrap();
+    let md = std::fs::read_to_string(home.home().join(".claude/CLAUDE.md")).unwrap();
     assert_eq!(
         md.matches("Each session has its own file").count(),
         1,
@@ -374,7 +360,8 @@ fn the_claude_md_block_explains_the_per_session_record_once() {
         md.contains("\"[Gatekeeper]\"") || md.contains("`[Gatekeeper]`"),
         "{md}"
     );
-    let shared = Path::new(home.dir.path())
+    let shared = home
+        .home()
         .join(".claude")
         .join("hooks")
         .join("task_state.json");

@@ -4,62 +4,38 @@
 //! on every run, report a switch the hooks will not see, fail half way when
 //! another run got there first, or leave temp files behind after a kill.
 
-mod support;
-
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use assert_cmd::Command;
+use crate::common::{Gk, TestEnv};
 
-struct Home {
-    dir: tempfile::TempDir,
+/// A temporary machine with a Claude folder holding `hooks/`.
+fn safety_home() -> TestEnv {
+    let env = TestEnv::new();
+    fs::create_dir_all(env.hooks_dir()).unwrap();
+    env
 }
 
-impl Home {
-    fn new() -> Home {
-        let home = Home {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        fs::create_dir_all(home.claude().join("hooks")).unwrap();
-        home
-    }
+/// What these tests do in a [`TestEnv`] (every run from the home folder).
+trait SafetyEnv {
+    fn cmd(&self, args: &[&str]) -> Gk;
+    fn out(&self, args: &[&str]) -> (i32, String, String);
+    fn ok(&self, args: &[&str]) -> String;
+    fn install(&self);
+    fn uninstall(&self);
+    fn names_with(&self, needle: &str) -> Vec<PathBuf>;
+}
 
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn claude(&self) -> PathBuf {
-        self.path().join(".claude")
-    }
-
-    fn gk(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::from(self.std_gk(args));
-        cmd.timeout(Duration::from_secs(60)).write_stdin("");
-        cmd
-    }
-
-    /// gk in the test sandbox of this HOME (every folder gk uses kept
-    /// inside it), as a plain child process: what a test that kills a run
-    /// needs.
-    #[allow(clippy::disallowed_types, clippy::disallowed_methods)]
-    fn std_gk(&self, args: &[&str]) -> std::process::Command {
-        let mut cmd = support::gk_process(self.path());
-        cmd.args(args)
-            .env("XDG_STATE_HOME", self.path().join("xdg-state"))
-            .env("XDG_DATA_HOME", self.path().join("xdg-data"))
-            .env("LOCALAPPDATA", self.path().join("localappdata"))
-            .env(
-                "GK_MANAGED_SETTINGS",
-                self.path().join("managed-settings.json"),
-            )
-            .current_dir(self.path());
-        cmd
+impl SafetyEnv for TestEnv {
+    fn cmd(&self, args: &[&str]) -> Gk {
+        let mut gk = self.gk(args);
+        gk.current_dir(self.home());
+        gk
     }
 
     /// Run and return (exit code, stdout, stderr).
-    fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = self.gk(args).output().unwrap();
+    fn out(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.cmd(args).output();
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -68,7 +44,7 @@ impl Home {
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        let (code, out, err) = self.run(args);
+        let (code, out, err) = self.out(args);
         assert_eq!(code, 0, "{args:?} failed\n{out}\n{err}");
         out
     }
@@ -81,7 +57,8 @@ impl Home {
         self.ok(&["uninstall", "--yes"]);
     }
 
-    /// Every path under HOME whose name contains `needle`.
+    /// Every path under the temporary root (home, data folder) whose name
+    /// contains `needle`.
     fn names_with(&self, needle: &str) -> Vec<PathBuf> {
         fn walk(dir: &Path, needle: &str, out: &mut Vec<PathBuf>) {
             for e in fs::read_dir(dir).unwrap().flatten() {
@@ -95,7 +72,7 @@ impl Home {
             }
         }
         let mut out = Vec::new();
-        walk(self.path(), needle, &mut out);
+        walk(self.root(), needle, &mut out);
         out
     }
 }
@@ -110,8 +87,8 @@ fn is_link(p: &Path) -> bool {
 #[cfg(unix)]
 #[test]
 fn uninstall_removes_a_binary_link_and_keeps_what_it_points_to() {
-    let h = Home::new();
-    let mine = h.path().join("bin/gk-mine");
+    let h = safety_home();
+    let mine = h.home().join("bin/gk-mine");
     fs::create_dir_all(mine.parent().unwrap()).unwrap();
     fs::copy(env!("CARGO_BIN_EXE_gk"), &mine).unwrap();
     let link = h.claude().join("hooks/gk");
@@ -131,8 +108,8 @@ fn uninstall_removes_a_binary_link_and_keeps_what_it_points_to() {
 #[test]
 fn a_claude_md_linked_into_dotfiles_gets_its_text_back_and_stays() {
     for before in ["# My notes\n\nBe brief.\n", ""] {
-        let h = Home::new();
-        let dotfiles = h.path().join("dotfiles/CLAUDE.md");
+        let h = safety_home();
+        let dotfiles = h.home().join("dotfiles/CLAUDE.md");
         fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
         fs::write(&dotfiles, before).unwrap();
         let link = h.claude().join("CLAUDE.md");
@@ -151,7 +128,7 @@ fn a_claude_md_linked_into_dotfiles_gets_its_text_back_and_stays() {
 
 #[test]
 fn an_empty_claude_md_that_was_there_before_install_is_kept() {
-    let h = Home::new();
+    let h = safety_home();
     let md = h.claude().join("CLAUDE.md");
     fs::write(&md, "").unwrap();
     h.install();
@@ -172,9 +149,9 @@ fn an_empty_claude_md_that_was_there_before_install_is_kept() {
 #[cfg(unix)]
 #[test]
 fn purge_removes_links_to_the_state_and_config_not_their_targets() {
-    let h = Home::new();
+    let h = safety_home();
     h.install();
-    let dot = h.path().join("dotfiles");
+    let dot = h.home().join("dotfiles");
     fs::create_dir_all(&dot).unwrap();
     for name in ["gk.json", "task_state.json"] {
         let target = dot.join(name);
@@ -198,7 +175,7 @@ fn purge_removes_links_to_the_state_and_config_not_their_targets() {
 
 #[test]
 fn an_unclosed_code_fence_gets_one_block_and_loses_it_again() {
-    let h = Home::new();
+    let h = safety_home();
     let md = h.claude().join("CLAUDE.md");
     let before = "My notes\n\n```sh\necho x\n";
     fs::write(&md, before).unwrap();
@@ -213,7 +190,7 @@ fn an_unclosed_code_fence_gets_one_block_and_loses_it_again() {
         "install is not idempotent"
     );
     assert_eq!(once.matches("gk:begin").count(), 1);
-    let (code, out, err) = h.run(&["install", "--check"]);
+    let (code, out, err) = h.out(&["install", "--check"]);
     assert_eq!(code, 0, "{out}{err}");
     h.uninstall();
     assert_eq!(fs::read_to_string(&md).unwrap(), before);
@@ -221,14 +198,14 @@ fn an_unclosed_code_fence_gets_one_block_and_loses_it_again() {
 
 #[test]
 fn a_claude_md_ending_in_a_lone_carriage_return_round_trips() {
-    let h = Home::new();
+    let h = safety_home();
     let md = h.claude().join("CLAUDE.md");
     let before = "My notes\r";
     fs::write(&md, before).unwrap();
     h.install();
-    let (code, out, err) = h.run(&["install", "--check"]);
+    let (code, out, err) = h.out(&["install", "--check"]);
     assert_eq!(code, 0, "install --check right after install\n{out}{err}");
-    let (_, out, _) = h.run(&["doctor", "--no-smoke"]);
+    let (_, out, _) = h.out(&["doctor", "--no-smoke"]);
     assert!(!out.contains("claude-md-section"), "{out}");
     h.uninstall();
     assert_eq!(fs::read(&md).unwrap(), before.as_bytes());
@@ -238,7 +215,7 @@ fn a_claude_md_ending_in_a_lone_carriage_return_round_trips() {
 
 #[test]
 fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
-    let h = Home::new();
+    let h = safety_home();
     let config = h.claude().join("hooks").join("gk.json");
     // Valid JSON, over the 1 MiB the hooks read.
     let big = format!("{{\"stale_hours\": 24{}}}\n", " ".repeat(1 << 20));
@@ -247,7 +224,7 @@ fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
     assert!(edge.len() < 1 << 20);
     for text in [big, edge] {
         fs::write(&config, &text).unwrap();
-        let (code, out, err) = h.run(&["disable", "prompt", "--yes"]);
+        let (code, out, err) = h.out(&["disable", "prompt", "--yes"]);
         assert_eq!(code, 1, "{} bytes: not refused\n{out}{err}", text.len());
         assert!(!out.contains("edited"), "{out}");
         let line = err.trim_end();
@@ -260,10 +237,9 @@ fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
         assert_eq!(fs::read_to_string(&config).unwrap(), text);
         // And the hook, which reads the same limit, is still on.
         let out = h
-            .gk(&["hook", "prompt"])
-            .write_stdin(r#"{"prompt":"ok"}"#)
-            .output()
-            .unwrap();
+            .cmd(&["hook", "prompt"])
+            .stdin(r#"{"prompt":"ok"}"#)
+            .output();
         assert!(!out.stdout.is_empty());
     }
 }
@@ -273,17 +249,19 @@ fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
 #[test]
 fn two_uninstalls_at_once_both_succeed() {
     const ROUNDS: usize = 10;
-    let h = Home::new();
+    let h = safety_home();
     fs::write(h.claude().join("CLAUDE.md"), "# mine\n").unwrap();
     fs::write(h.claude().join("settings.json"), "{\"model\": \"opus\"}\n").unwrap();
     let mut failures = Vec::new();
     for round in 0..ROUNDS {
         h.install();
-        let a = h.gk(&["uninstall", "--yes"]);
-        let b = h.gk(&["uninstall", "--yes"]);
-        let runs: Vec<_> = [a, b]
-            .into_iter()
-            .map(|mut c| std::thread::spawn(move || c.output().unwrap()))
+        // Two processes at once, racing for the same files.
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                let mut c = h.cmd(&["uninstall", "--yes"]);
+                c.process();
+                std::thread::spawn(move || c.output())
+            })
             .collect();
         for r in runs {
             let out = r.join().unwrap();
@@ -320,7 +298,7 @@ const DEAD_PID: u32 = 2_000_000_000;
 
 #[test]
 fn leftovers_of_a_dead_run_are_removed_by_the_next_run() {
-    let h = Home::new();
+    let h = safety_home();
     h.install();
     let hooks = h.claude().join("hooks");
     let binary = if cfg!(windows) { "gk.exe" } else { "gk" };
@@ -350,7 +328,7 @@ fn leftovers_of_a_dead_run_are_removed_by_the_next_run() {
 #[allow(clippy::disallowed_methods)] // the test starts the run it kills
 fn installs_killed_mid_write_leave_nothing_after_the_next_run() {
     const KILLS: u32 = 30;
-    let h = Home::new();
+    let h = safety_home();
     // Spread the kills over a whole run: time one first.
     let start = std::time::Instant::now();
     h.install();
@@ -364,8 +342,11 @@ fn installs_killed_mid_write_leave_nothing_after_the_next_run() {
         } else {
             &["uninstall", "--yes"]
         };
+        // A process: only a process can be killed mid-write.
         let mut child = h
-            .std_gk(args)
+            .cmd(args)
+            .process()
+            .to_command()
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
