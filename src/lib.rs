@@ -3,8 +3,10 @@
 //! drawn in docs/maintainers/the-house.md; `scripts/check-layers.py` holds
 //! the code to it):
 //!
-//! 1. ground: `error`, `bounded`, `text`, `platform`, `version`;
-//! 2. `paths`, `hookcmd`, `cli` (the arguments, as data), `machine`;
+//! 1. ground: `error`, `bounded`, `text`, `platform`, `version`,
+//!    `console` (the one output and input handle);
+//! 2. `env` (what gk reads of its process, read once in `main`), `paths`,
+//!    `hookcmd`, `cli` (the arguments, as data), `machine`;
 //! 3. `settings` (the read model and its one schema check), `smoke`;
 //! 4. `registry` (what the client loads and runs; read-only);
 //! 5. `hooks` (the hot path; reads only), then `report` (counts from the
@@ -18,13 +20,22 @@
 //!
 //! Everything is crate-private; [`testing`] names what the integration
 //! tests and fuzz targets call directly.
+//!
+//! Nothing in the library prints with `print!`/`eprintln!` or reads the
+//! process's environment, folder or handles: commands write through a
+//! `console::Console` and read an `env::Env`, both made in
+//! `commands::main` (clippy.toml names the std calls only it may make).
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub(crate) mod bounded;
 pub(crate) mod change;
 pub(crate) mod cli;
 pub(crate) mod commands;
+pub(crate) mod console;
 pub(crate) mod doctor;
 pub(crate) mod edit;
+pub(crate) mod env;
 pub(crate) mod error;
 pub(crate) mod hookcmd;
 pub(crate) mod hooks;
