@@ -16,7 +16,9 @@ pub struct Console<'a> {
     pub err: &'a mut dyn Write,
     pub input: &'a mut dyn Read,
     /// The regular file stdout writes to, when it is one (Unix; `gk rules >
-    /// gk.json`). Asked only by the command that needs it.
+    /// gk.json`). Asked only by the command that needs it (Unix only:
+    /// see `commands::rules`).
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub out_file: &'a dyn Fn() -> Option<FileId>,
 }
 
