@@ -13,7 +13,7 @@
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
 # same interleaved run as gk) rather than RUNS.
 # With GK_BENCH_BASELINE=<path of another gk build> (an older commit's
-# static build, say) that binary's prompt and Stop hooks are timed in the
+# static build, say) that binary's hooks and status line are timed in the
 # same interleaved run, so a change is judged side by side, not against
 # figures from another day.
 # Timing uses scripts/bench-spawn.rs (spawn + wait, stdin from a file, no
@@ -291,6 +291,8 @@ SW="$tmp/session-warn.json"
     echo "baseline-prompt${TAB}$P${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}prompt"
     echo "baseline-stop${TAB}$S${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}stop"
     echo "baseline-session-plugins50${TAB}$tmp/session-plugins.json${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}session"
+    echo "baseline-session${TAB}$SS${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}session"
+    echo "baseline-statusline${TAB}$L${TAB}$GK_BENCH_BASELINE${TAB}statusline"
   fi
 } > "$tmp/spec1.tsv"
 
@@ -340,6 +342,9 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
       printf "baseline prompt         / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-prompt"] / t
       printf "baseline stop           / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-stop"] / t
       printf "baseline session, 50 plugins / no-op %5.2fx (GK_BENCH_BASELINE)\n", med["baseline-session-plugins50"] / t
+      printf "baseline session        / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-session"] / t
+      printf "baseline statusline     / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-statusline"] / t
+      printf "this build / baseline: prompt %5.3fx, stop %5.3fx, session %5.3fx, statusline %5.3fx, session 50 plugins %5.3fx\n", med["gk-prompt(static)"] / med["baseline-prompt"], med["gk-stop(static)"] / med["baseline-stop"], med["gk-session(static)"] / med["baseline-session"], med["gk-statusline(static)"] / med["baseline-statusline"], med["gk-session-plugins50(static)"] / med["baseline-session-plugins50"]
     }
     if (have_ref == "yes") {
       printf "python gatekeeper.py    / gk      %5.0fx  (target >= 25x)\n", med["python-gatekeeper.py"] / med2["gk-prompt(static)"]

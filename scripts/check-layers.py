@@ -13,6 +13,12 @@ lower layer; two modules of one layer may not import each other's code at
 all. Inside one module folder, the files may import each other, but never
 in a circle. Test code (`#[cfg(test)]` blocks) is held to the same rules.
 
+It also holds the library to one reading of its process: the variables,
+the current folder, the program's path, the std handles and the system's
+home folder are read in `src/env.rs` (`Env::from_process`) and bound in
+`src/commands/mod.rs` (`commands::main`) only; every other file takes an
+`Env` and a `Console` (test code excepted).
+
 Prints one line per breach (file:line: what) and exits 1; exits 0 when the
 house is one-way and both descriptions agree with `LAYERS`. Well under a
 second.
@@ -25,7 +31,8 @@ from pathlib import Path
 # Lowest first. A module not listed here is an error: a new module must
 # be given its place.
 LAYERS = [
-    ["error", "bounded", "text", "platform", "version"],
+    ["error", "bounded", "text", "platform", "version", "console"],
+    ["env"],
     ["paths"],
     ["hookcmd"],
     ["cli"],
@@ -48,6 +55,12 @@ SRC = ROOT / "src"
 CRATE_PATH = re.compile(r"\bcrate::([a-z_]+)(?:::([a-z_]+))?")
 SUPER_PATH = re.compile(r"\bsuper::([a-z_]+)")
 BRACED = re.compile(r"\buse crate::\{([^}]*)\}")
+PROCESS_READ = re.compile(
+    r"\bstd::env::(?:vars?|vars?_os|args|args_os|current_dir|current_exe)\b"
+    r"|\bio::(?:stdout|stderr|stdin)\(\)|\bstd::path::absolute\b|\bdirs::home_dir\b"
+    r"|\bis_terminal\(\)"
+)
+PROCESS_READERS = {"src/env.rs", "src/commands/mod.rs"}
 
 
 def module_of(path: Path):
@@ -138,7 +151,14 @@ def main() -> int:
         if top not in RANK:
             breaches.append(f"{rel}: module `{top}` has no layer in scripts/check-layers.py")
             continue
+        check_reads = rel.as_posix() not in PROCESS_READERS and path.name != "tests.rs"
         for n, line in code_lines(path.read_text(encoding="utf-8")):
+            if line.strip().startswith("#[cfg(test)]"):
+                check_reads = False
+            if check_reads and PROCESS_READ.search(line):
+                breaches.append(
+                    f"{rel}:{n}: reads the process itself; take an Env / a Console (src/env.rs, src/console.rs)"
+                )
             names = [(m.group(1), m.group(2)) for m in CRATE_PATH.finditer(line)]
             for group in BRACED.finditer(line):
                 for item in group.group(1).split(","):

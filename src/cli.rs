@@ -269,8 +269,9 @@ pub struct DoctorArgs {
     /// Project folder whose .claude/settings*.json are read (default: current folder).
     #[arg(long)]
     pub project: Option<PathBuf>,
-    /// Managed (policy) settings file to read instead of the platform's.
-    #[arg(long, env = "GK_MANAGED_SETTINGS")]
+    /// Managed (policy) settings file to read instead of the platform's
+    /// [env: GK_MANAGED_SETTINGS=]
+    #[arg(long)]
     pub managed_settings: Option<PathBuf>,
     /// Do not run the registered hook commands.
     #[arg(long)]
@@ -361,11 +362,13 @@ pub fn near_misses(word: &str, names: &[&str]) -> Vec<String> {
 }
 
 /// `gk completions <shell>`: the completion script on stdout.
-pub fn print_completions(shell: clap_complete::Shell) -> crate::error::Result<u8> {
+pub fn print_completions(
+    shell: clap_complete::Shell,
+    out: &mut dyn std::io::Write,
+) -> crate::error::Result<u8> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "gk", &mut script);
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
+    let stdout = out;
     match stdout.write_all(&script).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::new(
             format!("could not write to stdout: {e}"),

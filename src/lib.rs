@@ -4,36 +4,47 @@
 //! (and checks this one and docs/maintainers/the-house.md against it);
 //! the-house.md says what each module holds.
 //!
-//! 0. `error`, `bounded`, `text`, `platform`, `version`: the ground (one
-//!    error type, the bounded reader, the text sanitiser, the platform as a
-//!    value, the version marker)
-//! 1. `paths`: where the client and gk keep their files
-//! 2. `hookcmd`: what a registered command runs, whatever its spelling
-//! 3. `cli`: the command line as data
-//! 4. `machine`: the machine's facts, read once
-//! 5. `settings`, `smoke`: the read model of a settings file and its
+//! 0. `error`, `bounded`, `text`, `platform`, `version`, `console`: the
+//!    ground (one error type, the bounded reader, the text sanitiser, the
+//!    platform as a value, the version marker, the one output and input
+//!    handle)
+//! 1. `env`: what gk reads of its process, read once in `main`
+//! 2. `paths`: where the client and gk keep their files
+//! 3. `hookcmd`: what a registered command runs, whatever its spelling
+//! 4. `cli`: the command line as data
+//! 5. `machine`: the machine's facts, read once
+//! 6. `settings`, `smoke`: the read model of a settings file and its
 //!    checks; the one runner that starts a process
-//! 6. `registry`: what the client loads and runs; reads only
-//! 7. `hooks`: the hot path; reads only
-//! 8. `report`: counts from the client's transcripts; opens nothing itself
-//! 9. `change`, `edit`: plans, their display, atomic writes and backups;
-//!    pure text editors of the files gk touches
-//! 10. `records`: the task records and their plans
-//! 11. `setup`: what gk wants on a machine, and the install and uninstall
+//! 7. `registry`: what the client loads and runs; reads only
+//! 8. `hooks`: the hot path; reads only
+//! 9. `report`: counts from the client's transcripts; opens nothing itself
+//! 10. `change`, `edit`: plans, their display, atomic writes and backups;
+//!     pure text editors of the files gk touches
+//! 11. `records`: the task records and their plans
+//! 12. `setup`: what gk wants on a machine, and the install and uninstall
 //!     plans
-//! 12. `doctor`: findings and `--fix`
-//! 13. `commands`: what a person runs, and the dispatch
-//! 14. `testing`: the door for the integration tests and fuzz targets
+//! 13. `doctor`: findings and `--fix`
+//! 14. `commands`: what a person runs, and the dispatch
+//! 15. `testing`: the door for the integration tests and fuzz targets
 //!
 //! Everything else is crate-private; [`testing`] names what the
 //! integration tests and fuzz targets call directly.
+//!
+//! Nothing in the library prints with `print!`/`eprintln!` or reads the
+//! process's environment, folder or handles: commands write through a
+//! `console::Console` and read an `env::Env`, both made in
+//! `commands::main` (`scripts/check-layers.py` holds the code to it).
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub(crate) mod bounded;
 pub(crate) mod change;
 pub(crate) mod cli;
 pub(crate) mod commands;
+pub(crate) mod console;
 pub(crate) mod doctor;
 pub(crate) mod edit;
+pub(crate) mod env;
 pub(crate) mod error;
 pub(crate) mod hookcmd;
 pub(crate) mod hooks;

@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::CommandContext;
 use crate::paths::ClaudePaths;
@@ -190,29 +191,28 @@ fn policy_value(_machine: bool) -> Option<PolicyValue> {
 pub const PLUGIN_DIR_VAR: &str = "CLAUDE_CODE_PLUGIN_CACHE_DIR";
 
 impl Machine {
-    /// Read from the process environment; an error when neither a home
-    /// folder nor `CLAUDE_CONFIG_DIR` is known.
-    pub fn from_env() -> Result<Machine> {
-        let paths = ClaudePaths::from_env().ok_or_else(|| {
+    /// Read from `env`; an error when neither a home folder nor
+    /// `CLAUDE_CONFIG_DIR` is known.
+    pub fn from_env(env: &Env) -> Result<Machine> {
+        let paths = ClaudePaths::from_env(env).ok_or_else(|| {
             Error::new("could not find the home folder (set HOME or CLAUDE_CONFIG_DIR)")
         })?;
         Ok(Machine::with_paths(
-            crate::paths::home_dir(),
+            crate::paths::home_dir(env),
             &paths,
-            &|name| std::env::var_os(name),
+            env,
         ))
     }
 
     /// The facts for a known home folder and `<claude dir>`, the other
-    /// variables read through `env`. A relative `CLAUDE_CONFIG_DIR` would
-    /// give a hook command that only works from this folder: it is pinned
-    /// here, as the client started here would take it.
-    pub fn with_paths(
-        home: Option<PathBuf>,
-        paths: &ClaudePaths,
-        env: &dyn Fn(&str) -> Option<OsString>,
-    ) -> Machine {
+    /// variables read from `process` (and its current folder). A relative
+    /// `CLAUDE_CONFIG_DIR` would give a hook command that only works from
+    /// this folder: it is pinned here, as the client started here would
+    /// take it.
+    pub fn with_paths(home: Option<PathBuf>, paths: &ClaudePaths, process: &Env) -> Machine {
+        let env = &|name: &str| process.var_os(name);
         let os = Os::current();
+        let absolute = |p: &Path| process.absolute(p);
         let claude_dir = absolute(paths.dir());
         let home = home.unwrap_or_else(|| claude_dir.clone());
         let state_dir = crate::paths::state_dir(
@@ -270,13 +270,8 @@ impl Machine {
             registry_policy,
             managed_program,
             state_dir,
-            current_dir: std::env::current_dir().ok(),
+            current_dir: process.current_dir().ok().map(Path::to_path_buf),
             plugins_dir,
         }
     }
-}
-
-/// `path` made absolute against the current folder (unchanged if that fails).
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

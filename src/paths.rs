@@ -30,6 +30,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::env::Env;
 use crate::platform::Os;
 
 /// gk's own config file name, inside `<claude dir>/hooks/`.
@@ -41,13 +42,10 @@ pub const INSTALL_RECORD_NAME: &str = "gk-install.json";
 
 /// The home folder, as Claude Code resolves it on this machine (see the
 /// module notes); `None` when there is none at all.
-#[allow(clippy::disallowed_methods)] // the one use of dirs::home_dir (clippy.toml)
-pub fn home_dir() -> Option<PathBuf> {
-    resolve_home(
-        Os::current(),
-        &|name| std::env::var_os(name),
-        &dirs::home_dir,
-    )
+pub fn home_dir(env: &Env) -> Option<PathBuf> {
+    resolve_home(Os::current(), &|name| env.var_os(name), &|| {
+        env.system_home()
+    })
 }
 
 /// Pure resolution of the home folder: the variable the client reads on
@@ -128,12 +126,12 @@ pub fn backup_dir(
     Some(join_on(os, &data, &["gk", "backups"]))
 }
 
-/// [`backup_dir`] for this process.
-pub fn backup_dir_from_env() -> Option<PathBuf> {
+/// [`backup_dir`] for this environment.
+pub fn backup_dir_from_env(env: &Env) -> Option<PathBuf> {
     backup_dir(
         Os::current(),
-        &|name| std::env::var_os(name),
-        home_dir().as_deref(),
+        &|name| env.var_os(name),
+        home_dir(env).as_deref(),
     )
 }
 
@@ -143,10 +141,10 @@ pub struct ClaudePaths {
 }
 
 impl ClaudePaths {
-    /// Resolve from the process environment. `None` when neither
+    /// Resolve from the environment. `None` when neither
     /// `CLAUDE_CONFIG_DIR` nor a home folder can be found.
-    pub fn from_env() -> Option<ClaudePaths> {
-        Self::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home_dir())
+    pub fn from_env(env: &Env) -> Option<ClaudePaths> {
+        Self::resolve(env.var_os("CLAUDE_CONFIG_DIR"), home_dir(env))
     }
 
     /// Pure resolution: `CLAUDE_CONFIG_DIR` (when non-empty) wins over `home/.claude`.
@@ -252,12 +250,12 @@ pub fn state_dir(
 }
 
 /// [`state_dir`] for a known platform and home folder, the variables read
-/// from the process environment.
-pub fn state_dir_for(os: Os, home: Option<&Path>) -> Option<PathBuf> {
+/// from `env`.
+pub fn state_dir_for(os: Os, home: Option<&Path>, env: &Env) -> Option<PathBuf> {
     state_dir(
         os,
-        std::env::var_os(STATE_DIR_VAR),
-        std::env::var_os("XDG_STATE_HOME"),
+        env.var_os(STATE_DIR_VAR),
+        env.var_os("XDG_STATE_HOME"),
         home,
     )
 }

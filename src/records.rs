@@ -34,8 +34,8 @@ pub struct Places {
 }
 
 impl Places {
-    pub fn from_env() -> Result<Places> {
-        let m = crate::machine::Machine::from_env()?;
+    pub fn from_env(env: &crate::env::Env) -> Result<Places> {
+        let m = crate::machine::Machine::from_env(env)?;
         let claude = m.paths;
         let state_dir = m.state_dir.ok_or_else(|| {
             Error::new(format!(
@@ -43,7 +43,12 @@ impl Places {
                 paths::STATE_DIR_VAR
             ))
         })?;
-        check_path(m.os, &state_dir, paths::home_dir().as_deref(), claude.dir())?;
+        check_path(
+            m.os,
+            &state_dir,
+            paths::home_dir(env).as_deref(),
+            claude.dir(),
+        )?;
         // The hooks' own reading of gk.json (a broken file keeps "global").
         let config = hooks::load_for_hooks(&claude.config_file()).config;
         Ok(Places {

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::{HookCommand, HookKind, ShellForm};
 use crate::platform::Os;
@@ -131,18 +132,27 @@ pub fn sample_payload(kind: HookKind, cwd: &Path) -> String {
 }
 
 /// Start the invocation, feed `stdin`, wait at most `timeout`, collect output.
-/// `env` entries are added to the inherited environment.
+/// The child gets `base`'s variables and current folder (not this
+/// process's: a run in-process with its own HOME smoke-runs with that
+/// HOME), with the `env` entries added.
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)]
 pub fn run(
     invocation: &ShellInvocation,
     stdin: &str,
     timeout: Duration,
+    base: &Env,
     env: &[(String, String)],
 ) -> Result<SmokeRun> {
     use std::process::{Command, Stdio};
     let started = Instant::now();
-    let mut child = Command::new(&invocation.program)
+    let mut command = Command::new(&invocation.program);
+    if let Ok(dir) = base.current_dir() {
+        command.current_dir(dir);
+    }
+    let mut child = command
         .args(&invocation.args)
+        .env_clear()
+        .envs(base.vars().iter().map(|(k, v)| (k, v)))
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -564,12 +574,13 @@ mod tests {
         );
         let payload = sample_payload(HookKind::Prompt, Path::new("/w/a b\\c'd"));
         let env = [("GK_T".to_string(), "v'1 $x".to_string())];
-        let smoke = run(&inv, &payload, Duration::from_secs(10), &env).unwrap();
+        let smoke = run(&inv, &payload, Duration::from_secs(10), &host(), &env).unwrap();
         let line = by_hand(Os::Linux, &inv, &payload, &env);
         let typed = run(
             &shell_invocation(Os::Linux, ShellForm::Bash, None, &line),
             "",
             Duration::from_secs(10),
+            &host(),
             &[],
         )
         .unwrap();
@@ -591,7 +602,7 @@ mod tests {
     fn run_feeds_stdin_and_collects_output() {
         // cmd.exe echoes everything up to the `&`, a space before it too.
         let inv = script("more & echo err>&2& exit 3", "cat; echo err >&2; exit 3");
-        let r = run(&inv, "payload", Duration::from_secs(10), &[]).unwrap();
+        let r = run(&inv, "payload", Duration::from_secs(10), &host(), &[]).unwrap();
         let newline = if cfg!(windows) { "\r\n" } else { "\n" };
         assert_eq!(
             (r.exit_code, r.stdout.trim_end(), r.stderr.as_str()),
@@ -603,7 +614,7 @@ mod tests {
     #[test]
     fn run_kills_at_timeout() {
         let inv = script("ping -n 6 127.0.0.1 >nul", "exec sleep 5");
-        let r = run(&inv, "", Duration::from_millis(200), &[]).unwrap();
+        let r = run(&inv, "", Duration::from_millis(200), &host(), &[]).unwrap();
         assert!(r.timed_out);
         assert!(r.duration < Duration::from_secs(4));
     }
@@ -615,10 +626,44 @@ mod tests {
             &inv,
             "",
             Duration::from_secs(10),
+            &host(),
             &[("GK_SMOKE_T".into(), "v1".into())],
         )
         .unwrap();
         assert_eq!(r.stdout.trim_end(), "v1");
+    }
+
+    /// This test process's environment.
+    fn host() -> Env {
+        Env::from_process()
+    }
+
+    #[test]
+    fn run_gives_the_child_its_environment_not_the_hosts() {
+        // A variable of the host only, and one of the environment only:
+        // the child sees the second and not the first.
+        let inv = script(
+            "echo [%GK_SMOKE_MINE%][%CARGO_MANIFEST_DIR%]",
+            "printf '[%s][%s]' \"$GK_SMOKE_MINE\" \"${CARGO_MANIFEST_DIR-}\"",
+        );
+        let host = host();
+        let dir = std::env::temp_dir();
+        let mut env = Env::new(&dir, dir.join("gk"));
+        for name in ["PATH", "SystemRoot", "ComSpec"] {
+            if let Some(v) = host.var_os(name) {
+                env.set(name, v);
+            }
+        }
+        env.set("GK_SMOKE_MINE", "v2");
+        assert!(host.var_os("CARGO_MANIFEST_DIR").is_some());
+        let r = run(&inv, "", Duration::from_secs(10), &env, &[]).unwrap();
+        // cmd.exe leaves an unset %NAME% as it is.
+        let unset = if cfg!(windows) {
+            "%CARGO_MANIFEST_DIR%"
+        } else {
+            ""
+        };
+        assert_eq!(r.stdout.trim_end(), format!("[v2][{unset}]"));
     }
 
     #[test]

@@ -103,3 +103,27 @@ pub mod verdict {
         }
     }
 }
+
+/// The environment one run sees (variables, current folder, program path,
+/// terminals); see [`run`].
+pub use crate::env::Env;
+
+/// gk run in-process, as `main` runs it: `args` without the program's
+/// name, `env` for everything gk would read of its process, `stdin` for
+/// its input. Returns the exit code, stdout and stderr. The same dispatch
+/// as the process, hooks included; what only a process shows is the panic
+/// hook of the hot path (a panic here is caught by the hooks and unwinds
+/// in the commands), the exit code as the OS reports it, a pipe's or a
+/// terminal's own behaviour on stdin (here it is these bytes, and a
+/// terminal only if `env` says so), and signals.
+pub fn run(args: &[std::ffi::OsString], env: &Env, stdin: &[u8]) -> (u8, Vec<u8>, Vec<u8>) {
+    let (mut out, mut err, mut input) = (Vec::new(), Vec::new(), stdin);
+    let mut console = crate::console::Console {
+        out: &mut out,
+        err: &mut err,
+        input: &mut input,
+        out_file: &|| None,
+    };
+    let code = crate::commands::run(args, env, &mut console, &|| {});
+    (code, out, err)
+}

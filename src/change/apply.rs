@@ -20,7 +20,6 @@
 //! (see [`remove_leftovers`]).
 
 use std::fs;
-use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 
 use crate::change::backup::{self, Backups};
@@ -29,6 +28,8 @@ use crate::change::fs::*;
 use crate::change::plan::FolderChange;
 use crate::change::plan::{ChangeKind, FileChange, Plan, ReplaceStrategy};
 use crate::change::render::{render, summary, Style};
+use crate::console::{out, outln, Console};
+use crate::env::Env;
 use crate::error::{Error, Result};
 /// How the user asked the change to be made (`--yes`, `--dry-run`, `--check`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,17 +68,23 @@ impl Outcome {
 /// Show `plan`, ask (unless `--yes`), and write it. Prints the plan on
 /// stdout; returns an error (nothing written) when confirmation is needed
 /// but stdin is not a terminal, or when a file changed since the plan.
-pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcome> {
+pub fn execute(
+    plan: &Plan,
+    opts: &ChangeOptions,
+    style: Style,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<Outcome> {
     let shown = render(plan, style);
-    print!("{shown}");
-    let _ = std::io::stdout().flush();
+    out!(c, "{shown}");
+    c.flush();
 
     if plan.is_empty_of_changes() {
         if opts.check {
             return Ok(Outcome::Check { pending: false });
         }
         if !opts.dry_run {
-            print_leftovers(&remove_leftovers(plan));
+            print_leftovers(c, &remove_leftovers(plan));
         }
         return Ok(Outcome::NothingToDo);
     }
@@ -85,11 +92,11 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
         return Ok(Outcome::Check { pending: true });
     }
     if opts.dry_run {
-        println!("\ndry run: nothing written.");
+        outln!(c, "\ndry run: nothing written.");
         return Ok(Outcome::DryRun);
     }
     if !opts.yes {
-        if !std::io::stdin().is_terminal() {
+        if !env.stdin_is_terminal() {
             return Err(Error::refused(
                 "refusing to change files without confirmation: stdin is not a terminal \
                  (pass --yes to apply, or --dry-run to only look)",
@@ -98,25 +105,25 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
         if shown.lines().count() > RECAP_AFTER_LINES {
             // The list has scrolled away behind the diffs: what the answer
             // applies to, again, right above the question.
-            print!("\n{}", summary(plan, style));
+            out!(c, "\n{}", summary(plan, style));
         }
-        let answer = ask("apply these changes?")?;
+        let answer = ask(c, "apply these changes?")?;
         if !answer {
-            println!("nothing written.");
+            outln!(c, "nothing written.");
             return Ok(Outcome::Declined);
         }
     }
     // From here to the last write, no other gk run writes (see
     // `super::lock`): the first pass of the write checks every file of the
     // plan together, under the lock.
-    let _lock = match crate::paths::backup_dir_from_env() {
+    let _lock = match crate::paths::backup_dir_from_env(env) {
         Some(dir) => Some(super::lock::RunLock::take(&dir)?),
         None => None,
     };
-    print_leftovers(&remove_leftovers(plan));
+    print_leftovers(c, &remove_leftovers(plan));
     let stamp = run_stamp();
     let backups = if plan.keep_backups && plan.changes.iter().any(needs_backup) {
-        Some(Backups::from_env()?)
+        Some(Backups::from_env(env)?)
     } else {
         None
     };
@@ -125,7 +132,7 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
         // `remove_dir` removes an empty folder and nothing else: a folder
         // with anything in it, a link or a file stays.
         if std::fs::remove_dir(dir).is_ok() {
-            println!("removed   {} (an empty folder)", dir.display());
+            outln!(c, "removed   {} (an empty folder)", dir.display());
         }
     }
     for folder in &plan.folders {
@@ -134,13 +141,14 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
         } else {
             "private"
         };
-        println!("{done:<9} {}", folder.path.display());
+        outln!(c, "{done:<9} {}", folder.path.display());
     }
     let skipped: std::collections::HashSet<&PathBuf> = written.skipped.iter().collect();
     let already: std::collections::HashSet<&PathBuf> = written.already.iter().collect();
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
         if skipped.contains(&change.path) {
-            println!(
+            outln!(
+                c,
                 "skipped   {} (written again since the plan was made: left as it is)",
                 change.path.display()
             );
@@ -151,7 +159,8 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
         } else {
             ""
         };
-        println!(
+        outln!(
+            c,
             "{:<9} {}{note}",
             done_label(change.kind()),
             change.path.display()
@@ -161,13 +170,14 @@ pub fn execute(plan: &Plan, opts: &ChangeOptions, style: Style) -> Result<Outcom
     for (original, copy) in &written.kept {
         if backups.as_ref().is_some_and(|b| copy.starts_with(b.dir())) {
             backed_up = true;
-            println!("backed up {} to {}", original.display(), copy.display());
+            outln!(c, "backed up {} to {}", original.display(), copy.display());
         } else {
-            println!("kept      {}", copy.display());
+            outln!(c, "kept      {}", copy.display());
         }
     }
     if let (true, Some(b)) = (backed_up, &backups) {
-        println!(
+        outln!(
+            c,
             "(gk keeps the last {} backups of each file in {}; `gk uninstall --purge` removes them)",
             backup::KEEP,
             b.dir().display()
@@ -194,17 +204,38 @@ fn needs_backup(change: &FileChange) -> bool {
 /// is no. A whole line, so the Enter after `y` is not left for the shell,
 /// and the output may go to a pipe (`... 2>&1 | tee log`) while the user
 /// types into the terminal.
-fn ask(question: &str) -> Result<bool> {
-    use std::io::{BufRead as _, Read as _};
-    print!("{question} [y/N] ");
-    let _ = std::io::stdout().flush();
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .take(ANSWER_LIMIT)
-        .read_line(&mut line)
+fn ask(c: &mut Console<'_>, question: &str) -> Result<bool> {
+    out!(c, "{question} [y/N] ");
+    c.flush();
+    let line = read_answer(c.input)
         .map_err(|e| Error::new(format!("could not read the answer from stdin: {e}")))?;
     Ok(is_yes(&line))
+}
+
+/// One line of `input` (without reading past its newline, so nothing the
+/// user typed after it is taken), at most [`ANSWER_LIMIT`] bytes.
+fn read_answer(input: &mut dyn std::io::Read) -> std::io::Result<String> {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while line.len() < ANSWER_LIMIT {
+        match input.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) => {
+                line.push(byte[0]);
+                if byte[0] == b'\n' {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    String::from_utf8(line).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
 }
 
 /// A plan longer than this (about a terminal's height) shows its action
@@ -212,15 +243,16 @@ fn ask(question: &str) -> Result<bool> {
 pub const RECAP_AFTER_LINES: usize = 40;
 
 /// The longest answer read: a yes is three letters.
-const ANSWER_LIMIT: u64 = 256;
+const ANSWER_LIMIT: usize = 256;
 
 fn is_yes(line: &str) -> bool {
     matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
-fn print_leftovers(removed: &[PathBuf]) {
+fn print_leftovers(c: &mut Console<'_>, removed: &[PathBuf]) {
     for path in removed {
-        println!(
+        outln!(
+            c,
             "removed   {} (left by a gk run that did not finish)",
             path.display()
         );

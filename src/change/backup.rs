@@ -95,8 +95,8 @@ impl Backups {
     }
 
     /// The folder for this process (see [`crate::paths::backup_dir`]).
-    pub fn from_env() -> Result<Backups> {
-        crate::paths::backup_dir_from_env()
+    pub fn from_env(env: &crate::env::Env) -> Result<Backups> {
+        crate::paths::backup_dir_from_env(env)
             .map(Backups::at)
             .ok_or_else(|| {
                 Error::refused(

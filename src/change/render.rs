@@ -7,7 +7,6 @@
 //! [`crate::text`]).
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::Path;
 
 use similar::{ChangeTag, DiffableStr};
@@ -24,10 +23,9 @@ impl Style {
     /// Colours on stdout: `forced` when the user said (`--color
     /// always|never`), else when stdout is a terminal and `NO_COLOR` is
     /// unset or empty.
-    pub fn for_stdout(forced: Option<bool>) -> Style {
+    pub fn for_stdout(forced: Option<bool>, env: &crate::env::Env) -> Style {
         let color = forced.unwrap_or_else(|| {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
+            env.var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && env.stdout_is_terminal()
         });
         Style { color }
     }

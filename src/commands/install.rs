@@ -9,18 +9,25 @@ use crate::change::apply::{execute, Outcome};
 use crate::change::backup;
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
+use crate::console::{outln, Console};
 use crate::edit::switch;
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::HookKind;
 use crate::machine::Machine;
 use crate::setup::*;
 use crate::smoke;
 
-pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
-    let m = Machine::from_env()?;
-    let program = running_program()?;
+pub fn run_install(
+    args: &InstallArgs,
+    color: ColorChoice,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<u8> {
+    let m = Machine::from_env(env)?;
+    let program = running_program(env)?;
     if args.managed {
-        return run_managed_install(&m, args, &program, color);
+        return run_managed_install(&m, args, &program, color, env, c);
     }
     let shell = shell_form(args.shell, m.os);
     if !args.no_permissions {
@@ -32,18 +39,21 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
     let outcome = execute(
         &plan,
         &crate::commands::options(&args.change),
-        Style::for_stdout(color.forced()),
+        Style::for_stdout(color.forced(), env),
+        env,
+        c,
     )?;
     for note in notes {
         // A note may quote a settings value (another tool's status line).
-        println!("{}", crate::text::escaped(&note));
+        outln!(c, "{}", crate::text::escaped(&note));
     }
-    report_running_copies(&outcome);
+    report_running_copies(c, &outcome);
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());
     }
-    let all_passed = smoke_test(&m, &wanted_hooks(&m.ctx, shell, m.bash_home.as_deref()));
+    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
+    let all_passed = smoke_test(&m, &wanted, env, c);
     if !all_passed {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above; `gk doctor` digs deeper)",
@@ -53,11 +63,12 @@ pub fn run_install(args: &InstallArgs, color: ColorChoice) -> Result<u8> {
 }
 
 /// The bytes of the gk program that is running (what install copies).
-fn running_program() -> Result<Vec<u8>> {
-    let exe = std::env::current_exe()
+fn running_program(env: &Env) -> Result<Vec<u8>> {
+    let exe = env
+        .current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk program: {e}")))?;
-    Ok(crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
-        .map_err(|e| Error::io("read", &exe, &e.into_io()))?
+    Ok(crate::bounded::read(exe, crate::bounded::PROGRAM_LIMIT)
+        .map_err(|e| Error::io("read", exe, &e.into_io()))?
         .bytes)
 }
 
@@ -70,8 +81,14 @@ fn run_managed_install(
     args: &InstallArgs,
     program: &[u8],
     color: ColorChoice,
+    env: &Env,
+    c: &mut Console<'_>,
 ) -> Result<u8> {
-    let output = args.output.as_deref().map(in_current_folder).transpose()?;
+    let output = args
+        .output
+        .as_deref()
+        .map(|f| in_current_folder(f, env))
+        .transpose()?;
     let output = output.as_deref();
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
@@ -82,16 +99,16 @@ fn run_managed_install(
         )?;
     }
     let (plan, notes) = managed::plan_install(m, program, output)?;
-    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced()))?;
+    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)?;
     for note in notes {
-        println!("{}", crate::text::escaped(&note));
+        outln!(c, "{}", crate::text::escaped(&note));
     }
-    report_running_copies(&outcome);
+    report_running_copies(c, &outcome);
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
     if !ran || args.no_smoke || output.is_some() {
         return Ok(outcome.exit_code());
     }
-    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program)?) {
+    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program)?, env, c) {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above)",
         ));
@@ -102,11 +119,12 @@ fn run_managed_install(
 /// `--output FILE` as a path from the current folder: a bare name
 /// (`gk.json`) or a relative one (`ship/gk.json`) is the file there, as
 /// any command-line tool reads it.
-fn in_current_folder(file: &Path) -> Result<PathBuf> {
+fn in_current_folder(file: &Path, env: &Env) -> Result<PathBuf> {
     if file.is_absolute() {
         return Ok(file.to_path_buf());
     }
-    let here = std::env::current_dir()
+    let here = env
+        .current_dir()
         .map_err(|e| Error::new(format!("could not find the current folder: {e}")))?;
     Ok(here.join(file))
 }
@@ -158,8 +176,18 @@ fn io_reason(e: &std::io::Error) -> String {
 }
 
 /// `gk uninstall --managed [--output FILE]`.
-fn run_managed_uninstall(m: &Machine, args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
-    let output = args.output.as_deref().map(in_current_folder).transpose()?;
+fn run_managed_uninstall(
+    m: &Machine,
+    args: &UninstallArgs,
+    color: ColorChoice,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<u8> {
+    let output = args
+        .output
+        .as_deref()
+        .map(|f| in_current_folder(f, env))
+        .transpose()?;
     let output = output.as_deref();
     let (plan, notes) = managed::plan_uninstall(m, output)?;
     let opts = crate::commands::options(&args.change);
@@ -172,11 +200,11 @@ fn run_managed_uninstall(m: &Machine, args: &UninstallArgs, color: ColorChoice) 
             .collect();
         check_rights(&paths, "gk uninstall --managed", false)?;
     }
-    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced()))?;
+    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)?;
     for note in notes {
-        println!("{}", crate::text::escaped(&note));
+        outln!(c, "{}", crate::text::escaped(&note));
     }
-    report_running_copies(&outcome);
+    report_running_copies(c, &outcome);
     Ok(outcome.exit_code())
 }
 
@@ -195,38 +223,46 @@ fn check_state_folder(m: &Machine) -> Result<()> {
 /// Run each registered hook once as Claude Code would; print one line per
 /// hook (and what the session check reports about the setup, when it
 /// reports something). Returns whether every hook that is switched on passed.
-fn smoke_test(m: &Machine, wanted: &crate::edit::settings_edit::WantedHooks) -> bool {
+fn smoke_test(
+    m: &Machine,
+    wanted: &crate::edit::settings_edit::WantedHooks,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> bool {
     // As the hooks read it: a gk.json over their limit is no config at all.
     let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
         .ok()
         .flatten();
-    let cwd = std::env::current_dir().unwrap_or_else(|_| m.ctx.home.clone());
-    println!();
+    let cwd = env
+        .current_dir()
+        .map_or_else(|_| m.ctx.home.clone(), Path::to_path_buf);
+    outln!(c);
     let mut ok = true;
     for kind in HookKind::ALL {
         let label = format!("smoke test: gk hook {:<6}", kind.arg());
         if !switch::is_enabled(config.as_deref(), kind) {
-            println!("{label} skipped (switched off in gk.json)");
+            outln!(c, "{label} skipped (switched off in gk.json)");
             continue;
         }
         let inv = smoke::invocation(m.os, m.git_bash.as_deref(), wanted.get(kind));
         let payload = smoke::sample_payload(kind, &cwd);
-        match smoke::run(&inv, &payload, Duration::from_secs(10), &[]) {
+        match smoke::run(&inv, &payload, Duration::from_secs(10), env, &[]) {
             Ok(run) => {
                 let ms = run.duration.as_secs_f64() * 1000.0;
                 match smoke::judge(kind, &run) {
                     Ok(()) => {
-                        println!("{label} passed in {ms:.0} ms");
+                        outln!(c, "{label} passed in {ms:.0} ms");
                         for line in session_lines(kind, &run.stdout) {
-                            println!("  it reports: {line}");
+                            outln!(c, "  it reports: {line}");
                         }
                     }
                     Err(why) => {
                         ok = false;
-                        println!("{label} FAILED after {ms:.0} ms: {why}");
+                        outln!(c, "{label} FAILED after {ms:.0} ms: {why}");
                         // The folder's name is in the payload: text gk did
                         // not write reaches the terminal escaped.
-                        println!(
+                        outln!(
+                            c,
                             "  run it by hand: {}",
                             crate::text::escaped(&smoke::by_hand(m.os, &inv, &payload, &[]))
                         );
@@ -235,7 +271,7 @@ fn smoke_test(m: &Machine, wanted: &crate::edit::settings_edit::WantedHooks) -> 
             }
             Err(e) => {
                 ok = false;
-                println!("{label} FAILED: {e}");
+                outln!(c, "{label} FAILED: {e}");
             }
         }
     }
@@ -256,13 +292,18 @@ fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
-    let m = Machine::from_env()?;
+pub fn run_uninstall(
+    args: &UninstallArgs,
+    color: ColorChoice,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<u8> {
+    let m = Machine::from_env(env)?;
     if args.managed {
-        return run_managed_uninstall(&m, args, color);
+        return run_managed_uninstall(&m, args, color, env, c);
     }
     let (mut plan, mut notes) = plan_uninstall(&m, args.purge)?;
-    let backups = backup::Backups::from_env();
+    let backups = backup::Backups::from_env(env);
     if args.purge {
         if let Ok(b) = &backups {
             plan_purge_backups(&mut plan, b, &m.paths)?;
@@ -270,7 +311,7 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     }
     // The per-session records: Claude's, kept by a plain uninstall.
     let state_dir = if args.purge {
-        let places = crate::records::Places::from_env()?;
+        let places = crate::records::Places::from_env(env)?;
         let records = crate::records::list(&places)?;
         let (changes, left) = crate::records::purge_changes(&places.state_dir, &records)?;
         for change in changes {
@@ -284,7 +325,9 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
     let outcome = execute(
         &plan,
         &crate::commands::options(&args.change),
-        Style::for_stdout(color.forced()),
+        Style::for_stdout(color.forced(), env),
+        env,
+        c,
     )?;
     if let (true, Outcome::Written { .. }) = (args.purge, &outcome) {
         // Emptied by the plan: the folders go too, each only when empty
@@ -306,19 +349,19 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
         }
         for dir in emptied {
             if std::fs::remove_dir(&dir).is_ok() {
-                println!("removed   {} (an empty folder)", dir.display());
+                outln!(c, "removed   {} (an empty folder)", dir.display());
             }
         }
     }
     for note in notes {
         // A note may quote a settings value (another tool's status line).
-        println!("{}", crate::text::escaped(&note));
+        outln!(c, "{}", crate::text::escaped(&note));
     }
-    report_running_copies(&outcome);
+    report_running_copies(c, &outcome);
     if matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo) {
-        if let Ok(exe) = std::env::current_exe() {
+        if let Ok(exe) = env.current_exe() {
             if exe != m.paths.binary(m.os) {
-                println!("{}", program_note(&exe, cargo_bin().as_deref()));
+                outln!(c, "{}", program_note(exe, cargo_bin(env).as_deref()));
             }
         }
     }
@@ -327,11 +370,11 @@ pub fn run_uninstall(args: &UninstallArgs, color: ColorChoice) -> Result<u8> {
 
 /// Where `cargo install` puts programs: `$CARGO_HOME/bin`, or
 /// `<home>/.cargo/bin`.
-fn cargo_bin() -> Option<PathBuf> {
-    std::env::var_os("CARGO_HOME")
+fn cargo_bin(env: &Env) -> Option<PathBuf> {
+    env.var_os("CARGO_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .or_else(|| crate::paths::home_dir().map(|h| h.join(".cargo")))
+        .or_else(|| crate::paths::home_dir(env).map(|h| h.join(".cargo")))
         .map(|c| c.join("bin"))
 }
 
@@ -356,13 +399,14 @@ pub fn program_note(exe: &Path, cargo_bin: Option<&Path>) -> String {
 
 /// Name each copy of gk that was moved aside (or found from an earlier
 /// run) and could not be deleted because a hook is running it right now.
-fn report_running_copies(outcome: &Outcome) {
+fn report_running_copies(c: &mut Console<'_>, outcome: &Outcome) {
     if let Outcome::Written { kept } = outcome {
         for path in kept
             .iter()
             .filter(|p| p.to_string_lossy().contains(".gk-old-"))
         {
-            println!(
+            outln!(
+                c,
                 "{} is still running (a Claude Code session is using it); \
                  the next gk install or uninstall removes it",
                 path.display()

@@ -7,11 +7,12 @@
 //! streamed into `report::Tally`; nothing is written but the report on
 //! stdout, no process is started, no socket opened.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::cli::ReportArgs;
+use crate::console::{errln, Console};
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::paths::ClaudePaths;
 use crate::platform::Os;
@@ -54,8 +55,8 @@ fn millis_of(t: SystemTime) -> i64 {
     }
 }
 
-pub fn run(a: &ReportArgs) -> Result<u8> {
-    let paths = ClaudePaths::from_env().ok_or_else(|| {
+pub fn run(a: &ReportArgs, env: &Env, c: &mut Console<'_>) -> Result<u8> {
+    let paths = ClaudePaths::from_env(env).ok_or_else(|| {
         Error::new("could not find the home folder (set HOME or CLAUDE_CONFIG_DIR)")
     })?;
     let since = match &a.since {
@@ -71,7 +72,7 @@ pub fn run(a: &ReportArgs) -> Result<u8> {
     };
     let config = crate::hooks::load_for_hooks(&paths.config_file()).config;
     let os = Os::current();
-    let state_dir = crate::paths::state_dir_for(os, crate::paths::home_dir().as_deref())
+    let state_dir = crate::paths::state_dir_for(os, crate::paths::home_dir(env).as_deref(), env)
         .map(|d| d.to_string_lossy().into_owned());
     let mut tally = Tally::new(
         config,
@@ -82,7 +83,7 @@ pub fn run(a: &ReportArgs) -> Result<u8> {
         },
     );
     let root = paths.dir().join("projects");
-    let only = a.project.as_deref().map(wanted_folder);
+    let only = a.project.as_deref().map(|p| wanted_folder(p, env));
     let mut refusals: Vec<String> = Vec::new();
     for (folder, dir) in folders(&root, &mut tally, &mut refusals) {
         if only.as_ref().is_some_and(|o| *o != folder) {
@@ -93,10 +94,11 @@ pub fn run(a: &ReportArgs) -> Result<u8> {
         }
     }
     for line in refusals.iter().take(NAMED_REFUSALS) {
-        eprintln!("gk: report: {line}");
+        errln!(c, "gk: report: {line}");
     }
     if refusals.len() > NAMED_REFUSALS {
-        eprintln!(
+        errln!(
+            c,
             "gk: report: {} more files not read (counted in the footer)",
             refusals.len() - NAMED_REFUSALS
         );
@@ -107,7 +109,7 @@ pub fn run(a: &ReportArgs) -> Result<u8> {
     } else {
         render::text(&report, a.since.as_deref())
     };
-    let mut stdout = std::io::stdout().lock();
+    let stdout = &mut *c.out;
     match stdout
         .write_all(text.as_bytes())
         .and_then(|()| {
@@ -128,12 +130,12 @@ pub fn run(a: &ReportArgs) -> Result<u8> {
 
 /// `--project`: a path (made absolute as the client would have it) or
 /// the folder's name under `projects/` itself.
-fn wanted_folder(p: &Path) -> String {
+fn wanted_folder(p: &Path, env: &Env) -> String {
     let name = p.to_string_lossy();
     if name.starts_with('-') && !name.contains(['/', '\\']) {
         return name.into_owned();
     }
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let abs = env.absolute(p);
     let trimmed = abs.to_string_lossy();
     let trimmed = trimmed.trim_end_matches(['/', '\\']);
     project_folder_name(Path::new(if trimmed.is_empty() { "/" } else { trimmed }))
@@ -242,7 +244,9 @@ mod tests {
 
     #[test]
     fn project_takes_a_path_or_the_folder_name() {
-        let here = std::env::current_dir().unwrap();
+        let here = std::env::temp_dir();
+        let env = Env::new(&here, here.join("gk"));
+        let wanted_folder = |p: &Path| wanted_folder(p, &env);
         assert_eq!(wanted_folder(Path::new(".")), project_folder_name(&here));
         #[cfg(unix)]
         assert_eq!(

@@ -2,22 +2,23 @@
 //! it, printed, and one prompt walked through the rules. Not the hot path:
 //! both only read, through the same functions the hooks use.
 
-use std::io::Write as _;
-
+use crate::console::{errln, Console};
+use crate::env::Env;
 use crate::hooks::{config, Analysis, Config};
 use crate::paths::ClaudePaths;
 
 /// The config `gk rules` and `gk explain` work with: the hooks' view, with
 /// the reason on stderr when the file was ignored.
-fn effective_config() -> Config {
-    let Some(paths) = ClaudePaths::from_env() else {
+fn effective_config(env: &Env, c: &mut Console<'_>) -> Config {
+    let Some(paths) = ClaudePaths::from_env(env) else {
         return Config::default();
     };
     let loaded = config::load_for_hooks(&paths.config_file());
     if let Some(e) = loaded.error {
         // The reason may quote gk.json (a field name): shown, not acted on.
         let why = e.to_string();
-        eprintln!(
+        errln!(
+            c,
             "gk: config ignored, the hooks use the built-in defaults: {}",
             crate::text::escaped(&why)
         );
@@ -28,8 +29,12 @@ fn effective_config() -> Config {
 /// `gk rules`: the effective config as pretty JSON, itself a valid gk.json.
 /// ASCII only (other characters as `\uXXXX`), like the hooks' output, so a
 /// Windows console code page cannot garble it on its way into a file.
-pub fn print_rules(preset: Option<crate::cli::Preset>) -> crate::error::Result<u8> {
-    let mut config = effective_config();
+pub fn print_rules(
+    preset: Option<crate::cli::Preset>,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> crate::error::Result<u8> {
+    let mut config = effective_config(env, c);
     if let Some(preset) = preset {
         super::presets::apply(&mut config, preset);
     }
@@ -43,9 +48,10 @@ pub fn print_rules(preset: Option<crate::cli::Preset>) -> crate::error::Result<u
     }
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
-    if let Some(paths) = ClaudePaths::from_env() {
-        if stdout_is(&paths.config_file()) {
-            eprintln!(
+    if let Some(paths) = ClaudePaths::from_env(env) {
+        if stdout_is(c, &paths.config_file()) {
+            errln!(
+                c,
                 "gk: note: writing into gk.json itself: the shell empties it before gk reads it, \
                  so this is the built-in config, without rules of yours or a hook switched off \
                  with `gk disable`; to keep those, write to another file and move it over gk.json"
@@ -54,35 +60,35 @@ pub fn print_rules(preset: Option<crate::cli::Preset>) -> crate::error::Result<u
     }
     // ascii_only leaves DEL, which json_escaped writes as \u007f.
     let text = crate::text::json_escaped(&text);
-    print_out(&format!("{}\n", crate::hooks::jsonout::ascii_only(&text)))?;
+    print_out(
+        c,
+        &format!("{}\n", crate::hooks::jsonout::ascii_only(&text)),
+    )?;
     Ok(0)
 }
 
-/// Whether stdout is the file at `path` (`gk rules > gk.json`). Unix only:
-/// on Windows the shells that truncate (cmd, PowerShell) are not told
-/// apart here, and docs/configuration.md gives the safe recipe.
+/// Whether stdout is the file at `path` (`gk rules > gk.json`). Unix only
+/// (the console knows stdout's file there): on Windows the shells that
+/// truncate (cmd, PowerShell) are not told apart here, and
+/// docs/configuration.md gives the safe recipe.
 #[cfg(unix)]
-fn stdout_is(path: &std::path::Path) -> bool {
-    use std::os::fd::AsFd;
+fn stdout_is(c: &Console<'_>, path: &std::path::Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+    let (Some(out), Ok(file)) = ((c.out_file)(), std::fs::metadata(path)) else {
         return false;
     };
-    let (Ok(out), Ok(file)) = (std::fs::File::from(fd).metadata(), std::fs::metadata(path)) else {
-        return false;
-    };
-    out.is_file() && (out.dev(), out.ino()) == (file.dev(), file.ino())
+    out == (file.dev(), file.ino())
 }
 
 #[cfg(not(unix))]
-fn stdout_is(_path: &std::path::Path) -> bool {
+fn stdout_is(_c: &Console<'_>, _path: &std::path::Path) -> bool {
     false
 }
 
 /// Print to stdout; a closed pipe (`gk rules | head`) is not an error, but
 /// any other failed write (`gk rules > gk.json` on a full disk) is.
-fn print_out(text: &str) -> crate::error::Result<()> {
-    let mut stdout = std::io::stdout().lock();
+fn print_out(c: &mut Console<'_>, text: &str) -> crate::error::Result<()> {
+    let stdout = &mut *c.out;
     match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
@@ -95,9 +101,9 @@ fn print_out(text: &str) -> crate::error::Result<()> {
 }
 
 /// `gk explain "<prompt>"`: which rule and keyword fire, in plain text.
-pub fn explain(prompt_text: &str) -> crate::error::Result<u8> {
-    let config = effective_config();
-    print_out(&explanation(prompt_text, &config))?;
+pub fn explain(prompt_text: &str, env: &Env, c: &mut Console<'_>) -> crate::error::Result<u8> {
+    let config = effective_config(env, c);
+    print_out(c, &explanation(prompt_text, &config))?;
     Ok(0)
 }
 

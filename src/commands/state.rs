@@ -5,11 +5,13 @@
 use crate::change::apply::execute;
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, StateAction, StateArgs};
+use crate::console::{out, Console};
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::records::*;
 
-pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
-    let p = Places::from_env()?;
+pub fn run(args: &StateArgs, color: ColorChoice, env: &Env, c: &mut Console<'_>) -> Result<u8> {
+    let p = Places::from_env(env)?;
     let records = || list(&p);
     let (plan, change) = match &args.action {
         None => {
@@ -23,7 +25,7 @@ pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
             } else {
                 table(&p, &records)
             };
-            print!("{text}");
+            out!(c, "{text}");
             return Ok(0);
         }
         Some(StateAction::Clean {
@@ -44,7 +46,8 @@ pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
             session,
             change,
         }) => {
-            let cwd = std::env::current_dir()
+            let cwd = env
+                .current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
             (
@@ -64,7 +67,9 @@ pub fn run(args: &StateArgs, color: ColorChoice) -> Result<u8> {
     let outcome = execute(
         &plan,
         &super::options(change),
-        Style::for_stdout(color.forced()),
+        Style::for_stdout(color.forced(), env),
+        env,
+        c,
     )?;
     Ok(outcome.exit_code())
 }

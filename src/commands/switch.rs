@@ -6,12 +6,20 @@ use crate::change::fs::{refusal, text_of};
 use crate::change::plan::{FileChange, Plan};
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, SwitchArgs};
+use crate::console::Console;
 use crate::edit::switch;
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 
-pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result<u8> {
-    let m = Machine::from_env()?;
+pub fn run_switch(
+    args: &SwitchArgs,
+    enable: bool,
+    color: ColorChoice,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<u8> {
+    let m = Machine::from_env(env)?;
     let kind = args.which;
     let path = m.paths.config_file();
     // The hooks' own limit: never edit a gk.json the hooks would not read,
@@ -49,7 +57,9 @@ pub fn run_switch(args: &SwitchArgs, enable: bool, color: ColorChoice) -> Result
     let outcome = execute(
         &plan,
         &crate::commands::options(&args.change),
-        Style::for_stdout(color.forced()),
+        Style::for_stdout(color.forced(), env),
+        env,
+        c,
     )?;
     Ok(outcome.exit_code())
 }

@@ -397,6 +397,7 @@ mod tests {
             path_var: None,
             git_bash: None,
             bash_home: None,
+            env: crate::env::Env::new("/", "/gk"),
             smoke: false,
             now: std::time::SystemTime::now(),
             state_dir: None,

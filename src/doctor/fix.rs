@@ -17,6 +17,7 @@ use crate::change::fs::read_current;
 use crate::change::plan::{FileChange, Plan};
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
+use crate::console::{out, outln, Console};
 use crate::edit::{claude_md, settings_edit};
 use crate::error::{Error, Result};
 use crate::setup;
@@ -466,12 +467,13 @@ pub fn withhold_secret_diffs(
 }
 
 /// The bytes of the running gk (what install copies too).
-fn running_program() -> Result<Vec<u8>> {
-    let exe = std::env::current_exe()
+fn running_program(env: &crate::env::Env) -> Result<Vec<u8>> {
+    let exe = env
+        .current_exe()
         .map_err(|e| Error::new(format!("could not find the running gk: {e}")))?;
-    crate::bounded::read(&exe, crate::bounded::PROGRAM_LIMIT)
+    crate::bounded::read(exe, crate::bounded::PROGRAM_LIMIT)
         .map(|c| c.bytes)
-        .map_err(|e| Error::io("read", &exe, &e.into_io()))
+        .map_err(|e| Error::io("read", exe, &e.into_io()))
 }
 
 /// Where `path` really is, when that is outside `project_dir`: a project
@@ -518,6 +520,7 @@ pub fn run(
     diagnosis: &Diagnosis,
     args: &DoctorArgs,
     color: ColorChoice,
+    c: &mut Console<'_>,
 ) -> Result<u8> {
     let mut needs = needs(
         &diagnosis.report.findings,
@@ -528,37 +531,47 @@ pub fn run(
     confine_to_project(&mut needs, &diagnosis.files, project_dir, &|p| {
         outside_project(p, project_dir)
     });
-    println!();
+    outln!(c);
     for m in &needs.manual {
-        println!("{}", diagnosis.redactor.line(&format!("cannot fix: {m}")));
+        outln!(
+            c,
+            "{}",
+            diagnosis.redactor.line(&format!("cannot fix: {m}"))
+        );
     }
     if needs.is_empty() {
-        println!("Nothing for --fix to do.");
+        outln!(c, "Nothing for --fix to do.");
         return Ok(diagnosis.report.exit_code());
     }
-    let plan = plan(inputs, &needs, &running_program)?;
+    let plan = plan(inputs, &needs, &|| running_program(&inputs.env))?;
     let user = inputs.paths.settings();
     let is_settings = |p: &Path| *p == user || needs.remove_from.iter().any(|r| r == p);
     let (plan, withheld) = withhold_secret_diffs(plan, &diagnosis.redactor, &is_settings);
     for w in &withheld {
-        println!("{}", diagnosis.redactor.line(&format!("cannot fix: {w}")));
+        outln!(
+            c,
+            "{}",
+            diagnosis.redactor.line(&format!("cannot fix: {w}"))
+        );
     }
-    println!();
+    outln!(c);
     let opts = ChangeOptions {
         yes: args.yes,
         dry_run: args.dry_run,
         check: false,
     };
-    match apply::execute(&plan, &opts, Style::for_stdout(color.forced()))? {
+    let env = &inputs.env;
+    match apply::execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)? {
         Outcome::Written { .. } | Outcome::NothingToDo => {}
         Outcome::DryRun | Outcome::Declined | Outcome::Check { .. } => {
             return Ok(diagnosis.report.exit_code())
         }
     }
-    println!("\nAfter the fix:\n");
+    outln!(c, "\nAfter the fix:\n");
     let again = super::diagnose(inputs);
-    let style = Style::for_stdout(color.forced());
-    print!(
+    let style = Style::for_stdout(color.forced(), env);
+    out!(
+        c,
         "{}",
         render::human(&again.report, args.verbose, style, &again.redactor)
     );

@@ -31,6 +31,8 @@ use std::time::{Duration, SystemTime};
 
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs};
+use crate::console::{out, outln, Console};
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::{CommandContext, HookKind, Owner};
 use crate::paths::ClaudePaths;
@@ -54,6 +56,8 @@ pub struct Inputs {
     pub git_bash: Option<PathBuf>,
     /// Windows: the `HOME` Git Bash will see (see `setup::spelling_context`).
     pub bash_home: Option<PathBuf>,
+    /// The environment doctor runs in: its smoke runs get these variables.
+    pub env: Env,
     pub smoke: bool,
     pub now: SystemTime,
     /// The task records' folder (`None` when no home folder is known).
@@ -64,14 +68,16 @@ pub struct Inputs {
 
 impl Inputs {
     /// Read the process environment and the flags.
-    pub fn from_process(args: &DoctorArgs) -> Result<Inputs> {
+    pub fn from_env(args: &DoctorArgs, env: &Env) -> Result<Inputs> {
         // The same machine facts install plans from (paths, platform, home,
         // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
-        let machine = crate::machine::Machine::from_env()?;
+        let machine = crate::machine::Machine::from_env(env)?;
         let project_dir = match &args.project {
             Some(p) => project_folder(p)?,
-            None => std::env::current_dir()
-                .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?,
+            None => env
+                .current_dir()
+                .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?
+                .to_path_buf(),
         };
         // `--managed-settings` names the managed tier: the registry is not
         // asked then (as with GK_MANAGED_SETTINGS).
@@ -91,6 +97,7 @@ impl Inputs {
             path_var: machine.path_var,
             git_bash: machine.git_bash,
             bash_home: machine.bash_home,
+            env: env.clone(),
             smoke: !args.no_smoke,
             now: SystemTime::now(),
             state_dir: machine.state_dir,
@@ -116,7 +123,7 @@ fn project_folder(dir: &Path) -> Result<PathBuf> {
     }
 }
 
-pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
+pub fn run(args: &DoctorArgs, color: ColorChoice, env: &Env, c: &mut Console<'_>) -> Result<u8> {
     if args.json && args.fix {
         return Err(Error::new(
             "--json cannot be combined with --fix (the plan is shown for review); run `gk doctor --fix`, then `gk doctor --json`",
@@ -125,29 +132,31 @@ pub fn run(args: &DoctorArgs, color: ColorChoice) -> Result<u8> {
     if (args.yes || args.dry_run) && !args.fix {
         return Err(Error::new("--yes and --dry-run only apply with --fix"));
     }
-    let inputs = Inputs::from_process(args)?;
+    let inputs = Inputs::from_env(args, env)?;
     let diagnosis = diagnose(&inputs);
-    let style = Style::for_stdout(color.forced());
+    let style = Style::for_stdout(color.forced(), env);
     if args.json {
         let doc = render::json(&diagnosis.report);
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::new(format!("could not format the findings: {e}")))?;
         // Secrets masked first (the redactor knows their serde_json
         // spelling), then what serde_json leaves raw escaped.
-        println!(
+        outln!(
+            c,
             "{}",
             crate::text::json_escaped(&diagnosis.redactor.redact(&text))
         );
         return Ok(diagnosis.report.exit_code());
     }
-    print!(
+    out!(
+        c,
         "{}",
         render::human(&diagnosis.report, args.verbose, style, &diagnosis.redactor)
     );
     if !args.fix {
         return Ok(diagnosis.report.exit_code());
     }
-    fix::run(&inputs, &diagnosis, args, color)
+    fix::run(&inputs, &diagnosis, args, color, c)
 }
 
 /// What one doctor run found, plus what `--fix` needs to plan from it.

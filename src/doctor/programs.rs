@@ -317,7 +317,7 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
             smoke::by_hand(os, &inv, &payload, &env)
         ))
     };
-    let first = match smoke::run(&inv, &payload, timeout, &env) {
+    let first = match smoke::run(&inv, &payload, timeout, &inputs.env, &env) {
         Ok(run) => run,
         Err(e) => {
             report
@@ -334,7 +334,7 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     if took > SLOW_THRESHOLD {
         // A cold first start (disk cache, virus scan) is not the hook's
         // steady cost: measure once more and keep the faster run.
-        if let Ok(again) = smoke::run(&inv, &payload, timeout, &env) {
+        if let Ok(again) = smoke::run(&inv, &payload, timeout, &inputs.env, &env) {
             took = took.min(again.duration);
         }
     }

@@ -124,6 +124,7 @@ mod tests {
             path_var: None,
             git_bash: git_bash.map(PathBuf::from),
             bash_home: None,
+            env: crate::env::Env::new("/", "/gk"),
             smoke: false,
             now: std::time::SystemTime::now(),
             state_dir: None,

@@ -48,7 +48,6 @@ mod state;
 mod statusline;
 mod stop;
 
-use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
 
 pub use config::{load_for_hooks, Config, ConfigError, LoadedConfig, StateScope, MAX_CONFIG_BYTES};
@@ -61,20 +60,21 @@ pub use state::{
 pub use statusline::run as run_statusline;
 pub use stop::age_text;
 
+use crate::console::Console;
+use crate::env::Env;
 use crate::hookcmd::HookKind;
 use crate::paths::ClaudePaths;
 
 /// Run one hook; returns the process exit code, which is always 0. A bug
 /// that panics is caught here (main installs a silent panic hook first), so
 /// it can neither print to stderr nor change the exit code.
-pub fn run(hook: HookKind) -> u8 {
-    let _ = std::panic::catch_unwind(|| {
-        if let Some(out) = answer(hook) {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(out.as_bytes());
-            let _ = stdout.flush();
+pub fn run(hook: HookKind, env: &Env, c: &mut Console<'_>) -> u8 {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if let Some(out) = answer(hook, env, c) {
+            let _ = c.out.write_all(out.as_bytes());
+            let _ = c.out.flush();
         }
-    });
+    }));
     0
 }
 
@@ -86,12 +86,11 @@ pub fn run(hook: HookKind) -> u8 {
 /// event and Ctrl-D would look like a hang, so a terminal is not read (no
 /// event: the prompt hook prints nothing, the Stop hook, which needs no
 /// event, shows the shared state).
-fn read_stdin(keep: usize) -> input::Input {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
+fn read_stdin(env: &Env, c: &mut Console<'_>, keep: usize) -> input::Input {
+    if env.stdin_is_terminal() {
         input::Input::default()
     } else {
-        input::read_input(stdin.lock(), keep)
+        input::read_input(&mut *c.input, keep)
     }
 }
 
@@ -160,16 +159,17 @@ fn state_for(
     paths: Option<&ClaudePaths>,
     home: Option<&std::path::Path>,
     event: Option<&serde_json::Value>,
+    env: &Env,
 ) -> Located {
     let os = crate::platform::Os::current();
     let shared = paths.map(ClaudePaths::state_file);
     let dir = match config.state.scope {
         StateScope::Global => None,
-        StateScope::Session => crate::paths::state_dir_for(os, home),
+        StateScope::Session => crate::paths::state_dir_for(os, home, env),
     };
     let folder = match config.state.scope {
         StateScope::Global => None,
-        StateScope::Session => folder_of(os, std::env::var_os(PROJECT_DIR_VAR).as_deref(), event),
+        StateScope::Session => folder_of(os, env.var_os(PROJECT_DIR_VAR).as_deref(), event),
     };
     locate(
         os,
@@ -182,11 +182,11 @@ fn state_for(
 }
 
 /// The hook's stdout, or `None` for no output.
-fn answer(hook: HookKind) -> Option<String> {
-    let home = crate::paths::home_dir();
-    let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
+fn answer(hook: HookKind, env: &Env, c: &mut Console<'_>) -> Option<String> {
+    let home = crate::paths::home_dir(env);
+    let paths = ClaudePaths::resolve(env.var_os("CLAUDE_CONFIG_DIR"), home.clone());
     if hook == HookKind::Session {
-        return session_answer(home, paths.as_ref());
+        return session_answer(home, paths.as_ref(), env, c);
     }
     let (config, note) = hook_config(paths.as_ref());
     let config = &config;
@@ -195,13 +195,13 @@ fn answer(hook: HookKind) -> Option<String> {
         (HookKind::Stop, StateScope::Global) => 0,
         _ => input::MAX_EVENT_BYTES,
     };
-    let input = read_stdin(keep);
+    let input = read_stdin(env, c, keep);
     respond(
         hook,
         &input,
         config,
         note,
-        |event| state_for(config, paths.as_ref(), home.as_deref(), event),
+        |event| state_for(config, paths.as_ref(), home.as_deref(), event, env),
         SystemTime::now(),
     )
 }
@@ -209,22 +209,29 @@ fn answer(hook: HookKind) -> Option<String> {
 /// `gk hook session`: switched off in gk.json, or with no home folder and
 /// no `CLAUDE_CONFIG_DIR` (no user settings to read), it drains stdin and
 /// prints nothing; otherwise see [`session::answer`].
-fn session_answer(home: Option<std::path::PathBuf>, paths: Option<&ClaudePaths>) -> Option<String> {
+fn session_answer(
+    home: Option<std::path::PathBuf>,
+    paths: Option<&ClaudePaths>,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Option<String> {
     let loaded = paths.map(|p| config::load_for_hooks(&p.config_file()));
     let on = loaded.as_ref().is_some_and(|l| l.config.session.enabled);
-    let input = read_stdin(if on { session::MAX_EVENT_BYTES } else { 0 });
+    let input = read_stdin(env, c, if on { session::MAX_EVENT_BYTES } else { 0 });
     let (paths, loaded) = (paths?, loaded?);
     if !on {
         return None;
     }
     let config = &loaded.config;
     let event = event_of(&input).map(|(e, _)| e);
-    let located = state_for(config, Some(paths), home.as_deref(), event.as_ref());
-    let machine = crate::machine::Machine::with_paths(home, paths, &|name| std::env::var_os(name));
+    let located = state_for(config, Some(paths), home.as_deref(), event.as_ref(), env);
+    let machine = crate::machine::Machine::with_paths(home, paths, env);
     // Started by a plugin (gk's): a plugin cannot edit CLAUDE.md, so the
     // convention goes to Claude here. (Its hooks are in the registry's
     // table like every enabled plugin's.)
-    let plugin_root = std::env::var_os(plugin::PLUGIN_ROOT_VAR).filter(|v| !v.is_empty());
+    let plugin_root = env
+        .var_os(plugin::PLUGIN_ROOT_VAR)
+        .filter(|v| !v.is_empty());
     let convention = plugin_root
         .as_ref()
         .and_then(|_| plugin::convention_context(paths));

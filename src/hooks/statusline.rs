@@ -10,41 +10,48 @@
 //! gk UNKNOWN (no task record)
 //! ```
 
-use std::io::Write;
 use std::time::SystemTime;
 
 use super::config::StateScope;
 use super::state::{StateFile, StateVerdict};
+use crate::console::Console;
+use crate::env::Env;
 use crate::paths::ClaudePaths;
 
 /// Longest task or project text shown; a status line is short.
 const MAX_FIELD_CHARS: usize = 40;
 
 /// Print the line; always exit code 0 (a panic is caught, as in the hooks).
-pub fn run() -> u8 {
-    let _ = std::panic::catch_unwind(|| {
-        let line = answer();
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(line.as_bytes());
-        let _ = stdout.flush();
-    });
+pub fn run(env: &Env, c: &mut Console<'_>) -> u8 {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let line = answer(env, c);
+        let _ = c.out.write_all(line.as_bytes());
+        let _ = c.out.flush();
+    }));
     0
 }
 
-fn answer() -> String {
-    let home = crate::paths::home_dir();
-    let paths = ClaudePaths::resolve(std::env::var_os("CLAUDE_CONFIG_DIR"), home.clone());
+fn answer(env: &Env, c: &mut Console<'_>) -> String {
+    let home = crate::paths::home_dir(env);
+    let paths = ClaudePaths::resolve(env.var_os("CLAUDE_CONFIG_DIR"), home.clone());
     let (config, note) = super::hook_config(paths.as_ref());
     let event = match config.state.scope {
         StateScope::Global => {
-            super::read_stdin(0);
+            super::read_stdin(env, c, 0);
             None
         }
         StateScope::Session => {
-            super::event_of(&super::read_stdin(super::input::MAX_EVENT_BYTES)).map(|(e, _)| e)
+            let input = super::read_stdin(env, c, super::input::MAX_EVENT_BYTES);
+            super::event_of(&input).map(|(e, _)| e)
         }
     };
-    let located = super::state_for(&config, paths.as_ref(), home.as_deref(), event.as_ref());
+    let located = super::state_for(
+        &config,
+        paths.as_ref(),
+        home.as_deref(),
+        event.as_ref(),
+        env,
+    );
     let now = SystemTime::now();
     let earlier_in_flight = located
         .earlier

@@ -332,11 +332,9 @@ mod tests {
 
     fn machine(dir: &Path) -> Machine {
         let paths = ClaudePaths::at(dir.join("home/.claude"));
-        let env = |name: &str| match name {
-            "GK_MANAGED_SETTINGS" => Some(dir.join("etc/managed-settings.json").into()),
-            "GK_MANAGED_PROGRAM" => Some(dir.join("bin/gk").into()),
-            _ => None,
-        };
+        let mut env = crate::env::Env::new(dir, dir.join("gk"));
+        env.set("GK_MANAGED_SETTINGS", dir.join("etc/managed-settings.json"))
+            .set("GK_MANAGED_PROGRAM", dir.join("bin/gk"));
         Machine::with_paths(Some(dir.join("home")), &paths, &env)
     }
 
