@@ -73,7 +73,9 @@ impl Inputs {
         // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
         let machine = crate::machine::Machine::from_env(env)?;
         let project_dir = match &args.project {
-            Some(p) => project_folder(p)?,
+            // From the run's own folder (the `Env`'s), as a process
+            // started there reads it.
+            Some(p) => project_folder(p, &env.absolute(p))?,
             None => env
                 .current_dir()
                 .map_err(|e| Error::new(format!("could not read the current folder: {e}")))?
@@ -82,7 +84,7 @@ impl Inputs {
         // `--managed-settings` names the managed tier: the registry is not
         // asked then (as with GK_MANAGED_SETTINGS).
         let (managed, registry) = match args.managed_settings.clone() {
-            Some(file) => (file, Default::default()),
+            Some(file) => (env.absolute(&file), Default::default()),
             None => (machine.managed, machine.registry_policy),
         };
         Ok(Inputs {
@@ -108,18 +110,20 @@ impl Inputs {
 
 /// `--project DIR` must name a folder: reading the settings of one that is
 /// not there would report a clean bill for a project that does not exist.
-fn project_folder(dir: &Path) -> Result<PathBuf> {
+/// `--project` as typed (`given`, named in errors) and as a path from the
+/// run's folder (`dir`, the one read).
+fn project_folder(given: &Path, dir: &Path) -> Result<PathBuf> {
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => Ok(dir.to_path_buf()),
         Ok(_) => Err(Error::new(format!(
             "--project {} is not a folder",
-            dir.display()
+            given.display()
         ))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::new(format!(
             "the project folder {} does not exist (--project)",
-            dir.display()
+            given.display()
         ))),
-        Err(e) => Err(Error::io("read the project folder", dir, &e)),
+        Err(e) => Err(Error::io("read the project folder", given, &e)),
     }
 }
 

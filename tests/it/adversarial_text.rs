@@ -231,8 +231,9 @@ fn doctor_folds_what_project_settings_and_gk_json_say() {
     assert_safe(&out.stderr_text(), "doctor stderr");
     assert!(
         out.stdout_text().contains("52;c;"),
-        "the value is still shown:\n{}",
-        out.stdout_text()
+        "the value is still shown:\n{}{}",
+        out.stdout_text(),
+        out.stderr_text()
     );
     let json = env.run(&["doctor", "--project", "repo", "--no-smoke", "--json"], "");
     assert_safe(&json.stdout_text(), "doctor --json");

@@ -324,7 +324,47 @@ impl Gk {
 
     /// Run gk: the one place that decides how.
     pub fn output(&mut self) -> Output {
-        self.run_process()
+        if self.process {
+            self.run_process()
+        } else {
+            self.run_in_process()
+        }
+    }
+
+    /// gk in this test process (`gk::testing::run`): the same dispatch as
+    /// the binary, with this run's variables, folder and stdin, and the
+    /// built gk as the program's own path (install copies it, smoke runs
+    /// start it). On a thread of its own with the stack a main thread gets
+    /// (8 MiB on Linux, 1 MiB on Windows), so depth limits hold as they do
+    /// in the process.
+    pub fn run_in_process(&self) -> Output {
+        let cwd = match &self.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().unwrap(),
+        };
+        let mut env = gk::testing::Env::new(cwd, &self.program);
+        for (name, value) in std::env::vars_os() {
+            env.set(name, value);
+        }
+        for (name, value) in &self.vars {
+            match value {
+                Some(v) => env.set(name, v),
+                None => env.remove(name),
+            };
+        }
+        let (args, stdin) = (self.args.clone(), self.stdin.clone());
+        let stack = if cfg!(windows) { 1 << 20 } else { 8 << 20 };
+        let ran = std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(move || gk::testing::run(&args, &env, &stdin))
+            .unwrap()
+            .join();
+        let (code, stdout, stderr) = ran.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Output {
+            status: exit_status(code),
+            stdout,
+            stderr,
+        }
     }
 
     /// [`Gk::output`] as a [`Run`].
@@ -351,7 +391,7 @@ impl Gk {
     /// with STATUS_DLL_INIT_FAILED (0xC0000142) before printing anything.
     /// Such a start is tried again, up to twice; any other error or exit,
     /// or a third such fault, stands.
-    fn run_process(&self) -> Output {
+    pub fn run_process(&self) -> Output {
         const DLL_INIT_FAILED: i32 = 0xC000_0142_u32 as i32;
         let mut tries = 0;
         loop {
@@ -377,6 +417,18 @@ impl Gk {
                 other => return other.unwrap_or_else(|e| panic!("cannot run gk: {e}")),
             }
         }
+    }
+}
+
+/// The status a process exiting with `code` has.
+fn exit_status(code: u8) -> std::process::ExitStatus {
+    #[cfg(unix)]
+    {
+        std::os::unix::process::ExitStatusExt::from_raw(i32::from(code) << 8)
+    }
+    #[cfg(windows)]
+    {
+        std::os::windows::process::ExitStatusExt::from_raw(u32::from(code))
     }
 }
 

@@ -7,26 +7,23 @@
 //! timings as `N ms`. Then two in-process runs in parallel threads, with
 //! different HOMEs, each see only their own.
 
-mod support;
-
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use gk::testing::Env;
+use crate::common::{Gk, TestEnv};
 
-/// A sandbox: `<root>/home` is HOME, `<root>/work` the current folder.
+/// A sandbox: the test environment, with `<root>/work` the current folder.
 struct Sandbox {
-    _dir: tempfile::TempDir,
+    env: TestEnv,
     root: PathBuf,
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let env = TestEnv::new();
+        let root = env.root().to_path_buf();
         std::fs::create_dir_all(root.join("home/.claude")).unwrap();
         std::fs::create_dir_all(root.join("work")).unwrap();
-        Sandbox { _dir: dir, root }
+        Sandbox { env, root }
     }
 
     fn home(&self) -> PathBuf {
@@ -38,50 +35,27 @@ impl Sandbox {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        let path = self.root.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        self.env.write(self.root.join(rel), text);
     }
 
-    /// The environment a sandboxed process gets (tests/support/mod.rs):
-    /// this test's variables, less the removed ones, plus the sandbox's.
-    #[allow(clippy::disallowed_methods)] // the test's own environment
-    fn env(&self) -> Env {
-        let mut env = Env::new(self.work(), support::gk_bin());
-        for (k, v) in std::env::vars_os() {
-            env.set(k, v);
-        }
-        for name in support::REMOVED {
-            env.remove(name);
-        }
-        let home = self.home();
-        env.set("HOME", &home)
-            .set("USERPROFILE", &home)
-            .set("XDG_DATA_HOME", support::data_dir(&home))
-            .set("LOCALAPPDATA", support::data_dir(&home))
-            .set("GK_MANAGED_SETTINGS", support::managed_settings(&home))
-            .set("GK_MANAGED_PROGRAM", support::managed_program(&home))
-            .set("NO_COLOR", "1");
-        env
+    fn gk(&self, args: &[&str], stdin: &[u8]) -> Gk {
+        let mut gk = self.env.gk(args);
+        gk.current_dir(self.work()).stdin(stdin);
+        gk
     }
 
     /// gk as a process in this sandbox.
     fn process(&self, args: &[&str], stdin: &[u8]) -> Ran {
-        let out = support::gk(&self.home())
-            .current_dir(self.work())
-            .args(args)
-            .write_stdin(stdin.to_vec())
-            .output()
-            .unwrap();
+        let out = self.gk(args, stdin).run_process();
         let code = out.status.code().expect("gk ended by a signal") as u8;
         self.ran(code, &out.stdout, &out.stderr)
     }
 
     /// gk in-process in this sandbox.
     fn in_process(&self, args: &[&str], stdin: &[u8]) -> Ran {
-        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-        let (code, out, err) = gk::testing::run(&args, &self.env(), stdin);
-        self.ran(code, &out, &err)
+        let out = self.gk(args, stdin).run_in_process();
+        let code = out.status.code().expect("an exit code") as u8;
+        self.ran(code, &out.stdout, &out.stderr)
     }
 
     fn ran(&self, code: u8, out: &[u8], err: &[u8]) -> Ran {
