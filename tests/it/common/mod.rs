@@ -334,15 +334,18 @@ impl Gk {
     /// gk in this test process (`gk::testing::run`): the same dispatch as
     /// the binary, with this run's variables, folder and stdin, and the
     /// built gk as the program's own path (install copies it, smoke runs
-    /// start it). On a thread of its own with the stack a main thread gets
-    /// (8 MiB on Linux, 1 MiB on Windows), so depth limits hold as they do
-    /// in the process.
+    /// start it). On a thread of its own with the stack the program's main
+    /// thread gets (8 MiB on Linux; on Windows the 2 MiB the cross-built
+    /// gk.exe reserves), so depth limits hold as they do in the process.
     pub fn run_in_process(&self) -> Output {
         let cwd = match &self.cwd {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().unwrap(),
         };
-        let mut env = gk::testing::Env::new(cwd, &self.program);
+        // The program as the system names it (under Wine a build path
+        // like `/root/…` is `Z:\root\…`), as the process's own path reads.
+        let program = std::path::absolute(&self.program).unwrap_or_else(|_| self.program.clone());
+        let mut env = gk::testing::Env::new(cwd, program);
         for (name, value) in std::env::vars_os() {
             env.set(name, value);
         }
@@ -353,7 +356,7 @@ impl Gk {
             };
         }
         let (args, stdin) = (self.args.clone(), self.stdin.clone());
-        let stack = if cfg!(windows) { 1 << 20 } else { 8 << 20 };
+        let stack = if cfg!(windows) { 2 << 20 } else { 8 << 20 };
         let ran = std::thread::Builder::new()
             .stack_size(stack)
             .spawn(move || gk::testing::run(&args, &env, &stdin))
