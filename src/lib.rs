@@ -24,7 +24,8 @@
 //! Nothing in the library prints with `print!`/`eprintln!` or reads the
 //! process's environment, folder or handles: commands write through a
 //! `console::Console` and read an `env::Env`, both made in
-//! `commands::main` (clippy.toml names the std calls only it may make).
+//! `commands::main` (scripts/check-layers.py refuses those std calls
+//! anywhere else).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
