@@ -3,7 +3,8 @@
 //! event) from it. `commands::main` binds it to the real stdout, stderr and
 //! stdin; `testing::run` binds it to buffers. Nothing below `main` touches
 //! the process's own handles (`print_stdout` and `print_stderr` are denied
-//! for the library, and clippy.toml disallows `std::io::stdout` and kin).
+//! for the library, and scripts/check-layers.py refuses `std::io::stdout`
+//! and kin outside `src/env.rs` and `src/commands/mod.rs`).
 
 use std::io::{Read, Write};
 

@@ -32,7 +32,6 @@ pub struct Env {
 
 impl Env {
     /// This process's environment: the one place gk reads it.
-    #[allow(clippy::disallowed_methods)]
     pub fn from_process() -> Env {
         use std::io::IsTerminal;
         Env {

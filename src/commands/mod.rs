@@ -27,7 +27,6 @@ use crate::{doctor, hooks};
 /// place gk reads its process (see [`Env::from_process`]) and binds the
 /// real stdout, stderr and stdin (see [`Console`]); everything else is
 /// [`run`], which the in-process tests call with their own.
-#[allow(clippy::disallowed_methods)] // the one binding of the process's handles
 pub fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let env = Env::from_process();
@@ -56,7 +55,6 @@ fn guard_hot_path() {
 /// device and inode. Only the process has a stdout to look at: this is
 /// why the look is here and `gk rules` asks the console for it.
 #[cfg(unix)]
-#[allow(clippy::disallowed_methods)] // the binding of the process's stdout
 fn stdout_file() -> Option<FileId> {
     use std::os::fd::AsFd;
     use std::os::unix::fs::MetadataExt;
