@@ -75,6 +75,7 @@ fn main() -> std::process::ExitCode {
             sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so,
             a_fork_sees_the_task_its_parent_left_in_flight,
             the_tui_shows_the_earlier_task_after_clear_until_its_own,
+            a_mid_task_clear_shows_the_session_line_above_the_clear_prompt,
             json_the_client_loads_is_not_called_skipped,
             gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
             a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
@@ -1016,6 +1017,44 @@ fn the_tui_shows_the_earlier_task_after_clear_until_its_own() {
         "its own record speaks now:\n{screen}"
     );
     eprintln!("at the end:\n{screen}");
+}
+
+/// What the screen shows after a mid-task `/clear` in the interactive
+/// client (docs/usage.md quotes it): the client redraws the screen, and
+/// gk's SessionStart line, as `SessionStart:clear says: gk: …`, is on it
+/// above the `/clear` the user typed; the task's Stop line from before is
+/// gone from the redrawn screen.
+fn a_mid_task_clear_shows_the_session_line_above_the_clear_prompt() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("a_mid_task_clear_shows_the_session_line_above_the_clear_prompt");
+    assert_no_secret(&sb.gk_ok(&["install", "--yes", "--statusline"]));
+    let tools = json!({"implement the parser refactor": start_a_task("Refactor parser", None)});
+    let project = sb.project();
+    let tui = harness::Tui::start(&mut sb, &project, &tools);
+
+    tui.send("implement the parser refactor");
+    tui.wait_until("the DIRTY Stop line", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
+    });
+
+    tui.send("/clear");
+    let line = "SessionStart:clear says: gk: an earlier session in this folder left 'Refactor parser' [E2E] in progress";
+    let screen = tui.wait_until("the SessionStart line of the new session", |s| {
+        s.contains(line)
+    });
+    eprintln!("after /clear:\n{screen}");
+    let said = screen.find(line).expect("waited for it");
+    let typed = screen
+        .rfind("\u{276f} /clear")
+        .expect("the /clear prompt on the screen");
+    assert!(
+        said < typed,
+        "the line is not above the /clear prompt:\n{screen}"
+    );
+    assert!(
+        !screen.contains("Stop says: STATE [DIRTY]"),
+        "the screen was not redrawn:\n{screen}"
+    );
 }
 
 /// JSON the client's parser takes and serde_json / jsonc-parser refused

@@ -1117,7 +1117,7 @@ fn claude_md_missing_duplicated_outdated() {
 
     h.write(
         &md,
-        good.replace("gk runs two global hooks", "gk used to run hooks"),
+        good.replace("gk runs three hooks", "gk used to run hooks"),
     );
     let (_, codes, _) = h.codes(&[]);
     assert_eq!(codes, ["claude-md-section-outdated"]);

@@ -170,3 +170,91 @@ fn doctor_fix_dry_run_on_a_broken_machine_shows_the_repairs() {
     );
     assert!(env.files() == before, "--dry-run changed a file");
 }
+
+/// The Task State Convention block as an earlier gk wrote it ("gk runs two
+/// global hooks", and a rule for "any hook written for this user"), with
+/// this machine's state file in place of `{{STATE_FILE}}`.
+fn block_before_the_session_hook(env: &TestEnv) -> String {
+    let template = include_str!("../fixtures/claude_md/section-two-hooks.md");
+    template.replace("{{STATE_FILE}}", &env.state_path().display().to_string())
+}
+
+/// The block between the markers of a CLAUDE.md.
+fn block_body(text: &str) -> &str {
+    let start = text.find('\n').map_or(0, |i| i + 1);
+    let end = text.find("<!-- gk:end -->").unwrap_or(text.len());
+    &text[start..end]
+}
+
+#[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
+fn the_claude_md_block_install_writes_binds_gk_hooks_only_and_counts_three() {
+    let env = installed();
+    let text = env.read(env.claude().join("CLAUDE.md"));
+    platform_settings(&env).bind(|| insta::assert_snapshot!("claude_md_block", text));
+    assert!(text.contains("gk runs three hooks"), "{text}");
+    assert!(!text.contains("any hook written for"), "{text}");
+}
+
+#[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
+fn an_old_claude_md_block_is_outdated_replaced_by_install_and_removed_by_uninstall() {
+    let env = installed();
+    let md = env.claude().join("CLAUDE.md");
+    let current = env.read(&md);
+    let old = current.replace(block_body(&current), &block_before_the_session_hook(&env));
+    assert_ne!(old, current, "the old block differs from the current one");
+    let with_mine = format!("# My rules\n\nAnswer in French.\n\n{old}");
+
+    // Doctor calls it outdated; install's plan shows the replacement.
+    env.write(&md, &with_mine);
+    let doctor = gk_in_project(&env, ["doctor"]).run();
+    assert!(
+        doctor.stdout_text().contains("claude-md-section-outdated")
+            || transcript(&doctor).contains("is outdated"),
+        "{}",
+        transcript(&doctor)
+    );
+    snap(
+        &env,
+        "claude_md_old_block_install_dry_run",
+        ["install", "--dry-run"],
+    );
+    assert_eq!(env.read(&md), with_mine, "--dry-run wrote CLAUDE.md");
+
+    // install and doctor --fix both put the current block in its place.
+    for args in [
+        ["install", "--yes", "--no-smoke"].as_slice(),
+        ["doctor", "--fix", "--yes"].as_slice(),
+    ] {
+        env.write(&md, &with_mine);
+        env.gk(args.iter().copied())
+            .current_dir(env.project())
+            .run()
+            .ok();
+        assert_eq!(
+            env.read(&md),
+            format!("# My rules\n\nAnswer in French.\n\n{current}"),
+            "{args:?}"
+        );
+    }
+
+    // Uninstall takes the old block out too: the file install created goes,
+    // and a file with the user's text keeps exactly that text.
+    env.write(&md, &old);
+    gk_in_project(&env, ["uninstall", "--yes"]).run().ok();
+    assert!(!md.exists(), "uninstall left the old block's file");
+    let env = installed();
+    let md = env.claude().join("CLAUDE.md");
+    let current = env.read(&md);
+    let old = current.replace(block_body(&current), &block_before_the_session_hook(&env));
+    env.write(&md, format!("# My rules\n\n{old}"));
+    gk_in_project(&env, ["uninstall", "--yes"]).run().ok();
+    assert_eq!(env.read(&md), "# My rules\n");
+}
