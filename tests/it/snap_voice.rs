@@ -293,6 +293,30 @@ fn what_the_hooks_say_in_every_cell() {
     }
     assert_eq!(cells, 2 * 5 * 3 * 3 * 3 * 3);
     let env = filters.unwrap();
+    // Per session, the user's lines keep the bounds docs/hooks.md gives:
+    // at most 5 (6 with an earlier session's stale task), no file path.
+    for (answer, cells) in &groups["prompt"] {
+        if !cells.iter().any(|c| c.starts_with("session ")) {
+            continue;
+        }
+        let user: Vec<&str> = answer
+            .split("--- Claude reads")
+            .next()
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("--- "))
+            .collect();
+        let bound = if answer.contains("an earlier session in this folder left") {
+            6
+        } else {
+            5
+        };
+        assert!(user.len() <= bound, "{cells:?}\n{answer}");
+        for l in &user {
+            assert!(!l.contains(".json") && !l.contains("[HOME]"), "{l}");
+            assert!(!l.contains("record") && !l.contains("none yet"), "{l}");
+        }
+    }
     let s = settings(&env);
     let mut summary = String::new();
     for (surface, answers) in &groups {
