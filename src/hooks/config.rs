@@ -376,6 +376,10 @@ impl Default for Config {
 /// The seed's model rules, built once (the recommender's tiers take their
 /// labels, model ids and purposes from here when gk.json has no rule for
 /// them).
+/// The seed's words for its Opus rule (global scope shows them as v5 did).
+pub const SEED_OPUS_PURPOSE: &str =
+    "complex reasoning, TTL/SPARQL authoring, ontology work, deep reviews";
+
 pub fn builtin_models() -> &'static Vec<ModelRule> {
     static MODELS: std::sync::OnceLock<Vec<ModelRule>> = std::sync::OnceLock::new();
     MODELS.get_or_init(default_models)
@@ -500,7 +504,7 @@ fn default_models() -> Vec<ModelRule> {
         rule(
             "Opus 5.5",
             "claude-opus-5-5",
-            "complex reasoning, TTL/SPARQL authoring, ontology work, deep reviews",
+            SEED_OPUS_PURPOSE,
             &[
                 "ttl",
                 "turtle",

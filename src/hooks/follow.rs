@@ -65,23 +65,30 @@ fn age_words(e: &Earlier, now: SystemTime, stale_hours: u32) -> String {
 }
 
 /// The Stop line added under a DIRTY state that is the earlier session's.
-pub fn stop_in_flight_note(e: &Earlier) -> String {
-    format!(
-        " ! from an earlier session in this folder (record {}); this session has none yet: \
-         Claude continues the task or leaves it",
-        path_text(&e.record)
-    )
+pub fn stop_in_flight_note(_e: &Earlier) -> String {
+    super::voice::EARLIER_NOTE.into()
 }
 
 /// The Stop line (and the prompt hook's line) for an earlier task that is
-/// older than the stale limit: shown, but not as work in flight.
+/// older than the stale limit: shown, but not as work in flight (no path:
+/// Claude's context names the record).
 pub fn stale_note(e: &Earlier, now: SystemTime, stale_hours: u32) -> String {
-    format!(
-        " ! an earlier session in this folder left {} in progress (updated {}) -- probably stale; record {}",
-        task_words(e),
-        age_words(e, now, stale_hours),
-        path_text(&e.record)
-    )
+    super::voice::stale_earlier(&task_words(e), &age_words(e, now, stale_hours))
+}
+
+/// A record's task as words, `'Refactor parser' [P]`, and its age.
+pub fn file_words(file: &StateFile, now: SystemTime, stale_hours: u32) -> (String, String) {
+    let mut words = format!("'{}'", field(file, "task", MAX_TASK).unwrap_or_default());
+    if let Some(p) = field(file, "project", MAX_PROJECT) {
+        words.push_str(&format!(" [{p}]"));
+    }
+    let age = match file.verdict(now, stale_hours) {
+        super::state::StateVerdict::InProgress { age_hours, .. } => {
+            age_text(age_hours.map(|h| h * 3600.0))
+        }
+        _ => age_text(None),
+    };
+    (words, age)
 }
 
 /// The prompt hook's lines for the earlier task: `(systemMessage line,
@@ -153,18 +160,7 @@ pub fn session_start(
 ) -> (String, String) {
     let age = age_words(e, now, stale_hours);
     let stale = !in_flight(e, now, stale_hours);
-    let line = if stale {
-        format!(
-            "gk: an earlier session in this folder left {} in progress (updated {age}) -- probably stale",
-            task_words(e)
-        )
-    } else {
-        format!(
-            "gk: an earlier session in this folder left {} in progress (updated {age}); \
-             it is this session's state until Claude writes this session's own record",
-            task_words(e)
-        )
-    };
+    let line = super::voice::session_earlier(&task_words(e), &age, stale);
     let mut ctx = format!(
         "[Task state] An earlier session in this folder (session {}) left a task in progress: {}",
         one_line(&e.session, MAX_PATH),
@@ -269,36 +265,12 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
     None
 }
 
-/// The prompt hook's lines for Claude's hint: the hint, and when it names
-/// another model (or another effort than the one the keywords suggest)
-/// the line saying the keywords win. `label` is the keywords' model as
-/// named, `command` what to type after `/model` for it (the rule's
-/// `command` or its model id: a label such as `Sonnet 5` is no argument
-/// the client takes).
-pub fn prompt_next(
-    next: &str,
-    config: &Config,
-    label: &str,
-    command: &str,
-    effort: Option<&str>,
-) -> Vec<String> {
-    let mut lines = vec![format!(
-        " Next  : {next} (Claude's hint from the last turn)"
-    )];
+/// Whether Claude's hint names another model than gk's pick (`label`), or
+/// another effort than the one gk suggests (`effort`).
+pub fn hint_differs(next: &str, config: &Config, label: &str, effort: Option<&str>) -> bool {
     let model_differs = hinted_model(next, config).is_some_and(|m| m != label);
     let effort_differs = matches!((hinted_effort(next), effort), (Some(h), Some(k)) if h != k);
-    if model_differs || effort_differs {
-        // Each command stands apart (no comma or bracket touching it), so
-        // what is copied is what the client takes.
-        let mut rec = format!("/model {command}");
-        if let Some(e) = effort {
-            rec.push_str(&format!(" then /effort {e}"));
-        }
-        lines.push(format!(
-            " ! the hint differs from the keyword recommendation above, which wins ({label}): {rec}"
-        ));
-    }
-    lines
+    model_differs || effort_differs
 }
 
 #[cfg(test)]
@@ -343,7 +315,7 @@ mod tests {
         );
         assert_eq!(
             line,
-            "gk: an earlier session in this folder left 'Refactor parser' [P] in progress (updated 12m ago); it is this session's state until Claude writes this session's own record"
+            "gk: an earlier session in this folder left 'Refactor parser' [P] in progress (updated 12m ago) -- hold off switching model or effort until it is done, or tell Claude you moved on"
         );
         assert_eq!(
             ctx,
@@ -375,52 +347,28 @@ mod tests {
     }
 
     #[test]
-    fn the_keywords_win_over_a_hint_that_differs() {
+    fn the_pick_wins_over_a_hint_that_differs() {
         let c = Config::default();
-        let agree = prompt_next(
+        assert!(!hint_differs(
             "Opus 5.5, high: the refactor goes on",
             &c,
             "Opus 5.5",
-            "claude-opus-5-5",
-            Some("high"),
-        );
-        assert_eq!(agree.len(), 1, "{agree:?}");
-        let differ = prompt_next(
+            Some("high")
+        ));
+        assert!(hint_differs(
             "opus, high: the refactor goes on",
             &c,
             "Sonnet 5",
-            "claude-sonnet-5",
-            None,
-        );
-        // What follows `/model` is the id the client takes, never the label.
-        assert_eq!(
-            differ[1],
-            " ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5"
-        );
-        let effort = prompt_next(
+            None
+        ));
+        assert!(hint_differs(
             "Sonnet at low effort",
             &c,
             "Sonnet 5",
-            "claude-sonnet-5",
-            Some("high"),
-        );
-        assert_eq!(
-            effort[1],
-            " ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5 then /effort high"
-        );
-        assert_eq!(effort.len(), 2, "{effort:?}");
+            Some("high")
+        ));
         // A hint that names no model gk knows is shown, not judged.
-        assert_eq!(
-            prompt_next(
-                "keep going",
-                &c,
-                "Haiku 4.5",
-                "claude-haiku-4-5-20251001",
-                None
-            )
-            .len(),
-            1
-        );
+        assert!(!hint_differs("keep going", &c, "Haiku 4.5", None));
         // Whole words only: "sonnets" is not Sonnet, "highlight" not high.
         assert_eq!(hinted_model("write sonnets", &c), None);
         assert_eq!(hinted_effort("highlight it"), None);

@@ -47,6 +47,7 @@ pub mod session;
 mod state;
 mod statusline;
 mod stop;
+pub(crate) mod voice;
 
 use std::time::SystemTime;
 
@@ -235,10 +236,14 @@ fn session_answer(
     let convention = plugin_root
         .as_ref()
         .and_then(|_| plugin::convention_context(paths));
-    let warnings = session::answer(&input, &machine, config, loaded.error.as_ref());
+    let (warnings, settings_copy) =
+        session::answer(&input, &machine, config, loaded.error.as_ref());
+    // Both copies run (settings and gk's plugin): the settings copy speaks.
+    let quiet = plugin_root.is_some() && settings_copy;
+    let warnings = warnings.filter(|_| !quiet);
     // A task an earlier session left in progress in this folder: one line
     // for the user (after the warnings), the whole story for Claude.
-    let earlier = located.earlier.as_ref().map(|e| {
+    let earlier = located.earlier.as_ref().filter(|_| !quiet).map(|e| {
         let pointer = located
             .pointer
             .as_deref()
@@ -308,17 +313,18 @@ pub fn respond(
                 note.as_deref(),
                 located.record.as_deref(),
             );
-            if let Some(next) = follow::next_of(file, config) {
-                for line in follow::prompt_next(
-                    &next,
+            let next = follow::next_of(file, config);
+            if config.state.scope == StateScope::Session {
+                msg = voice::prompt_message(&turn_of(
+                    &a,
                     config,
-                    a.choice.label,
-                    a.choice.command,
-                    a.effort.map(|(e, _)| e),
-                ) {
-                    msg.push('\n');
-                    msg.push_str(&line);
-                }
+                    file,
+                    earlier_in_flight.is_some(),
+                    located.earlier.as_ref(),
+                    next.as_deref(),
+                    note.as_deref(),
+                    now,
+                ));
             }
             // Right after the record sentence that opens the context: a
             // fixed sentence before any text taken from a record.
@@ -334,9 +340,7 @@ pub fn respond(
                 );
             }
             if let Some(e) = &located.earlier {
-                let (line, sentence) = follow::prompt_lines(e, now, stale_hours);
-                msg.push('\n');
-                msg.push_str(&line);
+                let (_, sentence) = follow::prompt_lines(e, now, stale_hours);
                 ctx.push_str(&sentence);
             }
             Some(jsonout::prompt_output(&msg, &ctx))
@@ -383,6 +387,55 @@ pub fn respond(
             };
             Some(jsonout::stop_output(&msg))
         }
+    }
+}
+
+/// The turn as the composer reads it (per-session scope): the task in
+/// flight (`file`: this session's record, or the earlier session's when
+/// `earlier_speaks`), an earlier session's stale task, gk's pick, Claude's
+/// hint and gk's own notes.
+#[allow(clippy::too_many_arguments)]
+fn turn_of<'a>(
+    a: &'a prompt::Analysis<'a>,
+    config: &'a Config,
+    file: &StateFile,
+    earlier_speaks: bool,
+    earlier: Option<&state::Earlier>,
+    next: Option<&'a str>,
+    note: Option<&'a str>,
+    now: SystemTime,
+) -> voice::Turn<'a> {
+    let stale_hours = config.stale_hours;
+    let task = match file.verdict(now, stale_hours) {
+        StateVerdict::InProgress { stale, .. } => {
+            let (words, age) = follow::file_words(file, now, stale_hours);
+            if stale {
+                voice::Task::Stale { words, age }
+            } else {
+                voice::Task::InFlight {
+                    words,
+                    age,
+                    earlier: earlier_speaks,
+                }
+            }
+        }
+        _ => voice::Task::Clear,
+    };
+    let earlier_stale = earlier
+        .filter(|e| !follow::in_flight(e, now, stale_hours))
+        .map(|e| follow::stale_note(e, now, stale_hours));
+    let pick = prompt::pick(a, config);
+    let hint = next.map(|n| {
+        let differs = follow::hint_differs(n, config, a.choice.label, a.effort.map(|(e, _)| e));
+        (n, differs)
+    });
+    voice::Turn {
+        check_header: prompt::check_header(a),
+        task,
+        earlier_stale,
+        pick,
+        hint,
+        notes: note.into_iter().collect(),
     }
 }
 

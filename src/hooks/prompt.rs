@@ -208,7 +208,7 @@ fn learned_choice(config: &Config, advice: super::advice::Advice) -> ModelChoice
             label: &r.label,
             model: &r.model,
             command: r.command.as_deref().unwrap_or(&r.model),
-            purpose: &r.purpose,
+            purpose: super::voice::purpose_for(r, config),
             trigger: "recommender",
             rule: None,
             warning: r.warning.as_deref(),
@@ -298,6 +298,45 @@ fn assess_state(
     }
 }
 
+/// Per session: gk's pick for the composer, or `None` when the model is
+/// not shown (the config shows it only on a sign, and there was none).
+pub fn pick<'c>(a: &Analysis<'c>, config: &Config) -> Option<super::voice::Pick<'c>> {
+    let c = &a.choice;
+    let show_model = config.show_model() == super::config::ShowModel::EveryPrompt
+        || c.rule.is_some()
+        || c.learned.is_some()
+        || a.effort.is_some();
+    if !show_model {
+        return a.effort.map(|(e, _)| super::voice::Pick {
+            command: "",
+            label: "",
+            why: String::new(),
+            purpose: "",
+            effort: Some(e),
+            warning: None,
+        });
+    }
+    let why = match (c.rule, &c.learned) {
+        (Some(_), _) => format!("keyword '{}'", c.trigger),
+        (None, Some(reason)) => format!("strongest sign: {reason}"),
+        (None, None) if a.recommender => "no strong sign for another model: the default".into(),
+        (None, None) => "no rule's keyword matched: the default".to_string(),
+    };
+    Some(super::voice::Pick {
+        command: c.command,
+        label: c.label,
+        why,
+        purpose: c.purpose,
+        effort: a.effort.map(|(e, _)| e),
+        warning: c.warning,
+    })
+}
+
+/// Per session: the `[check]` header, when the prompt asked for it.
+pub fn check_header(a: &Analysis<'_>) -> Option<&'static str> {
+    a.check_mode.then_some(CHECK_HEADER)
+}
+
 /// The one sentence per-session scope adds to the context: where this
 /// session's task_state.json is (the only `.json` path in the context).
 /// It opens the context, before any text taken from a record, so no record
@@ -350,42 +389,36 @@ pub fn respond(
         || c.rule.is_some()
         || c.learned.is_some()
         || a.effort.is_some();
-    let mut msg = String::from("GATEKEEPER");
-    if a.check_mode {
-        msg.push_str(CHECK_HEADER);
-    }
-    if show_model && plain {
-        let why = match (c.rule, &c.learned) {
-            (Some(_), _) => format!("keyword '{}'", c.trigger),
-            (None, Some(reason)) => format!("strongest sign: {reason}"),
-            (None, None) if a.recommender => "no strong sign for another model: the default".into(),
-            (None, None) => "no rule's keyword matched: the default".to_string(),
-        };
-        msg.push_str(&format!(
-            "\n Model : /model {} ({}; {why})\n Use for: {}",
-            c.command, c.label, c.purpose
-        ));
-    } else if show_model {
-        msg.push_str(&format!(
-            "\n Model : /model {} (trigger: '{}')\n Use for: {}",
-            c.label, c.trigger, c.purpose
-        ));
-    }
-    if let Some((effort, _)) = a.effort {
-        msg.push_str(&format!("\n Effort : consider /effort {effort}"));
-    }
-    if !is_clean {
-        msg.push_str("\n ! [DIRTY] task in progress -- hold off switching model/effort");
-    }
-    if let Some(w) = c.warning.filter(|_| show_model) {
-        msg.push_str(&format!("\n ! {w}"));
-    }
-    if let Some(note) = config_note {
-        msg.push_str(&format!("\n ! {note}"));
-    }
-    // Nothing under the header: nothing to show the user.
-    if msg == "GATEKEEPER" {
-        msg.clear();
+    // Per session the user's lines are the composer's (`super::voice`,
+    // from [`pick`] and the turn); global scope keeps v5's.
+    let mut msg = String::new();
+    if !plain {
+        msg.push_str("GATEKEEPER");
+        if a.check_mode {
+            msg.push_str(CHECK_HEADER);
+        }
+        if show_model {
+            msg.push_str(&format!(
+                "\n Model : /model {} (trigger: '{}')\n Use for: {}",
+                c.label, c.trigger, c.purpose
+            ));
+        }
+        if let Some((effort, _)) = a.effort {
+            msg.push_str(&format!("\n Effort : consider /effort {effort}"));
+        }
+        if !is_clean {
+            msg.push_str("\n ! [DIRTY] task in progress -- hold off switching model/effort");
+        }
+        if let Some(w) = c.warning.filter(|_| show_model) {
+            msg.push_str(&format!("\n ! {w}"));
+        }
+        if let Some(note) = config_note {
+            msg.push_str(&format!("\n ! {note}"));
+        }
+        // Nothing under the header: nothing to show the user.
+        if msg == "GATEKEEPER" {
+            msg.clear();
+        }
     }
 
     let stale_note = stale

@@ -63,13 +63,15 @@ const MAX_PLACES: usize = 3;
 pub use crate::machine::Machine;
 
 /// The warnings for this event (the `systemMessage` text), or `None` for
-/// a healthy setup. `config_error`: why gk.json was ignored, if it was.
+/// a healthy setup, and whether a copy of gk's session hook from a
+/// settings file (not a plugin's) runs too ([`settings_copy_runs`]).
+/// `config_error`: why gk.json was ignored, if it was.
 pub fn answer(
     input: &Input,
     machine: &Machine,
     config: &Config,
     config_error: Option<&ConfigError>,
-) -> Option<String> {
+) -> (Option<String>, bool) {
     let project = project_dir(event_of(input).as_ref(), machine.current_dir.as_deref());
     // One budget for everything read: settings files, drop-ins, then what
     // the plugins they enable bring.
@@ -94,7 +96,22 @@ pub fn answer(
         crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
     };
     let found = problems(&files, &plugins, &table, &locate, config, config_error);
-    message(&found, project.as_deref(), os)
+    (
+        message(&found, project.as_deref(), os),
+        settings_copy_runs(&table),
+    )
+}
+
+/// Whether a settings file (user, project, local or managed), not a
+/// plugin, registers gk's session hook where it runs. When gk's session
+/// hook runs from both settings and gk's plugin, the client starts two
+/// processes that read the same files; the plugin's copy then stays
+/// silent about the setup and the earlier task, and the settings copy
+/// speaks (it runs gk by its full path, so it runs even when `gk` is not
+/// on PATH). The plugin's copy still hands Claude the convention when
+/// CLAUDE.md lacks it: the settings copy never does.
+pub fn settings_copy_runs(t: &Table) -> bool {
+    t.running(HookKind::Session).any(|r| r.plugin.is_none())
 }
 
 /// The event as far as the hook kept it (the members of a cut one), or

@@ -103,7 +103,7 @@ pub fn text(state: &StateFile, now: SystemTime, stale_hours: u32, from_shared: b
                 line.push_str(" (stale?)");
             }
             if from_shared {
-                line.push_str(" (shared record)");
+                line.push_str(" (older setup)");
             }
             line
         }
@@ -150,7 +150,7 @@ mod tests {
         let stale = file(json!({"status": "in_progress", "task": "t"}), 30 * 3600);
         assert_eq!(
             text(&stale, now, 24, true),
-            "gk DIRTY 't' 30h ago (stale?) (shared record)"
+            "gk DIRTY 't' 30h ago (stale?) (older setup)"
         );
         assert_eq!(
             text(&file(json!({"status": "clean"}), 5), now, 24, false),

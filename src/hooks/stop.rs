@@ -29,9 +29,8 @@ pub fn age_text(age_seconds: Option<f64>) -> String {
 }
 
 /// The line added, in per-session scope, when a task in progress comes
-/// from the shared record because this session has none of its own.
-pub const SHARED_NOTE: &str =
-    " ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
+/// from the shared task file because this session has none of its own.
+pub use super::voice::SHARED_NOTE;
 
 /// The line, in per-session scope, for a session (it has an id) with no
 /// record of its own while there is no shared record either.

@@ -211,19 +211,22 @@ fn a_successor_in_the_same_folder_is_shown_the_earlier_task_by_every_hook() {
     );
     assert!(!stop.contains("safe to switch"), "{stop}");
     assert!(
-        stop.contains(&format!(
-            "earlier session in this folder (record {record_a})"
-        )),
+        stop.contains(
+            " ! left by an earlier session in this folder; Claude takes it over if you continue it"
+        ),
         "{stop}"
     );
+    // No path for the user: Claude's context names the record.
+    assert!(!stop.contains(&record_a), "{stop}");
 
     let prompt = s.prompt_in(B, &s.project(), "go on");
     let (msg, ctx) = (prompt.system_message(), prompt.context());
     assert!(
-        msg.contains("[DIRTY] task in progress -- hold off"),
+        msg.starts_with("GATEKEEPER\n ! an earlier session's task is in progress: 'Refactor parser' [P] (updated 12m ago) -- hold off switching model or effort until it is done"),
         "{msg}"
     );
-    assert!(msg.contains(&record_a), "{msg}");
+    assert!(!msg.contains(&record_a), "{msg}");
+    assert!(ctx.contains(&record_a), "{ctx}");
     // gk's own sentences open the context; the state follows them.
     assert!(
         ctx.starts_with("[Task state] This session's task_state.json is "),
@@ -407,7 +410,7 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
         .prompt_in(B, &s.project(), "quick question: explain the lexer")
         .system_message();
     assert!(
-        msg.contains(" Next  : Opus 5.5 at high effort: the parser refactor continues (Claude's hint from the last turn)\n ! the hint differs from the keyword recommendation above, which wins (Sonnet 5): /model claude-sonnet-5"),
+        msg.contains(" Claude's hint: Opus 5.5 at high effort: the parser refactor continues -- it differs; use the pick above (it reads this prompt) unless this prompt carries on Claude's plan"),
         "{msg}"
     );
     // They agree (per session the recommender advises Opus here, and
@@ -419,7 +422,7 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
             "design the architecture of the parser, audit it",
         )
         .system_message();
-    assert!(msg.contains(" Next  : Opus 5.5"), "{msg}");
+    assert!(msg.contains(" Claude's hint: Opus 5.5"), "{msg}");
     assert!(!msg.contains("differs"), "{msg}");
     // The context asks for the hint.
     assert!(s
@@ -430,10 +433,9 @@ fn the_continuation_hint_has_its_own_line_and_the_keywords_win() {
     // Switched off in gk.json: neither asked for nor shown.
     s.write_config(r#"{"state": {"scope": "session", "next": false}}"#);
     assert!(!s.stop_in(B, &s.project()).contains("Next"));
-    assert!(!s
-        .prompt_in(B, &s.project(), "go")
-        .stdout_text()
-        .contains("next"));
+    let off = s.prompt_in(B, &s.project(), "go").stdout_text();
+    assert!(!off.contains("Claude's hint"), "{off}");
+    assert!(!off.contains("\\\"next\\\""), "{off}");
     assert!(!s.statusline(B, &s.project()).contains("next"));
     let rules = s.hook(&["rules"], B, &s.project(), json!({})).stdout_text();
     assert!(rules.contains("\"next\": false"), "{rules}");
@@ -492,7 +494,10 @@ fn a_task_taken_over_is_followed_from_the_session_that_took_it() {
     let c = "cccccccc-3333-4000-8000-000000000003";
     let stop = s.stop_in(c, &s.project());
     assert!(stop.contains("'Refactor parser, part 2'"), "{stop}");
-    assert!(stop.contains(&s.record(B).display().to_string()), "{stop}");
+    assert!(
+        stop.contains(" ! left by an earlier session in this folder"),
+        "{stop}"
+    );
     // B finishes: nothing is left in flight for the third session.
     std::fs::write(s.record(B), r#"{"status": "clean"}"#).unwrap();
     assert!(!s.stop_in(c, &s.project()).contains("Refactor"));

@@ -819,13 +819,13 @@ fn per_session_the_model_lines_show_only_when_a_keyword_matched_unless_asked() {
     let msg = env.prompt("fix the typo in the readme").system_message();
     assert_eq!(
         msg,
-        "GATEKEEPER\n ! [DIRTY] task in progress -- hold off switching model/effort"
+        "GATEKEEPER\n ! task in progress: 't' (updated just now) -- hold off switching model or effort until it is done"
     );
     // Asked for every prompt: the default's line, in plain words.
     env.write_config(r#"{"show_model": "every_prompt"}"#);
     let msg = env.prompt("fix the typo in the readme").system_message();
     assert!(
-        msg.starts_with("GATEKEEPER\n Model : /model claude-sonnet-5 (Sonnet 5; no strong sign for another model: the default)\n"),
+        msg.ends_with("\n For the next task: /model claude-sonnet-5 (Sonnet 5; no strong sign for another model: the default)"),
         "{msg}"
     );
     for v5_word in ["trigger", "Option D", "'default'"] {

@@ -245,7 +245,7 @@ fn sanitised(reference: &str, case: &Value) -> String {
 }
 
 /// What gk must print for `case` in `mode` (docs/hooks.md, "State").
-fn expected_for(case: &Value, mode: Mode, env: &TestEnv) -> String {
+fn expected_for(case: &Value, mode: Mode, env: &TestEnv, got: &str) -> String {
     let reference = sanitised(case["expected_stdout"].as_str().unwrap(), case);
     let session = session_id_in(case["stdin"].as_str().unwrap());
     if mode != Mode::PerSession || reference.is_empty() {
@@ -253,7 +253,18 @@ fn expected_for(case: &Value, mode: Mode, env: &TestEnv) -> String {
     }
     if case["hook"] == "prompt" {
         let v: Value = serde_json::from_str(&reference).unwrap();
-        let msg = plain_message(v["systemMessage"].as_str().unwrap());
+        let v5_ctx = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        let stale = v5_ctx.contains("WARNING: state has been in_progress for");
+        let got_msg = serde_json::from_str::<Value>(got)
+            .ok()
+            .and_then(|g| g["systemMessage"].as_str().map(str::to_string));
+        let msg = plain_message(
+            v["systemMessage"].as_str().unwrap(),
+            stale,
+            got_msg.as_deref(),
+        );
         let mut ctx = plain_context(
             v["hookSpecificOutput"]["additionalContext"]
                 .as_str()
@@ -294,7 +305,8 @@ fn expected_for(case: &Value, mode: Mode, env: &TestEnv) -> String {
         )
     } else if session.is_some() && reference.contains("STATE [DIRTY]") {
         let hold = "\\n ! Hold off switching model/effort until this task is complete";
-        let note = "\\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it";
+        let note =
+            "\\n ! saved outside any session (an older setup); `gk state clean --shared` clears it";
         reference.replacen(hold, &format!("{hold}{note}"), 1)
     } else {
         reference
@@ -313,8 +325,46 @@ fn v5_model_id(label: &str) -> &'static str {
 }
 
 /// The v5 message in per-session words.
-fn plain_message(v5: &str) -> String {
+///
+/// A task in progress (v5's `[DIRTY]` line) leads per session: the line
+/// under the header names the task and says what to do (hold off; for a
+/// stale task, ask Claude to mark it clean), the model line is worded for
+/// the next task, and the purpose line goes. The task's words and age on
+/// that line are taken from gk's own line (`got`) when it has the shape
+/// asked for: the snapshot matrix (`snap_voice`) and `follow` check them.
+fn plain_message(v5: &str, stale: bool, got: Option<&str>) -> String {
     let re = regex::Regex::new(r"^ Model : /model (.+) \(trigger: '(.*)'\)$").unwrap();
+    let dirty = " ! [DIRTY] task in progress -- hold off switching model/effort";
+    let all: Vec<&str> = v5.split('\n').collect();
+    if all.contains(&dirty) {
+        let shape = if stale {
+            regex::Regex::new(r"^ ! '.* is still marked in progress \(updated [^)]*\) -- probably done; ask Claude to mark it clean$").unwrap()
+        } else {
+            regex::Regex::new(r"^ ! task in progress: '.*\(updated [^)]*\) -- hold off switching model or effort until it is done$").unwrap()
+        };
+        let task_line = got
+            .and_then(|g| g.split('\n').nth(1))
+            .filter(|l| shape.is_match(l))
+            .unwrap_or(" ! (the task line, in the shape asked for)")
+            .to_string();
+        let rest: Vec<&str> = all.iter().copied().filter(|l| *l != dirty).collect();
+        let plain = plain_message(&rest.join("\n"), false, None);
+        let mut lines: Vec<String> = if plain.is_empty() {
+            vec![rest[0].to_string()]
+        } else {
+            plain.split('\n').map(str::to_string).collect()
+        };
+        lines.retain(|l| !l.starts_with(" Use for: "));
+        if !stale {
+            for l in &mut lines {
+                if let Some(m) = l.strip_prefix(" Model : ") {
+                    *l = format!(" For the next task: {m}");
+                }
+            }
+        }
+        lines.insert(1, task_line);
+        return lines.join("\n");
+    }
     let lines: Vec<&str> = v5.split('\n').collect();
     let effort = lines.iter().any(|l| l.starts_with(" Effort : "));
     let mut out: Vec<String> = Vec::new();
@@ -406,7 +456,8 @@ fn check_every_case(config: Option<&str>, mode: Mode) {
             processes += 1;
         }
         let out = run.run();
-        let expected = expected_for(case, mode, &env);
+        let got = String::from_utf8_lossy(&out.stdout).into_owned();
+        let expected = expected_for(case, mode, &env, &got);
         let reference = case["expected_stdout"].as_str().unwrap();
         let folded_reference = sanitised(reference, case);
         if folded_reference != reference {
@@ -416,7 +467,6 @@ fn check_every_case(config: Option<&str>, mode: Mode) {
             added += 1;
         }
         let expected = expected.as_str();
-        let got = String::from_utf8_lossy(&out.stdout);
         let problem = if out.code != Some(0) {
             Some(format!("exit {:?}", out.code))
         } else if !out.stderr.is_empty() {

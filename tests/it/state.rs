@@ -214,14 +214,19 @@ fn a_session_without_a_record_shows_the_shared_one_and_its_own_record_wins() {
         stop.starts_with("STATE [DIRTY] task in progress: 'from the Python days'"),
         "{stop}"
     );
-    assert!(stop.ends_with("\n ! from the shared record (this session has none yet); `gk state clean --shared` clears it"), "{stop}");
+    assert!(
+        stop.ends_with(
+            "\n ! saved outside any session (an older setup); `gk state clean --shared` clears it"
+        ),
+        "{stop}"
+    );
     let ctx = env.prompt_as(json!(UUID_A)).quiet().context();
     assert!(ctx.contains("'from the Python days'"), "{ctx}");
     assert!(env
         .statusline_as(json!(UUID_A))
         .quiet()
         .stdout_text()
-        .contains("(shared record)"));
+        .contains("(older setup)"));
     // Once the session writes its own record, that is what it sees.
     env.write_aged(
         &env.record(UUID_A),
