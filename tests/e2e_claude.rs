@@ -78,6 +78,7 @@ fn main() -> std::process::ExitCode {
             a_mid_task_clear_shows_the_session_line_above_the_clear_prompt,
             json_the_client_loads_is_not_called_skipped,
             gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+            the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there,
             a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
             gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
             a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
@@ -1086,13 +1087,12 @@ fn json_the_client_loads_is_not_called_skipped() {
 /// with the client's own commands, and the gk cargo built on PATH (as
 /// `cargo install` puts it). Returns the plugin's id.
 fn install_gk_plugin(sb: &mut Sandbox) -> String {
-    use gk::testing::plugin;
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let market = sb.home().join("gk-marketplace");
-    for (rel, _) in plugin::files() {
-        let text = sb.read(&repo.join(&rel));
-        sb.write(&market.join(&rel), &text);
-    }
+    put_gk_on_path(sb);
+    add_gk_plugin(sb)
+}
+
+/// The gk cargo built in a folder put first on the sandbox's PATH.
+fn put_gk_on_path(sb: &mut Sandbox) {
     let bin = sb.home().join("bin");
     std::fs::create_dir_all(&bin).expect("create the bin folder");
     std::fs::copy(env!("CARGO_BIN_EXE_gk"), bin.join("gk")).expect("put gk on PATH");
@@ -1102,7 +1102,19 @@ fn install_gk_plugin(sb: &mut Sandbox) -> String {
         std::env::var("PATH").unwrap_or_default()
     );
     sb.set_env("PATH", &path);
+}
 
+/// The repository's marketplace files copied to a folder of their own,
+/// added as a marketplace, and gk's plugin installed, with the client's
+/// own commands (docs/install.md's plugin route). Returns the plugin's id.
+fn add_gk_plugin(sb: &mut Sandbox) -> String {
+    use gk::testing::plugin;
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let market = sb.home().join("gk-marketplace");
+    for (rel, _) in plugin::files() {
+        let text = sb.read(&repo.join(&rel));
+        sb.write(&market.join(&rel), &text);
+    }
     sb.claude_ok(&[
         "plugin",
         "marketplace",
@@ -1145,6 +1157,68 @@ fn gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings() {
     assert_eq!(settings.get("hooks"), None, "{settings:#}");
     assert_eq!(settings["enabledPlugins"][&id], true, "{settings:#}");
     assert!(!sb.claude_dir().join("CLAUDE.md").exists());
+}
+
+/// The plugin route with gk not yet on PATH. The plugin's hooks
+/// are the exec form of the bare name `gk`: the client reports each of the
+/// three as `Executable not found in $PATH: "gk"` (exit 1, a non-blocking
+/// error) and the turn completes. Once gk is on PATH and `gk install` has
+/// added what a plugin cannot carry (no program copy, no hooks in
+/// settings), the next turn gets the advice and the Stop line, once each.
+fn the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there() {
+    let _serial = harness::serial();
+    let mut sb = sandbox(
+        "the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there",
+    );
+    sb.without_managed_policy();
+    // A PATH with no gk on it (the client itself is started by its path).
+    let bare = sb.home().join("no-gk-bin");
+    std::fs::create_dir_all(&bare).expect("create an empty bin folder");
+    sb.set_env("PATH", &format!("{}:/usr/bin:/bin", bare.display()));
+    for dir in ["/usr/bin", "/bin"] {
+        assert!(
+            !std::path::Path::new(dir).join("gk").exists(),
+            "a gk in {dir} would be found"
+        );
+    }
+    let id = add_gk_plugin(&mut sb);
+
+    let turn = sb.turn("design the schema for multi-tenant billing and explain the tradeoffs");
+    turn.assert_completed();
+    for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+        let runs = turn.hook_responses(event);
+        assert_eq!(runs.len(), 1, "{event}: {}", turn.describe_hooks());
+        let r = runs[0];
+        assert_eq!(r["exit_code"], 1, "{event}: {r}");
+        assert_eq!(r["outcome"], "error", "{event}: {r}");
+        assert!(
+            r["stderr"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("Executable not found in $PATH: \"gk\""),
+            "{event}: {r}"
+        );
+    }
+    assert!(turn.contexts().is_empty(), "{}", turn.describe_hooks());
+
+    put_gk_on_path(&mut sb);
+    sb.gk_ok(&["install", "--yes"]);
+    assert!(
+        !sb.claude_dir().join("hooks/gk").exists(),
+        "install beside the plugin copied a second program"
+    );
+    let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
+    assert_eq!(settings.get("hooks"), None, "{settings:#}");
+    assert_eq!(settings["enabledPlugins"][&id], true, "{settings:#}");
+
+    let turn = sb.turn("design the schema for multi-tenant billing and explain the tradeoffs");
+    turn.assert_completed();
+    assert_eq!(turn.plugin_runs(&id), 3, "{}", turn.describe_hooks());
+    let advice = turn.system_messages("UserPromptSubmit");
+    assert_eq!(advice.len(), 1, "{}", turn.describe_hooks());
+    assert!(advice[0].contains("/model"), "{advice:?}");
+    let line = stop_line(&turn);
+    assert!(line.starts_with("STATE [CLEAN]"), "STATE line: {line}");
 }
 
 /// The managed channel. `gk install --managed --output FILE`

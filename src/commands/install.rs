@@ -52,7 +52,13 @@ pub fn run_install(
     if !ran || args.no_smoke {
         return Ok(outcome.exit_code());
     }
-    let wanted = wanted_hooks(&m.ctx, shell, m.bash_home.as_deref());
+    // Beside gk's plugin install copies no program: the hooks that run are
+    // the plugin's, `gk` from PATH, and that is what the smoke test starts.
+    let bin = m.paths.binary(m.os);
+    let wanted = match plan.changes.iter().any(|ch| ch.path == bin) {
+        true => wanted_hooks(&m.ctx, shell, m.bash_home.as_deref()),
+        false => crate::setup::plugin::plugin_hooks(),
+    };
     let all_passed = smoke_test(&m, &wanted, env, c);
     if !all_passed {
         return Err(Error::new(

@@ -160,6 +160,21 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
     Some(f.at(path, None))
 }
 
+/// `claude-md-section-missing` when a plugin runs gk's session hook: that
+/// hook hands Claude the convention at each session start (a plugin cannot
+/// edit CLAUDE.md), so nothing is lost; the block is optional.
+pub fn missing_handed_by_plugin(path: &Path, plugin: &str) -> Finding {
+    let shown = path.display();
+    Finding::new(
+        "claude-md-section-missing",
+        Severity::Info,
+        Group::ClaudeMd,
+        format!("{shown} has no Task State Convention block; plugin {plugin}'s session hook hands it to Claude at each session start"),
+    )
+    .fix(format!("optional: `gk install` writes the block into {shown}, so Claude has it in sessions without the plugin"))
+    .at(path, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

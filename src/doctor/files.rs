@@ -212,6 +212,7 @@ fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
         ),
     )
     .at(&f.path, Some(e.line))
+    .column(e.column)
     .fix(if e.not_utf8 {
         format!(
             "{who} {shown}: save it as UTF-8 (the text at line {} column {} is in another encoding, such as a Windows code page or the UTF-16 of Windows PowerShell's `>`); gk never rewrites a file it cannot parse",

@@ -101,6 +101,8 @@ pub struct Finding {
     pub message: String,
     pub path: Option<PathBuf>,
     pub line: Option<usize>,
+    /// The column within `line`, where the message gives one (a parse error).
+    pub column: Option<usize>,
     /// What the user should do (a command, or what `--fix` will do).
     pub fix: Option<String>,
     /// Extra lines shown under the message (e.g. every spelling of a hook).
@@ -117,6 +119,7 @@ impl Finding {
             message,
             path: None,
             line: None,
+            column: None,
             fix: None,
             details: Vec::new(),
             remedy: Remedy::Manual,
@@ -126,6 +129,12 @@ impl Finding {
     pub fn at(mut self, path: impl Into<PathBuf>, line: Option<usize>) -> Self {
         self.path = Some(path.into());
         self.line = line;
+        self
+    }
+
+    /// The column of the place [`Finding::at`] names (1-based, as shown).
+    pub fn column(mut self, column: usize) -> Self {
+        self.column = Some(column);
         self
     }
 

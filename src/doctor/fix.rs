@@ -50,6 +50,9 @@ pub struct FixNeeds {
     /// `remove_from` (plugins register them), each with the plugin that
     /// carries it; gk's other entries stay.
     pub carried: Vec<(crate::hookcmd::HookKind, String)>,
+    /// Who registers every one of gk's hooks when settings copies go
+    /// because of it: "managed settings" or "plugin <id>".
+    pub registered_by: Option<String>,
     pub binary: bool,
     pub claude_md: bool,
     pub state_file: bool,
@@ -129,6 +132,11 @@ pub fn needs(
     );
     let carried = match &how {
         RegistrationFix::RemovePluginCopies { carried } => Some(carried),
+        _ => None,
+    };
+    n.registered_by = match &how {
+        RegistrationFix::RemoveOutsideManaged { .. } => Some("managed settings".to_string()),
+        RegistrationFix::RemoveOutsidePlugin { plugin } => Some(format!("plugin {plugin}")),
         _ => None,
     };
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
@@ -360,11 +368,7 @@ pub fn plan(
             continue;
         };
         let new = removal(needs, path, &old, &inputs.ctx)?;
-        let reason = if !needs.carried.is_empty() {
-            removal_reason(needs)
-        } else {
-            "gk's hooks belong in user settings only".to_string()
-        };
+        let reason = removal_reason(needs);
         plan.push(FileChange::text(path, Some(old), Some(new), &reason));
     }
     Ok(plan)
@@ -386,10 +390,14 @@ fn removal(
 }
 
 /// Why [`removal`] takes entries out of a file: which plugin now carries
-/// each hook, or the managed settings that register them all.
+/// each hook, or the managed settings or plugin that register them all,
+/// or (neither) that gk's hooks belong in user settings.
 fn removal_reason(needs: &FixNeeds) -> String {
     if needs.carried.is_empty() {
-        return "managed settings register gk's hooks; these would run a second time".into();
+        return match &needs.registered_by {
+            Some(who) => format!("{who} registers gk's hooks; these would run a second time"),
+            None => "gk's hooks belong in user settings only".to_string(),
+        };
     }
     let each: Vec<String> = needs
         .carried

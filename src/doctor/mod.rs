@@ -203,7 +203,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     report
         .findings
         .extend(statusline::check_policy(&files, &table, inputs));
-    check_claude_md(inputs, &mut report);
+    check_claude_md(inputs, &table, &switched_off, &mut report);
     files::fold_into_unparseable(&files, &mut report.findings);
     let redactor = files::redactor_for(&files);
     Diagnosis {
@@ -279,10 +279,14 @@ fn check_config(
     let config = &loaded.config;
     report.notes.push((
         Group::Config,
-        format!(
-            "{}: usable (or absent: built-in rules)",
-            config_path.display()
-        ),
+        if std::fs::symlink_metadata(&config_path).is_ok() {
+            format!("{}: usable", config_path.display())
+        } else {
+            format!(
+                "{}: absent; the hooks use the built-in rules",
+                config_path.display()
+            )
+        },
     ));
     let mut switched_off = Vec::new();
     for kind in HookKind::ALL.into_iter().filter(|k| !config.enabled(*k)) {
@@ -362,15 +366,31 @@ fn check_state(
 }
 
 /// The Task State Convention block in CLAUDE.md.
-fn check_claude_md(inputs: &Inputs, report: &mut Report) {
+/// When a plugin runs gk's session hook (and gk.json leaves it on), a
+/// missing block is handed to Claude by that hook: said so, as info.
+fn check_claude_md(
+    inputs: &Inputs,
+    table: &crate::registry::Table,
+    switched_off: &[HookKind],
+    report: &mut Report,
+) {
     let md_path = inputs.paths.claude_md();
     let section = match read_claude_md(&md_path) {
         Ok(text) => claude_md::assess(text.as_deref(), &fix::section_spec(inputs)),
         Err(why) => claude_md::SectionState::Unreadable(why),
     };
-    report
-        .findings
-        .extend(claude_md::finding(&section, &md_path));
+    let plugin = table
+        .running(HookKind::Session)
+        .filter(|_| !switched_off.contains(&HookKind::Session))
+        .filter(|r| r.owner == Owner::Gk(HookKind::Session))
+        .find_map(|r| r.plugin.as_ref());
+    let finding = match (&section, plugin) {
+        (claude_md::SectionState::Missing, Some(p)) => {
+            Some(claude_md::missing_handed_by_plugin(&md_path, &p.id))
+        }
+        _ => claude_md::finding(&section, &md_path),
+    };
+    report.findings.extend(finding);
 }
 
 /// CLAUDE.md's text (`None` when there is none), or why it cannot be read.

@@ -44,7 +44,29 @@ pub(super) fn check_binaries(
                     ),
                 )
                 .at(&first.path, Some(first.line));
-                let mut f = match owner {
+                let plugin = places
+                    .iter()
+                    .all(|r| r.plugin.is_some())
+                    .then(|| places[0].plugin.as_ref().map(|p| p.id.as_str()))
+                    .flatten()
+                    .filter(|_| !crate::registry::locate::is_absolute(program));
+                let mut f = match (owner, plugin) {
+                    // A plugin carries no program: its bare `gk` is looked
+                    // up on PATH, and only the user can put one there.
+                    (Owner::Gk(_), Some(id)) => Finding::new(
+                        "hook-binary-missing",
+                        Severity::Error,
+                        Group::Binaries,
+                        format!(
+                            "{program} is not on PATH; plugin {id}'s hooks fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
+                            and_list(&p.events())
+                        ),
+                    )
+                    .at(&first.path, Some(first.line))
+                    .fix(format!(
+                        "put gk on PATH (the release installer, scoop, winget or `cargo install`), then start a new session: plugin {id} carries no program"
+                    )),
+                    (owner, _) => match owner {
                     // The program managed settings run is where gk puts itself.
                     Owner::Gk(_) if in_managed && at_canonical => f
                         .fix(format!(
@@ -71,6 +93,7 @@ pub(super) fn check_binaries(
                         "install {program}, or delete that entry from {}",
                         first.path.display()
                     )),
+                    },
                 };
                 for r in places {
                     f = f.detail(format!("{}  `{}`", r.place(), r.command));

@@ -294,6 +294,21 @@ fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> 
     )
 }
 
+/// How the copies of a hook that fires more than once differ: under
+/// different command strings, or one string in places the client does not
+/// merge (managed settings and user settings, say).
+fn registered_how(t: &rules::FiresTwice<'_>) -> String {
+    let n = t.spellings.len();
+    let mut commands: Vec<&str> = t.spellings.iter().map(|s| s.command).collect();
+    commands.sort_unstable();
+    commands.dedup();
+    match commands.len() {
+        1 => format!("in {n} places under the same command"),
+        c if c == n => format!("under {n} different commands"),
+        c => format!("in {n} places under {c} different commands"),
+    }
+}
+
 fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &RegistrationFix) -> Finding {
     let n = t.spellings.len();
     let first = t.spellings[0].places[0];
@@ -328,8 +343,9 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
             Severity::Error,
             Group::Registrations,
             format!(
-                "gk's {} hook is registered under {n} different commands; Claude Code runs each, so it fires {n} times",
+                "gk's {} hook is registered {}; Claude Code runs each, so it fires {n} times",
                 t.kind.arg(),
+                registered_how(t),
             ),
         ),
     }

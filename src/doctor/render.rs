@@ -305,6 +305,9 @@ pub fn json(report: &Report) -> Value {
             if let Some(l) = f.line {
                 m.insert("line".into(), json!(l));
             }
+            if let Some(c) = f.column {
+                m.insert("column".into(), json!(c));
+            }
             if let Some(fix) = &f.fix {
                 m.insert("fix".into(), json!(fix));
             }

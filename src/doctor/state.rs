@@ -110,7 +110,7 @@ pub fn config_finding(error: &ConfigError) -> Finding {
         Some((line, col)) => format!("{}:{line}:{col}", path.display()),
         None => path.display().to_string(),
     };
-    Finding::new(
+    let f = Finding::new(
         "config-invalid",
         Severity::Error,
         Group::Config,
@@ -119,8 +119,12 @@ pub fn config_finding(error: &ConfigError) -> Finding {
             error.reason
         ),
     )
-    .at(path, error.position.map(|(l, _)| l))
-    .fix(format!(
+    .at(path, error.position.map(|(l, _)| l));
+    let f = match error.position {
+        Some((_, col)) => f.column(col),
+        None => f,
+    };
+    f.fix(format!(
         "correct {} by hand, or delete it to use the defaults (`gk rules` prints a valid starting point)",
         path.display()
     ))

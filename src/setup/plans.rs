@@ -72,15 +72,28 @@ pub fn plan_install_with(
     let mut plan = Plan::new("gk install");
     let mut notes = Vec::new();
     let bin = m.paths.binary(m.os);
-    plan.push(FileChange {
-        path: bin.clone(),
-        old: read_current(&bin, crate::bounded::PROGRAM_LIMIT)?,
-        new: Some(program.to_vec()),
-        binary: true,
-        create_mode: 0o755,
-        strategy: binary::replace_strategy(m.os),
-        reason: "the program gk's hooks run".into(),
-    });
+    let settings = m.paths.settings();
+    let old_settings = read_text(&settings)?;
+    // gk's plugin (or any plugin), or managed settings, registering all of
+    // gk's hooks: the client runs a user settings copy beside either, so
+    // install registers none and takes out the ones an earlier install
+    // wrote.
+    let elsewhere = registered_elsewhere(m, old_settings.as_deref());
+    // A plugin runs the gk on PATH: a copy in hooks/ would be a second
+    // program no hook runs (and one that drifts from the first), unless
+    // the status line, which a plugin cannot carry, runs it.
+    let copy = extras.statusline || !matches!(elsewhere, Some(Elsewhere::Plugin(_)));
+    if copy {
+        plan.push(FileChange {
+            path: bin.clone(),
+            old: read_current(&bin, crate::bounded::PROGRAM_LIMIT)?,
+            new: Some(program.to_vec()),
+            binary: true,
+            create_mode: 0o755,
+            strategy: binary::replace_strategy(m.os),
+            reason: "the program gk's hooks run".into(),
+        });
+    }
 
     let state = m.paths.state_file();
     let old_state = read_current(&state, crate::hooks::MAX_STATE_BYTES)?;
@@ -112,8 +125,6 @@ pub fn plan_install_with(
         "Task State Convention block",
     ));
 
-    let settings = m.paths.settings();
-    let old_settings = read_text(&settings)?;
     if let Some(text) = &old_settings {
         notes.extend(left_as_they_are(&settings, text));
     }
@@ -128,11 +139,6 @@ pub fn plan_install_with(
         )?),
         false => None,
     };
-    // gk's plugin (or any plugin), or managed settings, registering all of
-    // gk's hooks: the client runs a user settings copy beside either, so
-    // install registers none and takes out the ones an earlier install
-    // wrote.
-    let elsewhere = registered_elsewhere(m, old_settings.as_deref());
     let old_text = match (&elsewhere, &old_settings) {
         (Some(by), Some(text)) => {
             let without = settings_edit::remove_hooks(&settings, text, &m.ctx)?;
@@ -146,10 +152,14 @@ pub fn plan_install_with(
         }
         _ => old_settings.clone().unwrap_or_default(),
     };
-    if let Some(by) = &elsewhere {
-        notes.push(format!(
+    match &elsewhere {
+        Some(by @ Elsewhere::Plugin(_)) if !copy => notes.push(format!(
+            "note: {by} registers gk's hooks and runs the gk on PATH, so install registers none and copies no program; it adds what a plugin cannot carry: the permission rules for the task records and the Task State Convention"
+        )),
+        Some(by) => notes.push(format!(
             "note: {by} registers gk's hooks, so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, the program for the status line"
-        ));
+        )),
+        None => {}
     }
     let want = SettingsWanted {
         hooks: elsewhere.is_none().then_some(&wanted),

@@ -24,7 +24,7 @@ pub const PLUGIN: &str = "gk";
 pub const PLUGIN_DIR: &str = "plugin";
 
 const DESCRIPTION: &str =
-    "gk's hooks: the prompt gatekeeper, the task-state monitor and the session check (needs gk on PATH)";
+    "gk's hooks: the prompt gatekeeper, the task-state monitor and the session check. The plugin carries no program: install gk on PATH first (the release installer, scoop, winget or cargo install: see README.md in the plugin folder), then run `gk install` for the permission rules a plugin cannot carry";
 
 /// What the plugin registers: each hook as `gk hook <kind>` in the exec form.
 pub fn plugin_hooks() -> WantedHooks {

@@ -105,6 +105,26 @@ fn identical_string_across_scopes_is_redundant_not_twice() {
 }
 
 #[test]
+fn one_string_in_managed_and_user_is_two_places_not_two_commands() {
+    let mut regs = healthy();
+    regs.push(reg(
+        Scope::Managed,
+        "UserPromptSubmit",
+        "\"$HOME/.claude/hooks/gk\" hook prompt",
+        Owner::Gk(HookKind::Prompt),
+    ));
+    let f = check(&regs, &Policy::default());
+    assert_eq!(codes(&f), ["hook-fires-twice"]);
+    assert!(
+        f[0].message
+            .contains("prompt hook is registered in 2 places under the same command; Claude Code runs each, so it fires 2 times"),
+        "{}",
+        f[0].message
+    );
+    assert!(!f[0].message.contains("different commands"));
+}
+
+#[test]
 fn two_spellings_fire_twice_linux_macos_windows() {
     for (a, b) in [
         (

@@ -1,0 +1,128 @@
+//! gk's plugin as a channel, whole: what install, uninstall and doctor
+//! say and do on a machine where gk's own plugin (the repository's
+//! `plugin/` files) is enabled. Beside the plugin install adds only what a
+//! plugin cannot carry (the permission rules, the CLAUDE.md block): no
+//! program copy in `<claude dir>/hooks/`, no hooks in settings.json; doctor
+//! words the plugin's findings as the plugin's.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::TestEnv;
+use crate::snapshots::{gk_in_project, register, settings, transcript};
+
+/// A directory marketplace `mkt` holding gk's plugin as the repository
+/// ships it, enabled in user settings (the shapes the client writes,
+/// measured on 2.1.332). Returns the plugin's folder.
+fn with_gks_plugin(env: &TestEnv) -> PathBuf {
+    let mkt = env.home().join("mkt");
+    let root = mkt.join("plugins").join("gk");
+    env.write(
+        root.join(".claude-plugin/plugin.json"),
+        include_str!("../../plugin/.claude-plugin/plugin.json"),
+    );
+    env.write(
+        root.join("hooks/hooks.json"),
+        include_str!("../../plugin/hooks/hooks.json"),
+    );
+    env.write(
+        mkt.join(".claude-plugin/marketplace.json"),
+        serde_json::json!({"name": "mkt", "plugins": [{"name": "gk", "source": "./plugins/gk"}]})
+            .to_string(),
+    );
+    env.write(
+        env.claude().join("plugins/known_marketplaces.json"),
+        serde_json::json!({"mkt": {"source": {"source": "directory", "path": mkt}}}).to_string(),
+    );
+    let before = std::fs::read_to_string(env.settings()).unwrap_or_default();
+    let mut v: Value = serde_json::from_str(&before).unwrap_or(serde_json::json!({}));
+    v["enabledPlugins"]["gk@mkt"] = Value::Bool(true);
+    env.write(env.settings(), serde_json::to_string_pretty(&v).unwrap());
+    root
+}
+
+/// Run gk with `args` in `env`'s project, with no gk on PATH (a folder
+/// with nothing in it), and snapshot what it printed as `name`.
+fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) -> String {
+    let empty = env.home().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = gk_in_project(env, args).env("PATH", &empty).run();
+    let text = transcript(&run);
+    settings(env).bind(|| insta::assert_snapshot!(name, text));
+    text
+}
+
+#[test]
+fn install_beside_gks_plugin_adds_the_rules_and_block_and_no_program_or_hooks() {
+    let env = TestEnv::new();
+    with_gks_plugin(&env);
+    let plan = snap(&env, "plugin_install_dry_run", ["install", "--dry-run"]);
+    assert!(!plan.contains("hooks/gk"), "{plan}");
+    snap(&env, "plugin_install", ["install", "--yes", "--no-smoke"]);
+    assert!(
+        !env.binary().exists(),
+        "a second program copy: {}",
+        env.binary().display()
+    );
+    let s: Value = serde_json::from_str(&env.read(env.settings())).unwrap();
+    assert_eq!(s.get("hooks"), None, "{s:#}");
+    assert_eq!(
+        s["permissions"]["allow"].as_array().unwrap().len(),
+        2,
+        "{s:#}"
+    );
+    assert!(env
+        .read(env.claude().join("CLAUDE.md"))
+        .contains("gk:begin"));
+    // Uninstall takes back exactly that: the rules and the block; the
+    // plugin and its enabling stay (gk never edits them).
+    snap(&env, "plugin_uninstall", ["uninstall", "--yes"]);
+    let s: Value = serde_json::from_str(&env.read(env.settings())).unwrap();
+    assert_eq!(s.get("permissions"), None, "{s:#}");
+    assert_eq!(s["enabledPlugins"]["gk@mkt"], true, "{s:#}");
+    let md = env.claude().join("CLAUDE.md");
+    assert!(!md.exists() || !env.read(&md).contains("gk:begin"));
+}
+
+#[test]
+fn doctor_with_only_gks_plugin_says_the_plugin_hands_claude_the_convention() {
+    let env = TestEnv::new();
+    with_gks_plugin(&env);
+    let text = snap(&env, "plugin_doctor_plugin_only", ["doctor", "--no-smoke"]);
+    assert!(
+        !text.contains("Claude will not keep task_state.json up to date"),
+        "{text}"
+    );
+    assert!(
+        text.contains("plugin gk@mkt's session hook hands it to Claude"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gk is not on PATH; plugin gk@mkt's hooks fail"),
+        "{text}"
+    );
+    assert!(!text.contains("removes gk's entries"), "{text}");
+}
+
+#[test]
+fn doctor_fix_beside_gks_plugin_says_the_plugin_registers_the_hooks() {
+    let env = TestEnv::new();
+    with_gks_plugin(&env);
+    // An install from before the plugin: its settings copies.
+    gk_in_project(&env, ["install", "--yes", "--no-smoke"]).run();
+    for (event, kind) in [("UserPromptSubmit", "prompt"), ("Stop", "stop")] {
+        register(
+            &env,
+            &env.settings(),
+            event,
+            serde_json::json!({"type": "command", "command": format!("~/.claude/hooks/gk hook {kind}")}),
+        );
+    }
+    let text = snap(
+        &env,
+        "plugin_doctor_fix_dry_run",
+        ["doctor", "--fix", "--dry-run", "--no-smoke"],
+    );
+    assert!(!text.contains("managed settings register"), "{text}");
+}
