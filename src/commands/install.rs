@@ -90,6 +90,15 @@ fn run_managed_install(
         .map(|f| in_current_folder(f, env))
         .transpose()?;
     let output = output.as_deref();
+    let target = match (args.platform, output) {
+        (Some(p), Some(_)) => managed::Target::for_platform(m, p.os()),
+        (Some(_), None) => {
+            return Err(Error::refused(
+                "--platform names the platform of a drop-in written to a file: add --output FILE (without it, gk install --managed installs for this machine)",
+            ))
+        }
+        (None, _) => managed::Target::here(m),
+    };
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
         check_rights(
@@ -98,7 +107,7 @@ fn run_managed_install(
             output.is_none(),
         )?;
     }
-    let (plan, notes) = managed::plan_install(m, program, output)?;
+    let (plan, notes) = managed::plan_install(m, program, output, &target)?;
     let outcome = execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)?;
     for note in notes {
         outln!(c, "{}", crate::text::escaped(&note));
@@ -108,7 +117,7 @@ fn run_managed_install(
     if !ran || args.no_smoke || output.is_some() {
         return Ok(outcome.exit_code());
     }
-    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program)?, env, c) {
+    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program, m.os)?, env, c) {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above)",
         ));
@@ -120,8 +129,14 @@ fn run_managed_install(
 /// (`gk.json`) or a relative one (`ship/gk.json`) is the file there, as
 /// any command-line tool reads it.
 fn in_current_folder(file: &Path, env: &Env) -> Result<PathBuf> {
+    // `./gk.json` is `gk.json` there: no `.` part in the path gk shows
+    // and names its backup after.
+    let file: PathBuf = file
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
     if file.is_absolute() {
-        return Ok(file.to_path_buf());
+        return Ok(file);
     }
     let here = env
         .current_dir()

@@ -34,7 +34,22 @@ pub fn print_rules(
     env: &Env,
     c: &mut Console<'_>,
 ) -> crate::error::Result<u8> {
-    let mut config = effective_config(env, c);
+    // A gk.json that cannot be used is refused, not replaced by the
+    // defaults on stdout: `gk rules > gk.json` would then overwrite the
+    // user's file with them.
+    let mut config = match ClaudePaths::from_env(env) {
+        Some(paths) => {
+            let loaded = config::load_for_hooks(&paths.config_file());
+            if let Some(e) = loaded.error {
+                return Err(crate::error::Error::new(format!(
+                    "{}; fix it (the hooks use the built-in defaults until then): nothing printed",
+                    crate::text::escaped(&crate::text::one_line(&e.to_string(), 400))
+                )));
+            }
+            loaded.config
+        }
+        None => Config::default(),
+    };
     if let Some(preset) = preset {
         super::presets::apply(&mut config, preset);
     }

@@ -419,10 +419,8 @@ fn claude_config_dir_is_honoured() {
             .args(["uninstall", "-y"]),
     );
     assert_eq!(code, 0);
-    assert_eq!(
-        fs::read_to_string(cfg.join("settings.json")).unwrap(),
-        "{}\n"
-    );
+    // Install created it, and nothing else is in it: it goes.
+    assert!(!cfg.join("settings.json").exists());
 }
 
 #[test]
