@@ -219,6 +219,16 @@ fn ask(c: &mut Console<'_>, question: &str) -> Result<bool> {
     Ok(is_yes(&line))
 }
 
+/// Ask `question` and read one line of answer (trimmed), as the
+/// confirmation does: for a choice asked before a plan is made.
+pub fn ask_line(c: &mut Console<'_>, question: &str) -> Result<String> {
+    out!(c, "{question} ");
+    c.flush();
+    let line = read_answer(c.input)
+        .map_err(|e| Error::new(format!("could not read the answer from stdin: {e}")))?;
+    Ok(line.trim().to_string())
+}
+
 /// One line of `input` (without reading past its newline, so nothing the
 /// user typed after it is taken), at most [`ANSWER_LIMIT`] bytes.
 fn read_answer(input: &mut dyn std::io::Read) -> std::io::Result<String> {

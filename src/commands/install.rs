@@ -34,8 +34,11 @@ pub fn run_install(
         check_state_folder(&m)?;
     }
     let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
-    let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
+    let (mut plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
+    if let Some(change) = offer_presets(&m, args, env, c)? {
+        plan.push(change);
+    }
     let outcome = execute(
         &plan,
         &crate::commands::options(&args.change),
@@ -60,6 +63,50 @@ pub fn run_install(
         ));
     }
     Ok(outcome.exit_code())
+}
+
+/// Asked by `gk install` at a terminal (not with `--yes`, `--dry-run` or
+/// `--check`) when the user has no gk.json yet: which rule set the advice
+/// follows, one line each; Enter keeps the current (built-in) rules. The
+/// software set becomes a gk.json in the plan, shown and confirmed with
+/// the rest.
+fn offer_presets(
+    m: &Machine,
+    args: &InstallArgs,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<Option<crate::change::plan::FileChange>> {
+    let change = &args.change;
+    let config = m.paths.config_file();
+    if change.yes || change.dry_run || change.check || !env.stdin_is_terminal() {
+        return Ok(None);
+    }
+    if std::fs::symlink_metadata(&config).is_ok() {
+        return Ok(None);
+    }
+    outln!(c, "Which rules should gk's model advice follow?");
+    outln!(
+        c,
+        "  1  keep the current rules: the built-in advice (`gk rules` prints it; `gk explain` shows what decides)"
+    );
+    outln!(
+        c,
+        "  2  general software work: Opus for design and hard debugging, Haiku for trivial follow-ups, Sonnet for the rest"
+    );
+    let answer = crate::change::apply::ask_line(c, "choose 1 or 2 [1]:")?;
+    outln!(c);
+    if answer != "2" {
+        return Ok(None);
+    }
+    let mut rules = crate::hooks::Config::default();
+    super::presets::apply(&mut rules, crate::cli::Preset::Software);
+    let text = super::rules::rules_text(rules)?;
+    Ok(Some(crate::change::plan::FileChange::text(
+        &config,
+        None,
+        Some(text),
+        "the rules for general software work, as chosen",
+    )))
 }
 
 /// The bytes of the gk program that is running (what install copies).

@@ -106,3 +106,38 @@ fn rules_refuses_a_broken_gk_json_and_prints_nothing_on_stdout() {
     let err = refusal(&env.gk(["rules"]).run());
     assert!(err.contains("gk.json:1:13"), "{err}");
 }
+
+/// `gk install` at a terminal, typing `typed`.
+fn install_at_a_terminal(env: &TestEnv, typed: &str) -> crate::common::Run {
+    gk_in_project(env, ["install", "--no-smoke"])
+        .terminal()
+        .stdin(typed)
+        .run()
+}
+
+#[test]
+fn install_at_a_terminal_offers_both_rule_sets_and_writes_the_chosen_one() {
+    let env = TestEnv::new();
+    let run = install_at_a_terminal(&env, "2\ny\n");
+    settings(&env)
+        .bind(|| insta::assert_snapshot!("install_offers_presets_software", transcript(&run)));
+    let written = env.read(env.claude().join("hooks/gk.json"));
+    let software = env.gk(["rules", "--preset", "software"]).run().ok();
+    assert_eq!(written, software);
+    assert!(written.contains("claude-haiku-4-5"), "{written}");
+}
+
+#[test]
+fn enter_at_the_offer_keeps_the_current_rules_and_yes_asks_nothing() {
+    let env = TestEnv::new();
+    let run = install_at_a_terminal(&env, "\ny\n");
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.contains("  2  general software work"), "{out}");
+    assert!(!env.claude().join("hooks/gk.json").exists(), "{out}");
+    let env = TestEnv::new();
+    let run = gk_in_project(&env, ["install", "--no-smoke", "--yes"])
+        .terminal()
+        .run();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(!out.contains("Which rules"), "{out}");
+}
