@@ -76,7 +76,8 @@ pub enum Command {
         /// The prompt text, as it would be typed.
         prompt: String,
     },
-    /// Print a shell completion script (the line for your shell's profile is in docs/usage.md).
+    /// Print a shell completion script (`gk help completions` shows the line for your shell's profile).
+    #[command(after_help = COMPLETIONS_HELP)]
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
@@ -230,6 +231,32 @@ pub struct InstallArgs {
     /// own tools; the program is not copied.
     #[arg(long, value_name = "FILE", requires = "managed")]
     pub output: Option<PathBuf>,
+    /// With --managed --output: write the drop-in for that platform (its
+    /// machine-wide program path) instead of this machine's.
+    #[arg(long, value_enum, requires = "managed")]
+    pub platform: Option<Platform>,
+}
+
+/// A platform `gk install --managed --output` can write a drop-in for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Platform {
+    /// `C:\Program Files\gk\gk.exe`, read from `C:\Program Files\ClaudeCode\managed-settings.d\`.
+    Windows,
+    /// `/usr/local/bin/gk`, read from `/Library/Application Support/ClaudeCode/managed-settings.d/`.
+    Macos,
+    /// `/usr/local/bin/gk`, read from `/etc/claude-code/managed-settings.d/`.
+    Linux,
+}
+
+impl Platform {
+    pub fn os(self) -> crate::platform::Os {
+        use crate::platform::Os;
+        match self {
+            Platform::Windows => Os::Windows,
+            Platform::Macos => Os::MacOs,
+            Platform::Linux => Os::Linux,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -285,6 +312,16 @@ pub struct SwitchArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
 }
+
+/// The end of `gk help completions`: the line for each shell's profile
+/// (the same table as the usage guide's), so a binary-only install has it.
+const COMPLETIONS_HELP: &str = "\
+Add the line for your shell to its profile, then open a new shell:
+  bash        ~/.bashrc:                    source <(gk completions bash)
+  zsh         ~/.zshrc, after compinit:     source <(gk completions zsh)
+  fish        ~/.config/fish/config.fish:   gk completions fish | source
+  PowerShell  the file $PROFILE names:      gk completions powershell | Out-String | Invoke-Expression
+  elvish      ~/.config/elvish/rc.elv:      eval (gk completions elvish | slurp)";
 
 /// `gk hook --help`. Not clap's help: the hook path takes no options (it
 /// is parsed by hand, see `main.rs`), so clap's `[OPTIONS]` would mislead.

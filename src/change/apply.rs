@@ -143,6 +143,17 @@ pub fn execute(
         };
         outln!(c, "{done:<9} {}", folder.path.display());
     }
+    // In the order things happen: each file's old content is copied
+    // before the file is written.
+    let is_backup_copy =
+        |copy: &PathBuf| backups.as_ref().is_some_and(|b| copy.starts_with(b.dir()));
+    let mut backed_up = false;
+    for (original, copy) in &written.kept {
+        if is_backup_copy(copy) {
+            backed_up = true;
+            outln!(c, "backed up {} to {}", original.display(), copy.display());
+        }
+    }
     let skipped: std::collections::HashSet<&PathBuf> = written.skipped.iter().collect();
     let already: std::collections::HashSet<&PathBuf> = written.already.iter().collect();
     for change in plan.changes.iter().filter(|c| c.changes_something()) {
@@ -166,12 +177,8 @@ pub fn execute(
             change.path.display()
         );
     }
-    let mut backed_up = false;
-    for (original, copy) in &written.kept {
-        if backups.as_ref().is_some_and(|b| copy.starts_with(b.dir())) {
-            backed_up = true;
-            outln!(c, "backed up {} to {}", original.display(), copy.display());
-        } else {
+    for copy in written.kept.iter().map(|(_, copy)| copy) {
+        if !is_backup_copy(copy) {
             outln!(c, "kept      {}", copy.display());
         }
     }
@@ -210,6 +217,16 @@ fn ask(c: &mut Console<'_>, question: &str) -> Result<bool> {
     let line = read_answer(c.input)
         .map_err(|e| Error::new(format!("could not read the answer from stdin: {e}")))?;
     Ok(is_yes(&line))
+}
+
+/// Ask `question` and read one line of answer (trimmed), as the
+/// confirmation does: for a choice asked before a plan is made.
+pub fn ask_line(c: &mut Console<'_>, question: &str) -> Result<String> {
+    out!(c, "{question} ");
+    c.flush();
+    let line = read_answer(c.input)
+        .map_err(|e| Error::new(format!("could not read the answer from stdin: {e}")))?;
+    Ok(line.trim().to_string())
 }
 
 /// One line of `input` (without reading past its newline, so nothing the

@@ -51,7 +51,12 @@ pub fn is_backup(path: &Path) -> bool {
 pub fn file_key(path: &Path) -> String {
     let text = path.to_string_lossy();
     let mut parts = Vec::new();
-    for part in text.split(['/', '\\']).filter(|p| !p.is_empty()) {
+    // `.` names no folder (`./gk.json` is `gk.json`): a key starting with
+    // it would be a hidden file's name.
+    for part in text
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != ".")
+    {
         let mut escaped = String::with_capacity(part.len());
         for c in part.chars() {
             match c {

@@ -34,8 +34,11 @@ pub fn run_install(
         check_state_folder(&m)?;
     }
     let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
-    let (plan, more) = plan_install_with(&m, shell, &program, &extras)?;
+    let (mut plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
+    if let Some(change) = offer_presets(&m, args, env, c)? {
+        plan.push(change);
+    }
     let outcome = execute(
         &plan,
         &crate::commands::options(&args.change),
@@ -68,6 +71,50 @@ pub fn run_install(
     Ok(outcome.exit_code())
 }
 
+/// Asked by `gk install` at a terminal (not with `--yes`, `--dry-run` or
+/// `--check`) when the user has no gk.json yet: which rule set the advice
+/// follows, one line each; Enter keeps the current (built-in) rules. The
+/// software set becomes a gk.json in the plan, shown and confirmed with
+/// the rest.
+fn offer_presets(
+    m: &Machine,
+    args: &InstallArgs,
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<Option<crate::change::plan::FileChange>> {
+    let change = &args.change;
+    let config = m.paths.config_file();
+    if change.yes || change.dry_run || change.check || !env.stdin_is_terminal() {
+        return Ok(None);
+    }
+    if std::fs::symlink_metadata(&config).is_ok() {
+        return Ok(None);
+    }
+    outln!(c, "Which rules should gk's model advice follow?");
+    outln!(
+        c,
+        "  1  keep the current rules: the built-in advice (`gk rules` prints it; `gk explain` shows what decides)"
+    );
+    outln!(
+        c,
+        "  2  general software work: Opus for design and hard debugging, Haiku for trivial follow-ups, Sonnet for the rest"
+    );
+    let answer = crate::change::apply::ask_line(c, "choose 1 or 2 [1]:")?;
+    outln!(c);
+    if answer != "2" {
+        return Ok(None);
+    }
+    let mut rules = crate::hooks::Config::default();
+    super::presets::apply(&mut rules, crate::cli::Preset::Software);
+    let text = super::rules::rules_text(rules)?;
+    Ok(Some(crate::change::plan::FileChange::text(
+        &config,
+        None,
+        Some(text),
+        "the rules for general software work, as chosen",
+    )))
+}
+
 /// The bytes of the gk program that is running (what install copies).
 fn running_program(env: &Env) -> Result<Vec<u8>> {
     let exe = env
@@ -96,6 +143,15 @@ fn run_managed_install(
         .map(|f| in_current_folder(f, env))
         .transpose()?;
     let output = output.as_deref();
+    let target = match (args.platform, output) {
+        (Some(p), Some(_)) => managed::Target::for_platform(m, p.os()),
+        (Some(_), None) => {
+            return Err(Error::refused(
+                "--platform names the platform of a drop-in written to a file: add --output FILE (without it, gk install --managed installs for this machine)",
+            ))
+        }
+        (None, _) => managed::Target::here(m),
+    };
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
         check_rights(
@@ -104,7 +160,7 @@ fn run_managed_install(
             output.is_none(),
         )?;
     }
-    let (plan, notes) = managed::plan_install(m, program, output)?;
+    let (plan, notes) = managed::plan_install(m, program, output, &target)?;
     let outcome = execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)?;
     for note in notes {
         outln!(c, "{}", crate::text::escaped(&note));
@@ -114,7 +170,7 @@ fn run_managed_install(
     if !ran || args.no_smoke || output.is_some() {
         return Ok(outcome.exit_code());
     }
-    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program)?, env, c) {
+    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program, m.os)?, env, c) {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above)",
         ));
@@ -126,8 +182,14 @@ fn run_managed_install(
 /// (`gk.json`) or a relative one (`ship/gk.json`) is the file there, as
 /// any command-line tool reads it.
 fn in_current_folder(file: &Path, env: &Env) -> Result<PathBuf> {
+    // `./gk.json` is `gk.json` there: no `.` part in the path gk shows
+    // and names its backup after.
+    let file: PathBuf = file
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
     if file.is_absolute() {
-        return Ok(file.to_path_buf());
+        return Ok(file);
     }
     let here = env
         .current_dir()

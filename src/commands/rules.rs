@@ -34,20 +34,26 @@ pub fn print_rules(
     env: &Env,
     c: &mut Console<'_>,
 ) -> crate::error::Result<u8> {
-    let mut config = effective_config(env, c);
+    // A gk.json that cannot be used is refused, not replaced by the
+    // defaults on stdout: `gk rules > gk.json` would then overwrite the
+    // user's file with them.
+    let mut config = match ClaudePaths::from_env(env) {
+        Some(paths) => {
+            let loaded = config::load_for_hooks(&paths.config_file());
+            if let Some(e) = loaded.error {
+                return Err(crate::error::Error::new(format!(
+                    "{}; fix it (the hooks use the built-in defaults until then): nothing printed",
+                    crate::text::escaped(&crate::text::one_line(&e.to_string(), 400))
+                )));
+            }
+            loaded.config
+        }
+        None => Config::default(),
+    };
     if let Some(preset) = preset {
         super::presets::apply(&mut config, preset);
     }
-    // Per session, what is in force, said outright: the advice, only the
-    // user's own rules (they win over the recommender) and the effort
-    // keywords used. Saved as gk.json, it changes nothing.
-    if config.state.scope == crate::hooks::StateScope::Session {
-        config.advice = Some(config.advice());
-        config.models = config.rules().to_vec();
-        config.effort = config.effort_keywords().clone();
-    }
-    let text = serde_json::to_string_pretty(&config)
-        .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
+    let text = rules_text(config)?;
     if let Some(paths) = ClaudePaths::from_env(env) {
         if stdout_is(c, &paths.config_file()) {
             errln!(
@@ -58,13 +64,26 @@ pub fn print_rules(
             );
         }
     }
+    print_out(c, &text)?;
+    Ok(0)
+}
+
+/// `config` as `gk rules` prints it: pretty JSON, ASCII only, itself a
+/// valid gk.json, ending in a newline.
+pub fn rules_text(mut config: Config) -> crate::error::Result<String> {
+    // Per session, what is in force, said outright: the advice, only the
+    // user's own rules (they win over the recommender) and the effort
+    // keywords used. Saved as gk.json, it changes nothing.
+    if config.state.scope == crate::hooks::StateScope::Session {
+        config.advice = Some(config.advice());
+        config.models = config.rules().to_vec();
+        config.effort = config.effort_keywords().clone();
+    }
+    let text = serde_json::to_string_pretty(&config)
+        .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
     // ascii_only leaves DEL, which json_escaped writes as \u007f.
     let text = crate::text::json_escaped(&text);
-    print_out(
-        c,
-        &format!("{}\n", crate::hooks::jsonout::ascii_only(&text)),
-    )?;
-    Ok(0)
+    Ok(format!("{}\n", crate::hooks::jsonout::ascii_only(&text)))
 }
 
 /// Whether stdout is the file at `path` (`gk rules > gk.json`). Unix only

@@ -24,8 +24,9 @@ use crate::change::fs::read_current;
 use crate::change::plan::{FileChange, Plan};
 use crate::edit::settings_edit::{self, WantedHooks};
 use crate::error::{Error, Result};
-use crate::hookcmd::exec_at;
+use crate::hookcmd::{exec_at, CommandContext};
 use crate::machine::Machine;
+use crate::platform::Os;
 
 /// The drop-in's name: loaded by the client (`*.json`, no leading dot);
 /// drop-ins are applied in name order after the managed file, which only
@@ -38,9 +39,11 @@ pub fn dropin_path(managed_file: &Path) -> PathBuf {
     crate::registry::scopes::dropin_dir(managed_file).join(DROPIN_NAME)
 }
 
-/// gk's three hooks in the exec form, running `program`.
-pub fn wanted_hooks(program: &Path) -> Result<WantedHooks> {
-    let Some(path) = program.to_str().filter(|_| program.is_absolute()) else {
+/// gk's three hooks in the exec form, running `program`, a path of
+/// `os`'s (`C:\…` for Windows, `/…` elsewhere: absolute there, wherever
+/// gk runs).
+pub fn wanted_hooks(program: &Path, os: Os) -> Result<WantedHooks> {
+    let Some(path) = program.to_str().filter(|p| is_absolute_on(os, p)) else {
         return Err(Error::refused(format!(
             "{} is not an absolute path in valid Unicode, so no drop-in can name it",
             program.display()
@@ -49,9 +52,58 @@ pub fn wanted_hooks(program: &Path) -> Result<WantedHooks> {
     Ok(WantedHooks::of(|kind| exec_at(kind, path)))
 }
 
+/// Whether `path` is absolute on `os`: a drive and a slash (`C:\`, `C:/`)
+/// or a share (`\\server`) on Windows, a leading `/` elsewhere.
+fn is_absolute_on(os: Os, path: &str) -> bool {
+    if !os.is_windows() {
+        return path.starts_with('/');
+    }
+    let b = path.as_bytes();
+    let drive =
+        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/');
+    drive || path.starts_with(r"\\")
+}
+
+/// The platform a drop-in is written for: this machine's, or the one
+/// `--platform` names (for `--output` only: the drop-in then runs that
+/// platform's machine-wide program, [`crate::paths::default_managed_program`]).
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub os: Os,
+    /// The program every user's hooks run.
+    pub program: PathBuf,
+    /// How commands are read on `os` (which entries are gk's).
+    pub ctx: CommandContext,
+}
+
+impl Target {
+    /// This machine's drop-in.
+    pub fn here(m: &Machine) -> Target {
+        Target {
+            os: m.os,
+            program: m.managed_program.clone(),
+            ctx: m.ctx.clone(),
+        }
+    }
+
+    /// `os`'s drop-in, written from any machine: that platform's default
+    /// machine-wide program path and spelling (this machine's own
+    /// `GK_MANAGED_PROGRAM` is not that platform's, even when it is this one).
+    pub fn for_platform(m: &Machine, os: Os) -> Target {
+        Target {
+            os,
+            program: crate::paths::default_managed_program(os),
+            ctx: CommandContext {
+                os,
+                ..m.ctx.clone()
+            },
+        }
+    }
+}
+
 /// The drop-in as `gk install --managed` writes it where there is none.
-pub fn render_dropin(m: &Machine, at: &Path) -> Result<String> {
-    settings_edit::add_hooks(at, "", &wanted_hooks(&m.managed_program)?, &m.ctx)
+pub fn render_dropin(t: &Target, at: &Path) -> Result<String> {
+    settings_edit::add_hooks(at, "", &wanted_hooks(&t.program, t.os)?, &t.ctx)
 }
 
 /// The files `gk install --managed` writes: the program (not with
@@ -148,11 +200,12 @@ pub fn plan_install(
     m: &Machine,
     program: &[u8],
     output: Option<&Path>,
+    t: &Target,
 ) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install --managed");
     let mut notes = Vec::new();
     let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
-    let wanted = wanted_hooks(&m.managed_program)?;
+    let wanted = wanted_hooks(&t.program, t.os)?;
     if output.is_none() {
         plan.push(FileChange {
             path: m.managed_program.clone(),
@@ -168,17 +221,18 @@ pub fn plan_install(
         }
     } else {
         notes.push(format!(
-            "note: the drop-in runs {}; put this gk program there on every machine with your own tools (it is not copied by --output)",
-            m.managed_program.display()
+            "note: the drop-in runs {}; put a gk program built for {} there on every machine with your own tools (it is not copied by --output)",
+            t.program.display(),
+            os_name(t.os)
         ));
         notes.push(format!(
             "note: deploy {} as {} (the file name may differ; it must end in .json and not start with a dot)",
             at.display(),
-            dropin_path(&crate::paths::default_managed_path(m.os)).display()
+            dropin_spelling(t.os)
         ));
     }
     let old = read_text(&at)?;
-    let new = settings_edit::add_hooks(&at, old.as_deref().unwrap_or(""), &wanted, &m.ctx)?;
+    let new = settings_edit::add_hooks(&at, old.as_deref().unwrap_or(""), &wanted, &t.ctx)?;
     plan.push(FileChange::text(
         &at,
         old,
@@ -193,12 +247,54 @@ pub fn plan_install(
     Ok((plan, notes))
 }
 
+/// Where the client of `os` reads gk's drop-in, spelled as on `os`
+/// (`C:\Program Files\ClaudeCode\managed-settings.d\gk.json`), wherever gk runs.
+pub fn dropin_spelling(os: Os) -> String {
+    let file = crate::paths::default_managed_path(os);
+    let file = file.to_string_lossy();
+    let sep = if os.is_windows() { '\\' } else { '/' };
+    let dir = file.rsplit_once(sep).map_or("", |(dir, _)| dir);
+    format!("{dir}{sep}managed-settings.d{sep}{DROPIN_NAME}")
+}
+
+/// A platform's name as the docs and `--platform` spell it.
+pub fn os_name(os: Os) -> &'static str {
+    match os {
+        Os::Windows => "Windows",
+        Os::MacOs => "macOS",
+        Os::Linux => "Linux",
+    }
+}
+
+/// The platform whose spelling `text`'s gk entries use: this machine's
+/// when it finds some (or none at all), else the first other platform
+/// whose reading finds them (a drop-in written with `--platform`).
+fn target_of(m: &Machine, at: &Path, text: &str) -> Result<Target> {
+    let here = Target::here(m);
+    if settings_edit::remove_hooks(at, text, &here.ctx)? != text {
+        return Ok(here);
+    }
+    for os in [Os::Windows, Os::MacOs, Os::Linux] {
+        let t = Target::for_platform(m, os);
+        if settings_edit::remove_hooks(at, text, &t.ctx)? != text {
+            return Ok(t);
+        }
+    }
+    Ok(here)
+}
+
 /// The plan of `gk uninstall --managed`: gk's entries out of the drop-in
 /// (the file goes when nothing else is left in it) and, without `output`,
-/// the machine-wide program when it is a gk build.
+/// the machine-wide program when it is a gk build. A file written with
+/// `--output --platform` for another platform is read in that platform's
+/// spelling.
 pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<String>)> {
     let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
     let dropin = read_text(&at)?;
+    let t = match (&dropin, output) {
+        (Some(text), Some(_)) => target_of(m, &at, text)?,
+        _ => Target::here(m),
+    };
     let why = match &dropin {
         None => "is not there",
         Some(_) => "holds none of gk's hooks",
@@ -211,14 +307,14 @@ pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<S
     // A drop-in with none of gk's hooks is not gk's to touch, even when
     // it holds nothing at all.
     let dropin = match dropin {
-        Some(old) if settings_edit::remove_hooks(&at, &old, &m.ctx)? == old => None,
+        Some(old) if settings_edit::remove_hooks(&at, &old, &t.ctx)? == old => None,
         other => other,
     };
     if let Some(old) = dropin {
-        let new = if old == render_dropin(m, &at)? {
+        let new = if old == render_dropin(&t, &at)? {
             None
         } else {
-            let left = settings_edit::remove_hooks(&at, &old, &m.ctx)?;
+            let left = settings_edit::remove_hooks(&at, &old, &t.ctx)?;
             let empty = left.trim().is_empty()
                 || serde_json::from_str::<serde_json::Value>(&left).ok()
                     == Some(serde_json::json!({}));
@@ -347,8 +443,27 @@ mod tests {
     }
 
     #[test]
+    fn each_platform_names_its_own_dropin_folder() {
+        assert_eq!(
+            dropin_spelling(Os::Windows),
+            r"C:\Program Files\ClaudeCode\managed-settings.d\gk.json"
+        );
+        assert_eq!(
+            dropin_spelling(Os::MacOs),
+            "/Library/Application Support/ClaudeCode/managed-settings.d/gk.json"
+        );
+        assert_eq!(
+            dropin_spelling(Os::Linux),
+            "/etc/claude-code/managed-settings.d/gk.json"
+        );
+    }
+
+    #[test]
     fn a_relative_program_path_is_refused() {
-        assert!(wanted_hooks(Path::new("bin/gk")).is_err());
+        assert!(wanted_hooks(Path::new("bin/gk"), Os::Linux).is_err());
+        assert!(wanted_hooks(Path::new(r"gk\gk.exe"), Os::Windows).is_err());
+        assert!(wanted_hooks(Path::new("/usr/local/bin/gk"), Os::Windows).is_err());
+        assert!(wanted_hooks(Path::new(r"C:\Program Files\gk\gk.exe"), Os::Windows).is_ok());
     }
 
     #[test]
@@ -359,7 +474,7 @@ mod tests {
         std::fs::create_dir_all(at.parent().unwrap()).unwrap();
         let admin = "{\n  \"allowManagedHooksOnly\": true\n}\n";
         std::fs::write(&at, admin).unwrap();
-        let (plan, _) = plan_install(&m, b"gk", None).unwrap();
+        let (plan, _) = plan_install(&m, b"gk", None, &Target::here(&m)).unwrap();
         let added = plan.changes.iter().find(|c| c.path == at).unwrap();
         let text = String::from_utf8(added.new.clone().unwrap()).unwrap();
         assert!(text.contains("allowManagedHooksOnly"), "{text}");

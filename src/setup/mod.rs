@@ -241,15 +241,40 @@ pub struct SettingsWanted<'a> {
 pub fn put_in_settings(
     path: &Path,
     on_disk: Option<&str>,
-    mut text: String,
+    text: String,
     want: &SettingsWanted,
     ctx: &CommandContext,
 ) -> Result<(String, Vec<EmptyContainer>, Option<StatusLine>)> {
+    let (text, filled, line, _) = put_in_settings_noting(path, on_disk, text, want, ctx)?;
+    Ok((text, filled, line))
+}
+
+/// Which steps of [`put_in_settings_noting`] changed the text (what a
+/// plan says it does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Done {
+    /// gk's hooks taken out (registered elsewhere): set by the caller.
+    pub taken_out: bool,
+    pub hooks: bool,
+    pub rules: bool,
+    pub statusline: bool,
+}
+
+/// [`put_in_settings`], also saying which steps changed the text.
+pub fn put_in_settings_noting(
+    path: &Path,
+    on_disk: Option<&str>,
+    mut text: String,
+    want: &SettingsWanted,
+    ctx: &CommandContext,
+) -> Result<(String, Vec<EmptyContainer>, Option<StatusLine>, Done)> {
     let mut filled = Vec::new();
+    let mut done = Done::default();
     if let Some(wanted) = want.hooks {
         let (added, noted) = on_disk_places(on_disk, &text, |t| {
             settings_edit::add_hooks_noting(path, t, wanted, ctx)
         })?;
+        done.hooks = added != text;
         text = added;
         filled = noted;
     }
@@ -257,6 +282,7 @@ pub fn put_in_settings(
         let (added, noted) = on_disk_places(on_disk, &text, |t| {
             settings_keys::add_rules_noting(path, t, rules)
         })?;
+        done.rules = added != text;
         text = added;
         filled.extend(noted);
     }
@@ -266,11 +292,12 @@ pub fn put_in_settings(
             settings_keys::add_statusline(path, t, command, ctx)
         })?;
         if let StatusLine::Registered(t) = &result {
+            done.statusline = *t != text;
             text = t.clone();
         }
         line = Some(result);
     }
-    Ok((text, filled, line))
+    Ok((text, filled, line, done))
 }
 
 /// One step of a chain of edits of one settings file, run on the text the

@@ -166,8 +166,10 @@ pub fn plan_install_with(
         rules: extras.rules.as_ref().map(|r| r.as_slice()),
         statusline: line.as_deref(),
     };
-    let (new_settings, filled, line) =
-        put_in_settings(&settings, old_settings.as_deref(), old_text, &want, &m.ctx)?;
+    let taken_out = old_settings.as_deref().is_some_and(|t| t != old_text);
+    let (new_settings, filled, line, mut done) =
+        put_in_settings_noting(&settings, old_settings.as_deref(), old_text, &want, &m.ctx)?;
+    done.taken_out = taken_out;
     match line {
         // Said only of a status line gk writes, never of another's.
         Some(settings_keys::StatusLine::Registered(_))
@@ -214,20 +216,13 @@ pub fn plan_install_with(
     }
     let before = rules_there_before(m, &settings, old_settings.as_deref())?;
     let blank = old_settings.clone().filter(|t| t.trim().is_empty());
+    let created = old_settings.is_none();
+    let reason = install_reason(&done, elsewhere.is_some());
     plan.push(FileChange::text(
         &settings,
         old_settings,
         Some(new_settings),
-        match (elsewhere.is_some(), extras.rules.is_some()) {
-            (false, true) => {
-                "register the prompt, Stop and session hooks; let Claude write its task records"
-            }
-            (false, false) => "register the prompt, Stop and session hooks",
-            (true, true) => {
-                "let Claude write its task records (the hooks are registered elsewhere)"
-            }
-            (true, false) => "the hooks are registered elsewhere",
-        },
+        &reason,
     ));
     for leftover in binary::leftover_copies(&bin)? {
         plan.push(leftover);
@@ -238,10 +233,35 @@ pub fn plan_install_with(
         &filled,
         &before,
         blank.as_deref(),
+        created,
     )? {
         plan.push(change);
     }
     Ok((plan, notes))
+}
+
+/// What install's edit of settings.json does, in the words of its plan:
+/// only the parts its diff shows (an install that only adds the status
+/// line says only that).
+fn install_reason(done: &Done, elsewhere: bool) -> String {
+    let mut parts = Vec::new();
+    if done.taken_out {
+        parts.push("take out gk's hooks (registered elsewhere)");
+    }
+    if done.hooks {
+        parts.push("register the prompt, Stop and session hooks");
+    }
+    if done.rules {
+        parts.push("let Claude write its task records");
+    }
+    if done.statusline {
+        parts.push("show the task state in the status line");
+    }
+    match (parts.is_empty(), elsewhere) {
+        (false, _) => parts.join("; "),
+        (true, false) => "gk's hooks, permission rules and status line".into(),
+        (true, true) => "the hooks are registered elsewhere".into(),
+    }
 }
 
 /// gk's permission rules for the state folder that settings.json holds
@@ -309,6 +329,8 @@ pub fn plan_uninstall_with(
         let noted = record::read_all(&record)?;
         let keep = noted.containers;
         let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
+        let hooks = new != old;
+        let without_hooks = new.clone();
         if let Some(rules) = &extras.rules {
             // The user's own copies of gk's rules stay.
             let rules: Vec<String> = rules
@@ -320,20 +342,30 @@ pub fn plan_uninstall_with(
                 settings_keys::remove_rules_keeping(&settings, t, &rules, &keep)
             })?;
         }
-        new = on_disk_places(Some(&old), &new, |t| {
+        let without_line = on_disk_places(Some(&old), &new, |t| {
             settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
         })?;
+        let rules = new != without_hooks;
+        let line = without_line != new;
+        new = without_line;
+        let nothing_left =
+            serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({}));
         // Nothing left but `{}` in a file that was blank before install.
-        if let Some(blank) = &noted.blank {
-            if serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({})) {
-                new = blank.clone();
-            }
+        if let (Some(blank), true) = (&noted.blank, nothing_left) {
+            new = blank.clone();
         }
+        // A file install created, with nothing left in it, goes (never
+        // through a link: that is the user's).
+        let gone = noted.created && nothing_left && !is_link(&settings);
         plan.push(FileChange::text(
             &settings,
             Some(old),
-            Some(new),
-            "remove gk's hook entries, permission rules and status line",
+            (!gone).then_some(new),
+            &if gone {
+                "install created it, and nothing else is in it".to_string()
+            } else {
+                uninstall_reason(hooks, rules, line)
+            },
         ));
     }
     if let Some(change) = record::remove(&record)? {
@@ -406,6 +438,24 @@ pub fn plan_uninstall_with(
         }
     }
     Ok((plan, notes))
+}
+
+/// What uninstall's edit of settings.json takes out, in the words of its
+/// plan: only the parts there.
+fn uninstall_reason(hooks: bool, rules: bool, line: bool) -> String {
+    let parts: Vec<&str> = [
+        (hooks, "hook entries"),
+        (rules, "permission rules"),
+        (line, "status line"),
+    ]
+    .into_iter()
+    .filter_map(|(there, what)| there.then_some(what))
+    .collect();
+    match parts.as_slice() {
+        [] => "gk's entries".into(),
+        [one] => format!("remove gk's {one}"),
+        [rest @ .., last] => format!("remove gk's {} and {last}", rest.join(", ")),
+    }
 }
 
 /// `--purge`: add the removal of every backup gk keeps in `backups`, and

@@ -28,7 +28,7 @@ use crate::change::plan::FileChange;
 use crate::edit::settings_edit::EmptyContainer;
 use crate::error::Result;
 
-const ABOUT: &str = "Written by gk install: containers of settings.json that were empty before gk put its hooks in them, and permission rules that were there before gk. gk uninstall gives them back as they were and removes this file.";
+const ABOUT: &str = "Written by gk install: containers of settings.json that were empty before gk put its hooks in them, permission rules that were there before gk, and whether gk created settings.json. gk uninstall gives them back as they were and removes this file.";
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Record {
@@ -42,6 +42,10 @@ struct Record {
     /// before install: uninstall gives it back instead of `{}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     blank_before_install: Option<String>,
+    /// settings.json was not there before install: uninstall removes a
+    /// file left holding nothing (`{}`) instead of keeping it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    created_by_install: bool,
 }
 
 /// What the record at `path` notes.
@@ -50,6 +54,8 @@ pub struct Noted {
     pub containers: Vec<EmptyContainer>,
     pub rules: Vec<String>,
     pub blank: Option<String>,
+    /// settings.json did not exist before install.
+    pub created: bool,
 }
 
 /// The containers noted in the record at `path`: none when there is no
@@ -67,6 +73,7 @@ pub fn read_all(path: &Path) -> Result<Noted> {
         containers: r.empty_before_install,
         rules: r.rules_before_install,
         blank: r.blank_before_install,
+        created: r.created_by_install,
     })
 }
 
@@ -85,22 +92,28 @@ fn parse_record(bytes: Option<&[u8]>) -> Record {
 /// already stays: a container is only ever empty before the first install),
 /// or `None` when there is nothing new to note.
 pub fn note(path: &Path, filled: &[EmptyContainer]) -> Result<Option<FileChange>> {
-    note_with_rules(path, filled, &[], None)
+    note_with_rules(path, filled, &[], None, false)
 }
 
 /// [`note`], also noting `rules` as there before install (added to what is
-/// noted already) and, when settings.json was blank, its text.
+/// noted already) and, when settings.json was blank, its text; `created`:
+/// settings.json is not there yet (a record that exists already keeps
+/// what it says: the first install is the one that made the file).
 pub fn note_with_rules(
     path: &Path,
     filled: &[EmptyContainer],
     rules: &[String],
     blank: Option<&str>,
+    created: bool,
 ) -> Result<Option<FileChange>> {
     let old = read_current(path, crate::hooks::MAX_CONFIG_BYTES)?;
     let mut record = parse_record(old.as_deref());
     let before = record.clone();
     if record.blank_before_install.is_none() {
         record.blank_before_install = blank.map(str::to_string);
+    }
+    if old.is_none() && created {
+        record.created_by_install = true;
     }
     for c in filled {
         if !record.empty_before_install.iter().any(|n| n.at == c.at) {
@@ -121,7 +134,7 @@ pub fn note_with_rules(
         path,
         None,
         Some(text),
-        "which settings containers were empty before, for uninstall",
+        "what settings.json held before gk, for uninstall",
     );
     change.old = old;
     Ok(Some(change))
@@ -133,6 +146,8 @@ pub fn remove(path: &Path) -> Result<Option<FileChange>> {
         read_current(path, crate::hooks::MAX_CONFIG_BYTES)?.map(|old| {
             let mut change = FileChange::text(path, None, None, "install's note, used up");
             change.old = Some(old);
+            // gk's own note: nothing to give back, so no backup of it.
+            change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
             change
         }),
     )

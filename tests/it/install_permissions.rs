@@ -97,10 +97,30 @@ fn install_adds_the_two_rules_in_the_diff_and_uninstall_takes_them_out_byte_for_
 }
 
 #[test]
-fn a_fresh_home_gets_permissions_created_and_uninstall_leaves_an_empty_object() {
+fn a_fresh_home_gets_permissions_created_and_uninstall_removes_the_file_install_made() {
     let home = home_with(None);
     home.ok(&["install", "--yes", "--no-smoke"]);
     assert_eq!(allow_of(&home.settings_text()), [READ_RULE, EDIT_RULE]);
+    home.ok(&["uninstall", "--yes"]);
+    assert!(!home.settings().exists(), "{}", home.settings_text());
+}
+
+#[test]
+fn a_settings_file_install_made_stays_when_the_user_added_to_it() {
+    let home = home_with(None);
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    let text = home
+        .settings_text()
+        .replacen('{', "{\n  \"model\": \"opus\",", 1);
+    std::fs::write(home.settings(), text).unwrap();
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings_text(), "{\n  \"model\": \"opus\"\n}\n");
+}
+
+#[test]
+fn an_empty_object_that_was_there_before_install_stays() {
+    let home = home_with(Some("{}\n"));
+    home.ok(&["install", "--yes", "--no-smoke"]);
     home.ok(&["uninstall", "--yes"]);
     assert_eq!(home.settings_text(), "{}\n");
 }

@@ -28,6 +28,7 @@ mod snap_cli;
 mod snap_doctor;
 mod snap_hooks;
 mod snap_install;
+mod snap_plans;
 mod snap_plugin;
 mod snap_voice;
 mod snapshots;

@@ -174,6 +174,7 @@ impl TestEnv {
             stdin: Vec::new(),
             timeout: None,
             process: false,
+            terminal: false,
         };
         g.args(args);
         g
@@ -254,6 +255,7 @@ pub struct Gk {
     stdin: Vec<u8>,
     timeout: Option<Duration>,
     process: bool,
+    terminal: bool,
 }
 
 impl Gk {
@@ -286,6 +288,13 @@ impl Gk {
 
     pub fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut Gk {
         self.cwd = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// In-process only: stdin is a terminal (the bytes of [`Gk::stdin`]
+    /// are what the user types), as for a person at a prompt.
+    pub fn terminal(&mut self) -> &mut Gk {
+        self.terminal = true;
         self
     }
 
@@ -324,6 +333,10 @@ impl Gk {
 
     /// Run gk: the one place that decides how.
     pub fn output(&mut self) -> Output {
+        assert!(
+            !(self.process && self.terminal),
+            "a terminal stdin exists only in-process"
+        );
         if self.process {
             self.run_process()
         } else {
@@ -354,6 +367,9 @@ impl Gk {
                 Some(v) => env.set(name, v),
                 None => env.remove(name),
             };
+        }
+        if self.terminal {
+            env.set_terminals(true, false, false);
         }
         let (args, stdin) = (self.args.clone(), self.stdin.clone());
         let stack = if cfg!(windows) { 2 << 20 } else { 8 << 20 };

@@ -1,0 +1,143 @@
+//! Plans that say what they do: the managed drop-in written for each
+//! platform with `--output --platform` and taken back, install adding only
+//! the status line, a backup of an `--output ./file` named visibly, and
+//! `gk rules` refusing a broken gk.json.
+
+use crate::common::TestEnv;
+use crate::snapshots::{gk_in_project, installed, settings, transcript};
+
+/// The one line of stderr of a run that failed and printed nothing on stdout.
+fn refusal(run: &crate::common::Run) -> String {
+    assert_ne!(run.code, Some(0));
+    assert!(
+        run.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) {
+    let run = gk_in_project(env, args).run();
+    settings(env).bind(|| insta::assert_snapshot!(name, transcript(&run)));
+}
+
+#[test]
+fn a_managed_dropin_is_written_and_taken_back_for_each_platform() {
+    for platform in ["windows", "macos", "linux"] {
+        let env = TestEnv::new();
+        let file = format!("./gk-{platform}.json");
+        snap(
+            &env,
+            &format!("managed_output_platform_{platform}"),
+            [
+                "install",
+                "--managed",
+                "--output",
+                &file,
+                "--platform",
+                platform,
+                "--yes",
+            ],
+        );
+        // The snapshots hide `.exe`: the program path, as the file has it.
+        let written = env.read(env.project().join(&file));
+        let program = match platform {
+            "windows" => r#""command": "C:\\Program Files\\gk\\gk.exe","#,
+            _ => r#""command": "/usr/local/bin/gk","#,
+        };
+        assert_eq!(written.matches(program).count(), 3, "{written}");
+        assert!(written.contains("\"args\""), "{written}");
+        snap(
+            &env,
+            &format!("managed_output_platform_{platform}_uninstall"),
+            ["uninstall", "--managed", "--output", &file, "--yes"],
+        );
+        assert!(!env.project().join(&file).exists());
+    }
+}
+
+#[test]
+fn platform_without_output_is_refused_in_one_line() {
+    let env = TestEnv::new();
+    let err =
+        refusal(&gk_in_project(&env, ["install", "--managed", "--platform", "windows"]).run());
+    assert!(err.contains("--output FILE"), "{err}");
+}
+
+#[test]
+fn a_backup_of_an_output_file_is_named_visibly_and_printed_before_the_edit() {
+    let env = TestEnv::new();
+    env.write(
+        env.project().join("gk.json"),
+        "{\n  \"allowManagedHooksOnly\": true\n}\n",
+    );
+    let run = gk_in_project(
+        &env,
+        ["install", "--managed", "--output", "./gk.json", "--yes"],
+    )
+    .run();
+    let out = String::from_utf8_lossy(&run.stdout);
+    let backed = out.find("backed up ").expect(&out);
+    let edited = out.find("edited ").expect(&out);
+    assert!(backed < edited, "{out}");
+    let line = out[backed..].lines().next().unwrap();
+    let name = line.rsplit(['/', '\\']).next().unwrap();
+    assert!(!name.starts_with('.'), "{line}");
+    assert!(!line.contains("/./"), "{line}");
+}
+
+#[test]
+fn statusline_on_an_installed_machine_plans_only_the_status_line() {
+    let env = installed();
+    snap(
+        &env,
+        "install_statusline_when_installed",
+        ["install", "--statusline", "--dry-run", "--no-smoke"],
+    );
+}
+
+#[test]
+fn rules_refuses_a_broken_gk_json_and_prints_nothing_on_stdout() {
+    let env = TestEnv::new();
+    env.write(env.claude().join("hooks/gk.json"), "{\"models\": [,]}");
+    let err = refusal(&env.gk(["rules"]).run());
+    assert!(err.contains("gk.json:1:13"), "{err}");
+}
+
+/// `gk install` at a terminal, typing `typed`.
+fn install_at_a_terminal(env: &TestEnv, typed: &str) -> crate::common::Run {
+    gk_in_project(env, ["install", "--no-smoke"])
+        .terminal()
+        .stdin(typed)
+        .run()
+}
+
+#[test]
+fn install_at_a_terminal_offers_both_rule_sets_and_writes_the_chosen_one() {
+    let env = TestEnv::new();
+    let run = install_at_a_terminal(&env, "2\ny\n");
+    settings(&env)
+        .bind(|| insta::assert_snapshot!("install_offers_presets_software", transcript(&run)));
+    let written = env.read(env.claude().join("hooks/gk.json"));
+    let software = env.gk(["rules", "--preset", "software"]).run().ok();
+    assert_eq!(written, software);
+    assert!(written.contains("claude-haiku-4-5"), "{written}");
+}
+
+#[test]
+fn enter_at_the_offer_keeps_the_current_rules_and_yes_asks_nothing() {
+    let env = TestEnv::new();
+    let run = install_at_a_terminal(&env, "\ny\n");
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.contains("  2  general software work"), "{out}");
+    assert!(!env.claude().join("hooks/gk.json").exists(), "{out}");
+    let env = TestEnv::new();
+    let run = gk_in_project(&env, ["install", "--no-smoke", "--yes"])
+        .terminal()
+        .run();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(!out.contains("Which rules"), "{out}");
+}
