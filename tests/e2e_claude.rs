@@ -675,7 +675,7 @@ fn a_fork_sees_the_task_its_parent_left_in_flight() {
     );
     assert!(!line.contains("safe to switch"), "STATE line: {line}");
     assert!(
-        line.contains("from an earlier session in this folder"),
+        line.contains("left by an earlier session in this folder"),
         "STATE line: {line}"
     );
 
@@ -998,7 +998,7 @@ fn the_tui_shows_the_earlier_task_after_clear_until_its_own() {
 
     tui.send("what is left to do?");
     let screen = tui.wait_until("the Stop line of the new session", |s| {
-        s.contains("from an earlier session in this folder") && s.contains("(earlier session)")
+        s.contains("left by an earlier session in this folder") && s.contains("(earlier session)")
     });
     let last = after_last(&screen, "STATE [");
     assert!(
