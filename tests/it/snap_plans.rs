@@ -90,6 +90,10 @@ fn a_backup_of_an_output_file_is_named_visibly_and_printed_before_the_edit() {
 }
 
 #[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
 fn statusline_on_an_installed_machine_plans_only_the_status_line() {
     let env = installed();
     snap(
@@ -116,6 +120,10 @@ fn install_at_a_terminal(env: &TestEnv, typed: &str) -> crate::common::Run {
 }
 
 #[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
 fn install_at_a_terminal_offers_both_rule_sets_and_writes_the_chosen_one() {
     let env = TestEnv::new();
     let run = install_at_a_terminal(&env, "2\ny\n");

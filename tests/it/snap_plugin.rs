@@ -54,6 +54,10 @@ fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
 fn install_beside_gks_plugin_adds_the_rules_and_block_and_no_program_or_hooks() {
     let env = TestEnv::new();
     with_gks_plugin(&env);
@@ -106,6 +110,10 @@ fn doctor_with_only_gks_plugin_says_the_plugin_hands_claude_the_convention() {
 }
 
 #[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
 fn doctor_fix_beside_gks_plugin_says_the_plugin_registers_the_hooks() {
     let env = TestEnv::new();
     with_gks_plugin(&env);
