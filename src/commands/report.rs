@@ -247,7 +247,11 @@ mod tests {
         let here = std::env::temp_dir();
         let env = Env::new(&here, here.join("gk"));
         let wanted_folder = |p: &Path| wanted_folder(p, &env);
-        assert_eq!(wanted_folder(Path::new(".")), project_folder_name(&here));
+        // The folder as the client names it: no trailing separator (the
+        // temporary folder has one on Windows).
+        let trimmed = here.to_string_lossy();
+        let trimmed = Path::new(trimmed.trim_end_matches(['/', '\\']));
+        assert_eq!(wanted_folder(Path::new(".")), project_folder_name(trimmed));
         #[cfg(unix)]
         assert_eq!(
             wanted_folder(Path::new("/home/u/work/app/")),
