@@ -201,7 +201,33 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 /// made there). `Err` names that folder (or the file in the way) and why
 /// not. Asked of the system (`access(2)`) on Unix, so nothing is written
 /// to find out; elsewhere a temp file is made there and removed.
+///
+/// On Windows a folder another run is removing at that instant refuses
+/// every look with "Access denied" until it is gone, so an answer of "in
+/// use" is asked again for a moment, as [`rename`] does; a folder the user
+/// may not write still says so, about 0.6 s later.
 pub fn can_create(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    let mut waits = RENAME_WAITS_MS.iter();
+    loop {
+        let answer = can_create_now(path);
+        let again = match &answer {
+            Err((dir, e)) => in_use(e) || vanished(dir, e),
+            Ok(()) => false,
+        };
+        match waits.next() {
+            Some(ms) if again => std::thread::sleep(std::time::Duration::from_millis(*ms)),
+            _ => return answer,
+        }
+    }
+}
+
+/// A folder that was there at the look and gone at the probe (not a
+/// missing drive, which has no folder above it).
+fn vanished(dir: &Path, e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::NotFound && dir.parent().is_some() && !dir.exists()
+}
+
+fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
     use std::io::ErrorKind;
     // A bare file name's parent is "": the current folder.
     let mut dir = path
@@ -243,17 +269,32 @@ fn may_write(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// A probe file made and removed; the system's own answer when it cannot
+/// be made (so a folder being removed reads as "in use", not as a right
+/// the user lacks).
 #[cfg(not(unix))]
 fn may_write(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(".gk-probe");
-    match write_temp(&probe, b"", 0o600) {
-        Ok((tmp, lock)) => {
-            drop(lock);
-            let _ = fs::remove_file(tmp);
-            Ok(())
+    let probe = sibling(
+        &dir.join(".gk-probe"),
+        &format!("{TEMP_SUFFIX}{}", std::process::id()),
+    );
+    let open = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+    };
+    let file = match open() {
+        // Left by a killed run that had this process id: ours to remove.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = fs::remove_file(&probe);
+            open()?
         }
-        Err(_) => Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
-    }
+        other => other?,
+    };
+    drop(file);
+    let _ = fs::remove_file(&probe);
+    Ok(())
 }
 
 /// The suffix of a temp file before the writer's process id.
@@ -521,4 +562,34 @@ pub fn read_text_within(path: &Path, limit: u64) -> Result<Option<String>> {
 pub(crate) fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes)
         .map_err(|_| Error::refused(format!("{} is not UTF-8 text", path.display())))
+}
+
+#[cfg(test)]
+mod can_create_tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_gone_between_the_look_and_the_probe_is_asked_again_but_a_missing_drive_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gone = tmp.path().join("managed");
+        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert!(vanished(&gone, &e));
+        std::fs::create_dir(&gone).unwrap();
+        assert!(!vanished(&gone, &e), "still there: the answer stands");
+        let root = gone.ancestors().last().unwrap();
+        assert!(!vanished(root, &e), "no folder above: nothing to wait for");
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!vanished(tmp.path().join("x").as_path(), &denied));
+    }
+
+    #[test]
+    fn a_file_under_missing_folders_is_asked_of_the_nearest_folder_and_nothing_is_made() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("managed/managed-settings.d/gk.json");
+        assert!(can_create(&target).is_ok());
+        assert!(
+            !tmp.path().join("managed").exists(),
+            "nothing is made to find out"
+        );
+    }
 }
