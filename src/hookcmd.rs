@@ -127,13 +127,33 @@ impl HookCommand {
 }
 
 /// What a registered command string runs, once spelling is taken away.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Two are equal when they run the same program with the same arguments
+/// (`shown` is how a message spells it, not what runs).
+#[derive(Debug, Clone)]
 pub struct Invocation {
     /// The program, as a normalised absolute path where it could be resolved
     /// (forward slashes; on Windows lower-cased, drive as `c:/`, `.exe` dropped),
     /// or the bare name when it is looked up on PATH.
     pub program: String,
     pub args: Vec<String>,
+    /// The program for messages: as resolved, with `/` separators, in the
+    /// case it was written (the normalised `program` is lower case on
+    /// Windows, which no user wrote).
+    pub shown: String,
+}
+
+impl PartialEq for Invocation {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.program, &self.args) == (&other.program, &other.args)
+    }
+}
+
+impl Eq for Invocation {}
+
+impl std::hash::Hash for Invocation {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.program, &self.args).hash(state);
+    }
 }
 
 /// Who a registration belongs to.
@@ -301,6 +321,7 @@ pub fn normalize(command: &str, ctx: &CommandContext) -> Option<Invocation> {
         return None;
     }
     let mut program = normalize_program(first, ctx.os);
+    let mut shown = shown_program(first, ctx.os);
     let mut args: Vec<String> = rest.to_vec();
     if is_python(&program) {
         // `python [-u|-X …] script.py args`: the script is what runs.
@@ -309,9 +330,14 @@ pub fn normalize(command: &str, ctx: &CommandContext) -> Option<Invocation> {
             return None;
         }
         program = normalize_path(&args[script_at], ctx.os);
+        shown = shown_program(&args[script_at], ctx.os);
         args = args.split_off(script_at + 1);
     }
-    Some(Invocation { program, args })
+    Some(Invocation {
+        program,
+        args,
+        shown,
+    })
 }
 
 /// Where the script is among a Python interpreter's arguments: after its
@@ -449,8 +475,25 @@ pub fn normalize_path(path: &str, os: Os) -> String {
     out
 }
 
+/// A program as a message shows it: a bare name as written, a path in
+/// [`normalize_path`]'s spelling but in the case it was written, `.exe`
+/// kept.
+fn shown_program(word: &str, os: Os) -> String {
+    if word.contains(['/', '\\']) {
+        spelling(word, os, false)
+    } else {
+        word.to_string()
+    }
+}
+
 /// [`normalize_path`] without dropping `.exe`: for folders.
 fn normalize_spelling(path: &str, os: Os) -> String {
+    spelling(path, os, true)
+}
+
+/// One spelling of a path (see [`normalize_path`]), lower-cased on
+/// Windows only when `fold` is set.
+fn spelling(path: &str, os: Os, fold: bool) -> String {
     let mut p = path.to_string();
     if os.is_windows() {
         p = p.replace('\\', "/");
@@ -463,7 +506,9 @@ fn normalize_spelling(path: &str, os: Os) -> String {
         {
             p = format!("{}:{}", &p[1..2], &p[2..]);
         }
-        p = p.to_lowercase();
+        if fold {
+            p = p.to_lowercase();
+        }
     }
     let absolute = p.starts_with('/');
     let parts: Vec<&str> = p

@@ -75,7 +75,13 @@ pub fn summary(plan: &Plan, style: Style) -> String {
         let (label, why) = match folder.mode {
             None => (
                 style.paint("32", &format!("{:<9}", "create")),
-                "private to you: 0700".to_string(),
+                // Windows has no mode: the folder takes the rights of the
+                // profile it is in, which only its user (and administrators) read.
+                if cfg!(unix) {
+                    "private to you: 0700".to_string()
+                } else {
+                    "private to you, as your profile is".to_string()
+                },
             ),
             Some(m) => (
                 style.paint("33", &format!("{:<9}", "private")),

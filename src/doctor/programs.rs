@@ -80,7 +80,7 @@ pub(super) fn check_binaries(
                             "{FIX_COMMAND} (puts this gk at {} and registers it there)",
                             canonical.display()
                         ),
-                        &format!("point the entry at an existing gk, or put gk at {program}"),
+                        &format!("point the entry at an existing gk, or put gk at {}", p.spelled()),
                         in_managed,
                     ),
                     Owner::Legacy(_) => how.fix(
@@ -90,7 +90,8 @@ pub(super) fn check_binaries(
                         in_managed,
                     ),
                     Owner::Foreign => f.fix(format!(
-                        "install {program}, or delete that entry from {}",
+                        "install {}, or delete that entry from {}",
+                        p.spelled(),
                         first.path.display()
                     )),
                     },
@@ -103,7 +104,7 @@ pub(super) fn check_binaries(
             Some(path) => {
                 report.notes.push((
                     Group::Binaries,
-                    format!("{program}: found at {}", path.display()),
+                    format!("{}: found at {}", p.spelled(), path.display()),
                 ));
                 if let Owner::Gk(_) = owner {
                     if let Some(f) = outdated(path, places, &canonical, how) {

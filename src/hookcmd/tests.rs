@@ -23,6 +23,7 @@ fn inv(program: &str, args: &[&str]) -> Option<Invocation> {
     Some(Invocation {
         program: program.to_string(),
         args: args.iter().map(|s| s.to_string()).collect(),
+        shown: program.to_string(),
     })
 }
 
@@ -150,6 +151,7 @@ fn a_backslash_in_a_linux_config_dir_is_part_of_the_name() {
             Some(Invocation {
                 program: format!("{dir}/hooks/gk"),
                 args: vec!["hook".into(), "prompt".into()],
+                shown: format!("{dir}/hooks/gk"),
             }),
             "{}",
             c.command
@@ -456,5 +458,20 @@ fn normalize_path_windows_forms() {
     assert_eq!(
         normalize_path("/usr/bin/gk.exe", Os::Linux),
         "/usr/bin/gk.exe"
+    );
+}
+
+#[test]
+fn a_windows_program_is_compared_folded_and_shown_as_it_was_written() {
+    let ctx = windows();
+    let inv = normalize(r#""C:\Users\Ann\.claude\hooks\gk.exe" hook prompt"#, &ctx).unwrap();
+    assert_eq!(inv.program, "c:/users/ann/.claude/hooks/gk");
+    assert_eq!(inv.shown, "C:/Users/Ann/.claude/hooks/gk.exe");
+    let home = normalize("~/.claude/hooks/gk hook stop", &ctx).unwrap();
+    assert_eq!(home.shown, "C:/Users/Ann/.claude/hooks/gk");
+    let bare = normalize("GK.exe hook stop", &ctx).unwrap();
+    assert_eq!(
+        (bare.program.as_str(), bare.shown.as_str()),
+        ("gk", "GK.exe")
     );
 }

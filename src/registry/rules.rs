@@ -239,13 +239,15 @@ pub struct Program<'t> {
 impl Program<'_> {
     /// The program as the first registration that runs it spells it: an
     /// exec form's program as written (`C:\Users\ann\.claude\hooks\gk.exe`),
-    /// else the normalised program (`/home/ann/.claude/hooks/gk`; on
-    /// Windows lower case, `/`, no `.exe`), for messages.
+    /// else the program as resolved, in the case it was written
+    /// (`/home/ann/.claude/hooks/gk`, `C:/Users/ann/.claude/hooks/gk.exe`),
+    /// for messages.
     pub fn spelled(&self) -> &str {
-        self.places
-            .first()
+        let first = self.places.first();
+        first
             .and_then(|r| r.exec.as_ref())
             .and_then(|e| e.first())
+            .or_else(|| first.and_then(|r| r.invocation.as_ref()).map(|i| &i.shown))
             .map_or(self.program, String::as_str)
     }
 
@@ -334,11 +336,16 @@ fn programs_where<'t>(
     }
     by_program
         .into_iter()
-        .map(|(program, (owner, places))| Program {
-            program,
-            owner,
-            places,
-            located: locate(program),
+        .map(|(program, (owner, places))| {
+            // Looked up as first written, so a path found is shown in the
+            // user's case (the key is lower case on Windows).
+            let spelled = places[0].invocation.as_ref().map_or(program, |i| &i.shown);
+            Program {
+                program,
+                owner,
+                located: locate(spelled),
+                places,
+            }
         })
         .collect()
 }

@@ -72,6 +72,7 @@ pub(crate) fn test_row(scope: Scope, event: &str, command: &str, owner: Owner) -
         invocation: Some(crate::hookcmd::Invocation {
             program: "/h/.claude/hooks/gk".to_string(),
             args: vec![],
+            shown: "/h/.claude/hooks/gk".to_string(),
         }),
         plugin: None,
     }

@@ -50,10 +50,6 @@ fn doctor_after_install_finds_no_issues() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_verbose_after_install_lists_each_settings_file_and_registration() {
     let env = installed();
     let run = gk_in_project(&env, ["doctor", "--no-smoke", "--verbose"]).run();
@@ -72,10 +68,6 @@ fn doctor_on_a_settings_file_with_a_trailing_comma_says_claude_code_skips_it() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_on_gk_registered_twice_says_the_prompt_hook_fires_twice() {
     let env = installed();
     second_spelling_of_the_prompt_hook(&env);
@@ -103,10 +95,6 @@ fn doctor_on_gk_in_managed_settings_only_finds_no_issues() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_on_gk_in_managed_and_user_settings_says_each_hook_fires_twice() {
     let env = installed();
     managed_copy_of_the_install(&env);
@@ -141,10 +129,6 @@ fn add_plugin(env: &TestEnv, name: &str, hooks: &serde_json::Value) {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_on_gk_in_a_plugin_and_in_settings_says_each_hook_fires_twice() {
     let env = installed();
     let gk = env.binary();

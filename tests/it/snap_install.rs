@@ -3,22 +3,12 @@
 //!
 //! The settings diffs hold the registered commands, which Windows spells
 //! in the exec form (`gk.exe` and `args`): those snapshots have a Windows
-//! twin (suffix `windows`), not recorded yet.
+//! twin (suffix `windows`), recorded under Wine.
 
 use crate::common::TestEnv;
 use crate::snapshots::{
-    gk_in_project, installed, second_spelling_of_the_prompt_hook, settings, transcript,
+    gk_in_project, installed, platform_settings, second_spelling_of_the_prompt_hook, transcript,
 };
-
-/// The settings of these snapshots: [`settings`], with the Windows suffix
-/// (the registered commands differ there).
-fn platform_settings(env: &TestEnv) -> insta::Settings {
-    let mut s = settings(env);
-    if cfg!(windows) {
-        s.set_snapshot_suffix("windows");
-    }
-    s
-}
 
 /// Run gk with `args` in `env`'s project and snapshot what it printed as `name`.
 fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) {
@@ -40,10 +30,6 @@ fn existing_settings(env: &TestEnv) {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_dry_run_on_a_fresh_home_shows_each_file_it_would_create() {
     let env = TestEnv::new();
     snap(&env, "install_dry_run_fresh_home", ["install", "--dry-run"]);
@@ -51,10 +37,6 @@ fn install_dry_run_on_a_fresh_home_shows_each_file_it_would_create() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_on_a_fresh_home_shows_the_plan_then_what_it_created() {
     let env = TestEnv::new();
     snap(
@@ -65,10 +47,6 @@ fn install_on_a_fresh_home_shows_the_plan_then_what_it_created() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_dry_run_beside_existing_settings_masks_the_secrets() {
     let env = TestEnv::new();
     existing_settings(&env);
@@ -80,10 +58,6 @@ fn install_dry_run_beside_existing_settings_masks_the_secrets() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_beside_existing_settings_edits_them_and_names_the_backup() {
     let env = TestEnv::new();
     existing_settings(&env);
@@ -97,10 +71,6 @@ fn install_beside_existing_settings_edits_them_and_names_the_backup() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_statusline_dry_run_adds_the_status_line_to_the_settings() {
     let env = TestEnv::new();
     snap(
@@ -111,10 +81,6 @@ fn install_statusline_dry_run_adds_the_status_line_to_the_settings() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_managed_output_dry_run_shows_the_drop_in() {
     let env = TestEnv::new();
     let out = env.root().join("dist").join("gk-managed.json");
@@ -127,10 +93,6 @@ fn install_managed_output_dry_run_shows_the_drop_in() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn uninstall_dry_run_after_install_shows_what_it_would_take_back() {
     let env = installed();
     snap(
@@ -141,20 +103,12 @@ fn uninstall_dry_run_after_install_shows_what_it_would_take_back() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn uninstall_after_install_takes_back_what_install_added() {
     let env = installed();
     snap(&env, "uninstall_after_install", ["uninstall", "--yes"]);
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_fix_dry_run_on_a_broken_machine_shows_the_repairs() {
     // After an install: a second spelling of the prompt hook in the local
     // settings, the CLAUDE.md block and the shared task record gone.
@@ -187,10 +141,6 @@ fn block_body(text: &str) -> &str {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn the_claude_md_block_install_writes_binds_gk_hooks_only_and_counts_three() {
     let env = installed();
     let text = env.read(env.claude().join("CLAUDE.md"));
@@ -200,10 +150,6 @@ fn the_claude_md_block_install_writes_binds_gk_hooks_only_and_counts_three() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn an_old_claude_md_block_is_outdated_replaced_by_install_and_removed_by_uninstall() {
     let env = installed();
     let md = env.claude().join("CLAUDE.md");

@@ -4,7 +4,7 @@
 //! `gk rules` refusing a broken gk.json.
 
 use crate::common::TestEnv;
-use crate::snapshots::{gk_in_project, installed, settings, transcript};
+use crate::snapshots::{gk_in_project, installed, platform_settings, settings, transcript};
 
 /// The one line of stderr of a run that failed and printed nothing on stdout.
 fn refusal(run: &crate::common::Run) -> String {
@@ -90,17 +90,12 @@ fn a_backup_of_an_output_file_is_named_visibly_and_printed_before_the_edit() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn statusline_on_an_installed_machine_plans_only_the_status_line() {
     let env = installed();
-    snap(
-        &env,
-        "install_statusline_when_installed",
-        ["install", "--statusline", "--dry-run", "--no-smoke"],
-    );
+    let run = gk_in_project(&env, ["install", "--statusline", "--dry-run", "--no-smoke"]).run();
+    // The status line is spelled for the platform's shell.
+    platform_settings(&env)
+        .bind(|| insta::assert_snapshot!("install_statusline_when_installed", transcript(&run)));
 }
 
 #[test]
@@ -120,14 +115,10 @@ fn install_at_a_terminal(env: &TestEnv, typed: &str) -> crate::common::Run {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_at_a_terminal_offers_both_rule_sets_and_writes_the_chosen_one() {
     let env = TestEnv::new();
     let run = install_at_a_terminal(&env, "2\ny\n");
-    settings(&env)
+    platform_settings(&env)
         .bind(|| insta::assert_snapshot!("install_offers_presets_software", transcript(&run)));
     let written = env.read(env.claude().join("hooks/gk.json"));
     let software = env.gk(["rules", "--preset", "software"]).run().ok();

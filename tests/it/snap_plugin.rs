@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::TestEnv;
-use crate::snapshots::{gk_in_project, register, settings, transcript};
+use crate::snapshots::{gk_in_project, platform_settings, register, transcript};
 
 /// A directory marketplace `mkt` holding gk's plugin as the repository
 /// ships it, enabled in user settings (the shapes the client writes,
@@ -49,15 +49,11 @@ fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) -> String {
     std::fs::create_dir_all(&empty).unwrap();
     let run = gk_in_project(env, args).env("PATH", &empty).run();
     let text = transcript(&run);
-    settings(env).bind(|| insta::assert_snapshot!(name, text));
+    platform_settings(env).bind(|| insta::assert_snapshot!(name, text));
     text
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn install_beside_gks_plugin_adds_the_rules_and_block_and_no_program_or_hooks() {
     let env = TestEnv::new();
     with_gks_plugin(&env);
@@ -110,10 +106,6 @@ fn doctor_with_only_gks_plugin_says_the_plugin_hands_claude_the_convention() {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_fix_beside_gks_plugin_says_the_plugin_registers_the_hooks() {
     let env = TestEnv::new();
     with_gks_plugin(&env);

@@ -196,10 +196,6 @@ fn shown(stdout: &[u8]) -> String {
 }
 
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn what_the_hooks_say_in_every_cell() {
     // surface -> answer -> cells
     let mut groups: BTreeMap<&str, BTreeMap<String, Vec<String>>> = BTreeMap::new();

@@ -25,7 +25,7 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
         "[N] bytes, fingerprint [FINGERPRINT]",
     );
     s.add_filter(
-        r"(backups[/\\]+)[^\s]*?%([^%\s]+)\.gk-backup-\d{8}-\d{6}",
+        r"(backups[/\\]+)[^\s]*?%([^%\s]+)\.gk-backup-\d{8}-\d{6}(-\d+)?",
         "${1}[..]%${2}.gk-backup-[STAMP]",
     );
     // A folder's pointer file is named after a hash of the folder's path.
@@ -33,7 +33,12 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
     // The gk under test (uninstall names it: "gk itself is still at …").
     if let Some(dir) = gk_bin().parent() {
         let shown = dir.display().to_string();
-        for form in [shown.clone(), shown.replace('\\', "/")] {
+        let mut forms = vec![shown.clone(), shown.replace('\\', "/")];
+        // Under Wine the build's Unix path reaches gk as Wine's drive Z:.
+        if cfg!(windows) && shown.starts_with('/') {
+            forms.push(format!("Z:{}", shown.replace('/', "\\")));
+        }
+        for form in forms {
             s.add_filter(&regex::escape(&form), "[TARGET]");
         }
     }
@@ -43,6 +48,17 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
         for _ in 0..8 {
             s.add_filter(r"(\[(?:HOME|ROOT|TARGET)\][^\s\\`'\x22]*)\\+", "${1}/");
         }
+    }
+    s
+}
+
+/// [`settings`], with the suffix `windows` on Windows: for snapshots that
+/// hold what differs there (the exec form of a registered command, the
+/// PowerShell status line, where a managed drop-in goes).
+pub fn platform_settings(env: &TestEnv) -> insta::Settings {
+    let mut s = settings(env);
+    if cfg!(windows) {
+        s.set_snapshot_suffix("windows");
     }
     s
 }
