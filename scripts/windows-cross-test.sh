@@ -2,10 +2,11 @@
 # Build gk as a Windows program on Linux, and run its test suite under Wine.
 #
 #   scripts/windows-cross-test.sh build   # release gk.exe; its path is the last line
-#   scripts/windows-cross-test.sh test    # the whole test suite as Windows programs
+#   scripts/windows-cross-test.sh test    # the whole test suite as Windows programs,
+#                                         # built with clippy's lints (-D warnings)
 #   scripts/windows-cross-test.sh prefix  # only set up the Wine prefix; prints it
-#   scripts/windows-cross-test.sh clippy  # clippy -D warnings on the Windows build,
-#                                         # so cfg(windows) code is linted too
+#   scripts/windows-cross-test.sh clippy  # clippy -D warnings on the Windows build
+#                                         # alone (`test` lints as it builds)
 #
 # What it uses (installed with apt-get when missing, as on a clean Debian 12):
 # Debian's rustc-web/cargo-web (1.96, with the standard library's source in
@@ -45,6 +46,7 @@ die() { say "$*"; exit 1; }
 cargo_bin=/usr/bin/cargo
 rustc_bin=/usr/bin/rustc
 clippy_bin=/usr/bin/cargo-clippy
+clippy_driver=/usr/bin/clippy-driver
 
 sysroot_src() { "$rustc_bin" --print sysroot 2>/dev/null | sed 's|$|/lib/rustlib/src/rust/library|'; }
 
@@ -58,7 +60,7 @@ missing_packages() {
         command -v wine >/dev/null || want+=(wine)
         [ -x /usr/lib/wine/wine64 ] || want+=(wine64)
     fi
-    if [ "${1:-}" = lint ]; then
+    if [ "${1:-}" = lint ] || [ "${1:-}" = run ]; then
         [ -x "$clippy_bin" ] || want+=(rust-web-clippy)
     fi
     [ "${#want[@]}" -eq 0 ] || printf '%s\n' "${want[@]}"
@@ -151,7 +153,14 @@ run_tests() {
     # One wineserver for the whole suite, kept 30 s past its last client, so
     # no test program starts while a server is on its way out.
     wineserver -p30 2>/dev/null || true
-    (cd "$repo" && RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg gk_wine" "$cargo_bin" test --locked --target "$target" -Zbuild-std \
+    # The build also lints: clippy-driver as the wrapper of gk's own units
+    # (what `cargo clippy` itself sets up), with clippy's `-D warnings`, so
+    # the Windows lints cost no second build of std and the dependencies.
+    # A lint stops the build here as it would stop `clippy`. `gk_wine`
+    # only marks tests ignored, so the lints see the code Windows builds.
+    (cd "$repo" && RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg gk_wine" \
+        RUSTC_WORKSPACE_WRAPPER="$clippy_driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+        "$cargo_bin" test --locked --target "$target" -Zbuild-std \
         --config "target.$target.runner=[\"$repo/scripts/windows/wine-runner.sh\"]" "$@") || rc=$?
     # Leave no wineserver behind: the suite's programs have all ended, and
     # -k ends the server and any program a test left running.
