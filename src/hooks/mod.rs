@@ -109,10 +109,10 @@ fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
     };
     // One line, bounded: the error may quote gk.json's own text (a field
     // name), which must not start a line of its own.
-    let note = loaded.error.as_ref().map(|e| {
-        let note = format!("gk config ignored, using the built-in defaults: {e}");
-        crate::text::one_line(&note, NOTE_CHARS).into_owned()
-    });
+    let note = loaded
+        .error
+        .as_ref()
+        .map(|e| voice::config_note(&e.to_string(), NOTE_CHARS));
     (loaded.config, note)
 }
 
@@ -356,35 +356,15 @@ pub fn respond(
             };
             let located = state(event.as_ref());
             let stale_hours = config.stale_hours;
-            let msg = match &located.earlier {
-                Some(e) if follow::in_flight(e, now, stale_hours) => {
-                    let next = follow::next_of(&e.file, config);
-                    let mut msg =
-                        stop::message(&e.file, now, stale_hours, None, false, next.as_deref());
-                    msg.push('\n');
-                    msg.push_str(&follow::stop_in_flight_note(e));
-                    if let Some(n) = &note {
-                        msg.push_str(&format!("\n ! {n}"));
-                    }
-                    msg
-                }
-                earlier => {
-                    let next = follow::next_of(&located.file, config);
-                    let mut msg = stop::message(
-                        &located.file,
-                        now,
-                        stale_hours,
-                        note.as_deref(),
-                        located.from_shared,
-                        next.as_deref(),
-                    );
-                    if let Some(e) = earlier {
-                        msg.push('\n');
-                        msg.push_str(&follow::stale_note(e, now, stale_hours));
-                    }
-                    msg
-                }
-            };
+            let speaker = follow::Speaker::of(&located, now, stale_hours);
+            let next = follow::next_of(speaker.file, config);
+            let msg = voice::stop_message(&speaker.line(
+                &located,
+                now,
+                stale_hours,
+                next.as_deref(),
+                note.as_deref(),
+            ));
             Some(jsonout::stop_output(&msg))
         }
     }
