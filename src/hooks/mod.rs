@@ -47,6 +47,7 @@ pub mod session;
 mod state;
 mod statusline;
 mod stop;
+mod transcript;
 pub(crate) mod voice;
 
 use std::time::SystemTime;
@@ -60,6 +61,7 @@ pub use state::{
 };
 pub use statusline::run as run_statusline;
 pub use stop::age_text;
+pub use transcript::Current;
 
 use crate::console::Console;
 use crate::env::Env;
@@ -203,6 +205,7 @@ fn answer(hook: HookKind, env: &Env, c: &mut Console<'_>) -> Option<String> {
         config,
         note,
         |event| state_for(config, paths.as_ref(), home.as_deref(), event, env),
+        transcript::of_event,
         SystemTime::now(),
     )
 }
@@ -279,6 +282,7 @@ pub fn respond(
     config: &Config,
     mut note: Option<String>,
     state: impl FnOnce(Option<&serde_json::Value>) -> Located,
+    current: impl FnOnce(&serde_json::Value) -> transcript::Current,
     now: SystemTime,
 ) -> Option<String> {
     match hook {
@@ -315,6 +319,7 @@ pub fn respond(
             );
             let next = follow::next_of(file, config);
             if config.state.scope == StateScope::Session {
+                let current = current(&event);
                 msg = voice::prompt_message(&turn_of(
                     &a,
                     config,
@@ -324,6 +329,7 @@ pub fn respond(
                     next.as_deref(),
                     note.as_deref(),
                     now,
+                    &current,
                 ));
             }
             // Right after the record sentence that opens the context: a
@@ -384,6 +390,7 @@ fn turn_of<'a>(
     next: Option<&'a str>,
     note: Option<&'a str>,
     now: SystemTime,
+    current: &'a transcript::Current,
 ) -> voice::Turn<'a> {
     let stale_hours = config.stale_hours;
     let task = match file.verdict(now, stale_hours) {
@@ -416,6 +423,8 @@ fn turn_of<'a>(
         pick,
         hint,
         notes: note.into_iter().collect(),
+        current_model: current.model.as_deref(),
+        current_effort: current.effort.as_deref(),
     }
 }
 

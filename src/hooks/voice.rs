@@ -81,6 +81,32 @@ pub struct Turn<'a> {
     pub hint: Option<(&'a str, bool)>,
     /// Lines gk adds about itself (gk.json ignored, a prompt cut).
     pub notes: Vec<&'a str>,
+    /// The model and effort of the session's last reply, from its
+    /// transcript (`None`: unknown). gk does not advise what the user is
+    /// already on.
+    pub current_model: Option<&'a str>,
+    pub current_effort: Option<&'a str>,
+}
+
+/// The words of a model id or label that name its tier (`sonnet` in
+/// `claude-sonnet-5-5`, `Sonnet 5`): the alphabetic ones, less `claude`.
+fn tier_words(id: &str) -> impl Iterator<Item = String> + '_ {
+    id.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic()))
+        .map(|w| w.to_ascii_lowercase())
+        .filter(|w| w != "claude")
+}
+
+/// Whether the model the last reply ran on (`current`, a model id) is the
+/// tier of `pick`: a tier word of its id is one of the pick's id (or the
+/// alias typed after `/model`) or the first word of its label. A different
+/// version of the same tier counts as the same tier.
+pub fn on_the_pick(current: &str, pick: &Pick<'_>) -> bool {
+    let label_family = pick.label.split_whitespace().next().unwrap_or("");
+    let picked: Vec<String> = tier_words(pick.command)
+        .chain(tier_words(label_family))
+        .collect();
+    tier_words(current).any(|w| picked.contains(&w))
 }
 
 /// The user's lines for a turn, joined; empty when there is nothing to say.
@@ -114,17 +140,25 @@ pub fn prompt_message(t: &Turn<'_>) -> String {
         } else {
             " Model : "
         };
-        lines.push(format!(
-            "{lead}/model {} ({}; {})",
-            p.command, p.label, p.why
-        ));
-        // With a task line above, the purpose would be a sixth line.
-        if matches!(t.task, Task::Clear) {
-            lines.push(format!(" Use for: {}", p.purpose));
+        if t.current_model.is_some_and(|m| on_the_pick(m, p)) {
+            // Already on it: no `/model` to type, and no purpose to sell.
+            lines.push(format!("{lead}the current model fits ({})", p.why));
+        } else {
+            lines.push(format!(
+                "{lead}/model {} ({}; {})",
+                p.command, p.label, p.why
+            ));
+            // With a task line above, the purpose would be a sixth line.
+            if matches!(t.task, Task::Clear) {
+                lines.push(format!(" Use for: {}", p.purpose));
+            }
         }
     }
     if let Some(e) = t.pick.as_ref().and_then(|p| p.effort) {
-        lines.push(format!(" Effort : consider /effort {e}"));
+        // Already at that effort: nothing to do.
+        if !t.current_effort.is_some_and(|c| c.eq_ignore_ascii_case(e)) {
+            lines.push(format!(" Effort : consider /effort {e}"));
+        }
     }
     // The hint is judged against a pick only when one is shown.
     let shown_pick = t.pick.as_ref().is_some_and(|p| !p.command.is_empty());
@@ -431,6 +465,8 @@ mod tests {
             pick: Some(pick()),
             hint: Some(("Opus 5.5, high", true)),
             notes: vec![],
+            current_model: None,
+            current_effort: None,
         };
         let m = prompt_message(&t);
         let lines: Vec<&str> = m.lines().collect();
@@ -444,6 +480,34 @@ mod tests {
     }
 
     #[test]
+    fn the_current_model_is_the_picks_tier_by_its_family_word() {
+        let opus = Pick {
+            command: "claude-opus-5-5",
+            label: "Opus 5.5",
+            ..pick()
+        };
+        for current in [
+            "claude-opus-5-5",
+            "claude-opus-4-1",
+            "claude-opus-5-5[1m]",
+            "opus",
+        ] {
+            assert!(on_the_pick(current, &opus), "{current}");
+        }
+        for current in ["claude-sonnet-5", "claude-haiku-4-5", "claude", "5-5", ""] {
+            assert!(!on_the_pick(current, &opus), "{current}");
+        }
+        // A rule of the user's with an alias and a label of its own.
+        let alias = Pick {
+            command: "haiku",
+            label: "Quick",
+            ..pick()
+        };
+        assert!(on_the_pick("claude-haiku-4-5", &alias));
+        assert!(!on_the_pick("claude-sonnet-5", &alias));
+    }
+
+    #[test]
     fn nothing_to_say_is_empty() {
         let t = Turn {
             check_header: None,
@@ -452,6 +516,8 @@ mod tests {
             pick: None,
             hint: None,
             notes: vec![],
+            current_model: None,
+            current_effort: None,
         };
         assert_eq!(prompt_message(&t), "");
     }

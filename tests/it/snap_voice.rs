@@ -458,3 +458,130 @@ fn the_stop_and_status_lines_for_each_record_shape() {
     }
     insta::assert_snapshot!("voice_state_lines", body);
 }
+
+/// A transcript whose last reply ran on `model` at `effort` (the lines the
+/// client writes, shortened: a reply, then the Stop hook's bookkeeping).
+fn transcript_on(env: &TestEnv, model: &str, effort: Option<&str>) -> PathBuf {
+    let path = env
+        .home()
+        .join(".claude")
+        .join("projects")
+        .join("-work-project")
+        .join(format!("{SESSION}.jsonl"));
+    let mut reply = json!({
+        "type": "assistant", "isSidechain": false, "sessionId": SESSION,
+        "message": {"model": model, "role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+    });
+    if let Some(e) = effort {
+        reply["effort"] = json!(e);
+    }
+    let lines = [
+        json!({"type": "user", "message": {"role": "user", "content": "hello"}}),
+        reply,
+        json!({"type": "system", "subtype": "stop_hook_summary", "hookCount": 1}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    env.write(&path, text);
+    path
+}
+
+/// Per session the prompt hook reads the model and effort of the last
+/// reply from the transcript's tail and does not advise what the user is
+/// already on: on the advised tier the model line says the current one
+/// fits (no `/model`, no purpose), at the advised effort there is no
+/// effort line; on another model, or with no transcript, the advice is as
+/// before. Global scope keeps v5's bytes whatever the transcript says.
+/// (scope, what, prompt, the last reply's model and effort, a task in progress)
+type Case<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<(&'a str, Option<&'a str>)>,
+    bool,
+);
+
+#[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
+fn the_advice_knows_the_model_the_last_reply_ran_on() {
+    let race = prompt("session", "match");
+    let review = prompt("session", "effort-only");
+    let cases: [Case; 7] = [
+        (
+            "session",
+            "on the advised model",
+            race,
+            Some(("claude-opus-5-5", Some("medium"))),
+            false,
+        ),
+        (
+            "session",
+            "on another model",
+            race,
+            Some(("claude-sonnet-5", Some("medium"))),
+            false,
+        ),
+        ("session", "no transcript", race, None, false),
+        (
+            "session",
+            "on the advised model and effort",
+            review,
+            Some(("claude-sonnet-5", Some("high"))),
+            false,
+        ),
+        (
+            "session",
+            "on the advised model, at another effort",
+            review,
+            Some(("claude-sonnet-5", Some("low"))),
+            false,
+        ),
+        (
+            "session",
+            "on the advised model, a task in progress",
+            race,
+            Some(("claude-opus-5-5", None)),
+            true,
+        ),
+        (
+            "global",
+            "on the advised model",
+            prompt("global", "match"),
+            Some(("claude-opus-5-5", None)),
+            false,
+        ),
+    ];
+    let mut body = String::new();
+    for (scope, what, text, on, in_progress) in cases {
+        let (env, _) = machine(scope, "settings");
+        records(
+            &env,
+            scope,
+            if in_progress { "in-progress" } else { "clean" },
+            "none",
+            None,
+        );
+        let mut event = json!({
+            "hook_event_name": "UserPromptSubmit",
+            "session_id": SESSION,
+            "cwd": env.project(),
+            "prompt": text,
+        });
+        let path = on.map(|(model, effort)| transcript_on(&env, model, effort));
+        event["transcript_path"] = json!(path.unwrap_or_else(|| env.home().join("none.jsonl")));
+        let mut gk = env.gk(["hook", "prompt"]);
+        gk.current_dir(env.project()).stdin(event.to_string());
+        let out = gk.run();
+        out.assert_hook_contract(what);
+        let user = out.system_message();
+        let on = on.map_or("no transcript".to_string(), |(m, e)| {
+            format!("last reply: {m}, effort {}", e.unwrap_or("not recorded"))
+        });
+        body.push_str(&format!(
+            "=== {scope}: {what} ({on})\n{text}\n---\n{user}\n"
+        ));
+    }
+    insta::assert_snapshot!("voice_current_model", body);
+}
