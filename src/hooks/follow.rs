@@ -49,11 +49,16 @@ pub fn next_of(file: &StateFile, config: &Config) -> Option<String> {
 
 /// The earlier task as words: `'Refactor parser' [P] (detail)`.
 fn task_words(e: &Earlier) -> String {
-    let mut out = format!("'{}'", field(&e.file, "task", MAX_TASK).unwrap_or_default());
-    if let Some(p) = field(&e.file, "project", MAX_PROJECT) {
-        out.push_str(&format!(" [{p}]"));
-    }
-    out
+    file_task_words(&e.file)
+}
+
+/// A record's task as the user reads it (the composer's words), its
+/// fields cut to their bounds.
+fn file_task_words(file: &StateFile) -> String {
+    super::voice::task_words(
+        &field(file, "task", MAX_TASK).unwrap_or_default(),
+        field(file, "project", MAX_PROJECT).as_deref(),
+    )
 }
 
 /// Whether the earlier task counts as work in flight (not stale).
@@ -74,10 +79,7 @@ pub fn stale_note(e: &Earlier, now: SystemTime, stale_hours: u32) -> String {
 
 /// A record's task as words, `'Refactor parser' [P]`, and its age.
 pub fn file_words(file: &StateFile, now: SystemTime, stale_hours: u32) -> (String, String) {
-    let mut words = format!("'{}'", field(file, "task", MAX_TASK).unwrap_or_default());
-    if let Some(p) = field(file, "project", MAX_PROJECT) {
-        words.push_str(&format!(" [{p}]"));
-    }
+    let words = file_task_words(file);
     let age = match file.verdict(now, stale_hours) {
         super::state::StateVerdict::InProgress { age_hours, .. } => {
             age_text(age_hours.map(|h| h * 3600.0))

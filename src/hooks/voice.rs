@@ -195,6 +195,15 @@ pub const EARLIER_NOTE: &str =
 pub const SHARED_NOTE: &str =
     " ! saved outside any session (an older setup); `gk state clean --shared` clears it";
 
+/// A task as the user reads it: `'port the parser' [gk]` (the project
+/// only when there is one). Both already cut to their bounds.
+pub fn task_words(task: &str, project: Option<&str>) -> String {
+    match project {
+        Some(p) => format!("'{task}' [{p}]"),
+        None => format!("'{task}'"),
+    }
+}
+
 /// The line for an earlier session's task older than the stale limit.
 pub fn stale_earlier(words: &str, age: &str) -> String {
     format!(" ! an earlier session in this folder left {words} in progress (updated {age}) -- probably stale")
