@@ -238,6 +238,32 @@ pointer=$("$GK" hook prompt < "$tmp/prompt-proj.json" | grep -o 'folder\.[0-9a-f
 printf '{"session": "%s"}\n' "$earlier" > "$GK_STATE_DIR/$pointer"
 "$GK" hook session < "$tmp/session-next.json" | grep -q 'an earlier session in this folder left'
 
+# The prompt hook beside a 50 MB transcript (the tail of a long session:
+# system-prompt snapshots, tool results, replies; the last reply on Opus,
+# then the Stop hook's lines). The hook reads its last 64 KiB only; the
+# other prompt runs point at a transcript that does not exist.
+mkdir -p "$HOME/.claude/projects/-home-u-work"
+TRANSCRIPT="$HOME/.claude/projects/-home-u-work/3f2a9c1e.jsonl"
+"$PY" - "$TRANSCRIPT" <<'PYEOF'
+import json, sys
+snapshot = json.dumps({"type": "attachment", "attachment": {"type": "prompt_snapshot", "content": "s" * 60000}})
+tool = json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "content": "r" * 4000}]}})
+def reply(model, text):
+    return json.dumps({"type": "assistant", "isSidechain": False, "effort": "medium",
+                       "message": {"model": model, "role": "assistant", "content": [{"type": "text", "text": text}]}})
+with open(sys.argv[1], "w") as f:
+    size = 0
+    while size < 50 * 1000 * 1000:
+        for line in (snapshot, tool, tool, reply("claude-sonnet-5", "d" * 2000)):
+            f.write(line + "\n"); size += len(line) + 1
+    for line in (reply("claude-opus-5-5", "Done."),
+                 json.dumps({"type": "attachment", "attachment": {"type": "hook_success", "hookEvent": "Stop"}}),
+                 json.dumps({"type": "system", "subtype": "stop_hook_summary", "hookCount": 1})):
+        f.write(line + "\n")
+PYEOF
+sed "s|\"transcript_path\":\"[^\"]*\"|\"transcript_path\":\"$TRANSCRIPT\"|; s|Please review all the SPARQL queries in the ontology folder and explain what each one does|there is a deadlock in the scheduler, find the race and fix it|" \
+  "$tmp/prompt.json" > "$tmp/prompt-transcript.json"
+
 # The status line's input (shape from the client's docs).
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"/home/u/work","project_dir":"/home/u/work"},"version":"2.1.332"}' > "$tmp/statusline.json"
 
@@ -249,10 +275,11 @@ sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef
 sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/stop.json" > "$tmp/stop-next.json"
 pointer=$("$GK" hook prompt < "$tmp/prompt-next.json" | grep -o 'folder\.[0-9a-f]\{32\}\.json' | head -1)
 printf '{"session": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f"}\n' > "$GK_STATE_DIR/$pointer"
-"$GK" hook stop < "$tmp/stop-next.json" | grep -q 'from an earlier session in this folder'
+"$GK" hook stop < "$tmp/stop-next.json" | grep -q 'left by an earlier session in this folder'
 
 # Sanity: the hooks answer before they are timed.
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
+"$GK" hook prompt < "$tmp/prompt-transcript.json" | grep -q 'For the next task: the current model fits'
 "$GK" hook stop < "$tmp/stop.json" | grep -q 'STATE \[DIRTY\]'
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json"
 "$GK" statusline < "$tmp/statusline.json" | grep -q 'gk DIRTY'
@@ -271,6 +298,7 @@ SW="$tmp/session-warn.json"
 {
   echo "no-op(/bin/true)${TAB}$P${TAB}/bin/true"
   echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
+  echo "gk-prompt-transcript50MB(static)${TAB}$tmp/prompt-transcript.json${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
   echo "gk-prompt-successor(static)${TAB}$tmp/prompt-next.json${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop-successor(static)${TAB}$tmp/stop-next.json${TAB}$GK${TAB}hook${TAB}stop"
@@ -325,6 +353,8 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
   END {
     t = med["no-op(/bin/true)"]
     printf "gk hook prompt, static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-prompt(static)"] / t
+    printf "gk hook prompt, 50 MB transcript / no-op %5.2fx  (target <= 1.3x; its last 64 KiB read)\n", med["gk-prompt-transcript50MB(static)"] / t
+    printf "gk hook prompt, 50 MB transcript / no transcript %5.3fx\n", med["gk-prompt-transcript50MB(static)"] / med["gk-prompt(static)"]
     printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.2x)\n", med["gk-stop(static)"] / t
     printf "gk hook prompt, successor / no-op %5.2fx  (target <= 1.3x; no record, the earlier session'"'"'s read)\n", med["gk-prompt-successor(static)"] / t
     printf "gk hook stop,   successor / no-op %5.2fx  (target <= 1.2x; no record, the earlier session'"'"'s read)\n", med["gk-stop-successor(static)"] / t

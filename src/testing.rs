@@ -32,7 +32,7 @@ pub mod hooks {
     pub use crate::hooks::jsonout::push_json_str;
     pub use crate::hooks::session::{message, problems, MAX_LINES};
     pub use crate::hooks::{
-        prompt_output, read_state, respond, Config, Input, KeywordSet, Located, StateFile,
+        prompt_output, read_state, respond, Config, Current, Input, KeywordSet, Located, StateFile,
         StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
     };
 }

@@ -79,6 +79,8 @@ fn main() -> std::process::ExitCode {
             json_the_client_loads_is_not_called_skipped,
             gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
             the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there,
+            the_tui_shows_the_clients_line_for_each_hook_when_the_plugin_finds_no_gk,
+            the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript,
             a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
             gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
             a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
@@ -1219,6 +1221,87 @@ fn the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_t
     assert!(advice[0].contains("/model"), "{advice:?}");
     let line = stop_line(&turn);
     assert!(line.starts_with("STATE [CLEAN]"), "STATE line: {line}");
+}
+
+/// What a user of gk's plugin sees in the interactive client when gk is
+/// not on PATH (docs/limitations.md): for each of the three hooks the
+/// client's own failure line, with `Executable not found in $PATH: "gk"`
+/// on the line under it; the prompt is still answered. The line names gk
+/// and PATH, not the plugin: no gk runs to say more, and the exec form
+/// (no shell) is what works on every platform.
+fn the_tui_shows_the_clients_line_for_each_hook_when_the_plugin_finds_no_gk() {
+    let _serial = harness::serial();
+    let mut sb =
+        sandbox("the_tui_shows_the_clients_line_for_each_hook_when_the_plugin_finds_no_gk");
+    sb.without_managed_policy();
+    let bare = sb.home().join("no-gk-bin");
+    std::fs::create_dir_all(&bare).expect("create an empty bin folder");
+    sb.set_env("PATH", &format!("{}:/usr/bin:/bin", bare.display()));
+    add_gk_plugin(&mut sb);
+    let project = sb.project();
+    let tui = harness::Tui::start_until(&mut sb, &project, &json!({}), |s| {
+        s.contains('\u{276f}') && s.contains("SessionStart:startup hook failed")
+    });
+    tui.send("explain the build");
+    let screen = tui.wait_until("the Stop hook's failure", |s| {
+        s.contains("Stop hook failed")
+    });
+    eprintln!("gk not on PATH:\n{screen}");
+    let missing =
+        "Error occurred while executing hook command: Executable not found in $PATH: \"gk\"";
+    for failed in [
+        "SessionStart:startup hook failed",
+        "UserPromptSubmit hook failed",
+        "Stop hook failed",
+    ] {
+        let at = screen
+            .find(failed)
+            .unwrap_or_else(|| panic!("{failed}:\n{screen}"));
+        let under = screen[at..].lines().nth(1).unwrap_or_default().trim();
+        assert_eq!(under, missing, "under {failed}:\n{screen}");
+    }
+    assert_eq!(screen.matches(missing).count(), 3, "{screen}");
+    assert!(screen.contains("\u{25cf} Done."), "no answer:\n{screen}");
+    assert!(
+        !screen.contains("gk@gk"),
+        "the client names the plugin now:\n{screen}"
+    );
+}
+
+/// The prompt hook takes the model of the session's last reply from the
+/// transcript the client writes (`transcript_path`): the first prompt of
+/// a session on Opus (no reply yet) is advised `/model claude-opus-5-5`;
+/// the same prompt in that session once a reply ran on Opus is told the
+/// current model fits, with no `/model` to type.
+fn the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript");
+    install(&sb);
+    let project = sb.project();
+    let race = "there is a deadlock in the scheduler, find the race and fix it";
+    let first = sb.turn_with_args(race, &project, None, &["--model", "claude-opus-5-5"]);
+    first.assert_completed();
+    let advice = first.system_messages("UserPromptSubmit");
+    assert_eq!(advice.len(), 1, "{}", first.describe_hooks());
+    assert!(
+        advice[0].contains(" Model : /model claude-opus-5-5"),
+        "no reply yet: {advice:?}"
+    );
+    let id = first.session_id();
+    let second = sb.turn_with_args(
+        race,
+        &project,
+        None,
+        &["--resume", &id, "--model", "claude-opus-5-5"],
+    );
+    second.assert_completed();
+    let advice = second.system_messages("UserPromptSubmit");
+    assert_eq!(advice.len(), 1, "{}", second.describe_hooks());
+    assert!(
+        advice[0].contains(" Model : the current model fits ("),
+        "after a reply on Opus: {advice:?}"
+    );
+    assert!(!advice[0].contains("/model"), "{advice:?}");
 }
 
 /// The managed channel. `gk install --managed --output FILE`

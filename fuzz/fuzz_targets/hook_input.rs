@@ -12,7 +12,7 @@
 use std::time::{Duration, SystemTime};
 
 use gk::testing::hookcmd::HookKind as Hook;
-use gk::testing::hooks::{respond, Config, Input, Located, StateFile, StateRead};
+use gk::testing::hooks::{respond, Config, Current, Input, Located, StateFile, StateRead};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -64,11 +64,23 @@ fuzz_target!(|data: &[u8]| {
             earlier: None,
         }
     };
+    // What the transcript said (the fuzzer picks): unknown, or the tier
+    // and effort a prompt may be advised.
+    let current = |_: &Value| {
+        if sel & 8 == 0 {
+            Current::default()
+        } else {
+            Current {
+                model: Some("claude-opus-5-5".into()),
+                effort: Some("high".into()),
+            }
+        }
+    };
     let config = Config::default();
-    let out = respond(hook, &input, &config, None, state, now);
+    let out = respond(hook, &input, &config, None, state, current, now);
     assert_eq!(
         out,
-        respond(hook, &input, &config, None, state, now),
+        respond(hook, &input, &config, None, state, current, now),
         "not deterministic"
     );
     let Some(out) = out else {

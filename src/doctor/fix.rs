@@ -51,7 +51,8 @@ pub struct FixNeeds {
     /// carries it; gk's other entries stay.
     pub carried: Vec<(crate::hookcmd::HookKind, String)>,
     /// Who registers every one of gk's hooks when settings copies go
-    /// because of it: "managed settings" or "plugin <id>".
+    /// because of it, with the verb that agrees: "managed settings
+    /// register" or "plugin <id> registers".
     pub registered_by: Option<String>,
     pub binary: bool,
     pub claude_md: bool,
@@ -135,8 +136,12 @@ pub fn needs(
         _ => None,
     };
     n.registered_by = match &how {
-        RegistrationFix::RemoveOutsideManaged { .. } => Some("managed settings".to_string()),
-        RegistrationFix::RemoveOutsidePlugin { plugin } => Some(format!("plugin {plugin}")),
+        RegistrationFix::RemoveOutsideManaged { .. } => {
+            Some("managed settings register".to_string())
+        }
+        RegistrationFix::RemoveOutsidePlugin { plugin } => {
+            Some(format!("plugin {plugin} registers"))
+        }
         _ => None,
     };
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
@@ -395,7 +400,7 @@ fn removal(
 fn removal_reason(needs: &FixNeeds) -> String {
     if needs.carried.is_empty() {
         return match &needs.registered_by {
-            Some(who) => format!("{who} registers gk's hooks; these would run a second time"),
+            Some(who_does) => format!("{who_does} gk's hooks; these would run a second time"),
             None => "gk's hooks belong in user settings only".to_string(),
         };
     }

@@ -545,6 +545,43 @@ mod tests {
         }
     }
 
+    /// An `allow` array written on one line in a file of many lines stays
+    /// one line, in the spacing it was written with; one written an entry
+    /// a line gets an entry a line. Uninstall gives the bytes back.
+    #[test]
+    fn the_allow_array_keeps_the_layout_it_was_written_in() {
+        let cases = [
+            (
+                "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\"]\n  }\n}\n",
+                "{\n  \"permissions\": {\n    \"allow\": [\"Read(~/.local/state/gk/*.json)\", \"Edit(~/.local/state/gk/*.json)\", \"Bash(ls)\"]\n  }\n}\n",
+            ),
+            (
+                "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\",\"Bash(pwd)\"],\n    \"deny\": []\n  }\n}\n",
+                "{\n  \"permissions\": {\n    \"allow\": [\"Read(~/.local/state/gk/*.json)\",\"Edit(~/.local/state/gk/*.json)\",\"Bash(ls)\",\"Bash(pwd)\"],\n    \"deny\": []\n  }\n}\n",
+            ),
+            (
+                "{\r\n  \"permissions\": { \"allow\": [ \"Bash(ls)\" ] }\r\n}\r\n",
+                "{\r\n  \"permissions\": { \"allow\": [ \"Read(~/.local/state/gk/*.json)\", \"Edit(~/.local/state/gk/*.json)\", \"Bash(ls)\" ] }\r\n}\r\n",
+            ),
+            (
+                "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls)\"\n    ]\n  }\n}\n",
+                "{\n  \"permissions\": {\n    \"allow\": [\n      \"Read(~/.local/state/gk/*.json)\",\n      \"Edit(~/.local/state/gk/*.json)\",\n      \"Bash(ls)\"\n    ]\n  }\n}\n",
+            ),
+            // An empty list on one line is opened up, an entry a line.
+            (
+                "{\n  \"permissions\": {\n    \"allow\": []\n  }\n}\n",
+                "{\n  \"permissions\": {\n    \"allow\": [\n      \"Read(~/.local/state/gk/*.json)\",\n      \"Edit(~/.local/state/gk/*.json)\"\n    ]\n  }\n}\n",
+            ),
+        ];
+        for (before, want) in cases {
+            let after = add_rules(p(), before, &rules()).unwrap();
+            assert_eq!(after, want, "from {before:?}");
+            if !before.contains("[]\n") {
+                assert_eq!(remove_rules(p(), &after, &rules()).unwrap(), before);
+            }
+        }
+    }
+
     #[test]
     fn a_rule_already_there_is_kept_and_other_rules_stay_on_removal() {
         let before = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Edit(~/.local/state/gk/*.json)\",\n      \"Bash(ls:*)\"\n    ]\n  }\n}\n";

@@ -198,6 +198,27 @@ impl Style {
         }
     }
 
+    /// The style of one container written on one line (`text`, holding
+    /// `items` items): its separators as written; with one item there is
+    /// no separator to copy, and `", "` is the common spelling.
+    fn one_line(text: &str, items: usize) -> Style {
+        Style {
+            newline: "\n",
+            unit: String::new(),
+            compact: true,
+            colon: if text.contains("\":") && !text.contains("\": ") {
+                ":"
+            } else {
+                ": "
+            },
+            comma: if items > 1 && !text.contains(", ") {
+                ","
+            } else {
+                ", "
+            },
+        }
+    }
+
     pub(crate) fn detect(body: &str, root: &Object) -> Style {
         let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
         let root_text = &body[root.range.start..root.range.end];
@@ -331,6 +352,14 @@ pub(crate) fn insert_edit(
     new: &[(Option<String>, J)],
     style: &Style,
 ) -> Edit {
+    // A container written on one line, in a file of many, stays one line
+    // in its own spacing: a person writes `["a", "b"]` or an entry a line,
+    // never both in one list. (An empty one is opened up, as `{}` is.)
+    let own_text = &body[container.0..container.1];
+    if !style.compact && !items.is_empty() && !own_text.contains('\n') {
+        let one_line = Style::one_line(own_text, items.len());
+        return insert_edit(body, container, items, index, new, &one_line);
+    }
     let container_indent = line_indent(body, container.0);
     let at_end = index >= items.len();
     if style.compact {

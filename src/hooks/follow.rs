@@ -14,8 +14,9 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::config::Config;
-use super::state::{Earlier, StateFile};
+use super::state::{Earlier, Located, StateFile};
 use super::stop::age_text;
+use super::voice::{EarlierTask, StateLine};
 use crate::text::one_line;
 
 /// Longest task, detail, project and hint text shown.
@@ -48,11 +49,16 @@ pub fn next_of(file: &StateFile, config: &Config) -> Option<String> {
 
 /// The earlier task as words: `'Refactor parser' [P] (detail)`.
 fn task_words(e: &Earlier) -> String {
-    let mut out = format!("'{}'", field(&e.file, "task", MAX_TASK).unwrap_or_default());
-    if let Some(p) = field(&e.file, "project", MAX_PROJECT) {
-        out.push_str(&format!(" [{p}]"));
-    }
-    out
+    file_task_words(&e.file)
+}
+
+/// A record's task as the user reads it (the composer's words), its
+/// fields cut to their bounds.
+fn file_task_words(file: &StateFile) -> String {
+    super::voice::task_words(
+        &field(file, "task", MAX_TASK).unwrap_or_default(),
+        field(file, "project", MAX_PROJECT).as_deref(),
+    )
 }
 
 /// Whether the earlier task counts as work in flight (not stale).
@@ -64,11 +70,6 @@ fn age_words(e: &Earlier, now: SystemTime, stale_hours: u32) -> String {
     age_text(e.age(now, stale_hours).1)
 }
 
-/// The Stop line added under a DIRTY state that is the earlier session's.
-pub fn stop_in_flight_note(_e: &Earlier) -> String {
-    super::voice::EARLIER_NOTE.into()
-}
-
 /// The Stop line (and the prompt hook's line) for an earlier task that is
 /// older than the stale limit: shown, but not as work in flight (no path:
 /// Claude's context names the record).
@@ -78,10 +79,7 @@ pub fn stale_note(e: &Earlier, now: SystemTime, stale_hours: u32) -> String {
 
 /// A record's task as words, `'Refactor parser' [P]`, and its age.
 pub fn file_words(file: &StateFile, now: SystemTime, stale_hours: u32) -> (String, String) {
-    let mut words = format!("'{}'", field(file, "task", MAX_TASK).unwrap_or_default());
-    if let Some(p) = field(file, "project", MAX_PROJECT) {
-        words.push_str(&format!(" [{p}]"));
-    }
+    let words = file_task_words(file);
     let age = match file.verdict(now, stale_hours) {
         super::state::StateVerdict::InProgress { age_hours, .. } => {
             age_text(age_hours.map(|h| h * 3600.0))
@@ -126,23 +124,63 @@ pub fn prompt_lines(e: &Earlier, now: SystemTime, stale_hours: u32) -> (String, 
     }
 }
 
-/// The status line's words for an earlier task in flight, after the DIRTY
-/// part, or for a stale one, after the session's own state.
-pub fn statusline_suffix(e: &Earlier, now: SystemTime, stale_hours: u32) -> String {
-    if in_flight(e, now, stale_hours) {
-        " (earlier session)".into()
-    } else {
-        format!(
-            " | earlier '{}' {} (stale?)",
-            field(&e.file, "task", MAX_NEXT_SHORT).unwrap_or_default(),
-            age_words(e, now, stale_hours)
-        )
-    }
+/// The record that speaks on the Stop line and the status line (an
+/// earlier session's task in flight replaces this session's state), and
+/// the words of an earlier task older than the stale limit.
+pub struct Speaker<'a> {
+    pub file: &'a StateFile,
+    in_flight: bool,
+    stale: Option<(String, String, String)>,
 }
 
-/// The hint on the status line, shortened.
-pub fn statusline_next(next: &str) -> String {
-    format!(" | next: {}", one_line(next, MAX_NEXT_SHORT))
+impl<'a> Speaker<'a> {
+    pub fn of(located: &'a Located, now: SystemTime, stale_hours: u32) -> Speaker<'a> {
+        match &located.earlier {
+            Some(e) if in_flight(e, now, stale_hours) => Speaker {
+                file: &e.file,
+                in_flight: true,
+                stale: None,
+            },
+            Some(e) => Speaker {
+                file: &located.file,
+                in_flight: false,
+                stale: Some((
+                    task_words(e),
+                    field(&e.file, "task", MAX_NEXT_SHORT).unwrap_or_default(),
+                    age_words(e, now, stale_hours),
+                )),
+            },
+            None => Speaker {
+                file: &located.file,
+                in_flight: false,
+                stale: None,
+            },
+        }
+    }
+
+    /// The composer's value for it.
+    pub fn line<'s>(
+        &'s self,
+        located: &Located,
+        now: SystemTime,
+        stale_hours: u32,
+        next: Option<&'s str>,
+        note: Option<&'s str>,
+    ) -> StateLine<'s> {
+        StateLine {
+            state: self.file,
+            now,
+            stale_hours,
+            from_shared: located.from_shared,
+            next,
+            earlier: match &self.stale {
+                _ if self.in_flight => EarlierTask::InFlight,
+                Some((words, task, age)) => EarlierTask::Stale { words, task, age },
+                None => EarlierTask::None,
+            },
+            note,
+        }
+    }
 }
 
 /// What the session hook adds at the start of a session that has no

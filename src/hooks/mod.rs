@@ -47,6 +47,7 @@ pub mod session;
 mod state;
 mod statusline;
 mod stop;
+mod transcript;
 pub(crate) mod voice;
 
 use std::time::SystemTime;
@@ -60,6 +61,7 @@ pub use state::{
 };
 pub use statusline::run as run_statusline;
 pub use stop::age_text;
+pub use transcript::Current;
 
 use crate::console::Console;
 use crate::env::Env;
@@ -109,10 +111,10 @@ fn hook_config(paths: Option<&ClaudePaths>) -> (Config, Option<String>) {
     };
     // One line, bounded: the error may quote gk.json's own text (a field
     // name), which must not start a line of its own.
-    let note = loaded.error.as_ref().map(|e| {
-        let note = format!("gk config ignored, using the built-in defaults: {e}");
-        crate::text::one_line(&note, NOTE_CHARS).into_owned()
-    });
+    let note = loaded
+        .error
+        .as_ref()
+        .map(|e| voice::config_note(&e.to_string(), NOTE_CHARS));
     (loaded.config, note)
 }
 
@@ -203,6 +205,7 @@ fn answer(hook: HookKind, env: &Env, c: &mut Console<'_>) -> Option<String> {
         config,
         note,
         |event| state_for(config, paths.as_ref(), home.as_deref(), event, env),
+        transcript::of_event,
         SystemTime::now(),
     )
 }
@@ -279,6 +282,7 @@ pub fn respond(
     config: &Config,
     mut note: Option<String>,
     state: impl FnOnce(Option<&serde_json::Value>) -> Located,
+    current: impl FnOnce(&serde_json::Value) -> transcript::Current,
     now: SystemTime,
 ) -> Option<String> {
     match hook {
@@ -315,6 +319,7 @@ pub fn respond(
             );
             let next = follow::next_of(file, config);
             if config.state.scope == StateScope::Session {
+                let current = current(&event);
                 msg = voice::prompt_message(&turn_of(
                     &a,
                     config,
@@ -324,6 +329,7 @@ pub fn respond(
                     next.as_deref(),
                     note.as_deref(),
                     now,
+                    &current,
                 ));
             }
             // Right after the record sentence that opens the context: a
@@ -356,35 +362,15 @@ pub fn respond(
             };
             let located = state(event.as_ref());
             let stale_hours = config.stale_hours;
-            let msg = match &located.earlier {
-                Some(e) if follow::in_flight(e, now, stale_hours) => {
-                    let next = follow::next_of(&e.file, config);
-                    let mut msg =
-                        stop::message(&e.file, now, stale_hours, None, false, next.as_deref());
-                    msg.push('\n');
-                    msg.push_str(&follow::stop_in_flight_note(e));
-                    if let Some(n) = &note {
-                        msg.push_str(&format!("\n ! {n}"));
-                    }
-                    msg
-                }
-                earlier => {
-                    let next = follow::next_of(&located.file, config);
-                    let mut msg = stop::message(
-                        &located.file,
-                        now,
-                        stale_hours,
-                        note.as_deref(),
-                        located.from_shared,
-                        next.as_deref(),
-                    );
-                    if let Some(e) = earlier {
-                        msg.push('\n');
-                        msg.push_str(&follow::stale_note(e, now, stale_hours));
-                    }
-                    msg
-                }
-            };
+            let speaker = follow::Speaker::of(&located, now, stale_hours);
+            let next = follow::next_of(speaker.file, config);
+            let msg = voice::stop_message(&speaker.line(
+                &located,
+                now,
+                stale_hours,
+                next.as_deref(),
+                note.as_deref(),
+            ));
             Some(jsonout::stop_output(&msg))
         }
     }
@@ -404,6 +390,7 @@ fn turn_of<'a>(
     next: Option<&'a str>,
     note: Option<&'a str>,
     now: SystemTime,
+    current: &'a transcript::Current,
 ) -> voice::Turn<'a> {
     let stale_hours = config.stale_hours;
     let task = match file.verdict(now, stale_hours) {
@@ -436,6 +423,8 @@ fn turn_of<'a>(
         pick,
         hint,
         notes: note.into_iter().collect(),
+        current_model: current.model.as_deref(),
+        current_effort: current.effort.as_deref(),
     }
 }
 

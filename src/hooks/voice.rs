@@ -2,9 +2,10 @@
 //! shows the user (`systemMessage`), composed from one value describing
 //! the turn ([`Turn`]): the task in flight (this session's or an earlier
 //! session's in this folder), a stale one, gk's pick for this prompt, and
-//! Claude's `next` hint. The Stop, session and status lines take their
-//! per-session words from here too ([`earlier_note`], [`stale_earlier`],
-//! [`SHARED_NOTE`], [`session_earlier`]).
+//! Claude's `next` hint. The Stop line and the status line are made here
+//! whole, in both scopes, from one value ([`StateLine`]: [`stop_message`],
+//! [`status_line`]); the session line takes its per-session words from
+//! here too ([`stale_earlier`], [`session_earlier`]).
 //!
 //! The rules it keeps (docs/hooks.md shows the messages):
 //!
@@ -17,9 +18,16 @@
 //! - when Claude's hint names another model or effort than the pick, one
 //!   line says which to use and why.
 //!
-//! Global scope never gets here: it keeps v5's bytes (`super::prompt`).
+//! The prompt hook in global scope never gets here: it keeps v5's bytes
+//! (`super::prompt`); the Stop line keeps them through [`stop_message`].
+
+use std::time::SystemTime;
 
 use super::config::{Config, ModelRule};
+use super::state::{
+    StateFile, StateVerdict, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
+};
+use crate::text::one_line;
 
 /// The most lines the prompt hook shows the user (header included), not
 /// counting an earlier session's stale task, a gk.json note or a model's
@@ -73,6 +81,32 @@ pub struct Turn<'a> {
     pub hint: Option<(&'a str, bool)>,
     /// Lines gk adds about itself (gk.json ignored, a prompt cut).
     pub notes: Vec<&'a str>,
+    /// The model and effort of the session's last reply, from its
+    /// transcript (`None`: unknown). gk does not advise what the user is
+    /// already on.
+    pub current_model: Option<&'a str>,
+    pub current_effort: Option<&'a str>,
+}
+
+/// The words of a model id or label that name its tier (`sonnet` in
+/// `claude-sonnet-5-5`, `Sonnet 5`): the alphabetic ones, less `claude`.
+fn tier_words(id: &str) -> impl Iterator<Item = String> + '_ {
+    id.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic()))
+        .map(|w| w.to_ascii_lowercase())
+        .filter(|w| w != "claude")
+}
+
+/// Whether the model the last reply ran on (`current`, a model id) is the
+/// tier of `pick`: a tier word of its id is one of the pick's id (or the
+/// alias typed after `/model`) or the first word of its label. A different
+/// version of the same tier counts as the same tier.
+pub fn on_the_pick(current: &str, pick: &Pick<'_>) -> bool {
+    let label_family = pick.label.split_whitespace().next().unwrap_or("");
+    let picked: Vec<String> = tier_words(pick.command)
+        .chain(tier_words(label_family))
+        .collect();
+    tier_words(current).any(|w| picked.contains(&w))
 }
 
 /// The user's lines for a turn, joined; empty when there is nothing to say.
@@ -106,17 +140,25 @@ pub fn prompt_message(t: &Turn<'_>) -> String {
         } else {
             " Model : "
         };
-        lines.push(format!(
-            "{lead}/model {} ({}; {})",
-            p.command, p.label, p.why
-        ));
-        // With a task line above, the purpose would be a sixth line.
-        if matches!(t.task, Task::Clear) {
-            lines.push(format!(" Use for: {}", p.purpose));
+        if t.current_model.is_some_and(|m| on_the_pick(m, p)) {
+            // Already on it: no `/model` to type, and no purpose to sell.
+            lines.push(format!("{lead}the current model fits ({})", p.why));
+        } else {
+            lines.push(format!(
+                "{lead}/model {} ({}; {})",
+                p.command, p.label, p.why
+            ));
+            // With a task line above, the purpose would be a sixth line.
+            if matches!(t.task, Task::Clear) {
+                lines.push(format!(" Use for: {}", p.purpose));
+            }
         }
     }
     if let Some(e) = t.pick.as_ref().and_then(|p| p.effort) {
-        lines.push(format!(" Effort : consider /effort {e}"));
+        // Already at that effort: nothing to do.
+        if !t.current_effort.is_some_and(|c| c.eq_ignore_ascii_case(e)) {
+            lines.push(format!(" Effort : consider /effort {e}"));
+        }
     }
     // The hint is judged against a pick only when one is shown.
     let shown_pick = t.pick.as_ref().is_some_and(|p| !p.command.is_empty());
@@ -153,6 +195,15 @@ pub const EARLIER_NOTE: &str =
 pub const SHARED_NOTE: &str =
     " ! saved outside any session (an older setup); `gk state clean --shared` clears it";
 
+/// A task as the user reads it: `'port the parser' [gk]` (the project
+/// only when there is one). Both already cut to their bounds.
+pub fn task_words(task: &str, project: Option<&str>) -> String {
+    match project {
+        Some(p) => format!("'{task}' [{p}]"),
+        None => format!("'{task}'"),
+    }
+}
+
 /// The line for an earlier session's task older than the stale limit.
 pub fn stale_earlier(words: &str, age: &str) -> String {
     format!(" ! an earlier session in this folder left {words} in progress (updated {age}) -- probably stale")
@@ -187,9 +238,217 @@ pub fn purpose_for<'c>(rule: &'c ModelRule, config: &'c Config) -> &'c str {
     }
 }
 
+// ---------------------------------------------------------------------
+// The Stop line and the status line: the state of the record that speaks
+// (this session's, the shared one's, or an earlier session's in flight),
+// in the same words in both places.
+
+/// The note every hook adds when gk.json cannot be used, as one line of at
+/// most `max` characters (the error may quote gk.json's own text).
+pub fn config_note(error: &str, max: usize) -> String {
+    let note = format!("gk config ignored, using the built-in defaults: {error}");
+    one_line(&note, max).into_owned()
+}
+
+/// The Stop hook's words for an age in seconds (v5's buckets).
+pub fn age_text(age_seconds: Option<f64>) -> String {
+    let Some(secs) = age_seconds else {
+        return "no valid timestamp".into();
+    };
+    let hours = secs / 3600.0;
+    if secs < 0.0 {
+        "timestamp in the future".into()
+    } else if secs < 90.0 {
+        "just now".into()
+    } else if secs < 3600.0 {
+        format!("{}m ago", (secs / 60.0).floor() as i64)
+    } else if hours < 48.0 {
+        format!("{}h ago", hours as i64)
+    } else {
+        format!("{}d ago", (hours / 24.0).floor() as i64)
+    }
+}
+
+/// The Stop line, in per-session scope, for a session (it has an id) with
+/// no record of its own while there is no shared record either.
+pub const NO_RECORD_YET: &str =
+    "STATE [CLEAN] no task recorded in this session yet -- safe to switch model or effort";
+
+/// Longest task, project or status text on the status line.
+const STATUS_FIELD_CHARS: usize = 40;
+
+/// An earlier session's task in this folder, as the Stop line and the
+/// status line name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EarlierTask<'a> {
+    /// None (or the scope has none).
+    None,
+    /// In progress and not stale: its record is the one that speaks.
+    InFlight,
+    /// Older than the stale limit, named under this session's own state:
+    /// `words` (`'task' [project]`), the task alone for the status line,
+    /// and its age.
+    Stale {
+        words: &'a str,
+        task: &'a str,
+        age: &'a str,
+    },
+}
+
+/// What the Stop line and the status line are made from.
+pub struct StateLine<'a> {
+    /// The record that speaks (an earlier session's when it is in flight).
+    pub state: &'a StateFile,
+    pub now: SystemTime,
+    pub stale_hours: u32,
+    /// Per-session scope and the record is gk's single shared task file
+    /// (no session wrote it); with no record there, this session simply
+    /// has none yet.
+    pub from_shared: bool,
+    /// Claude's continuation hint from the record that speaks.
+    pub next: Option<&'a str>,
+    pub earlier: EarlierTask<'a>,
+    /// gk.json could not be used (the line says why).
+    pub note: Option<&'a str>,
+}
+
+impl StateLine<'_> {
+    fn shared(&self) -> bool {
+        self.from_shared && self.earlier != EarlierTask::InFlight
+    }
+}
+
+/// The Stop hook's `systemMessage`. Global scope gets v5's bytes: no
+/// hint, no earlier session, no shared-record wording.
+pub fn stop_message(s: &StateLine<'_>) -> String {
+    let state = s.state;
+    let shared = s.shared();
+    let mut lines: Vec<String> = Vec::with_capacity(5);
+    match state.verdict(s.now, s.stale_hours) {
+        // Per session, a session that has not started a task has no
+        // record: the normal case, not an unknown one.
+        StateVerdict::Missing if shared => lines.push(NO_RECORD_YET.into()),
+        StateVerdict::Missing => {
+            lines.push("STATE [UNKNOWN] task_state.json missing -- assuming clean".into())
+        }
+        StateVerdict::Unreadable { reason } => lines.push(format!(
+            "STATE [UNKNOWN] task_state.json unreadable ({reason}) -- assuming clean"
+        )),
+        StateVerdict::InProgress { stale, age_hours } => {
+            let when = age_text(age_hours.map(|h| h * 3600.0));
+            let tag = state
+                .truthy_shown("project", PROJECT_CHARS)
+                .map(|p| format!(" [{p}]"))
+                .unwrap_or_default();
+            lines.push(format!(
+                "STATE [DIRTY] task in progress: '{}'{tag} (updated {when})",
+                state.shown("task", TASK_CHARS)
+            ));
+            if let Some(detail) = state.truthy_shown("detail", DETAIL_CHARS) {
+                lines.push(format!(" {detail}"));
+            }
+            if let Some(next) = s.next {
+                lines.push(format!(" Next: {next}"));
+            }
+            if let (true, Some(h)) = (stale, age_hours) {
+                lines.push(format!(
+                    " ! flagged in_progress for {}h -- may be stale. \
+                     If the task is done, ask Claude to reset task_state.json.",
+                    h as i64
+                ));
+            }
+            lines.push(" ! Hold off switching model/effort until this task is complete".into());
+            if shared {
+                lines.push(SHARED_NOTE.into());
+            }
+        }
+        StateVerdict::Clean { age_hours } => {
+            lines.push(format!(
+                "STATE [CLEAN] safe to switch model or effort (updated {})",
+                age_text(age_hours.map(|h| h * 3600.0))
+            ));
+            if let Some(next) = s.next {
+                lines.push(format!(" Next: {next}"));
+            }
+        }
+        StateVerdict::NoStatus => lines
+            .push("STATE [UNKNOWN] task_state.json has no status field -- assuming clean".into()),
+        StateVerdict::BadStatus { value } => lines.push(format!(
+            "STATE [UNKNOWN] status='{}' -- expected clean or in_progress -- assuming clean",
+            one_line(&value, STATUS_CHARS)
+        )),
+    }
+    // The earlier session's task in flight is named right under it, before
+    // gk's own note; a stale one comes last.
+    if s.earlier == EarlierTask::InFlight {
+        lines.push(EARLIER_NOTE.into());
+    }
+    if let Some(note) = s.note {
+        lines.push(format!(" ! {note}"));
+    }
+    if let EarlierTask::Stale { words, age, .. } = s.earlier {
+        lines.push(stale_earlier(words, age));
+    }
+    lines.join("\n")
+}
+
+/// A field as one short line: a newline would start a second status line,
+/// an escape sequence would drive the terminal.
+fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    one_line(text, STATUS_FIELD_CHARS)
+}
+
+/// The status line (one line, no newline at its end).
+pub fn status_line(s: &StateLine<'_>) -> String {
+    let state = s.state;
+    let mut line = match state.verdict(s.now, s.stale_hours) {
+        StateVerdict::Clean { .. } => "gk CLEAN".into(),
+        StateVerdict::InProgress { stale, age_hours } => {
+            let mut line = format!("gk DIRTY '{}'", short(&state.text("task")));
+            if let Some(project) = state.truthy_text("project") {
+                line.push_str(&format!(" [{}]", short(&project)));
+            }
+            line.push(' ');
+            line.push_str(&age_text(age_hours.map(|h| h * 3600.0)));
+            if stale {
+                line.push_str(" (stale?)");
+            }
+            if s.shared() {
+                line.push_str(" (older setup)");
+            }
+            line
+        }
+        // Per session: no task started in this session yet.
+        StateVerdict::Missing if s.shared() => "gk CLEAN (no task yet)".into(),
+        StateVerdict::Missing => "gk UNKNOWN (no task record)".into(),
+        StateVerdict::Unreadable { reason } => {
+            format!("gk UNKNOWN (task record unreadable: {})", short(&reason))
+        }
+        StateVerdict::NoStatus => "gk UNKNOWN (no status in the task record)".into(),
+        StateVerdict::BadStatus { value } => format!("gk UNKNOWN (status '{}')", short(&value)),
+    };
+    match s.earlier {
+        EarlierTask::None => {}
+        EarlierTask::InFlight => line.push_str(" (earlier session)"),
+        EarlierTask::Stale { task, age, .. } => {
+            line.push_str(&format!(" | earlier '{}' {age} (stale?)", short(task)))
+        }
+    }
+    if let Some(next) = s.next {
+        line.push_str(&format!(" | next: {}", short(next)));
+    }
+    if s.note.is_some() {
+        line.push_str(" ! gk.json ignored");
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::StateRead;
+    use serde_json::json;
+    use std::time::Duration;
 
     fn pick() -> Pick<'static> {
         Pick {
@@ -215,6 +474,8 @@ mod tests {
             pick: Some(pick()),
             hint: Some(("Opus 5.5, high", true)),
             notes: vec![],
+            current_model: None,
+            current_effort: None,
         };
         let m = prompt_message(&t);
         let lines: Vec<&str> = m.lines().collect();
@@ -228,6 +489,34 @@ mod tests {
     }
 
     #[test]
+    fn the_current_model_is_the_picks_tier_by_its_family_word() {
+        let opus = Pick {
+            command: "claude-opus-5-5",
+            label: "Opus 5.5",
+            ..pick()
+        };
+        for current in [
+            "claude-opus-5-5",
+            "claude-opus-4-1",
+            "claude-opus-5-5[1m]",
+            "opus",
+        ] {
+            assert!(on_the_pick(current, &opus), "{current}");
+        }
+        for current in ["claude-sonnet-5", "claude-haiku-4-5", "claude", "5-5", ""] {
+            assert!(!on_the_pick(current, &opus), "{current}");
+        }
+        // A rule of the user's with an alias and a label of its own.
+        let alias = Pick {
+            command: "haiku",
+            label: "Quick",
+            ..pick()
+        };
+        assert!(on_the_pick("claude-haiku-4-5", &alias));
+        assert!(!on_the_pick("claude-sonnet-5", &alias));
+    }
+
+    #[test]
     fn nothing_to_say_is_empty() {
         let t = Turn {
             check_header: None,
@@ -236,7 +525,69 @@ mod tests {
             pick: None,
             hint: None,
             notes: vec![],
+            current_model: None,
+            current_effort: None,
         };
         assert_eq!(prompt_message(&t), "");
+    }
+
+    fn status(state: &StateFile, now: SystemTime, stale_hours: u32, from_shared: bool) -> String {
+        status_line(&StateLine {
+            state,
+            now,
+            stale_hours,
+            from_shared,
+            next: None,
+            earlier: EarlierTask::None,
+            note: None,
+        })
+    }
+
+    fn file(v: serde_json::Value, age_secs: u64) -> StateFile {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+        StateFile {
+            read: match v {
+                serde_json::Value::Object(m) => StateRead::Object(m),
+                _ => unreachable!(),
+            },
+            mtime: Some(now - Duration::from_secs(age_secs)),
+        }
+    }
+
+    #[test]
+    fn one_short_line_per_state() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+        let dirty = file(
+            json!({"status": "in_progress", "task": "Writing\nbfsi-case.ttl", "project": "BFSI"}),
+            12 * 60,
+        );
+        assert_eq!(
+            status(&dirty, now, 24, false),
+            "gk DIRTY 'Writing bfsi-case.ttl' [BFSI] 12m ago"
+        );
+        let stale = file(json!({"status": "in_progress", "task": "t"}), 30 * 3600);
+        assert_eq!(
+            status(&stale, now, 24, true),
+            "gk DIRTY 't' 30h ago (stale?) (older setup)"
+        );
+        assert_eq!(
+            status(&file(json!({"status": "clean"}), 5), now, 24, false),
+            "gk CLEAN"
+        );
+        let missing = StateFile {
+            read: StateRead::Missing,
+            mtime: None,
+        };
+        assert_eq!(
+            status(&missing, now, 24, false),
+            "gk UNKNOWN (no task record)"
+        );
+        let long = file(json!({"status": "in_progress", "task": "x".repeat(100)}), 0);
+        let line = status(&long, now, 24, false);
+        assert!(line.contains(&format!("'{}...'", "x".repeat(37))), "{line}");
+        assert_eq!(
+            status(&file(json!({"status": 5}), 0), now, 24, false),
+            "gk UNKNOWN (status '5')"
+        );
     }
 }

@@ -974,6 +974,19 @@ impl Tui {
     /// Start `claude` in `project`; `tools`: the mock's script (a dict of
     /// call lists keyed by prompt text, see mock_messages.py).
     pub fn start(sb: &mut Sandbox, project: &Path, tools: &Value) -> Tui {
+        Tui::start_until(sb, project, tools, |screen| {
+            screen.contains('\u{276f}') && screen.lines().any(|l| l.trim_start().starts_with("gk "))
+        })
+    }
+
+    /// As [`Tui::start`], ready when `ready` holds for the screen (where
+    /// no gk status line can show).
+    pub fn start_until(
+        sb: &mut Sandbox,
+        project: &Path,
+        tools: &Value,
+        ready: impl Fn(&str) -> bool,
+    ) -> Tui {
         sb.turns += 1;
         let dir = sb.root.path().join(format!("tui-{}", sb.turns));
         fs::create_dir_all(&dir).expect("tui dir");
@@ -1029,9 +1042,7 @@ impl Tui {
                 tui.keys(&["Up"]);
                 std::thread::sleep(Duration::from_millis(300));
                 tui.keys(&["Enter"]);
-            } else if screen.contains('\u{276f}')
-                && screen.lines().any(|l| l.trim_start().starts_with("gk "))
-            {
+            } else if ready(&screen) {
                 break;
             }
             assert!(

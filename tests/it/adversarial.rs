@@ -633,6 +633,88 @@ fn hooks_keep_their_contract_with_every_hostile_file() {
     }
 }
 
+/// A prompt event for this session, with `transcript` as its
+/// `transcript_path`; the prompt is one the recommender gives Opus.
+fn prompt_with_transcript(transcript: &Path) -> Vec<u8> {
+    serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f",
+        "transcript_path": transcript,
+        "prompt": "there is a deadlock in the scheduler, find the race and fix it",
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// One transcript line: a reply that ran on `model`.
+fn reply_on(model: &str) -> String {
+    format!(
+        "{}\n",
+        serde_json::json!({"type": "assistant", "message": {"model": model, "content": []}})
+    )
+}
+
+/// The prompt hook reads the model of the last reply from the
+/// transcript's tail: every hostile file there (a pipe nobody writes to, a
+/// device, a link, a loop, a folder, a huge sparse file, deep nesting,
+/// invalid UTF-8) is "unknown", so the advice is the usual one, and the
+/// hook keeps its contract within the run's time and memory limits.
+#[test]
+fn the_prompt_hook_takes_a_hostile_transcript_as_unknown() {
+    for hostile in ALL_HOSTILE {
+        let m = machine();
+        let path = m.home().join(".claude/projects/-work/session.jsonl");
+        if !make(&path, hostile) {
+            continue;
+        }
+        let what = format!("hook prompt, {hostile:?} as the transcript");
+        let out = m.run(&["hook", "prompt"], &prompt_with_transcript(&path), &what);
+        out.assert_hook_contract(&what);
+        assert!(
+            out.system_message().contains("/model claude-opus-5-5"),
+            "{what}: {}",
+            out.system_message()
+        );
+    }
+}
+
+/// A 50 MB transcript: only its tail is read. A reply on Opus at its start
+/// is not seen (the usual advice); the same file with one more reply on
+/// Opus at its end is (the current model fits).
+#[test]
+fn only_the_tail_of_a_fifty_megabyte_transcript_is_read() {
+    let m = machine();
+    let path = m.home().join(".claude/projects/-work/session.jsonl");
+    let filler = format!(
+        "{}\n",
+        serde_json::json!({"type": "user", "message": {"content": "x".repeat(1000)}})
+    );
+    let mut text = reply_on("claude-opus-5-5");
+    while text.len() < 50 << 20 {
+        text.push_str(&filler);
+    }
+    m.write(&path, &text);
+    let what = "a reply on Opus 50 MB before the end";
+    let out = m.run(&["hook", "prompt"], &prompt_with_transcript(&path), what);
+    out.assert_hook_contract(what);
+    assert!(
+        out.system_message().contains("/model claude-opus-5-5"),
+        "{what}: {}",
+        out.system_message()
+    );
+    text.push_str(&reply_on("claude-opus-5-5"));
+    m.write(&path, &text);
+    let what = "a reply on Opus at the end of 50 MB";
+    let out = m.run(&["hook", "prompt"], &prompt_with_transcript(&path), what);
+    out.assert_hook_contract(what);
+    assert!(
+        out.system_message()
+            .contains(" Model : the current model fits"),
+        "{what}: {}",
+        out.system_message()
+    );
+}
+
 /// The settings files the session check reads, and gk.json.
 const SESSION_READS: [Place; 6] = [
     Place::UserSettings,

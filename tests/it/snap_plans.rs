@@ -1,7 +1,8 @@
 //! Plans that say what they do: the managed drop-in written for each
 //! platform with `--output --platform` and taken back, install adding only
 //! the status line, a backup of an `--output ./file` named visibly, and
-//! `gk rules` refusing a broken gk.json.
+//! `gk rules` refusing a broken gk.json, and `gk doctor --fix` plans in
+//! the user-settings and managed channels.
 
 use crate::common::TestEnv;
 use crate::snapshots::{gk_in_project, installed, platform_settings, settings, transcript};
@@ -139,4 +140,68 @@ fn enter_at_the_offer_keeps_the_current_rules_and_yes_asks_nothing() {
         .run();
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(!out.contains("Which rules"), "{out}");
+}
+
+/// `gk doctor --fix --dry-run` per channel, beside the plugin channel's
+/// (tests/it/snap_plugin.rs): the channel that registers gk keeps its
+/// entries and every stray copy elsewhere goes, and the plan says which
+/// channel that is.
+///
+/// User settings: install registered gk there, and the project's shared
+/// settings (`.claude/settings.json`) hold a copy of the prompt hook in
+/// another spelling: the plan edits only the project's file.
+#[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
+fn doctor_fix_in_the_user_settings_channel_removes_a_project_copy() {
+    let env = installed();
+    let project = env.project().join(".claude").join("settings.json");
+    crate::snapshots::register(
+        &env,
+        &project,
+        "UserPromptSubmit",
+        serde_json::json!({"type": "command", "command": "~/.claude/hooks/gk hook prompt"}),
+    );
+    let user = env.read(env.settings());
+    snap(
+        &env,
+        "doctor_fix_dry_run_user_channel",
+        ["doctor", "--fix", "--dry-run", "--no-smoke"],
+    );
+    assert_eq!(env.read(env.settings()), user, "--dry-run wrote");
+}
+
+/// Managed settings: an administrator's rollout registered gk's hooks
+/// there, and the user's own install from before is still in user
+/// settings, so each hook fires twice. The plan takes gk's entries out of
+/// user settings, keeps the permission rules, and names managed settings
+/// as what registers them; it never plans an edit of the managed file.
+#[test]
+#[cfg_attr(
+    gk_wine,
+    ignore = "Wine gap: the Windows snapshots are not recorded yet"
+)]
+fn doctor_fix_in_the_managed_channel_removes_the_user_copies() {
+    let env = installed();
+    for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
+        let handler = crate::snapshots::installed_handler(&env, event);
+        crate::snapshots::register(&env, &env.managed_settings(), event, handler);
+    }
+    let managed = env.read(env.managed_settings());
+    let run = gk_in_project(&env, ["doctor", "--fix", "--dry-run", "--no-smoke"]).run();
+    let text = transcript(&run);
+    settings(&env).bind(|| insta::assert_snapshot!("doctor_fix_dry_run_managed_channel", text));
+    assert!(
+        text.contains("(managed settings register gk's hooks;"),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("  edit") && l.contains("managed-settings.json")),
+        "{text}"
+    );
+    assert_eq!(env.read(env.managed_settings()), managed);
 }
