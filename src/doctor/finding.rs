@@ -92,10 +92,114 @@ pub enum Remedy {
     StatusLine,
 }
 
+/// Declares [`Code`] from one table: a row per code, in the order of
+/// docs/doctor.md's table of codes.
+macro_rules! codes {
+    ($($variant:ident = $name:literal, $severity:ident, $group:ident, $remedy:ident;)*) => {
+        /// Every finding code doctor reports. Its name ([`Code::as_str`]) is
+        /// the public, stable spelling (`--json`, the report, docs/doctor.md);
+        /// the rest is what every finding with that code shares.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $($variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order of docs/doctor.md's table.
+            #[cfg(test)]
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code as users, scripts and docs/doctor.md spell it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+
+            /// The severity a finding with this code has unless its call
+            /// site says otherwise ([`Finding::severity`]): the first one the
+            /// docs' table names.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(Code::$variant => Severity::$severity,)*
+                }
+            }
+
+            /// The check group the finding is shown under.
+            pub fn group(self) -> Group {
+                match self {
+                    $(Code::$variant => Group::$group,)*
+                }
+            }
+
+            /// What `--fix` usually does about a finding with this code
+            /// ([`Remedy::Manual`]: never anything). A call site may pick
+            /// another remedy (a missing gk program whose entry is also
+            /// rewritten is fixed with the registrations), or none.
+            pub fn remedy(self) -> Remedy {
+                match self {
+                    $(Code::$variant => Remedy::$remedy,)*
+                }
+            }
+        }
+    };
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+codes! {
+    SettingsUnparseable = "settings-unparseable", Error, Settings, Manual;
+    SettingsBom = "settings-bom", Warning, Settings, Manual;
+    SettingsSchema = "settings-schema", Error, Settings, Manual;
+    SettingsPartDropped = "settings-part-dropped", Warning, Settings, Manual;
+    BackupBesideFile = "backup-beside-file", Warning, Settings, Manual;
+    HomeIsProject = "home-is-project", Info, Settings, Manual;
+    ManagedHidden = "managed-hidden", Warning, Settings, Manual;
+    SettingsSameFile = "settings-same-file", Info, Settings, Manual;
+    HookMissing = "hook-missing", Error, Registrations, Registrations;
+    HookFiresTwice = "hook-fires-twice", Error, Registrations, Registrations;
+    HookRedundant = "hook-redundant", Warning, Registrations, Registrations;
+    HookLegacy = "hook-legacy", Warning, Registrations, Registrations;
+    HookWrongEvent = "hook-wrong-event", Warning, Registrations, Registrations;
+    HookUnrecognised = "hook-unrecognised", Warning, Registrations, Manual;
+    HookBinaryMissing = "hook-binary-missing", Error, Binaries, Binary;
+    HookProgramNotFound = "hook-program-not-found", Warning, Binaries, Manual;
+    HookBinaryOutdated = "hook-binary-outdated", Warning, Binaries, Binary;
+    HookInPluginAndSettings = "hook-in-plugin-and-settings", Error, Registrations, Registrations;
+    HookInTwoPlugins = "hook-in-two-plugins", Error, Registrations, Manual;
+    PluginMissing = "plugin-missing", Warning, Registrations, Manual;
+    PluginNotInstalled = "plugin-not-installed", Info, Registrations, Manual;
+    PluginHooksUnparseable = "plugin-hooks-unparseable", Error, Registrations, Manual;
+    SourceUnread = "source-unread", Warning, Registrations, Manual;
+    HooksDisabled = "hooks-disabled", Error, Registrations, Manual;
+    StatuslineDisabled = "statusline-disabled", Warning, State, Manual;
+    HookSmokeFailed = "hook-smoke-failed", Error, Smoke, Manual;
+    HookSlow = "hook-slow", Warning, Smoke, Manual;
+    StateUnreadable = "state-unreadable", Warning, State, StateFile;
+    StateBadStatus = "state-bad-status", Warning, State, Manual;
+    StateStale = "state-stale", Warning, State, Manual;
+    ClaudeMdUnreadable = "claude-md-unreadable", Warning, ClaudeMd, Manual;
+    StatePermissionMissing = "state-permission-missing", Warning, State, PermissionRules;
+    StatuslineBroken = "statusline-broken", Warning, State, StatusLine;
+    StateFolderUnwritable = "state-folder-unwritable", Error, State, Manual;
+    StateFolderReadable = "state-folder-readable", Warning, State, Manual;
+    ClaudeMdSectionMissing = "claude-md-section-missing", Warning, ClaudeMd, ClaudeMd;
+    ClaudeMdSectionDuplicated = "claude-md-section-duplicated", Warning, ClaudeMd, ClaudeMd;
+    ClaudeMdSectionOutdated = "claude-md-section-outdated", Warning, ClaudeMd, ClaudeMd;
+    ConfigInvalid = "config-invalid", Error, Config, Manual;
+    AdviceCommandUnresolved = "advice-command-unresolved", Warning, Config, Manual;
+    AdviceAliasRemapped = "advice-alias-remapped", Warning, Config, Manual;
+    HookSwitchedOff = "hook-switched-off", Info, Config, Manual;
+}
+
 /// One thing doctor found. `message` names the file (and line where it helps).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub group: Group,
     pub message: String,
@@ -111,11 +215,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(code: &'static str, severity: Severity, group: Group, message: String) -> Self {
+    /// A finding with `code`'s severity and group.
+    pub fn new(code: Code, message: String) -> Self {
         Finding {
             code,
-            severity,
-            group,
+            severity: code.severity(),
+            group: code.group(),
             message,
             path: None,
             line: None,
@@ -143,7 +248,21 @@ impl Finding {
         self
     }
 
+    /// Another severity than the code's usual one (a missing session
+    /// hook is a warning, a missing prompt hook an error).
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// What `--fix` does here; [`Remedy::Manual`] when this case is left
+    /// to the user. A code the docs say `--fix` never handles gets none.
     pub fn remedy(mut self, remedy: Remedy) -> Self {
+        debug_assert!(
+            remedy == Remedy::Manual || self.code.remedy() != Remedy::Manual,
+            "docs/doctor.md says --fix never handles {}",
+            self.code.as_str()
+        );
         self.remedy = remedy;
         self
     }
@@ -172,7 +291,56 @@ mod tests {
     use super::*;
 
     fn f(sev: Severity) -> Finding {
-        Finding::new("x", sev, Group::Settings, String::new())
+        Finding::new(Code::SettingsBom, String::new()).severity(sev)
+    }
+
+    /// The rows of docs/doctor.md's table of codes: code, severity, `--fix`.
+    fn documented_codes() -> Vec<(String, String, String)> {
+        let doc = include_str!("../../docs/doctor.md");
+        let table = doc
+            .split("\n## Codes\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\n## ").next())
+            .expect("docs/doctor.md has a section `## Codes`");
+        table
+            .lines()
+            .filter_map(|line| line.strip_prefix("| `"))
+            .map(|row| {
+                let cells: Vec<&str> = row.split(" | ").collect();
+                let code = cells[0].trim_end_matches('`').to_string();
+                let fix = cells.last().unwrap().trim_end_matches(" |").to_string();
+                (code, cells[1].to_string(), fix)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_code_has_its_row_in_the_docs_and_every_row_a_code() {
+        let documented = documented_codes();
+        let names: Vec<&str> = documented.iter().map(|(c, _, _)| c.as_str()).collect();
+        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(codes, names, "docs/doctor.md's table of codes and `Code`");
+    }
+
+    #[test]
+    fn each_code_has_the_severity_and_fix_its_row_gives() {
+        for ((_, severity, fix), code) in documented_codes().iter().zip(Code::ALL) {
+            assert!(
+                severity.starts_with(code.severity().as_str()),
+                "{code}: the docs say `{severity}`, the code {:?}",
+                code.severity()
+            );
+            // `hook-smoke-failed` is fixed "via the binary": by the fix of
+            // `hook-binary-outdated`, not one of its own.
+            let never = fix == "no" || fix.starts_with("no —") || fix.starts_with("via ");
+            let by_fix = !never;
+            assert_eq!(
+                by_fix,
+                code.remedy() != Remedy::Manual,
+                "{code}: the docs' --fix column says `{fix}`, the code {:?}",
+                code.remedy()
+            );
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::hookcmd::{CommandContext, HookKind, Owner};
 use crate::paths::ClaudePaths;
 
-use finding::{Finding, Group, Severity};
+use finding::{Code, Finding, Group};
 pub use registrations::Registration;
 use render::{Redactor, Report};
 use scopes::{ScopeFile, ScopePaths};
@@ -293,9 +293,7 @@ fn check_config(
         switched_off.push(kind);
         report.findings.push(
             Finding::new(
-                "hook-switched-off",
-                Severity::Info,
-                Group::Config,
+                Code::HookSwitchedOff,
                 format!(
                     "the {} hook is switched off in {} (it runs but prints nothing)",
                     kind.arg(),

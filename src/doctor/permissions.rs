@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Remedy, Severity, FIX_COMMAND};
 use super::scopes::ScopeFile;
 use crate::hookcmd::normalize_path;
 use crate::platform::Os;
@@ -137,10 +137,8 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
     };
     if inside(claude_dir) {
         return Some(Finding::new(
-            "state-permission-missing",
-            Severity::Warning,
-            Group::State,
-            format!(
+Code::StatePermissionMissing,
+format!(
                 "the state folder {shown} is inside {}: Claude Code refuses Claude's writes of every file there, whatever the rules (measured)",
                 claude_dir.display()
             ),
@@ -153,10 +151,8 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
     }
     if let Some(why) = crate::paths::state_dir_problem(os, dir, Some(home), Some(claude_dir)) {
         return Some(Finding::new(
-            "state-permission-missing",
-            Severity::Warning,
-            Group::State,
-            format!(
+Code::StatePermissionMissing,
+format!(
                 "the state folder {shown} is not a folder of gk's own ({why}); gk writes no rule for it, and `gk state` and `gk install` refuse it"
             ),
         )
@@ -171,10 +167,8 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
 /// No rule can name `dir`: its path holds a character rules treat specially.
 fn folder_no_rule_can_name(dir: &Path) -> Finding {
     Finding::new(
-        "state-permission-missing",
-        Severity::Warning,
-        Group::State,
-        format!(
+Code::StatePermissionMissing,
+format!(
             "no permission rule can name the state folder {} (its path holds a character rules treat specially); Claude Code asks before every task record write",
             dir.display()
         ),
@@ -219,10 +213,8 @@ fn refusing_rules(
                 if covers(&rule, "Edit", dir, home, os) {
                     out.push(
                         Finding::new(
-                            "state-permission-missing",
-                            Severity::Warning,
-                            Group::State,
-                            format!("the {list} rule `{rule}` in {} {does}", f.label()),
+Code::StatePermissionMissing,
+format!("the {list} rule `{rule}` in {} {does}", f.label()),
                         )
                         .at(&f.path, None)
                         .fix(format!(
@@ -256,14 +248,13 @@ fn no_allow_rule(
         // is written with no allow rule; deny and ask rules still refuse
         // it, so they were reported above whatever the mode.
         return Finding::new(
-            "state-permission-missing",
-            Severity::Info,
-            Group::State,
-            format!(
+Code::StatePermissionMissing,
+format!(
                 "no permissions.allow rule lets Claude write its task records in {shown}; none is needed while a session stays in bypassPermissions mode, where sessions start (`defaultMode` in {}), but a session switched to another mode asks before every update",
                 from.label()
             ),
         )
+.severity(Severity::Info)
         .at(&from.path, None)
         .fix(format!(
             "to keep the records in every mode, add `{}` and `{}` to permissions.allow in {} (`gk install` adds them)",
@@ -273,10 +264,8 @@ fn no_allow_rule(
         ));
     }
     let f = Finding::new(
-        "state-permission-missing",
-        Severity::Warning,
-        Group::State,
-        format!(
+Code::StatePermissionMissing,
+format!(
             "no permissions.allow rule lets Claude write its task records in {shown}; Claude Code asks before every update, and `claude -p` refuses it"
         ),
     )
@@ -324,10 +313,8 @@ pub fn check_private(dir: &Path) -> Option<Finding> {
     let mode = folder_mode(dir)?;
     (mode & 0o077 != 0).then(|| {
         Finding::new(
-            "state-folder-readable",
-            Severity::Warning,
-            Group::State,
-            format!(
+Code::StateFolderReadable,
+format!(
                 "the state folder {} has mode {mode:o}: other users can read the task records in it",
                 dir.display()
             ),
@@ -360,10 +347,8 @@ fn folder_mode(_dir: &Path) -> Option<u32> {
 pub fn check_folder(dir: &Path) -> Option<Finding> {
     let unwritable = |why: String| {
         Finding::new(
-            "state-folder-unwritable",
-            Severity::Error,
-            Group::State,
-            format!(
+Code::StateFolderUnwritable,
+format!(
                 "the state folder {} {why}; Claude cannot keep its task records there (the hooks show the shared record instead)",
                 dir.display()
             ),
@@ -509,7 +494,7 @@ mod tests {
     }
 
     fn severities(f: &[Finding]) -> Vec<(&str, Severity)> {
-        f.iter().map(|f| (f.code, f.severity)).collect()
+        f.iter().map(|f| (f.code.as_str(), f.severity)).collect()
     }
 
     #[test]
@@ -627,9 +612,12 @@ mod tests {
         let file = tmp.path().join("a-file");
         std::fs::write(&file, "x").unwrap();
         let f = check_folder(&file.join("gk")).unwrap();
-        assert_eq!(f.code, "state-folder-unwritable");
+        assert_eq!(f.code, Code::StateFolderUnwritable);
         assert!(f.message.contains("is not a folder"), "{}", f.message);
-        assert_eq!(check_folder(&file).unwrap().code, "state-folder-unwritable");
+        assert_eq!(
+            check_folder(&file).unwrap().code,
+            Code::StateFolderUnwritable
+        );
         assert!(check_folder(&tmp.path().join("not/yet/made")).is_none());
         assert!(check_folder(tmp.path()).is_none());
         // The probe leaves nothing behind.

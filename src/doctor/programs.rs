@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Group, Remedy, FIX_COMMAND};
 use super::registrations::{self, Registration};
 use super::render::Report;
 use super::{binary, scopes};
@@ -32,9 +32,7 @@ pub(super) fn check_binaries(
         match &p.located {
             None => {
                 let f = Finding::new(
-                    "hook-binary-missing",
-                    Severity::Error,
-                    Group::Binaries,
+                    Code::HookBinaryMissing,
                     format!(
                         "{} {}; {} fails on every {}",
                         p.spelled(),
@@ -54,10 +52,8 @@ pub(super) fn check_binaries(
                     // A plugin carries no program: its bare `gk` is looked
                     // up on PATH, and only the user can put one there.
                     (Owner::Gk(_), Some(id)) => Finding::new(
-                        "hook-binary-missing",
-                        Severity::Error,
-                        Group::Binaries,
-                        format!(
+Code::HookBinaryMissing,
+format!(
                             "{program} is not on PATH; plugin {id}'s hooks fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
                             and_list(&p.events())
                         ),
@@ -132,10 +128,8 @@ fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &P
     let program = crate::text::one_line(&p.program, 200);
     let mut f = if p.on_path {
         Finding::new(
-            "hook-program-not-found",
-            Severity::Warning,
-            Group::Binaries,
-            format!(
+Code::HookProgramNotFound,
+format!(
                 "`{program}` is not found on PATH here; {} fails on every {events} unless the PATH Claude Code runs hooks with has it",
                 first.place()
             ),
@@ -146,10 +140,8 @@ fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &P
         ))
     } else {
         Finding::new(
-            "hook-binary-missing",
-            Severity::Error,
-            Group::Binaries,
-            format!(
+Code::HookBinaryMissing,
+format!(
                 "{program} does not exist ($CLAUDE_PROJECT_DIR is {} here); {} fails on every {events}",
                 project.display(),
                 first.place()
@@ -197,9 +189,7 @@ pub(super) fn outdated(
         None => format!("carries no gk version (not a gk build); this gk is {ours}"),
     };
     let finding = Finding::new(
-        "hook-binary-outdated",
-        Severity::Warning,
-        Group::Binaries,
+        Code::HookBinaryOutdated,
         format!(
             "{} (registered in {}) {what}",
             path.display(),
@@ -329,9 +319,7 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     let timeout = Duration::from_secs_f64(r.timeout.unwrap_or(30.0).clamp(1.0, 60.0));
     let failed = |why: String| {
         Finding::new(
-            "hook-smoke-failed",
-            Severity::Error,
-            Group::Smoke,
+            Code::HookSmokeFailed,
             format!("`{}` ({}) {why}", r.command, r.place()),
         )
         .at(&r.path, Some(r.line))
@@ -368,10 +356,8 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     if took > SLOW_THRESHOLD {
         report.findings.push(
             Finding::new(
-                "hook-slow",
-                Severity::Warning,
-                Group::Smoke,
-                format!(
+Code::HookSlow,
+format!(
                     "`{}` took {} ms (threshold {} ms); it runs on every {}",
                     r.command,
                     took.as_millis(),

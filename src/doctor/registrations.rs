@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Remedy, Severity, FIX_COMMAND};
 use crate::hookcmd::HookKind;
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
@@ -28,10 +28,8 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
     let s = d.switch;
     let finding = if d.everything {
         Finding::new(
-            "hooks-disabled",
-            Severity::Error,
-            Group::Registrations,
-            format!(
+Code::HooksDisabled,
+format!(
                 "disableAllHooks is true in managed settings {}: Claude Code runs no hooks at all",
                 place_of(&s.path, s.line)
             ),
@@ -40,10 +38,8 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
     } else {
         match s.key {
             SwitchKey::DisableAllHooks => Finding::new(
-                "hooks-disabled",
-                Severity::Error,
-                Group::Registrations,
-                format!(
+Code::HooksDisabled,
+format!(
                     "disableAllHooks is true in {} settings {}: Claude Code runs no hooks from user, project or local settings",
                     s.scope.name(),
                     place_of(&s.path, s.line)
@@ -54,10 +50,8 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
                 s.path.display()
             )),
             SwitchKey::AllowManagedHooksOnly => Finding::new(
-                "hooks-disabled",
-                Severity::Error,
-                Group::Registrations,
-                format!(
+Code::HooksDisabled,
+format!(
                     "allowManagedHooksOnly is true in managed settings {}: Claude Code runs only managed hooks (and plugins managed settings enable), so gk's hooks in user, project or local settings, or in a plugin enabled there, never run",
                     place_of(&s.path, s.line)
                 ),
@@ -272,15 +266,14 @@ fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> 
         _ => Severity::Error,
     };
     let f = Finding::new(
-        "hook-missing",
-        severity,
-        Group::Registrations,
+        Code::HookMissing,
         format!(
             "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
             kind.arg(),
             kind.event()
         ),
-    );
+    )
+    .severity(severity);
     how.fix(
         f,
         format!("{FIX_COMMAND} (adds it to {})", user_settings.display()),
@@ -329,20 +322,16 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
         // Measured: the client merges identical handlers within one source
         // only; a plugin's copy and a settings file's both run.
         Some(_) => Finding::new(
-            "hook-in-plugin-and-settings",
-            Severity::Error,
-            Group::Registrations,
-            format!(
+Code::HookInPluginAndSettings,
+format!(
                 "gk's {} hook is registered by plugin {} and in settings files too; Claude Code runs each copy (it never merges a plugin's with a settings file's), so it fires {n} times",
                 t.kind.arg(),
                 plugins.join(" and "),
             ),
         ),
         None => Finding::new(
-            "hook-fires-twice",
-            Severity::Error,
-            Group::Registrations,
-            format!(
+Code::HookFiresTwice,
+format!(
                 "gk's {} hook is registered {}; Claude Code runs each, so it fires {n} times",
                 t.kind.arg(),
                 registered_how(t),
@@ -390,10 +379,8 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
 fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
     let first = t.spellings[0].places[0];
     let mut f = Finding::new(
-        "hook-in-two-plugins",
-        Severity::Error,
-        Group::Registrations,
-        format!(
+Code::HookInTwoPlugins,
+format!(
             "gk's {} hook is registered by {} plugins ({}); Claude Code runs each plugin's copy, so it fires {} times",
             t.kind.arg(),
             plugins.len(),
@@ -426,10 +413,8 @@ fn repeated_string(
 ) -> Finding {
     let places = &r.spelling.places;
     let mut f = Finding::new(
-        "hook-redundant",
-        Severity::Warning,
-        Group::Registrations,
-        format!(
+Code::HookRedundant,
+format!(
             "`{}` is registered {} times for {}; Claude Code runs it once, the other entries are clutter",
             r.spelling.command,
             places.len(),
@@ -455,9 +440,7 @@ fn repeated_string(
 fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
     how.fix(
         Finding::new(
-            "hook-legacy",
-            Severity::Warning,
-            Group::Registrations,
+            Code::HookLegacy,
             format!(
                 "the Python {} is still registered for {} in {}",
                 kind.legacy_script().unwrap_or_default(),
@@ -475,9 +458,7 @@ fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
 fn wrong_event(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
     how.fix(
         Finding::new(
-            "hook-wrong-event",
-            Severity::Warning,
-            Group::Registrations,
+            Code::HookWrongEvent,
             format!(
                 "gk's {} hook is registered under {} in {}; it belongs under {}",
                 kind.arg(),
@@ -501,10 +482,8 @@ fn in_project(
 ) -> Finding {
     how.fix(
         Finding::new(
-            "hook-redundant",
-            Severity::Warning,
-            Group::Registrations,
-            format!(
+Code::HookRedundant,
+format!(
                 "gk's {} hook is registered in shared project settings {}:{}; it points at one machine's gk and belongs in user settings",
                 kind.arg(),
                 r.path.display(),
@@ -533,10 +512,8 @@ fn unrecognised(r: &Registration, u: &rules::Unrecognised) -> Finding {
         "if it does not, nothing registers gk's hook for this event"
     };
     Finding::new(
-        "hook-unrecognised",
-        Severity::Warning,
-        Group::Registrations,
-        format!(
+Code::HookUnrecognised,
+format!(
             "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
             r.command,
             r.place()

@@ -296,7 +296,7 @@ pub fn json(report: &Report) -> Value {
         .iter()
         .map(|f| {
             let mut m = Map::new();
-            m.insert("code".into(), json!(f.code));
+            m.insert("code".into(), json!(f.code.as_str()));
             m.insert("severity".into(), json!(f.severity.as_str()));
             m.insert("message".into(), json!(f.message));
             if let Some(p) = &f.path {
@@ -347,26 +347,16 @@ pub fn json(report: &Report) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doctor::finding::Code;
 
     fn report() -> Report {
         Report {
             findings: vec![
-                Finding::new(
-                    "hook-missing",
-                    Severity::Error,
-                    Group::Registrations,
-                    "gk's stop hook is missing".into(),
-                )
-                .fix("gk doctor --fix")
-                .remedy(Remedy::Registrations),
-                Finding::new(
-                    "state-stale",
-                    Severity::Warning,
-                    Group::State,
-                    "stale".into(),
-                )
-                .at("/h/s.json", Some(2)),
-                Finding::new("note", Severity::Info, Group::Settings, "quiet".into()),
+                Finding::new(Code::HookMissing, "gk's stop hook is missing".into())
+                    .fix("gk doctor --fix")
+                    .remedy(Remedy::Registrations),
+                Finding::new(Code::StateStale, "stale".into()).at("/h/s.json", Some(2)),
+                Finding::new(Code::HomeIsProject, "quiet".into()),
             ],
             notes: vec![(Group::Settings, "user settings read".into())],
             skipped: vec![(Group::Smoke, "--no-smoke".into())],
@@ -381,7 +371,7 @@ mod tests {
             Style { color: false },
             &Redactor::default(),
         );
-        assert!(text.contains("[•] Settings files\n    • quiet [note]\n"));
+        assert!(text.contains("[•] Settings files\n    • quiet [home-is-project]\n"));
         assert!(text.contains("[✗] Hook registrations\n    ✗ gk's stop hook is missing [hook-missing]\n      fix: gk doctor --fix\n"));
         assert!(text.contains("[!] Task state"));
         assert!(text.contains("[-] Smoke test (skipped: --no-smoke)"));

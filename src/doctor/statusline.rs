@@ -8,7 +8,7 @@
 //! nothing. `--fix` respells it as install would; a status line that is not
 //! gk's is never looked at.
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Remedy, FIX_COMMAND};
 use super::scopes::{Scope, ScopeFile};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
@@ -46,10 +46,8 @@ pub fn check_policy(files: &[ScopeFile], table: &Table, inputs: &Inputs) -> Opti
     };
     Some(
         Finding::new(
-            "statusline-disabled",
-            Severity::Warning,
-            Group::State,
-            format!(
+Code::StatuslineDisabled,
+format!(
                 "allowManagedHooksOnly is true in managed settings {place}: Claude Code shows no custom status line, so gk's in {} (`{command}`) never shows",
                 user.label()
             ),
@@ -77,10 +75,8 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
         &inputs.paths.binary(os),
     );
     let finding = Finding::new(
-        "statusline-broken",
-        Severity::Warning,
-        Group::State,
-        format!(
+Code::StatuslineBroken,
+format!(
             "the status line in {} runs `{command}`, but Claude Code runs a status line through {shell} here, and {why}: it shows nothing",
             user.label()
         ),
@@ -98,6 +94,7 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doctor::finding::Severity;
     use crate::hookcmd::CommandContext;
     use crate::paths::ClaudePaths;
     use crate::platform::Os;
@@ -149,7 +146,11 @@ mod tests {
         let f = finding_for(Os::Windows, GIT, PS).unwrap();
         assert_eq!(
             (f.code, f.severity, f.remedy),
-            ("statusline-broken", Severity::Warning, Remedy::StatusLine)
+            (
+                Code::StatuslineBroken,
+                Severity::Warning,
+                Remedy::StatusLine
+            )
         );
         assert!(
             f.message

@@ -10,7 +10,7 @@ fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
 use crate::registry::test_row as reg;
 
 fn codes(f: &[Finding]) -> Vec<&'static str> {
-    f.iter().map(|f| f.code).collect()
+    f.iter().map(|f| f.code.as_str()).collect()
 }
 
 const USER: &str = "/h/.claude/settings.json";
