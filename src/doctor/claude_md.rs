@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use super::finding::{Code, Finding, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Severity, FIX_COMMAND};
+use crate::setup::parts::Part;
 
 /// How the block is recognised and what it should say.
 #[derive(Debug, Clone)]
@@ -116,13 +117,13 @@ Code::ClaudeMdSectionMissing,
 format!("{shown} has no Task State Convention block; Claude will not keep task_state.json up to date"),
         )
         .fix(fixed)
-        .remedy(Remedy::ClaudeMd),
+        .fixed_by(Part::ClaudeMd),
         SectionState::Duplicated { count, legacy: false } => Finding::new(
 Code::ClaudeMdSectionDuplicated,
 format!("{shown} has the Task State Convention {count} times; Claude reads every copy"),
         )
         .fix(format!("{FIX_COMMAND} (keeps one current block; your own text stays as it is)"))
-        .remedy(Remedy::ClaudeMd),
+        .fixed_by(Part::ClaudeMd),
         SectionState::Duplicated { count, legacy: true } => Finding::new(
 Code::ClaudeMdSectionDuplicated,
 format!("{shown} has the Task State Convention {count} times, one of them the Python-era section; Claude reads every copy"),
@@ -133,7 +134,7 @@ Code::ClaudeMdSectionOutdated,
 format!("the Task State Convention block in {shown} is outdated: {why}"),
         )
         .fix(fixed)
-        .remedy(Remedy::ClaudeMd),
+        .fixed_by(Part::ClaudeMd),
         SectionState::Damaged(why) => Finding::new(
 Code::ClaudeMdSectionOutdated,
 format!("the Task State Convention block in {shown} is damaged: {why}"),

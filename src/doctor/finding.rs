@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use crate::setup::parts::Part;
+
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -72,30 +74,10 @@ impl Group {
     }
 }
 
-/// What `--fix` can do about a finding.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Remedy {
-    /// Nothing automatic; `Finding::fix` says what the user should do.
-    Manual,
-    /// Rewrite gk's registrations: remove every gk/legacy entry that is not
-    /// the one canonical user-scope entry per hook, add what is missing.
-    Registrations,
-    /// Put the running gk in place of the registered binary.
-    Binary,
-    /// Insert or replace the Task State Convention block in CLAUDE.md.
-    ClaudeMd,
-    /// Create the clean task_state.json (only when it does not exist).
-    StateFile,
-    /// Add the permission rules for the task records to user settings.
-    PermissionRules,
-    /// Respell gk's status line in user settings for the shell that runs it.
-    StatusLine,
-}
-
 /// Declares [`Code`] from one table: a row per code, in the order of
 /// docs/doctor.md's table of codes.
 macro_rules! codes {
-    ($($variant:ident = $name:literal, $severity:ident, $group:ident, $remedy:ident;)*) => {
+    ($($variant:ident = $name:literal, $severity:ident, $group:ident, $remedy:expr;)*) => {
         /// Every finding code doctor reports. Its name ([`Code::as_str`]) is
         /// the public, stable spelling (`--json`, the report, docs/doctor.md);
         /// the rest is what every finding with that code shares.
@@ -132,13 +114,13 @@ macro_rules! codes {
                 }
             }
 
-            /// What `--fix` usually does about a finding with this code
-            /// ([`Remedy::Manual`]: never anything). A call site may pick
-            /// another remedy (a missing gk program whose entry is also
+            /// The part `--fix` usually puts right for a finding with this
+            /// code (`None`: `--fix` never handles it). A call site may pick
+            /// another part (a missing gk program whose entry is also
             /// rewritten is fixed with the registrations), or none.
-            pub fn remedy(self) -> Remedy {
+            pub fn remedy(self) -> Option<Part> {
                 match self {
-                    $(Code::$variant => Remedy::$remedy,)*
+                    $(Code::$variant => $remedy,)*
                 }
             }
         }
@@ -152,48 +134,48 @@ impl std::fmt::Display for Code {
 }
 
 codes! {
-    SettingsUnparseable = "settings-unparseable", Error, Settings, Manual;
-    SettingsBom = "settings-bom", Warning, Settings, Manual;
-    SettingsSchema = "settings-schema", Error, Settings, Manual;
-    SettingsPartDropped = "settings-part-dropped", Warning, Settings, Manual;
-    BackupBesideFile = "backup-beside-file", Warning, Settings, Manual;
-    HomeIsProject = "home-is-project", Info, Settings, Manual;
-    ManagedHidden = "managed-hidden", Warning, Settings, Manual;
-    SettingsSameFile = "settings-same-file", Info, Settings, Manual;
-    HookMissing = "hook-missing", Error, Registrations, Registrations;
-    HookFiresTwice = "hook-fires-twice", Error, Registrations, Registrations;
-    HookRedundant = "hook-redundant", Warning, Registrations, Registrations;
-    HookLegacy = "hook-legacy", Warning, Registrations, Registrations;
-    HookWrongEvent = "hook-wrong-event", Warning, Registrations, Registrations;
-    HookUnrecognised = "hook-unrecognised", Warning, Registrations, Manual;
-    HookBinaryMissing = "hook-binary-missing", Error, Binaries, Binary;
-    HookProgramNotFound = "hook-program-not-found", Warning, Binaries, Manual;
-    HookBinaryOutdated = "hook-binary-outdated", Warning, Binaries, Binary;
-    HookInPluginAndSettings = "hook-in-plugin-and-settings", Error, Registrations, Registrations;
-    HookInTwoPlugins = "hook-in-two-plugins", Error, Registrations, Manual;
-    PluginMissing = "plugin-missing", Warning, Registrations, Manual;
-    PluginNotInstalled = "plugin-not-installed", Info, Registrations, Manual;
-    PluginHooksUnparseable = "plugin-hooks-unparseable", Error, Registrations, Manual;
-    SourceUnread = "source-unread", Warning, Registrations, Manual;
-    HooksDisabled = "hooks-disabled", Error, Registrations, Manual;
-    StatuslineDisabled = "statusline-disabled", Warning, State, Manual;
-    HookSmokeFailed = "hook-smoke-failed", Error, Smoke, Manual;
-    HookSlow = "hook-slow", Warning, Smoke, Manual;
-    StateUnreadable = "state-unreadable", Warning, State, StateFile;
-    StateBadStatus = "state-bad-status", Warning, State, Manual;
-    StateStale = "state-stale", Warning, State, Manual;
-    ClaudeMdUnreadable = "claude-md-unreadable", Warning, ClaudeMd, Manual;
-    StatePermissionMissing = "state-permission-missing", Warning, State, PermissionRules;
-    StatuslineBroken = "statusline-broken", Warning, State, StatusLine;
-    StateFolderUnwritable = "state-folder-unwritable", Error, State, Manual;
-    StateFolderReadable = "state-folder-readable", Warning, State, Manual;
-    ClaudeMdSectionMissing = "claude-md-section-missing", Warning, ClaudeMd, ClaudeMd;
-    ClaudeMdSectionDuplicated = "claude-md-section-duplicated", Warning, ClaudeMd, ClaudeMd;
-    ClaudeMdSectionOutdated = "claude-md-section-outdated", Warning, ClaudeMd, ClaudeMd;
-    ConfigInvalid = "config-invalid", Error, Config, Manual;
-    AdviceCommandUnresolved = "advice-command-unresolved", Warning, Config, Manual;
-    AdviceAliasRemapped = "advice-alias-remapped", Warning, Config, Manual;
-    HookSwitchedOff = "hook-switched-off", Info, Config, Manual;
+    SettingsUnparseable = "settings-unparseable", Error, Settings, None;
+    SettingsBom = "settings-bom", Warning, Settings, None;
+    SettingsSchema = "settings-schema", Error, Settings, None;
+    SettingsPartDropped = "settings-part-dropped", Warning, Settings, None;
+    BackupBesideFile = "backup-beside-file", Warning, Settings, None;
+    HomeIsProject = "home-is-project", Info, Settings, None;
+    ManagedHidden = "managed-hidden", Warning, Settings, None;
+    SettingsSameFile = "settings-same-file", Info, Settings, None;
+    HookMissing = "hook-missing", Error, Registrations, Some(Part::Registrations);
+    HookFiresTwice = "hook-fires-twice", Error, Registrations, Some(Part::Registrations);
+    HookRedundant = "hook-redundant", Warning, Registrations, Some(Part::Registrations);
+    HookLegacy = "hook-legacy", Warning, Registrations, Some(Part::Registrations);
+    HookWrongEvent = "hook-wrong-event", Warning, Registrations, Some(Part::Registrations);
+    HookUnrecognised = "hook-unrecognised", Warning, Registrations, None;
+    HookBinaryMissing = "hook-binary-missing", Error, Binaries, Some(Part::Program);
+    HookProgramNotFound = "hook-program-not-found", Warning, Binaries, None;
+    HookBinaryOutdated = "hook-binary-outdated", Warning, Binaries, Some(Part::Program);
+    HookInPluginAndSettings = "hook-in-plugin-and-settings", Error, Registrations, Some(Part::Registrations);
+    HookInTwoPlugins = "hook-in-two-plugins", Error, Registrations, None;
+    PluginMissing = "plugin-missing", Warning, Registrations, None;
+    PluginNotInstalled = "plugin-not-installed", Info, Registrations, None;
+    PluginHooksUnparseable = "plugin-hooks-unparseable", Error, Registrations, None;
+    SourceUnread = "source-unread", Warning, Registrations, None;
+    HooksDisabled = "hooks-disabled", Error, Registrations, None;
+    StatuslineDisabled = "statusline-disabled", Warning, State, None;
+    HookSmokeFailed = "hook-smoke-failed", Error, Smoke, None;
+    HookSlow = "hook-slow", Warning, Smoke, None;
+    StateUnreadable = "state-unreadable", Warning, State, Some(Part::StateFile);
+    StateBadStatus = "state-bad-status", Warning, State, None;
+    StateStale = "state-stale", Warning, State, None;
+    ClaudeMdUnreadable = "claude-md-unreadable", Warning, ClaudeMd, None;
+    StatePermissionMissing = "state-permission-missing", Warning, State, Some(Part::PermissionRules);
+    StatuslineBroken = "statusline-broken", Warning, State, Some(Part::StatusLine);
+    StateFolderUnwritable = "state-folder-unwritable", Error, State, None;
+    StateFolderReadable = "state-folder-readable", Warning, State, None;
+    ClaudeMdSectionMissing = "claude-md-section-missing", Warning, ClaudeMd, Some(Part::ClaudeMd);
+    ClaudeMdSectionDuplicated = "claude-md-section-duplicated", Warning, ClaudeMd, Some(Part::ClaudeMd);
+    ClaudeMdSectionOutdated = "claude-md-section-outdated", Warning, ClaudeMd, Some(Part::ClaudeMd);
+    ConfigInvalid = "config-invalid", Error, Config, None;
+    AdviceCommandUnresolved = "advice-command-unresolved", Warning, Config, None;
+    AdviceAliasRemapped = "advice-alias-remapped", Warning, Config, None;
+    HookSwitchedOff = "hook-switched-off", Info, Config, None;
 }
 
 /// One thing doctor found. `message` names the file (and line where it helps).
@@ -211,7 +193,8 @@ pub struct Finding {
     pub fix: Option<String>,
     /// Extra lines shown under the message (e.g. every spelling of a hook).
     pub details: Vec<String>,
-    pub remedy: Remedy,
+    /// What `--fix` puts right (`None`: it leaves this to the user).
+    pub remedy: Option<Part>,
 }
 
 impl Finding {
@@ -227,7 +210,7 @@ impl Finding {
             column: None,
             fix: None,
             details: Vec::new(),
-            remedy: Remedy::Manual,
+            remedy: None,
         }
     }
 
@@ -255,15 +238,21 @@ impl Finding {
         self
     }
 
-    /// What `--fix` does here; [`Remedy::Manual`] when this case is left
-    /// to the user. A code the docs say `--fix` never handles gets none.
-    pub fn remedy(mut self, remedy: Remedy) -> Self {
+    /// `--fix` puts `part` right here. A code the docs say `--fix` never
+    /// handles gets no part.
+    pub fn fixed_by(mut self, part: Part) -> Self {
         debug_assert!(
-            remedy == Remedy::Manual || self.code.remedy() != Remedy::Manual,
+            self.code.remedy().is_some(),
             "docs/doctor.md says --fix never handles {}",
             self.code.as_str()
         );
-        self.remedy = remedy;
+        self.remedy = Some(part);
+        self
+    }
+
+    /// `--fix` leaves this case to the user (the fix says what to do).
+    pub fn by_hand(mut self) -> Self {
+        self.remedy = None;
         self
     }
 
@@ -336,7 +325,7 @@ mod tests {
             let by_fix = !never;
             assert_eq!(
                 by_fix,
-                code.remedy() != Remedy::Manual,
+                code.remedy().is_some(),
                 "{code}: the docs' --fix column says `{fix}`, the code {:?}",
                 code.remedy()
             );

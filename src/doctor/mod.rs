@@ -67,6 +67,16 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// The machine's facts gk's parts are spelt from, as install reads them.
+    pub fn site(&self) -> crate::setup::parts::Site<'_> {
+        crate::setup::parts::Site {
+            paths: &self.paths,
+            ctx: &self.ctx,
+            git_bash: self.git_bash.as_deref(),
+            bash_home: self.bash_home.as_deref(),
+        }
+    }
+
     /// Read the process environment and the flags.
     pub fn from_env(args: &DoctorArgs, env: &Env) -> Result<Inputs> {
         // The same machine facts install plans from (paths, platform, home,

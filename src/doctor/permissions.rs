@@ -21,10 +21,11 @@
 
 use std::path::Path;
 
-use super::finding::{Code, Finding, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use super::scopes::ScopeFile;
 use crate::hookcmd::normalize_path;
 use crate::platform::Os;
+use crate::setup::parts::Part;
 
 /// Whether permission rule `rule` covers using `tool` on a record
 /// (`<dir>/<name>.json`). Undecidable forms (paths relative to a settings
@@ -277,7 +278,7 @@ format!(
         user_settings.display()
     );
     match user_editable {
-        Ok(()) => f.fix(fix).remedy(Remedy::PermissionRules),
+        Ok(()) => f.fix(fix).fixed_by(Part::PermissionRules),
         Err(why) => f.fix(format!("{why}; then {fix}")),
     }
 }
@@ -592,7 +593,7 @@ mod tests {
             "{}",
             f[0].message
         );
-        assert_eq!(f[0].remedy, Remedy::Manual);
+        assert!(f[0].remedy.is_none());
         // A sibling that only shares the prefix is not inside.
         let f = check_rules(
             &[],
@@ -603,7 +604,7 @@ mod tests {
             Path::new("/home/u/.claude/settings.json"),
             Ok(()),
         );
-        assert_eq!(f[0].remedy, Remedy::PermissionRules, "{}", f[0].message);
+        assert_eq!(f[0].remedy, Some(Part::PermissionRules), "{}", f[0].message);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! commands. gk's own hooks in plugins are judged with the other
 //! registrations ([`super::registrations`]).
 
-use super::finding::{Code, Finding, Group, Remedy, Severity};
+use super::finding::{Code, Finding, Group, Severity};
 use super::render::Report;
 use crate::registry::plugins::{Plugins, Trouble};
 use crate::registry::scopes::{Load, Scope};
@@ -42,7 +42,7 @@ format!(
                     path.display(),
                     p.id
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             );
         }
         for f in &p.hooks {
@@ -67,7 +67,7 @@ format!(
                     f.path.display(),
                     p.id
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             );
         }
     }
@@ -101,7 +101,7 @@ format!(
                 .fix(format!(
                     "install it again (`claude plugin install {id}`), or switch it off (`claude plugin disable {id}`)"
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             ),
             Trouble::NotChecked { count } => report.findings.push(
                 Finding::new(
@@ -112,7 +112,7 @@ format!(
                     ),
                 )
                 .fix("switch off the plugins you do not use (`claude plugin disable <id>`)")
-                .remedy(Remedy::Manual),
+                .by_hand(),
             ),
         }
     }
@@ -131,7 +131,7 @@ format!(
                 "if Claude Code should load it, make {} smaller (a plugin's file: ask its author, or `claude plugin disable` the plugin)",
                 u.path.display()
             ))
-            .remedy(Remedy::Manual),
+            .by_hand(),
         );
     }
 }

@@ -4,12 +4,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::finding::{Code, Finding, Group, Remedy, FIX_COMMAND};
+use super::finding::{Code, Finding, Group, FIX_COMMAND};
 use super::registrations::{self, Registration};
 use super::render::Report;
 use super::{binary, scopes};
 use super::{Inputs, SLOW_THRESHOLD};
 use crate::hookcmd::{self, HookKind, Owner, ShellForm};
+use crate::setup::parts::Part;
 use crate::smoke;
 
 /// `hook-binary-missing` / `hook-binary-outdated`, one finding per program
@@ -69,7 +70,7 @@ format!(
                             "{FIX_COMMAND} (puts this gk at {})",
                             canonical.display()
                         ))
-                        .remedy(Remedy::Binary),
+                        .fixed_by(Part::Program),
                     Owner::Gk(_) => how.fix(
                         f,
                         format!(
@@ -206,7 +207,7 @@ pub(super) fn outdated(
     }
     let fix = format!("{FIX_COMMAND} (puts this gk at {})", canonical.display());
     if scopes::same_file(path, canonical) {
-        return Some(finding.fix(fix).remedy(Remedy::Binary));
+        return Some(finding.fix(fix).fixed_by(Part::Program));
     }
     let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
     Some(how.fix(

@@ -7,11 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::finding::{Code, Finding, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use crate::hookcmd::HookKind;
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
 pub use crate::registry::{Registration, SwitchKey, Table};
+use crate::setup::parts::Part;
 
 fn place_of(path: &Path, line: Option<usize>) -> String {
     match line {
@@ -159,34 +160,34 @@ impl RegistrationFix {
                 .fix(format!(
                     "managed policy: ask whoever manages this machine to {by_hand} (gk never edits managed settings)"
                 ))
-                .remedy(Remedy::Manual);
+                .by_hand();
         }
         match self {
-            RegistrationFix::UserEntry => f.fix(user_fix).remedy(Remedy::Registrations),
+            RegistrationFix::UserEntry => f.fix(user_fix).fixed_by(Part::Registrations),
             RegistrationFix::RemoveOutsideManaged { managed } => f
                 .fix(format!(
                     "{FIX_COMMAND} (removes gk's entries from user, project and local settings; managed settings {} register all of gk's hooks)",
                     managed.display()
                 ))
-                .remedy(Remedy::Registrations),
+                .fixed_by(Part::Registrations),
             RegistrationFix::RemoveOutsidePlugin { plugin } => f
                 .fix(format!(
                     "{FIX_COMMAND} (removes gk's entries from user, project and local settings; plugin {plugin} registers all of gk's hooks)"
                 ))
-                .remedy(Remedy::Registrations),
+                .fixed_by(Part::Registrations),
             RegistrationFix::RemovePluginCopies { carried } => {
                 let (kind, plugin) = &carried[0];
                 f.fix(format!(
                     "{by_hand}; plugin {plugin} registers gk's {} hook but not all of gk's hooks, so gk doctor --fix only takes out the settings copies of the hooks plugins register",
                     kind.arg()
                 ))
-                .remedy(Remedy::Manual)
+                .by_hand()
             }
             RegistrationFix::Unread { source } => f
                 .fix(format!(
                     "{by_hand}; gk doctor could not read {source}, which may register gk's hooks, so gk doctor --fix leaves registrations alone (see source-unread)"
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             RegistrationFix::Manual { managed, kind } => f
                 .fix(format!(
                     "{by_hand}; managed settings {} register gk's {} hook but not all of gk's hooks, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
@@ -194,16 +195,16 @@ impl RegistrationFix {
                     kind.arg(),
                     kind.arg()
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             RegistrationFix::Blocked { why } => f
                 .fix(format!("{why}; then {user_fix}"))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             RegistrationFix::Unsure { command, kind } => f
                 .fix(format!(
                     "{by_hand}; `{command}` may already run gk's {} hook, so gk doctor --fix leaves registrations alone (it would register that hook a second time)",
                     kind.arg()
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
         }
     }
 }
@@ -355,7 +356,7 @@ format!(
                 "{FIX_COMMAND} (removes gk's settings copy of the {} hook from user, project and local settings; plugin {plugin} carries it)",
                 t.kind.arg()
             ))
-            .remedy(Remedy::Registrations),
+            .fixed_by(Part::Registrations),
         _ => how.fix(
             f,
             format!(
@@ -397,7 +398,7 @@ format!(
             .collect::<Vec<_>>()
             .join(", ")
     ))
-    .remedy(Remedy::Manual);
+    .by_hand();
     for s in &t.spellings {
         for r in &s.places {
             f = f.detail(format!("{}  `{}`", r.place(), r.command));

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::finding::{exit_code, Finding, Group, Remedy, Severity};
+use super::finding::{exit_code, Finding, Group, Severity};
 
 /// How a check group came out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ impl Report {
     pub fn fixable(&self) -> usize {
         self.findings
             .iter()
-            .filter(|f| f.severity > Severity::Info && f.remedy != Remedy::Manual)
+            .filter(|f| f.severity > Severity::Info && f.remedy.is_some())
             .count()
     }
 }
@@ -314,7 +314,7 @@ pub fn json(report: &Report) -> Value {
             if !f.details.is_empty() {
                 m.insert("details".into(), json!(f.details));
             }
-            m.insert("fixable".into(), json!(f.remedy != Remedy::Manual));
+            m.insert("fixable".into(), json!(f.remedy.is_some()));
             Value::Object(m)
         })
         .collect();
@@ -348,13 +348,14 @@ pub fn json(report: &Report) -> Value {
 mod tests {
     use super::*;
     use crate::doctor::finding::Code;
+    use crate::setup::parts::Part;
 
     fn report() -> Report {
         Report {
             findings: vec![
                 Finding::new(Code::HookMissing, "gk's stop hook is missing".into())
                     .fix("gk doctor --fix")
-                    .remedy(Remedy::Registrations),
+                    .fixed_by(Part::Registrations),
                 Finding::new(Code::StateStale, "stale".into()).at("/h/s.json", Some(2)),
                 Finding::new(Code::HomeIsProject, "quiet".into()),
             ],

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use crate::hooks::{ConfigError, StateVerdict};
 
-use super::finding::{Code, Finding, Remedy, FIX_COMMAND};
+use super::finding::{Code, Finding, FIX_COMMAND};
+use crate::setup::parts::Part;
 
 /// The finding for a verdict (none when the state is healthy).
 pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<Finding> {
@@ -20,7 +21,7 @@ Code::StateUnreadable,
 format!("{shown} does not exist; the hooks report \"missing, assuming clean\" on every turn"),
         )
         .fix(format!("{FIX_COMMAND} (creates it in the clean form)"))
-        .remedy(Remedy::StateFile),
+        .fixed_by(Part::StateFile),
         StateVerdict::Unreadable { reason } => Finding::new(
 Code::StateUnreadable,
 format!("{shown} cannot be read ({reason}); the hooks report \"unreadable, assuming clean\""),
@@ -138,11 +139,11 @@ mod tests {
         assert!(finding(&fresh, p, 24).is_none());
         let missing = finding(&StateVerdict::Missing, p, 24).unwrap();
         assert_eq!(missing.code, Code::StateUnreadable);
-        assert_eq!(missing.remedy, Remedy::StateFile);
+        assert_eq!(missing.remedy, Some(Part::StateFile));
         let unreadable = StateVerdict::Unreadable {
             reason: "JSONDecodeError".into(),
         };
-        assert_eq!(finding(&unreadable, p, 24).unwrap().remedy, Remedy::Manual);
+        assert!(finding(&unreadable, p, 24).unwrap().remedy.is_none());
         assert_eq!(
             finding(&StateVerdict::NoStatus, p, 24).unwrap().code,
             Code::StateBadStatus

@@ -8,11 +8,12 @@
 //! nothing. `--fix` respells it as install would; a status line that is not
 //! gk's is never looked at.
 
-use super::finding::{Code, Finding, Remedy, FIX_COMMAND};
+use super::finding::{Code, Finding, FIX_COMMAND};
 use super::scopes::{Scope, ScopeFile};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
 use crate::registry::{SwitchKey, Table};
+use crate::setup::parts::Part;
 
 /// The user settings and their status line's command, when it is gk's.
 fn gk_statusline<'f>(files: &'f [ScopeFile], inputs: &Inputs) -> Option<(&'f ScopeFile, &'f str)> {
@@ -85,7 +86,7 @@ format!(
     Some(match (wanted, super::fix::editable(user)) {
         (Ok(line), Ok(())) => finding
             .fix(format!("{FIX_COMMAND} (writes `{line}`)"))
-            .remedy(Remedy::StatusLine),
+            .fixed_by(Part::StatusLine),
         (Ok(line), Err(why)) => finding.fix(format!("{why}; then set its command to `{line}`")),
         (Err(e), _) => finding.fix(e.to_string()),
     })
@@ -149,7 +150,7 @@ mod tests {
             (
                 Code::StatuslineBroken,
                 Severity::Warning,
-                Remedy::StatusLine
+                Some(Part::StatusLine)
             )
         );
         assert!(

@@ -9,6 +9,7 @@
 
 pub mod binary;
 pub mod managed;
+pub mod parts;
 pub mod plans;
 pub mod plugin;
 pub mod record;

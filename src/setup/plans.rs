@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::parts::Site;
 use super::*;
 use crate::change::backup;
 use crate::change::fs::read_current;
@@ -71,6 +72,7 @@ pub fn plan_install_with(
 ) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
     let mut notes = Vec::new();
+    let site = Site::of(m);
     let bin = m.paths.binary(m.os);
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
@@ -84,59 +86,19 @@ pub fn plan_install_with(
     // the status line, which a plugin cannot carry, runs it.
     let copy = extras.statusline || !matches!(elsewhere, Some(Elsewhere::Plugin(_)));
     if copy {
-        plan.push(FileChange {
-            path: bin.clone(),
-            old: read_current(&bin, crate::bounded::PROGRAM_LIMIT)?,
-            new: Some(program.to_vec()),
-            binary: true,
-            create_mode: 0o755,
-            strategy: binary::replace_strategy(m.os),
-            reason: "the program gk's hooks run".into(),
-        });
+        if let Some(change) = site.program(|| Ok(program.to_vec()), |_| true)? {
+            plan.push(change);
+        }
     }
-
-    let state = m.paths.state_file();
-    let old_state = read_current(&state, crate::hooks::MAX_STATE_BYTES)?;
-    plan.push(FileChange {
-        path: state.clone(),
-        new: Some(
-            old_state
-                .clone()
-                .unwrap_or_else(|| CLEAN_STATE.as_bytes().to_vec()),
-        ),
-        old: old_state,
-        binary: false,
-        create_mode: 0o644,
-        strategy: plan::ReplaceStrategy::InPlace,
-        reason: "task state, created only when missing".into(),
-    });
-
-    let md = m.paths.claude_md();
-    let old_md = read_text(&md)?;
-    let section = claude_md::section_for(&state.display().to_string());
-    let new_md = match &old_md {
-        Some(text) => claude_md::insert_section(&md, text, &section)?,
-        None => claude_md::new_file(&section),
-    };
-    plan.push(FileChange::text(
-        &md,
-        old_md,
-        Some(new_md),
-        "Task State Convention block",
-    ));
+    plan.push(site.state_file("task state, created only when missing")?);
+    plan.push(site.claude_md(false, "Task State Convention block")?);
 
     if let Some(text) = &old_settings {
         notes.extend(left_as_they_are(&settings, text));
     }
-    let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
+    let wanted = site.hooks(shell)?;
     let line = match extras.statusline {
-        true => Some(statusline_for(
-            &m.ctx,
-            shell,
-            m.git_bash.as_deref(),
-            m.bash_home.as_deref(),
-            &bin,
-        )?),
+        true => Some(site.statusline(shell)?),
         false => None,
     };
     let old_text = match (&elsewhere, &old_settings) {
