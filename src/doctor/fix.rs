@@ -284,11 +284,7 @@ pub fn plan(
                 "one canonical entry per gk hook; variants and Python hooks removed".to_string(),
             );
         }
-        let rules = inputs
-            .state_dir
-            .as_deref()
-            .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)))
-            .filter(|_| add_rules);
+        let rules = site.rules().filter(|_| add_rules);
         if rules.is_some() {
             reasons.push("let Claude write its task records without asking".to_string());
         }

@@ -74,6 +74,7 @@ impl Inputs {
             ctx: &self.ctx,
             git_bash: self.git_bash.as_deref(),
             bash_home: self.bash_home.as_deref(),
+            state_dir: self.state_dir.as_deref(),
         }
     }
 

@@ -141,9 +141,7 @@ impl Extras {
         let mut notes = Vec::new();
         let rules = if permissions {
             let dir = m.state_dir.clone();
-            let rules = dir
-                .as_deref()
-                .and_then(|d| crate::paths::state_rules(m.os, d, Some(&m.ctx.home)));
+            let rules = parts::Site::of(m).rules();
             if rules.is_none() {
                 notes.push(format!(
                     "note: no permission rule can name the state folder {} (it holds a character rules treat specially); Claude Code will ask before each task record write",

@@ -71,6 +71,8 @@ pub struct Site<'a> {
     pub git_bash: Option<&'a Path>,
     /// Windows: the `HOME` Git Bash will see ([`super::spelling_context`]).
     pub bash_home: Option<&'a Path>,
+    /// The task records' folder (`None` when no home folder is known).
+    pub state_dir: Option<&'a Path>,
 }
 
 impl<'a> Site<'a> {
@@ -80,6 +82,7 @@ impl<'a> Site<'a> {
             ctx: &m.ctx,
             git_bash: m.git_bash.as_deref(),
             bash_home: m.bash_home.as_deref(),
+            state_dir: m.state_dir.as_deref(),
         }
     }
 
@@ -137,6 +140,14 @@ impl<'a> Site<'a> {
             None => claude_md::new_file(&section),
         };
         Ok(FileChange::text(&md, old, Some(new), reason))
+    }
+
+    /// [`Part::PermissionRules`]: the `permissions.allow` rules that let
+    /// Claude write its task records; `None` when no rule can name the
+    /// folder ([`crate::paths::state_rules`]) or there is none.
+    pub fn rules(&self) -> Option<[String; 2]> {
+        self.state_dir
+            .and_then(|d| crate::paths::state_rules(self.os(), d, Some(&self.ctx.home)))
     }
 
     /// gk's hooks, spelt for `shell` on this machine and read back
