@@ -530,7 +530,7 @@ fn dropins(dir: &Path, most: Option<usize>) -> Option<Vec<PathBuf>> {
 }
 
 /// What tells one existing file from another, so two names of one file
-/// (a symlink, a hard link, `..`) are one file to gk. Unix: device and
+/// (a symbolic or a hard link, `..`) are one file to gk. Unix: device and
 /// inode, from one `stat` through links (no open: opening a named pipe in
 /// a file's place would wait for a writer; the session check asks this at
 /// every start). Windows: the volume serial number and file index of an
