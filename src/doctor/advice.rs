@@ -39,8 +39,8 @@ pub fn check(config: &Config, files: &[ScopeFile], config_path: &Path) -> Vec<Fi
         {
             out.push(
                 Finding::new(
-Code::AdviceCommandUnresolved,
-format!(
+                    Code::AdviceCommandUnresolved,
+                    format!(
                         "the advice for '{label}' shows `/model {shown}`, which Claude Code takes as an unknown model id (spaces and capitals are not resolved)"
                     ),
                 )
@@ -58,8 +58,8 @@ format!(
         if let Some(file) = files.iter().find(|f| sets_env(f, key)) {
             out.push(
                 Finding::new(
-Code::AdviceAliasRemapped,
-format!(
+                    Code::AdviceAliasRemapped,
+                    format!(
                         "the advice for '{label}' shows `/model {shown}`, but {key} in the env of {} points that alias at a model of its own (value not shown): '{label}' may not be what runs",
                         file.label()
                     ),

@@ -113,36 +113,36 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
     let f = match state {
         SectionState::Ok => return None,
         SectionState::Missing => Finding::new(
-Code::ClaudeMdSectionMissing,
-format!("{shown} has no Task State Convention block; Claude will not keep task_state.json up to date"),
+            Code::ClaudeMdSectionMissing,
+            format!("{shown} has no Task State Convention block; Claude will not keep task_state.json up to date"),
         )
         .fix(fixed)
         .fixed_by(Part::ClaudeMd),
         SectionState::Duplicated { count, legacy: false } => Finding::new(
-Code::ClaudeMdSectionDuplicated,
-format!("{shown} has the Task State Convention {count} times; Claude reads every copy"),
+            Code::ClaudeMdSectionDuplicated,
+            format!("{shown} has the Task State Convention {count} times; Claude reads every copy"),
         )
         .fix(format!("{FIX_COMMAND} (keeps one current block; your own text stays as it is)"))
         .fixed_by(Part::ClaudeMd),
         SectionState::Duplicated { count, legacy: true } => Finding::new(
-Code::ClaudeMdSectionDuplicated,
-format!("{shown} has the Task State Convention {count} times, one of them the Python-era section; Claude reads every copy"),
+            Code::ClaudeMdSectionDuplicated,
+            format!("{shown} has the Task State Convention {count} times, one of them the Python-era section; Claude reads every copy"),
         )
         .fix(format!("delete the section headed \"## Task State Convention (Gatekeeper Hooks)\" from {shown} by hand (gk keeps its marked block), then {FIX_COMMAND}")),
         SectionState::Outdated(why) => Finding::new(
-Code::ClaudeMdSectionOutdated,
-format!("the Task State Convention block in {shown} is outdated: {why}"),
+            Code::ClaudeMdSectionOutdated,
+            format!("the Task State Convention block in {shown} is outdated: {why}"),
         )
         .fix(fixed)
         .fixed_by(Part::ClaudeMd),
         SectionState::Damaged(why) => Finding::new(
-Code::ClaudeMdSectionOutdated,
-format!("the Task State Convention block in {shown} is damaged: {why}"),
+            Code::ClaudeMdSectionOutdated,
+            format!("the Task State Convention block in {shown} is damaged: {why}"),
         )
         .fix(format!("put the <!-- gk:begin … --> / <!-- gk:end --> lines of {shown} right by hand (or delete both and the text between), then {FIX_COMMAND}")),
         SectionState::Unreadable(why) => Finding::new(
-Code::ClaudeMdUnreadable,
-format!("{shown} cannot be read ({why}); gk can neither check nor edit its Task State Convention block"),
+            Code::ClaudeMdUnreadable,
+            format!("{shown} cannot be read ({why}); gk can neither check nor edit its Task State Convention block"),
         )
         .fix(format!("make {shown} a UTF-8 text file (or move it away), then {FIX_COMMAND}")),
     };
@@ -155,10 +155,10 @@ format!("{shown} cannot be read ({why}); gk can neither check nor edit its Task 
 pub fn missing_handed_by_plugin(path: &Path, plugin: &str) -> Finding {
     let shown = path.display();
     Finding::new(
-Code::ClaudeMdSectionMissing,
-format!("{shown} has no Task State Convention block; plugin {plugin}'s session hook hands it to Claude at each session start"),
+        Code::ClaudeMdSectionMissing,
+        format!("{shown} has no Task State Convention block; plugin {plugin}'s session hook hands it to Claude at each session start"),
     )
-.severity(Severity::Info)
+    .severity(Severity::Info)
     .fix(format!("optional: `gk install` writes the block into {shown}, so Claude has it in sessions without the plugin"))
     .at(path, None)
 }

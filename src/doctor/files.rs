@@ -7,8 +7,8 @@ use std::path::Path;
 use super::finding::{Code, Finding, Group, Severity};
 use super::render::Report;
 use super::render::{self, Redactor};
-use super::scopes::{self, Load, ScopeFile, ScopePaths};
 use super::{fix, Inputs};
+use crate::registry::scopes::{self, Load, ScopeFile, ScopePaths};
 use crate::settings::{ParseError, SchemaIssue};
 
 /// A settings file that does not parse is skipped by the client, so the
@@ -111,8 +111,8 @@ fn home_is_project(f: &ScopeFile, paths: &ScopePaths) -> Finding {
     // every hook of that file once, command, prompt and http hooks
     // alike, so nothing runs twice because of it. Said, not warned.
     Finding::new(
-Code::HomeIsProject,
-format!(
+        Code::HomeIsProject,
+        format!(
             "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
             paths.project_dir.display(),
             paths.user.display()
@@ -141,8 +141,8 @@ fn managed_hidden(f: &ScopeFile, by: &Path) -> Finding {
         )
     };
     Finding::new(
-Code::ManagedHidden,
-format!(
+        Code::ManagedHidden,
+        format!(
             "{} is not read: Claude Code takes its managed settings from {} alone, so nothing in this one applies (its hooks never run)",
             f.label(),
             by.display()
@@ -159,8 +159,8 @@ fn same_file(f: &ScopeFile, scope: scopes::Scope, path: &Path) -> Finding {
     // nothing that runs; but an edit made for one scope (a
     // project's local file) would land in the other.
     Finding::new(
-Code::SettingsSameFile,
-format!(
+        Code::SettingsSameFile,
+        format!(
             "{} is the same file as {} settings {} (a link); read once, as {} settings, and --fix edits it only as that file",
             f.label(),
             scope.name(),
@@ -185,8 +185,8 @@ fn unreadable(f: &ScopeFile, why: &str) -> Finding {
 fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
     let (who, shown) = (who_corrects(f), f.path.display());
     Finding::new(
-Code::SettingsUnparseable,
-format!(
+        Code::SettingsUnparseable,
+        format!(
             "{}:{}:{}: {}; {}",
             f.label(),
             e.line,
@@ -227,8 +227,8 @@ fn parsed_findings(
     if bom {
         report.findings.push(
             Finding::new(
-Code::SettingsBom,
-format!("{} starts with a UTF-8 BOM; some Claude Code versions reject the file", f.label()),
+                Code::SettingsBom,
+                format!("{} starts with a UTF-8 BOM; some Claude Code versions reject the file", f.label()),
             )
             .at(&f.path, Some(1))
             .fix(format!("save {} as UTF-8 without BOM (PowerShell 5.1: use Set-Content -Encoding utf8NoBOM in PowerShell 7, or an editor)", f.path.display())),
@@ -265,8 +265,8 @@ fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Option<Finding> {
     if i.rejects_file() {
         return Some(
             Finding::new(
-Code::SettingsSchema,
-format!(
+                Code::SettingsSchema,
+                format!(
                     "{place}; Claude Code skips this whole file: none of its hooks, permissions or env are in effect"
                 ),
             )
@@ -294,10 +294,10 @@ format!(
     };
     Some(
         Finding::new(
-Code::SettingsPartDropped,
-format!("{place}; {consequence}"),
+            Code::SettingsPartDropped,
+            format!("{place}; {consequence}"),
         )
-.severity(severity)
+        .severity(severity)
         .at(&f.path, Some(i.line))
         .fix(if i.is_unknown_event() {
             format!("check the event name {at} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)")
@@ -328,8 +328,8 @@ pub(super) fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
             }
             report.findings.push(
                 Finding::new(
-Code::BackupBesideFile,
-format!(
+                    Code::BackupBesideFile,
+                    format!(
                         "{} is a backup an older gk left in {what}; it may hold the credentials of env",
                         path.display()
                     ),

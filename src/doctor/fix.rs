@@ -10,7 +10,6 @@ use super::claude_md::SectionSpec;
 use super::finding::{Finding, Severity};
 use super::registrations::RegistrationFix;
 use super::render;
-use super::scopes::{Load, Scope, ScopeFile};
 use super::{Diagnosis, Inputs};
 use crate::change::apply::{self, ChangeOptions, Outcome};
 use crate::change::plan::{FileChange, Plan};
@@ -19,6 +18,7 @@ use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
 use crate::console::{out, outln, Console};
 use crate::edit::{claude_md, settings_edit};
 use crate::error::{Error, Result};
+use crate::registry::scopes::{Load, Scope, ScopeFile};
 use crate::setup;
 use crate::setup::parts::{Part, Parts};
 
@@ -107,7 +107,7 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
 pub fn needs(
     findings: &[Finding],
     files: &[ScopeFile],
-    registrations: &[super::Registration],
+    registrations: &[crate::registry::Registration],
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);
@@ -264,7 +264,7 @@ pub fn plan(
         needs.parts.has(Part::StatusLine),
     );
     if registrations || add_rules || status_line || removes_user {
-        let old = crate::setup::read_text(&user)?;
+        let old = crate::change::fs::read_text(&user)?;
         let mut text = old.clone().unwrap_or_default();
         let mut reasons: Vec<String> = Vec::new();
         let shell = setup::shell_form(ShellChoice::Auto, os);
@@ -274,35 +274,27 @@ pub fn plan(
             })?;
             reasons.push(removal_reason(needs));
         }
-        let wanted = match registrations && !removes_user {
-            true => Some(site.hooks(shell)?),
-            false => None,
-        };
-        if wanted.is_some() {
+        // With user settings' own entries going, nothing is added there.
+        let mut parts = needs.parts;
+        if removes_user {
+            parts.remove(Part::Registrations);
+        }
+        if parts.has(Part::Registrations) {
             reasons.insert(
                 0,
                 "one canonical entry per gk hook; variants and Python hooks removed".to_string(),
             );
         }
-        let rules = site.rules().filter(|_| add_rules);
-        if rules.is_some() {
+        let rules = site.rules();
+        if add_rules && rules.is_some() {
             reasons.push("let Claude write its task records without asking".to_string());
         }
-        let line = match status_line {
-            true => Some(site.statusline(shell)?),
-            false => None,
-        };
-        if line.is_some() {
+        if status_line {
             reasons
                 .push("gk's status line spelled for the shell Claude Code runs it in".to_string());
         }
-        let want = setup::SettingsWanted {
-            hooks: wanted.as_ref(),
-            rules: rules.as_ref().map(|r| r.as_slice()),
-            statusline: line.as_deref(),
-        };
-        let (text, filled, _) =
-            setup::put_in_settings(&user, old.as_deref(), text, &want, &inputs.ctx)?;
+        let (text, filled, _, _) =
+            site.user_settings(parts, shell, rules.as_ref(), old.as_deref(), text)?;
         plan.push(FileChange::text(
             &user,
             old,
@@ -314,7 +306,7 @@ pub fn plan(
         }
     }
     for path in needs.remove_from.iter().filter(|p| **p != user) {
-        let Some(old) = crate::setup::read_text(path)? else {
+        let Some(old) = crate::change::fs::read_text(path)? else {
             continue;
         };
         let new = removal(needs, path, &old, &inputs.ctx)?;
@@ -377,7 +369,7 @@ pub fn withhold_secret_diffs(
         }
         let mut one = Plan::new(&plan.title);
         one.push(c.clone());
-        let shown = crate::change::render::render(&one, render::Style { color: false });
+        let shown = crate::change::render::render(&one, Style { color: false });
         // Only the diff's lines: the action list and headers hold paths.
         shown
             .lines()

@@ -23,8 +23,6 @@ pub mod render;
 pub mod state;
 pub mod statusline;
 
-pub use crate::registry::scopes;
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -36,9 +34,10 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::{CommandContext, HookKind, Owner};
 use crate::paths::ClaudePaths;
+use crate::registry::scopes;
+use crate::registry::Registration;
 
 use finding::{Code, Finding, Group};
-pub use registrations::Registration;
 use render::{Redactor, Report};
 use scopes::{ScopeFile, ScopePaths};
 

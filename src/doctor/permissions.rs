@@ -22,9 +22,9 @@
 use std::path::Path;
 
 use super::finding::{Code, Finding, Severity, FIX_COMMAND};
-use super::scopes::ScopeFile;
 use crate::hookcmd::normalize_path;
 use crate::platform::Os;
+use crate::registry::scopes::ScopeFile;
 use crate::setup::parts::Part;
 
 /// Whether permission rule `rule` covers using `tool` on a record
@@ -138,8 +138,8 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
     };
     if inside(claude_dir) {
         return Some(Finding::new(
-Code::StatePermissionMissing,
-format!(
+            Code::StatePermissionMissing,
+            format!(
                 "the state folder {shown} is inside {}: Claude Code refuses Claude's writes of every file there, whatever the rules (measured)",
                 claude_dir.display()
             ),
@@ -152,8 +152,8 @@ format!(
     }
     if let Some(why) = crate::paths::state_dir_problem(os, dir, Some(home), Some(claude_dir)) {
         return Some(Finding::new(
-Code::StatePermissionMissing,
-format!(
+            Code::StatePermissionMissing,
+            format!(
                 "the state folder {shown} is not a folder of gk's own ({why}); gk writes no rule for it, and `gk state` and `gk install` refuse it"
             ),
         )
@@ -168,8 +168,8 @@ format!(
 /// No rule can name `dir`: its path holds a character rules treat specially.
 fn folder_no_rule_can_name(dir: &Path) -> Finding {
     Finding::new(
-Code::StatePermissionMissing,
-format!(
+        Code::StatePermissionMissing,
+        format!(
             "no permission rule can name the state folder {} (its path holds a character rules treat specially); Claude Code asks before every task record write",
             dir.display()
         ),
@@ -214,8 +214,8 @@ fn refusing_rules(
                 if covers(&rule, "Edit", dir, home, os) {
                     out.push(
                         Finding::new(
-Code::StatePermissionMissing,
-format!("the {list} rule `{rule}` in {} {does}", f.label()),
+                            Code::StatePermissionMissing,
+                            format!("the {list} rule `{rule}` in {} {does}", f.label()),
                         )
                         .at(&f.path, None)
                         .fix(format!(
@@ -249,13 +249,13 @@ fn no_allow_rule(
         // is written with no allow rule; deny and ask rules still refuse
         // it, so they were reported above whatever the mode.
         return Finding::new(
-Code::StatePermissionMissing,
-format!(
+            Code::StatePermissionMissing,
+            format!(
                 "no permissions.allow rule lets Claude write its task records in {shown}; none is needed while a session stays in bypassPermissions mode, where sessions start (`defaultMode` in {}), but a session switched to another mode asks before every update",
                 from.label()
             ),
         )
-.severity(Severity::Info)
+        .severity(Severity::Info)
         .at(&from.path, None)
         .fix(format!(
             "to keep the records in every mode, add `{}` and `{}` to permissions.allow in {} (`gk install` adds them)",
@@ -265,8 +265,8 @@ format!(
         ));
     }
     let f = Finding::new(
-Code::StatePermissionMissing,
-format!(
+        Code::StatePermissionMissing,
+        format!(
             "no permissions.allow rule lets Claude write its task records in {shown}; Claude Code asks before every update, and `claude -p` refuses it"
         ),
     )
@@ -314,8 +314,8 @@ pub fn check_private(dir: &Path) -> Option<Finding> {
     let mode = folder_mode(dir)?;
     (mode & 0o077 != 0).then(|| {
         Finding::new(
-Code::StateFolderReadable,
-format!(
+            Code::StateFolderReadable,
+            format!(
                 "the state folder {} has mode {mode:o}: other users can read the task records in it",
                 dir.display()
             ),
@@ -348,8 +348,8 @@ fn folder_mode(_dir: &Path) -> Option<u32> {
 pub fn check_folder(dir: &Path) -> Option<Finding> {
     let unwritable = |why: String| {
         Finding::new(
-Code::StateFolderUnwritable,
-format!(
+            Code::StateFolderUnwritable,
+            format!(
                 "the state folder {} {why}; Claude cannot keep its task records there (the hooks show the shared record instead)",
                 dir.display()
             ),

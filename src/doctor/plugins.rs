@@ -29,8 +29,8 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
         for path in &p.hangs {
             report.findings.push(
                 Finding::new(
-Code::PluginHooksUnparseable,
-format!(
+                    Code::PluginHooksUnparseable,
+                    format!(
                         "plugin {}'s hooks file {} is not a regular file (a named pipe or a device): Claude Code waits on it for ever when it starts, so no hook runs",
                         p.id,
                         path.display()
@@ -53,14 +53,14 @@ format!(
             };
             report.findings.push(
                 Finding::new(
-Code::PluginHooksUnparseable,
-format!(
+                    Code::PluginHooksUnparseable,
+                    format!(
                         "plugin {}'s hooks file {}: {why}; Claude Code runs none of this plugin's hooks",
                         p.id,
                         f.path.display()
                     ),
                 )
-.severity(Severity::Warning)
+                .severity(Severity::Warning)
                 .at(&f.path, None)
                 .fix(format!(
                     "correct {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
@@ -86,8 +86,8 @@ format!(
                 ..
             } => report.findings.push(
                 Finding::new(
-Code::PluginMissing,
-format!(
+                    Code::PluginMissing,
+                    format!(
                         "plugin {id} is enabled in {} settings {} but its folder is {}: Claude Code runs none of its hooks (it says so only in its debug log)",
                         enabled_in.0.name(),
                         enabled_in.1.display(),
@@ -105,8 +105,8 @@ format!(
             ),
             Trouble::NotChecked { count } => report.findings.push(
                 Finding::new(
-Code::SourceUnread,
-format!(
+                    Code::SourceUnread,
+                    format!(
                         "{count} more enabled plugins were not read (gk doctor reads {}): whatever they register is unknown, so gk doctor --fix leaves gk's registrations alone",
                         crate::registry::plugins::PluginBudget::DOCTOR.plugins
                     ),
@@ -119,8 +119,8 @@ format!(
     for u in &plugins.unread {
         report.findings.push(
             Finding::new(
-Code::SourceUnread,
-format!(
+                Code::SourceUnread,
+                format!(
                     "{} {}: gk doctor did not read it, so whatever it registers is unknown, and gk doctor --fix leaves gk's registrations alone",
                     u.path.display(),
                     u.why
@@ -178,8 +178,8 @@ fn never_installed(id: &str, enabled_in: &(Scope, std::path::PathBuf)) -> Findin
         mkt => format!(" from marketplace {mkt}"),
     };
     Finding::new(
-Code::PluginNotInstalled,
-format!(
+        Code::PluginNotInstalled,
+        format!(
             "{who} plugin {name}{from} ({}), which this machine has not installed; `claude plugin install {id}` to use it",
             enabled_in.1.display()
         ),

@@ -4,12 +4,14 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::binary;
 use super::finding::{Code, Finding, Group, FIX_COMMAND};
-use super::registrations::{self, Registration};
+use super::registrations;
 use super::render::Report;
-use super::{binary, scopes};
 use super::{Inputs, SLOW_THRESHOLD};
 use crate::hookcmd::{self, HookKind, Owner, ShellForm};
+use crate::registry::locate::locate;
+use crate::registry::{scopes, Registration};
 use crate::setup::parts::Part;
 use crate::smoke;
 
@@ -23,7 +25,7 @@ pub(super) fn check_binaries(
 ) {
     let os = inputs.ctx.os;
     let exists = |p: &Path| p.is_file();
-    let locate = |program: &str| binary::locate(os, program, inputs.path_var.as_deref(), &exists);
+    let locate = |program: &str| locate(os, program, inputs.path_var.as_deref(), &exists);
     let canonical = inputs.paths.binary(os);
     for p in crate::registry::rules::programs(table, &locate) {
         let (program, owner, places) = (p.program, p.owner, &p.places);
@@ -53,8 +55,8 @@ pub(super) fn check_binaries(
                     // A plugin carries no program: its bare `gk` is looked
                     // up on PATH, and only the user can put one there.
                     (Owner::Gk(_), Some(id)) => Finding::new(
-Code::HookBinaryMissing,
-format!(
+                        Code::HookBinaryMissing,
+                        format!(
                             "{program} is not on PATH; plugin {id}'s hooks fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
                             and_list(&p.events())
                         ),
@@ -129,8 +131,8 @@ fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &P
     let program = crate::text::one_line(&p.program, 200);
     let mut f = if p.on_path {
         Finding::new(
-Code::HookProgramNotFound,
-format!(
+            Code::HookProgramNotFound,
+            format!(
                 "`{program}` is not found on PATH here; {} fails on every {events} unless the PATH Claude Code runs hooks with has it",
                 first.place()
             ),
@@ -141,8 +143,8 @@ format!(
         ))
     } else {
         Finding::new(
-Code::HookBinaryMissing,
-format!(
+            Code::HookBinaryMissing,
+            format!(
                 "{program} does not exist ($CLAUDE_PROJECT_DIR is {} here); {} fails on every {events}",
                 project.display(),
                 first.place()
@@ -247,7 +249,7 @@ pub(super) fn check_smoke(
                 continue;
             }
             let located = r.invocation.as_ref().and_then(|inv| {
-                binary::locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
+                locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
                     p.is_file()
                 })
             });
@@ -357,8 +359,8 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     if took > SLOW_THRESHOLD {
         report.findings.push(
             Finding::new(
-Code::HookSlow,
-format!(
+                Code::HookSlow,
+                format!(
                     "`{}` took {} ms (threshold {} ms); it runs on every {}",
                     r.command,
                     took.as_millis(),

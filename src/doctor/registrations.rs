@@ -11,7 +11,7 @@ use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use crate::hookcmd::HookKind;
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
-pub use crate::registry::{Registration, SwitchKey, Table};
+use crate::registry::{Registration, SwitchKey, Table};
 use crate::setup::parts::Part;
 
 fn place_of(path: &Path, line: Option<usize>) -> String {
@@ -29,8 +29,8 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
     let s = d.switch;
     let finding = if d.everything {
         Finding::new(
-Code::HooksDisabled,
-format!(
+            Code::HooksDisabled,
+            format!(
                 "disableAllHooks is true in managed settings {}: Claude Code runs no hooks at all",
                 place_of(&s.path, s.line)
             ),
@@ -39,8 +39,8 @@ format!(
     } else {
         match s.key {
             SwitchKey::DisableAllHooks => Finding::new(
-Code::HooksDisabled,
-format!(
+                Code::HooksDisabled,
+                format!(
                     "disableAllHooks is true in {} settings {}: Claude Code runs no hooks from user, project or local settings",
                     s.scope.name(),
                     place_of(&s.path, s.line)
@@ -51,8 +51,8 @@ format!(
                 s.path.display()
             )),
             SwitchKey::AllowManagedHooksOnly => Finding::new(
-Code::HooksDisabled,
-format!(
+                Code::HooksDisabled,
+                format!(
                     "allowManagedHooksOnly is true in managed settings {}: Claude Code runs only managed hooks (and plugins managed settings enable), so gk's hooks in user, project or local settings, or in a plugin enabled there, never run",
                     place_of(&s.path, s.line)
                 ),
@@ -323,16 +323,16 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
         // Measured: the client merges identical handlers within one source
         // only; a plugin's copy and a settings file's both run.
         Some(_) => Finding::new(
-Code::HookInPluginAndSettings,
-format!(
+            Code::HookInPluginAndSettings,
+            format!(
                 "gk's {} hook is registered by plugin {} and in settings files too; Claude Code runs each copy (it never merges a plugin's with a settings file's), so it fires {n} times",
                 t.kind.arg(),
                 plugins.join(" and "),
             ),
         ),
         None => Finding::new(
-Code::HookFiresTwice,
-format!(
+            Code::HookFiresTwice,
+            format!(
                 "gk's {} hook is registered {}; Claude Code runs each, so it fires {n} times",
                 t.kind.arg(),
                 registered_how(t),
@@ -380,8 +380,8 @@ format!(
 fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
     let first = t.spellings[0].places[0];
     let mut f = Finding::new(
-Code::HookInTwoPlugins,
-format!(
+        Code::HookInTwoPlugins,
+        format!(
             "gk's {} hook is registered by {} plugins ({}); Claude Code runs each plugin's copy, so it fires {} times",
             t.kind.arg(),
             plugins.len(),
@@ -414,8 +414,8 @@ fn repeated_string(
 ) -> Finding {
     let places = &r.spelling.places;
     let mut f = Finding::new(
-Code::HookRedundant,
-format!(
+        Code::HookRedundant,
+        format!(
             "`{}` is registered {} times for {}; Claude Code runs it once, the other entries are clutter",
             r.spelling.command,
             places.len(),
@@ -483,8 +483,8 @@ fn in_project(
 ) -> Finding {
     how.fix(
         Finding::new(
-Code::HookRedundant,
-format!(
+            Code::HookRedundant,
+            format!(
                 "gk's {} hook is registered in shared project settings {}:{}; it points at one machine's gk and belongs in user settings",
                 kind.arg(),
                 r.path.display(),
@@ -513,8 +513,8 @@ fn unrecognised(r: &Registration, u: &rules::Unrecognised) -> Finding {
         "if it does not, nothing registers gk's hook for this event"
     };
     Finding::new(
-Code::HookUnrecognised,
-format!(
+        Code::HookUnrecognised,
+        format!(
             "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
             r.command,
             r.place()

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Map, Value};
 
 use super::finding::{exit_code, Finding, Group, Severity};
+use crate::change::render::Style;
 
 /// How a check group came out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,8 +187,6 @@ pub fn secrets_in_lenient(text: &str, out: &mut Vec<String>) {
 pub fn secret_key(key: &str) -> bool {
     crate::change::render::is_secret_key(key)
 }
-
-pub use crate::change::render::Style;
 
 fn mark(style: Style, status: &GroupStatus) -> String {
     match status {

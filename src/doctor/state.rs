@@ -17,26 +17,26 @@ pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<
     let f = match verdict {
         StateVerdict::Clean { .. } | StateVerdict::InProgress { stale: false, .. } => return None,
         StateVerdict::Missing => Finding::new(
-Code::StateUnreadable,
-format!("{shown} does not exist; the hooks report \"missing, assuming clean\" on every turn"),
+            Code::StateUnreadable,
+            format!("{shown} does not exist; the hooks report \"missing, assuming clean\" on every turn"),
         )
         .fix(format!("{FIX_COMMAND} (creates it in the clean form)"))
         .fixed_by(Part::StateFile),
         StateVerdict::Unreadable { reason } => Finding::new(
-Code::StateUnreadable,
-format!("{shown} cannot be read ({reason}); the hooks report \"unreadable, assuming clean\""),
+            Code::StateUnreadable,
+            format!("{shown} cannot be read ({reason}); the hooks report \"unreadable, assuming clean\""),
         )
         .fix(format!(
             "rewrite it as {{\"status\": \"clean\", \"task\": \"\", \"detail\": \"\", \"project\": \"\", \"cwd\": \"\", \"updated\": \"\"}}, or delete it and run {FIX_COMMAND}"
         )),
         StateVerdict::NoStatus => Finding::new(
-Code::StateBadStatus,
-format!("{shown} has no status field; the hooks assume clean"),
+            Code::StateBadStatus,
+            format!("{shown} has no status field; the hooks assume clean"),
         )
         .fix(format!("set \"status\" to \"clean\" or \"in_progress\" in {shown}")),
         StateVerdict::BadStatus { value } => Finding::new(
-Code::StateBadStatus,
-format!(
+            Code::StateBadStatus,
+            format!(
                 "{shown} has status {}; only \"clean\" and \"in_progress\" mean anything, the hooks assume clean",
                 shorten(value)
             ),
@@ -46,8 +46,8 @@ format!(
             age_hours,
             stale: true,
         } => Finding::new(
-Code::StateStale,
-format!(
+            Code::StateStale,
+            format!(
                 "{shown} has said in_progress for {}h (more than {stale_hours}h); it may have been left dirty",
                 age_hours.map_or(0, |h| h as u64)
             ),

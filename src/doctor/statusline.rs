@@ -9,9 +9,9 @@
 //! gk's is never looked at.
 
 use super::finding::{Code, Finding, FIX_COMMAND};
-use super::scopes::{Scope, ScopeFile};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
+use crate::registry::scopes::{Scope, ScopeFile};
 use crate::registry::{SwitchKey, Table};
 use crate::setup::parts::Part;
 
@@ -47,8 +47,8 @@ pub fn check_policy(files: &[ScopeFile], table: &Table, inputs: &Inputs) -> Opti
     };
     Some(
         Finding::new(
-Code::StatuslineDisabled,
-format!(
+            Code::StatuslineDisabled,
+            format!(
                 "allowManagedHooksOnly is true in managed settings {place}: Claude Code shows no custom status line, so gk's in {} (`{command}`) never shows",
                 user.label()
             ),
@@ -76,8 +76,8 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
         &inputs.paths.binary(os),
     );
     let finding = Finding::new(
-Code::StatuslineBroken,
-format!(
+        Code::StatuslineBroken,
+        format!(
             "the status line in {} runs `{command}`, but Claude Code runs a status line through {shell} here, and {why}: it shows nothing",
             user.label()
         ),

@@ -6,11 +6,15 @@
 
 use std::path::Path;
 
-use super::{binary, read_text, statusline_for, verified_wanted_hooks, CLEAN_STATE};
-use crate::change::fs::read_current;
+use super::{
+    binary, put_in_settings, statusline_for, verified_wanted_hooks, Done, SettingsWanted,
+    CLEAN_STATE,
+};
+use crate::change::fs::{read_current, read_text};
 use crate::change::plan::FileChange;
 use crate::edit::claude_md;
-use crate::edit::settings_edit::WantedHooks;
+use crate::edit::settings_edit::{EmptyContainer, WantedHooks};
+use crate::edit::settings_keys::StatusLine;
 use crate::error::Result;
 use crate::hookcmd::{CommandContext, ShellForm};
 use crate::machine::Machine;
@@ -148,6 +152,37 @@ impl<'a> Site<'a> {
     pub fn rules(&self) -> Option<[String; 2]> {
         self.state_dir
             .and_then(|d| crate::paths::state_rules(self.os(), d, Some(&self.ctx.home)))
+    }
+
+    /// The parts that live in user settings ([`Part::Registrations`],
+    /// [`Part::PermissionRules`] with `rules`, [`Part::StatusLine`]) put
+    /// into `text`, the file's text after any earlier step (`old`: as it
+    /// is on disk), by the one chain of settings edits
+    /// ([`put_in_settings`]); the other parts are not settings.
+    pub fn user_settings(
+        &self,
+        parts: Parts,
+        shell: ShellForm,
+        rules: Option<&[String; 2]>,
+        old: Option<&str>,
+        text: String,
+    ) -> Result<(String, Vec<EmptyContainer>, Option<StatusLine>, Done)> {
+        let hooks = match parts.has(Part::Registrations) {
+            true => Some(self.hooks(shell)?),
+            false => None,
+        };
+        let line = match parts.has(Part::StatusLine) {
+            true => Some(self.statusline(shell)?),
+            false => None,
+        };
+        let want = SettingsWanted {
+            hooks: hooks.as_ref(),
+            rules: rules
+                .filter(|_| parts.has(Part::PermissionRules))
+                .map(|r| r.as_slice()),
+            statusline: line.as_deref(),
+        };
+        put_in_settings(&self.paths.settings(), old, text, &want, self.ctx)
     }
 
     /// gk's hooks, spelt for `shell` on this machine and read back
