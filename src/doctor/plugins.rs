@@ -7,7 +7,7 @@
 
 use super::finding::{Code, Finding, Group, Severity};
 use super::render::Report;
-use crate::registry::plugins::{Plugins, Trouble};
+use crate::registry::plugins::{Plugin, Plugins, Trouble};
 use crate::registry::scopes::{Load, Scope};
 
 /// The findings about `plugins`, and one note per plugin read.
@@ -26,50 +26,7 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
                     .unwrap_or_default()
             ),
         ));
-        for path in &p.hangs {
-            report.findings.push(
-                Finding::new(
-                    Code::PluginHooksUnparseable,
-                    format!(
-                        "plugin {}'s hooks file {} is not a regular file (a named pipe or a device): Claude Code waits on it for ever when it starts, so no hook runs",
-                        p.id,
-                        path.display()
-                    ),
-                )
-                .at(path, None)
-                .fix(format!(
-                    "remove {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
-                    path.display(),
-                    p.id
-                ))
-                .by_hand(),
-            );
-        }
-        for f in &p.hooks {
-            let why = match &f.load {
-                Load::Unparseable(e) => format!("{}:{}: {}", e.line, e.column, e.reason),
-                Load::Unreadable(why) if !p.hangs.contains(&f.path) => why.clone(),
-                _ => continue,
-            };
-            report.findings.push(
-                Finding::new(
-                    Code::PluginHooksUnparseable,
-                    format!(
-                        "plugin {}'s hooks file {}: {why}; Claude Code runs none of this plugin's hooks",
-                        p.id,
-                        f.path.display()
-                    ),
-                )
-                .severity(Severity::Warning)
-                .at(&f.path, None)
-                .fix(format!(
-                    "correct {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
-                    f.path.display(),
-                    p.id
-                ))
-                .by_hand(),
-            );
-        }
+        report.findings.extend(hooks_file_findings(p));
     }
     for t in &plugins.trouble {
         match t {
@@ -134,6 +91,57 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
             .by_hand(),
         );
     }
+}
+
+/// The findings about plugin `p`'s hooks files: one the client would hang
+/// on (a named pipe or a device), one it cannot use.
+fn hooks_file_findings(p: &Plugin) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for path in &p.hangs {
+        out.push(
+            Finding::new(
+                Code::PluginHooksUnparseable,
+                format!(
+                    "plugin {}'s hooks file {} is not a regular file (a named pipe or a device): Claude Code waits on it for ever when it starts, so no hook runs",
+                    p.id,
+                    path.display()
+                ),
+            )
+            .at(path, None)
+            .fix(format!(
+                "remove {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
+                path.display(),
+                p.id
+            ))
+            .by_hand(),
+        );
+    }
+    for f in &p.hooks {
+        let why = match &f.load {
+            Load::Unparseable(e) => format!("{}:{}: {}", e.line, e.column, e.reason),
+            Load::Unreadable(why) if !p.hangs.contains(&f.path) => why.clone(),
+            _ => continue,
+        };
+        out.push(
+            Finding::new(
+                Code::PluginHooksUnparseable,
+                format!(
+                    "plugin {}'s hooks file {}: {why}; Claude Code runs none of this plugin's hooks",
+                    p.id,
+                    f.path.display()
+                ),
+            )
+            .severity(Severity::Warning)
+            .at(&f.path, None)
+            .fix(format!(
+                "correct {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
+                f.path.display(),
+                p.id
+            ))
+            .by_hand(),
+        );
+    }
+    out
 }
 
 /// The first source `plugins` left unread (and how many more), for the
