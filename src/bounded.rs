@@ -300,17 +300,16 @@ fn not_regular(_file: &File, meta: &Metadata) -> Option<&'static str> {
 #[cfg(windows)]
 fn not_regular(file: &File, meta: &Metadata) -> Option<&'static str> {
     use std::os::windows::io::AsRawHandle;
-    #[link(name = "kernel32")]
-    extern "system" {
-        fn GetFileType(handle: *mut std::ffi::c_void) -> u32;
-    }
+    use windows_sys::Win32::Storage::FileSystem::{
+        GetFileType, FILE_TYPE_CHAR, FILE_TYPE_DISK, FILE_TYPE_PIPE,
+    };
     // SAFETY: the handle is open and owned by `file` for the whole call.
-    let kind = unsafe { GetFileType(file.as_raw_handle().cast()) };
+    let kind = unsafe { GetFileType(file.as_raw_handle()) };
     match kind {
-        1 if meta.is_file() => None,
-        1 => Some("not a file"),
-        2 => Some("a device or console"),
-        3 => Some("a pipe"),
+        FILE_TYPE_DISK if meta.is_file() => None,
+        FILE_TYPE_DISK => Some("not a file"),
+        FILE_TYPE_CHAR => Some("a device or console"),
+        FILE_TYPE_PIPE => Some("a pipe"),
         _ => Some("not a disk file"),
     }
 }

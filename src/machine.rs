@@ -96,32 +96,21 @@ impl RegistryPolicy {
     }
 }
 
-/// One value, by the registry's own call (`RegGetValueW`, read only; no
-/// process): `None` when the key or the value is absent.
+/// One value, by the registry's own call (`RegGetValueW` from windows-sys,
+/// read only; no process): `None` when the key or the value is absent.
 #[cfg(windows)]
 fn policy_value(machine: bool) -> Option<PolicyValue> {
     use std::ffi::c_void;
-    #[link(name = "advapi32")]
-    extern "system" {
-        fn RegGetValueW(
-            key: isize,
-            sub_key: *const u16,
-            value: *const u16,
-            flags: u32,
-            kind: *mut u32,
-            data: *mut c_void,
-            len: *mut u32,
-        ) -> i32;
-    }
-    // The predefined keys, sign-extended as the Windows headers define them.
-    const HKEY_CURRENT_USER: isize = 0x8000_0001_u32 as i32 as isize;
-    const HKEY_LOCAL_MACHINE: isize = 0x8000_0002_u32 as i32 as isize;
+    use windows_sys::Win32::Foundation::{
+        ERROR_FILE_NOT_FOUND, ERROR_MORE_DATA, ERROR_PATH_NOT_FOUND, ERROR_SUCCESS,
+        ERROR_UNSUPPORTED_TYPE, WIN32_ERROR,
+    };
+    use windows_sys::Win32::System::Registry::{
+        RegGetValueW, HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, RRF_NOEXPAND, RRF_RT_REG_EXPAND_SZ,
+        RRF_RT_REG_SZ,
+    };
     // REG_SZ or REG_EXPAND_SZ (the kinds the client takes), unexpanded.
-    const FLAGS: u32 = 0x2 | 0x4 | 0x1000_0000;
-    const ERROR_FILE_NOT_FOUND: i32 = 2;
-    const ERROR_PATH_NOT_FOUND: i32 = 3;
-    const ERROR_MORE_DATA: i32 = 234;
-    const ERROR_UNSUPPORTED_TYPE: i32 = 1630;
+    const FLAGS: u32 = RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ | RRF_NOEXPAND;
     let wide = |s: &str| s.encode_utf16().chain([0]).collect::<Vec<u16>>();
     let key = if machine {
         HKEY_LOCAL_MACHINE
@@ -146,7 +135,7 @@ fn policy_value(machine: bool) -> Option<PolicyValue> {
         }
     };
     let mut len = 0u32;
-    let failed = |rc: i32| match rc {
+    let failed = |rc: WIN32_ERROR| match rc {
         ERROR_FILE_NOT_FOUND | ERROR_PATH_NOT_FOUND => None,
         ERROR_UNSUPPORTED_TYPE => Some(PolicyValue::Unreadable(
             "not a text value (REG_SZ)".to_string(),
@@ -160,7 +149,7 @@ fn policy_value(machine: bool) -> Option<PolicyValue> {
         ))),
     };
     match ask(std::ptr::null_mut(), &mut len) {
-        0 => {}
+        ERROR_SUCCESS => {}
         rc => return failed(rc),
     }
     if len as usize > POLICY_LIMIT * 2 {
@@ -172,7 +161,7 @@ fn policy_value(machine: bool) -> Option<PolicyValue> {
     let mut buf = vec![0u16; len as usize / 2 + 1];
     let mut got = (buf.len() * 2) as u32;
     match ask(buf.as_mut_ptr().cast(), &mut got) {
-        0 => {}
+        ERROR_SUCCESS => {}
         rc => return failed(rc),
     }
     buf.resize(got as usize / 2, 0);

@@ -128,6 +128,16 @@ pub fn execute(
         None
     };
     let written = write_plan_with(plan, &stamp, backups.as_ref(), &Seams::none())?;
+    report_written(c, plan, &written, backups.as_ref());
+    Ok(Outcome::Written {
+        kept: written.kept.into_iter().map(|(_, copy)| copy).collect(),
+    })
+}
+
+/// Say what the write did, in the order things happened: empty folders
+/// removed, folders made or made private, each file's old content kept,
+/// then each file written (or skipped, or found already so).
+fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: Option<&Backups>) {
     for dir in &plan.empty_folders {
         // `remove_dir` removes an empty folder and nothing else: a folder
         // with anything in it, a link or a file stays.
@@ -145,8 +155,7 @@ pub fn execute(
     }
     // In the order things happen: each file's old content is copied
     // before the file is written.
-    let is_backup_copy =
-        |copy: &PathBuf| backups.as_ref().is_some_and(|b| copy.starts_with(b.dir()));
+    let is_backup_copy = |copy: &PathBuf| backups.is_some_and(|b| copy.starts_with(b.dir()));
     let mut backed_up = false;
     for (original, copy) in &written.kept {
         if is_backup_copy(copy) {
@@ -182,7 +191,7 @@ pub fn execute(
             outln!(c, "kept      {}", copy.display());
         }
     }
-    if let (true, Some(b)) = (backed_up, &backups) {
+    if let (true, Some(b)) = (backed_up, backups) {
         outln!(
             c,
             "(gk keeps the last {} backups of each file in {}; `gk uninstall --purge` removes them)",
@@ -190,9 +199,6 @@ pub fn execute(
             b.dir().display()
         );
     }
-    Ok(Outcome::Written {
-        kept: written.kept.into_iter().map(|(_, copy)| copy).collect(),
-    })
 }
 
 /// A change whose old content is kept as a backup: a text file that

@@ -353,41 +353,26 @@ pub(crate) fn lock_temp(file: &fs::File) {
 #[cfg(windows)]
 pub(crate) fn lock_temp(file: &fs::File) {
     use std::os::windows::io::AsRawHandle;
-    #[repr(C)]
-    struct Overlapped {
-        internal: usize,
-        internal_high: usize,
-        offset: u32,
-        offset_high: u32,
-        event: *mut std::ffi::c_void,
-    }
-    #[link(name = "kernel32")]
-    extern "system" {
-        fn LockFileEx(
-            file: *mut std::ffi::c_void,
-            flags: u32,
-            reserved: u32,
-            bytes_low: u32,
-            bytes_high: u32,
-            overlapped: *mut Overlapped,
-        ) -> i32;
-    }
-    const LOCKFILE_FAIL_IMMEDIATELY: u32 = 1;
-    const LOCKFILE_EXCLUSIVE_LOCK: u32 = 2;
+    use windows_sys::Win32::Storage::FileSystem::{
+        LockFileEx, LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY,
+    };
+    use windows_sys::Win32::System::IO::{OVERLAPPED, OVERLAPPED_0, OVERLAPPED_0_0};
     // Byte 2^62: no file gk writes comes near it.
-    let mut at = Overlapped {
-        internal: 0,
-        internal_high: 0,
-        offset: 0,
-        offset_high: 1 << 30,
-        event: std::ptr::null_mut(),
+    let mut at = OVERLAPPED {
+        Anonymous: OVERLAPPED_0 {
+            Anonymous: OVERLAPPED_0_0 {
+                Offset: 0,
+                OffsetHigh: 1 << 30,
+            },
+        },
+        ..OVERLAPPED::default()
     };
     // SAFETY: the handle is open and owned by `file` for the whole call;
     // `at` lives across it and, with no event and a synchronous handle, the
     // call completes before it returns.
     unsafe {
         LockFileEx(
-            file.as_raw_handle().cast(),
+            file.as_raw_handle(),
             LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY,
             0,
             1,

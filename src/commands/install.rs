@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::change::apply::{execute, Outcome};
 use crate::change::backup;
+use crate::change::fs::read_text_within;
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
 use crate::console::{outln, Console};
@@ -15,6 +16,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::HookKind;
 use crate::machine::Machine;
+use crate::setup::plans::{plan_install_with, plan_purge_backups, plan_uninstall};
 use crate::setup::*;
 use crate::smoke;
 

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::doctor::finding::{Finding, Group, Severity};
+use crate::doctor::finding::{Code, Finding};
 use crate::hooks::Config;
 use crate::registry::scopes::ScopeFile;
 
@@ -39,9 +39,7 @@ pub fn check(config: &Config, files: &[ScopeFile], config_path: &Path) -> Vec<Fi
         {
             out.push(
                 Finding::new(
-                    "advice-command-unresolved",
-                    Severity::Warning,
-                    Group::Config,
+                    Code::AdviceCommandUnresolved,
                     format!(
                         "the advice for '{label}' shows `/model {shown}`, which Claude Code takes as an unknown model id (spaces and capitals are not resolved)"
                     ),
@@ -60,9 +58,7 @@ pub fn check(config: &Config, files: &[ScopeFile], config_path: &Path) -> Vec<Fi
         if let Some(file) = files.iter().find(|f| sets_env(f, key)) {
             out.push(
                 Finding::new(
-                    "advice-alias-remapped",
-                    Severity::Warning,
-                    Group::Config,
+                    Code::AdviceAliasRemapped,
                     format!(
                         "the advice for '{label}' shows `/model {shown}`, but {key} in the env of {} points that alias at a model of its own (value not shown): '{label}' may not be what runs",
                         file.label()

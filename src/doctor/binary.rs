@@ -5,8 +5,6 @@
 
 use std::path::Path;
 
-pub use crate::registry::locate::locate;
-
 /// The version of the running gk.
 pub fn this_version() -> &'static str {
     env!("CARGO_PKG_VERSION")

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Severity, FIX_COMMAND};
+use crate::setup::parts::Part;
 
 /// How the block is recognised and what it should say.
 #[derive(Debug, Clone)]
@@ -112,47 +113,35 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
     let f = match state {
         SectionState::Ok => return None,
         SectionState::Missing => Finding::new(
-            "claude-md-section-missing",
-            Severity::Warning,
-            Group::ClaudeMd,
+            Code::ClaudeMdSectionMissing,
             format!("{shown} has no Task State Convention block; Claude will not keep task_state.json up to date"),
         )
         .fix(fixed)
-        .remedy(Remedy::ClaudeMd),
+        .fixed_by(Part::ClaudeMd),
         SectionState::Duplicated { count, legacy: false } => Finding::new(
-            "claude-md-section-duplicated",
-            Severity::Warning,
-            Group::ClaudeMd,
+            Code::ClaudeMdSectionDuplicated,
             format!("{shown} has the Task State Convention {count} times; Claude reads every copy"),
         )
         .fix(format!("{FIX_COMMAND} (keeps one current block; your own text stays as it is)"))
-        .remedy(Remedy::ClaudeMd),
+        .fixed_by(Part::ClaudeMd),
         SectionState::Duplicated { count, legacy: true } => Finding::new(
-            "claude-md-section-duplicated",
-            Severity::Warning,
-            Group::ClaudeMd,
+            Code::ClaudeMdSectionDuplicated,
             format!("{shown} has the Task State Convention {count} times, one of them the Python-era section; Claude reads every copy"),
         )
         .fix(format!("delete the section headed \"## Task State Convention (Gatekeeper Hooks)\" from {shown} by hand (gk keeps its marked block), then {FIX_COMMAND}")),
         SectionState::Outdated(why) => Finding::new(
-            "claude-md-section-outdated",
-            Severity::Warning,
-            Group::ClaudeMd,
+            Code::ClaudeMdSectionOutdated,
             format!("the Task State Convention block in {shown} is outdated: {why}"),
         )
         .fix(fixed)
-        .remedy(Remedy::ClaudeMd),
+        .fixed_by(Part::ClaudeMd),
         SectionState::Damaged(why) => Finding::new(
-            "claude-md-section-outdated",
-            Severity::Warning,
-            Group::ClaudeMd,
+            Code::ClaudeMdSectionOutdated,
             format!("the Task State Convention block in {shown} is damaged: {why}"),
         )
         .fix(format!("put the <!-- gk:begin … --> / <!-- gk:end --> lines of {shown} right by hand (or delete both and the text between), then {FIX_COMMAND}")),
         SectionState::Unreadable(why) => Finding::new(
-            "claude-md-unreadable",
-            Severity::Warning,
-            Group::ClaudeMd,
+            Code::ClaudeMdUnreadable,
             format!("{shown} cannot be read ({why}); gk can neither check nor edit its Task State Convention block"),
         )
         .fix(format!("make {shown} a UTF-8 text file (or move it away), then {FIX_COMMAND}")),
@@ -166,11 +155,10 @@ pub fn finding(state: &SectionState, path: &Path) -> Option<Finding> {
 pub fn missing_handed_by_plugin(path: &Path, plugin: &str) -> Finding {
     let shown = path.display();
     Finding::new(
-        "claude-md-section-missing",
-        Severity::Info,
-        Group::ClaudeMd,
+        Code::ClaudeMdSectionMissing,
         format!("{shown} has no Task State Convention block; plugin {plugin}'s session hook hands it to Claude at each session start"),
     )
+    .severity(Severity::Info)
     .fix(format!("optional: `gk install` writes the block into {shown}, so Claude has it in sessions without the plugin"))
     .at(path, None)
 }

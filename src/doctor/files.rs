@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use super::finding::{Finding, Group, Severity};
+use super::finding::{Code, Finding, Group, Severity};
 use super::render::Report;
 use super::render::{self, Redactor};
-use super::scopes::{self, Load, ScopeFile, ScopePaths};
 use super::{fix, Inputs};
+use crate::registry::scopes::{self, Load, ScopeFile, ScopePaths};
 use crate::settings::{ParseError, SchemaIssue};
 
 /// A settings file that does not parse is skipped by the client, so the
@@ -21,10 +21,9 @@ pub(super) fn fold_into_unparseable(files: &[ScopeFile], findings: &mut Vec<Find
         let (Load::Unparseable(_), Err(why)) = (&f.load, fix::editable(f)) else {
             continue;
         };
-        let Some(at) = findings
-            .iter()
-            .position(|x| x.code == "settings-unparseable" && x.path.as_deref() == Some(&f.path))
-        else {
+        let Some(at) = findings.iter().position(|x| {
+            x.code == Code::SettingsUnparseable && x.path.as_deref() == Some(&f.path)
+        }) else {
             continue;
         };
         let blocked = |x: &Finding| x.fix.as_deref().is_some_and(|fix| fix.starts_with(&why));
@@ -112,9 +111,7 @@ fn home_is_project(f: &ScopeFile, paths: &ScopePaths) -> Finding {
     // every hook of that file once, command, prompt and http hooks
     // alike, so nothing runs twice because of it. Said, not warned.
     Finding::new(
-        "home-is-project",
-        Severity::Info,
-        Group::Settings,
+        Code::HomeIsProject,
         format!(
             "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
             paths.project_dir.display(),
@@ -144,9 +141,7 @@ fn managed_hidden(f: &ScopeFile, by: &Path) -> Finding {
         )
     };
     Finding::new(
-        "managed-hidden",
-        Severity::Warning,
-        Group::Settings,
+        Code::ManagedHidden,
         format!(
             "{} is not read: Claude Code takes its managed settings from {} alone, so nothing in this one applies (its hooks never run)",
             f.label(),
@@ -164,9 +159,7 @@ fn same_file(f: &ScopeFile, scope: scopes::Scope, path: &Path) -> Finding {
     // nothing that runs; but an edit made for one scope (a
     // project's local file) would land in the other.
     Finding::new(
-        "settings-same-file",
-        Severity::Info,
-        Group::Settings,
+        Code::SettingsSameFile,
         format!(
             "{} is the same file as {} settings {} (a link); read once, as {} settings, and --fix edits it only as that file",
             f.label(),
@@ -181,9 +174,7 @@ fn same_file(f: &ScopeFile, scope: scopes::Scope, path: &Path) -> Finding {
 /// `settings-unparseable` for a file that cannot be read.
 fn unreadable(f: &ScopeFile, why: &str) -> Finding {
     Finding::new(
-        "settings-unparseable",
-        Severity::Error,
-        Group::Settings,
+        Code::SettingsUnparseable,
         format!("{} cannot be read ({why}); Claude Code skips it", f.label()),
     )
     .at(&f.path, None)
@@ -194,9 +185,7 @@ fn unreadable(f: &ScopeFile, why: &str) -> Finding {
 fn unparseable(f: &ScopeFile, e: &ParseError) -> Finding {
     let (who, shown) = (who_corrects(f), f.path.display());
     Finding::new(
-        "settings-unparseable",
-        Severity::Error,
-        Group::Settings,
+        Code::SettingsUnparseable,
         format!(
             "{}:{}:{}: {}; {}",
             f.label(),
@@ -238,9 +227,7 @@ fn parsed_findings(
     if bom {
         report.findings.push(
             Finding::new(
-                "settings-bom",
-                Severity::Warning,
-                Group::Settings,
+                Code::SettingsBom,
                 format!("{} starts with a UTF-8 BOM; some Claude Code versions reject the file", f.label()),
             )
             .at(&f.path, Some(1))
@@ -278,9 +265,7 @@ fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Option<Finding> {
     if i.rejects_file() {
         return Some(
             Finding::new(
-                "settings-schema",
-                Severity::Error,
-                Group::Settings,
+                Code::SettingsSchema,
                 format!(
                     "{place}; Claude Code skips this whole file: none of its hooks, permissions or env are in effect"
                 ),
@@ -309,11 +294,10 @@ fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Option<Finding> {
     };
     Some(
         Finding::new(
-            "settings-part-dropped",
-            severity,
-            Group::Settings,
+            Code::SettingsPartDropped,
             format!("{place}; {consequence}"),
         )
+        .severity(severity)
         .at(&f.path, Some(i.line))
         .fix(if i.is_unknown_event() {
             format!("check the event name {at} in {shown}: if it is misspelt, its hooks never run (Claude Code after 2.1.332 may know it)")
@@ -344,9 +328,7 @@ pub(super) fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
             }
             report.findings.push(
                 Finding::new(
-                    "backup-beside-file",
-                    Severity::Warning,
-                    Group::Settings,
+                    Code::BackupBesideFile,
                     format!(
                         "{} is a backup an older gk left in {what}; it may hold the credentials of env",
                         path.display()
@@ -410,7 +392,7 @@ mod tests {
             .into_iter()
             .map(|f| {
                 let at = f.path.map(|p| p.display().to_string()).unwrap_or_default();
-                (f.code, at)
+                (f.code.as_str(), at)
             })
             .collect()
     }

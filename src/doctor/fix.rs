@@ -7,20 +7,20 @@
 use std::path::{Path, PathBuf};
 
 use super::claude_md::SectionSpec;
-use super::finding::{Finding, Remedy, Severity};
+use super::finding::{Finding, Severity};
 use super::registrations::RegistrationFix;
 use super::render;
-use super::scopes::{Load, Scope, ScopeFile};
 use super::{Diagnosis, Inputs};
 use crate::change::apply::{self, ChangeOptions, Outcome};
-use crate::change::fs::read_current;
 use crate::change::plan::{FileChange, Plan};
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
 use crate::console::{out, outln, Console};
 use crate::edit::{claude_md, settings_edit};
 use crate::error::{Error, Result};
+use crate::registry::scopes::{Load, Scope, ScopeFile};
 use crate::setup;
+use crate::setup::parts::{Part, Parts};
 
 /// How the CLAUDE.md block is recognised, and the block this gk writes.
 pub fn section_spec(inputs: &Inputs) -> SectionSpec {
@@ -40,9 +40,10 @@ fn section_text(inputs: &Inputs) -> String {
 /// What the plan must do, decided from the findings alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FixNeeds {
-    /// Rewrite gk's registrations in user settings (one canonical entry per
-    /// hook; legacy and variant entries removed).
-    pub user_registrations: bool,
+    /// The parts the findings' remedies name, as install plans them
+    /// ([`Part::Registrations`]: one canonical entry per hook in user
+    /// settings, legacy and variant entries removed).
+    pub parts: Parts,
     /// Files whose gk/legacy entries must go: project and local settings;
     /// user settings too when managed settings register all of gk's hooks.
     pub remove_from: Vec<PathBuf>,
@@ -54,26 +55,13 @@ pub struct FixNeeds {
     /// because of it, with the verb that agrees: "managed settings
     /// register" or "plugin <id> registers".
     pub registered_by: Option<String>,
-    pub binary: bool,
-    pub claude_md: bool,
-    pub state_file: bool,
-    /// Add the task records' permission rules to user settings.
-    pub permission_rules: bool,
-    /// Respell gk's status line in user settings.
-    pub status_line: bool,
     /// Findings that need a person, each with why doctor leaves it alone.
     pub manual: Vec<String>,
 }
 
 impl FixNeeds {
     pub fn is_empty(&self) -> bool {
-        !self.user_registrations
-            && self.remove_from.is_empty()
-            && !self.binary
-            && !self.claude_md
-            && !self.state_file
-            && !self.permission_rules
-            && !self.status_line
+        self.parts.is_empty() && self.remove_from.is_empty()
     }
 }
 
@@ -120,7 +108,7 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
 pub fn needs(
     findings: &[Finding],
     files: &[ScopeFile],
-    registrations: &[super::Registration],
+    registrations: &[crate::registry::Registration],
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);
@@ -148,32 +136,28 @@ pub fn needs(
         match f.remedy {
             // Plugins register some of gk's hooks: only the settings copies
             // of those go; nothing is added, the program is not touched.
-            Remedy::Registrations if carried.is_some() => {
+            Some(Part::Registrations) if carried.is_some() => {
                 n.carried = carried.cloned().unwrap_or_default();
             }
-            Remedy::Manual => n.manual.push(match &f.fix {
+            None => n.manual.push(match &f.fix {
                 Some(fix) => format!("[{}] {fix}", f.code),
                 None => format!("[{}] {}", f.code, f.message),
             }),
             // Managed settings already do every job: only removals are
             // needed, and the program they run is theirs.
-            Remedy::Registrations if outside_managed => n.user_registrations = true,
-            Remedy::Registrations => {
-                n.user_registrations = true;
-                n.binary = true;
+            Some(Part::Registrations) if outside_managed => n.parts.insert(Part::Registrations),
+            Some(Part::Registrations) => {
+                n.parts.insert(Part::Registrations);
+                n.parts.insert(Part::Program);
             }
-            Remedy::Binary => n.binary = true,
-            Remedy::ClaudeMd => n.claude_md = true,
-            Remedy::StateFile => n.state_file = true,
-            Remedy::PermissionRules => n.permission_rules = true,
-            Remedy::StatusLine => n.status_line = true,
+            Some(part) => n.parts.insert(part),
         }
     }
-    if n.permission_rules {
+    if n.parts.has(Part::PermissionRules) {
         if let Some(Err(why)) = user.map(editable) {
             n.manual
                 .push(format!("cannot add the permission rules: {why}"));
-            n.permission_rules = false;
+            n.parts.remove(Part::PermissionRules);
         }
     }
     if !n.carried.is_empty() {
@@ -199,7 +183,7 @@ pub fn needs(
             n.carried.clear();
         }
     }
-    if n.user_registrations {
+    if n.parts.has(Part::Registrations) {
         // gk's entries outside user settings (project, local) go; managed
         // ones cannot be touched.
         // A plugin's files are never edited (its rows name no settings file).
@@ -232,12 +216,12 @@ pub fn needs(
         n.remove_from.retain(|p| !blocked.contains(p));
         if outside_managed {
             // Nothing is added to user settings: its entries go like the others.
-            n.user_registrations = false;
+            n.parts.remove(Part::Registrations);
         } else if let Some(user) = user {
             if let Err(why) = editable(user) {
                 n.manual
                     .push(format!("cannot edit hook registrations: {why}"));
-                n.user_registrations = false;
+                n.parts.remove(Part::Registrations);
                 n.remove_from.clear();
             }
         }
@@ -253,58 +237,39 @@ pub fn plan(
     program: &dyn Fn() -> Result<Vec<u8>>,
 ) -> Result<Plan> {
     let os = inputs.ctx.os;
+    let site = inputs.site();
     let mut plan = Plan::new("gk doctor --fix");
-    if needs.binary {
-        let bin = inputs.paths.binary(os);
-        let old = read_current(&bin, crate::bounded::PROGRAM_LIMIT)?;
+    if needs.parts.has(Part::Program) {
         // Never downgrade: a gk in place that is newer than this one stays
         // (its own hook-binary-outdated finding says so).
-        let newer_in_place = old
-            .as_deref()
-            .and_then(super::binary::embedded_version)
-            .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()));
-        if !newer_in_place {
-            plan.push(FileChange {
-                path: bin.clone(),
-                old,
-                new: Some(program()?),
-                binary: true,
-                create_mode: 0o755,
-                strategy: setup::binary::replace_strategy(os),
-                reason: "the program gk's hooks run".into(),
-            });
-        }
-    }
-    if needs.state_file {
-        let state = inputs.paths.state_file();
-        if read_current(&state, crate::hooks::MAX_STATE_BYTES)?.is_none() {
-            plan.push(FileChange::text(
-                &state,
-                None,
-                Some(setup::CLEAN_STATE.to_string()),
-                "the task state the hooks read, in the clean form",
-            ));
-        }
-    }
-    if needs.claude_md {
-        let md = inputs.paths.claude_md();
-        let old = crate::setup::read_text(&md)?;
-        let new = match &old {
-            Some(text) => fresh_section(&md, text, &section_text(inputs))?,
-            None => claude_md::new_file(&section_text(inputs)),
+        let older_or_none = |old: Option<&[u8]>| {
+            !old.and_then(super::binary::embedded_version)
+                .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()))
         };
-        plan.push(FileChange::text(
-            &md,
-            old,
-            Some(new),
-            "the Task State Convention block",
-        ));
+        if let Some(change) = site.program(program, older_or_none)? {
+            plan.push(change);
+        }
+    }
+    if needs.parts.has(Part::StateFile) {
+        // Only a file that is not there: one with content is the user's.
+        let change = site.state_file("the task state the hooks read, in the clean form")?;
+        if change.old.is_none() {
+            plan.push(change);
+        }
+    }
+    if needs.parts.has(Part::ClaudeMd) {
+        plan.push(site.claude_md(true, "the Task State Convention block")?);
     }
     // Everything --fix does to user settings is one change (one diff, one write).
     let user = inputs.paths.settings();
     let removes_user = needs.remove_from.contains(&user);
-    if needs.user_registrations || needs.permission_rules || needs.status_line || removes_user {
-        let old = crate::setup::read_text(&user)?;
+    let (registrations, add_rules, status_line) = (
+        needs.parts.has(Part::Registrations),
+        needs.parts.has(Part::PermissionRules),
+        needs.parts.has(Part::StatusLine),
+    );
+    if registrations || add_rules || status_line || removes_user {
+        let old = crate::change::fs::read_text(&user)?;
         let mut text = old.clone().unwrap_or_default();
         let mut reasons: Vec<String> = Vec::new();
         let shell = setup::shell_form(ShellChoice::Auto, os);
@@ -314,50 +279,27 @@ pub fn plan(
             })?;
             reasons.push(removal_reason(needs));
         }
-        let wanted = match needs.user_registrations && !removes_user {
-            true => Some(setup::verified_wanted_hooks(
-                &inputs.ctx,
-                shell,
-                inputs.bash_home.as_deref(),
-                &inputs.paths.binary(os),
-            )?),
-            false => None,
-        };
-        if wanted.is_some() {
+        // With user settings' own entries going, nothing is added there.
+        let mut parts = needs.parts;
+        if removes_user {
+            parts.remove(Part::Registrations);
+        }
+        if parts.has(Part::Registrations) {
             reasons.insert(
                 0,
                 "one canonical entry per gk hook; variants and Python hooks removed".to_string(),
             );
         }
-        let rules = inputs
-            .state_dir
-            .as_deref()
-            .and_then(|d| crate::paths::state_rules(os, d, Some(&inputs.ctx.home)))
-            .filter(|_| needs.permission_rules);
-        if rules.is_some() {
+        let rules = site.rules();
+        if add_rules && rules.is_some() {
             reasons.push("let Claude write its task records without asking".to_string());
         }
-        let line = match needs.status_line {
-            true => Some(setup::statusline_for(
-                &inputs.ctx,
-                shell,
-                inputs.git_bash.as_deref(),
-                inputs.bash_home.as_deref(),
-                &inputs.paths.binary(os),
-            )?),
-            false => None,
-        };
-        if line.is_some() {
+        if status_line {
             reasons
                 .push("gk's status line spelled for the shell Claude Code runs it in".to_string());
         }
-        let want = setup::SettingsWanted {
-            hooks: wanted.as_ref(),
-            rules: rules.as_ref().map(|r| r.as_slice()),
-            statusline: line.as_deref(),
-        };
-        let (text, filled, _) =
-            setup::put_in_settings(&user, old.as_deref(), text, &want, &inputs.ctx)?;
+        let (text, filled, _, _) =
+            site.user_settings(parts, shell, rules.as_ref(), old.as_deref(), text)?;
         plan.push(FileChange::text(
             &user,
             old,
@@ -369,7 +311,7 @@ pub fn plan(
         }
     }
     for path in needs.remove_from.iter().filter(|p| **p != user) {
-        let Some(old) = crate::setup::read_text(path)? else {
+        let Some(old) = crate::change::fs::read_text(path)? else {
             continue;
         };
         let new = removal(needs, path, &old, &inputs.ctx)?;
@@ -415,13 +357,6 @@ fn removal_reason(needs: &FixNeeds) -> String {
     )
 }
 
-/// Exactly one current block: later marked copies taken out, then the
-/// block pasted over the first (or over the Python-era section, or appended).
-pub fn fresh_section(path: &std::path::Path, text: &str, section: &str) -> Result<String> {
-    let one = claude_md::remove_extra_blocks(path, text)?;
-    claude_md::insert_section(path, &one, section)
-}
-
 /// Install's diff masks `env` values and secret-named keys where they are
 /// defined, but not the same value quoted elsewhere in the file (a hook
 /// command holding a webhook URL from `env`, next to an entry --fix
@@ -439,7 +374,7 @@ pub fn withhold_secret_diffs(
         }
         let mut one = Plan::new(&plan.title);
         one.push(c.clone());
-        let shown = crate::change::render::render(&one, render::Style { color: false });
+        let shown = crate::change::render::render(&one, Style { color: false });
         // Only the diff's lines: the action list and headers hold paths.
         shown
             .lines()

@@ -23,8 +23,6 @@ pub mod render;
 pub mod state;
 pub mod statusline;
 
-pub use crate::registry::scopes;
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -36,9 +34,10 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::{CommandContext, HookKind, Owner};
 use crate::paths::ClaudePaths;
+use crate::registry::scopes;
+use crate::registry::Registration;
 
-use finding::{Finding, Group, Severity};
-pub use registrations::Registration;
+use finding::{Code, Finding, Group};
 use render::{Redactor, Report};
 use scopes::{ScopeFile, ScopePaths};
 
@@ -67,6 +66,17 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// The machine's facts gk's parts are spelt from, as install reads them.
+    pub fn site(&self) -> crate::setup::parts::Site<'_> {
+        crate::setup::parts::Site {
+            paths: &self.paths,
+            ctx: &self.ctx,
+            git_bash: self.git_bash.as_deref(),
+            bash_home: self.bash_home.as_deref(),
+            state_dir: self.state_dir.as_deref(),
+        }
+    }
+
     /// Read the process environment and the flags.
     pub fn from_env(args: &DoctorArgs, env: &Env) -> Result<Inputs> {
         // The same machine facts install plans from (paths, platform, home,
@@ -293,9 +303,7 @@ fn check_config(
         switched_off.push(kind);
         report.findings.push(
             Finding::new(
-                "hook-switched-off",
-                Severity::Info,
-                Group::Config,
+                Code::HookSwitchedOff,
                 format!(
                     "the {} hook is switched off in {} (it runs but prints nothing)",
                     kind.arg(),

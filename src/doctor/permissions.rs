@@ -21,10 +21,11 @@
 
 use std::path::Path;
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
-use super::scopes::ScopeFile;
+use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use crate::hookcmd::normalize_path;
 use crate::platform::Os;
+use crate::registry::scopes::ScopeFile;
+use crate::setup::parts::Part;
 
 /// Whether permission rule `rule` covers using `tool` on a record
 /// (`<dir>/<name>.json`). Undecidable forms (paths relative to a settings
@@ -137,9 +138,7 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
     };
     if inside(claude_dir) {
         return Some(Finding::new(
-            "state-permission-missing",
-            Severity::Warning,
-            Group::State,
+            Code::StatePermissionMissing,
             format!(
                 "the state folder {shown} is inside {}: Claude Code refuses Claude's writes of every file there, whatever the rules (measured)",
                 claude_dir.display()
@@ -153,9 +152,7 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
     }
     if let Some(why) = crate::paths::state_dir_problem(os, dir, Some(home), Some(claude_dir)) {
         return Some(Finding::new(
-            "state-permission-missing",
-            Severity::Warning,
-            Group::State,
+            Code::StatePermissionMissing,
             format!(
                 "the state folder {shown} is not a folder of gk's own ({why}); gk writes no rule for it, and `gk state` and `gk install` refuse it"
             ),
@@ -171,9 +168,7 @@ fn folder_no_rule_may_allow(dir: &Path, home: &Path, os: Os, claude_dir: &Path) 
 /// No rule can name `dir`: its path holds a character rules treat specially.
 fn folder_no_rule_can_name(dir: &Path) -> Finding {
     Finding::new(
-        "state-permission-missing",
-        Severity::Warning,
-        Group::State,
+        Code::StatePermissionMissing,
         format!(
             "no permission rule can name the state folder {} (its path holds a character rules treat specially); Claude Code asks before every task record write",
             dir.display()
@@ -219,9 +214,7 @@ fn refusing_rules(
                 if covers(&rule, "Edit", dir, home, os) {
                     out.push(
                         Finding::new(
-                            "state-permission-missing",
-                            Severity::Warning,
-                            Group::State,
+                            Code::StatePermissionMissing,
                             format!("the {list} rule `{rule}` in {} {does}", f.label()),
                         )
                         .at(&f.path, None)
@@ -256,14 +249,13 @@ fn no_allow_rule(
         // is written with no allow rule; deny and ask rules still refuse
         // it, so they were reported above whatever the mode.
         return Finding::new(
-            "state-permission-missing",
-            Severity::Info,
-            Group::State,
+            Code::StatePermissionMissing,
             format!(
                 "no permissions.allow rule lets Claude write its task records in {shown}; none is needed while a session stays in bypassPermissions mode, where sessions start (`defaultMode` in {}), but a session switched to another mode asks before every update",
                 from.label()
             ),
         )
+        .severity(Severity::Info)
         .at(&from.path, None)
         .fix(format!(
             "to keep the records in every mode, add `{}` and `{}` to permissions.allow in {} (`gk install` adds them)",
@@ -273,9 +265,7 @@ fn no_allow_rule(
         ));
     }
     let f = Finding::new(
-        "state-permission-missing",
-        Severity::Warning,
-        Group::State,
+        Code::StatePermissionMissing,
         format!(
             "no permissions.allow rule lets Claude write its task records in {shown}; Claude Code asks before every update, and `claude -p` refuses it"
         ),
@@ -288,7 +278,7 @@ fn no_allow_rule(
         user_settings.display()
     );
     match user_editable {
-        Ok(()) => f.fix(fix).remedy(Remedy::PermissionRules),
+        Ok(()) => f.fix(fix).fixed_by(Part::PermissionRules),
         Err(why) => f.fix(format!("{why}; then {fix}")),
     }
 }
@@ -324,9 +314,7 @@ pub fn check_private(dir: &Path) -> Option<Finding> {
     let mode = folder_mode(dir)?;
     (mode & 0o077 != 0).then(|| {
         Finding::new(
-            "state-folder-readable",
-            Severity::Warning,
-            Group::State,
+            Code::StateFolderReadable,
             format!(
                 "the state folder {} has mode {mode:o}: other users can read the task records in it",
                 dir.display()
@@ -360,9 +348,7 @@ fn folder_mode(_dir: &Path) -> Option<u32> {
 pub fn check_folder(dir: &Path) -> Option<Finding> {
     let unwritable = |why: String| {
         Finding::new(
-            "state-folder-unwritable",
-            Severity::Error,
-            Group::State,
+            Code::StateFolderUnwritable,
             format!(
                 "the state folder {} {why}; Claude cannot keep its task records there (the hooks show the shared record instead)",
                 dir.display()
@@ -509,7 +495,7 @@ mod tests {
     }
 
     fn severities(f: &[Finding]) -> Vec<(&str, Severity)> {
-        f.iter().map(|f| (f.code, f.severity)).collect()
+        f.iter().map(|f| (f.code.as_str(), f.severity)).collect()
     }
 
     #[test]
@@ -607,7 +593,7 @@ mod tests {
             "{}",
             f[0].message
         );
-        assert_eq!(f[0].remedy, Remedy::Manual);
+        assert!(f[0].remedy.is_none());
         // A sibling that only shares the prefix is not inside.
         let f = check_rules(
             &[],
@@ -618,7 +604,7 @@ mod tests {
             Path::new("/home/u/.claude/settings.json"),
             Ok(()),
         );
-        assert_eq!(f[0].remedy, Remedy::PermissionRules, "{}", f[0].message);
+        assert_eq!(f[0].remedy, Some(Part::PermissionRules), "{}", f[0].message);
     }
 
     #[test]
@@ -627,9 +613,12 @@ mod tests {
         let file = tmp.path().join("a-file");
         std::fs::write(&file, "x").unwrap();
         let f = check_folder(&file.join("gk")).unwrap();
-        assert_eq!(f.code, "state-folder-unwritable");
+        assert_eq!(f.code, Code::StateFolderUnwritable);
         assert!(f.message.contains("is not a folder"), "{}", f.message);
-        assert_eq!(check_folder(&file).unwrap().code, "state-folder-unwritable");
+        assert_eq!(
+            check_folder(&file).unwrap().code,
+            Code::StateFolderUnwritable
+        );
         assert!(check_folder(&tmp.path().join("not/yet/made")).is_none());
         assert!(check_folder(tmp.path()).is_none());
         // The probe leaves nothing behind.

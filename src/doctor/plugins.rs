@@ -5,9 +5,9 @@
 //! commands. gk's own hooks in plugins are judged with the other
 //! registrations ([`super::registrations`]).
 
-use super::finding::{Finding, Group, Remedy, Severity};
+use super::finding::{Code, Finding, Group, Severity};
 use super::render::Report;
-use crate::registry::plugins::{Plugins, Trouble};
+use crate::registry::plugins::{Plugin, Plugins, Trouble};
 use crate::registry::scopes::{Load, Scope};
 
 /// The findings about `plugins`, and one note per plugin read.
@@ -26,53 +26,7 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
                     .unwrap_or_default()
             ),
         ));
-        for path in &p.hangs {
-            report.findings.push(
-                Finding::new(
-                    "plugin-hooks-unparseable",
-                    Severity::Error,
-                    Group::Registrations,
-                    format!(
-                        "plugin {}'s hooks file {} is not a regular file (a named pipe or a device): Claude Code waits on it for ever when it starts, so no hook runs",
-                        p.id,
-                        path.display()
-                    ),
-                )
-                .at(path, None)
-                .fix(format!(
-                    "remove {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
-                    path.display(),
-                    p.id
-                ))
-                .remedy(Remedy::Manual),
-            );
-        }
-        for f in &p.hooks {
-            let why = match &f.load {
-                Load::Unparseable(e) => format!("{}:{}: {}", e.line, e.column, e.reason),
-                Load::Unreadable(why) if !p.hangs.contains(&f.path) => why.clone(),
-                _ => continue,
-            };
-            report.findings.push(
-                Finding::new(
-                    "plugin-hooks-unparseable",
-                    Severity::Warning,
-                    Group::Registrations,
-                    format!(
-                        "plugin {}'s hooks file {}: {why}; Claude Code runs none of this plugin's hooks",
-                        p.id,
-                        f.path.display()
-                    ),
-                )
-                .at(&f.path, None)
-                .fix(format!(
-                    "correct {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
-                    f.path.display(),
-                    p.id
-                ))
-                .remedy(Remedy::Manual),
-            );
-        }
+        report.findings.extend(hooks_file_findings(p));
     }
     for t in &plugins.trouble {
         match t {
@@ -89,9 +43,7 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
                 ..
             } => report.findings.push(
                 Finding::new(
-                    "plugin-missing",
-                    Severity::Warning,
-                    Group::Registrations,
+                    Code::PluginMissing,
                     format!(
                         "plugin {id} is enabled in {} settings {} but its folder is {}: Claude Code runs none of its hooks (it says so only in its debug log)",
                         enabled_in.0.name(),
@@ -106,29 +58,25 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
                 .fix(format!(
                     "install it again (`claude plugin install {id}`), or switch it off (`claude plugin disable {id}`)"
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             ),
             Trouble::NotChecked { count } => report.findings.push(
                 Finding::new(
-                    "source-unread",
-                    Severity::Warning,
-                    Group::Registrations,
+                    Code::SourceUnread,
                     format!(
                         "{count} more enabled plugins were not read (gk doctor reads {}): whatever they register is unknown, so gk doctor --fix leaves gk's registrations alone",
                         crate::registry::plugins::PluginBudget::DOCTOR.plugins
                     ),
                 )
                 .fix("switch off the plugins you do not use (`claude plugin disable <id>`)")
-                .remedy(Remedy::Manual),
+                .by_hand(),
             ),
         }
     }
     for u in &plugins.unread {
         report.findings.push(
             Finding::new(
-                "source-unread",
-                Severity::Warning,
-                Group::Registrations,
+                Code::SourceUnread,
                 format!(
                     "{} {}: gk doctor did not read it, so whatever it registers is unknown, and gk doctor --fix leaves gk's registrations alone",
                     u.path.display(),
@@ -140,9 +88,60 @@ pub fn check(plugins: &Plugins, report: &mut Report) {
                 "if Claude Code should load it, make {} smaller (a plugin's file: ask its author, or `claude plugin disable` the plugin)",
                 u.path.display()
             ))
-            .remedy(Remedy::Manual),
+            .by_hand(),
         );
     }
+}
+
+/// The findings about plugin `p`'s hooks files: one the client would hang
+/// on (a named pipe or a device), one it cannot use.
+fn hooks_file_findings(p: &Plugin) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for path in &p.hangs {
+        out.push(
+            Finding::new(
+                Code::PluginHooksUnparseable,
+                format!(
+                    "plugin {}'s hooks file {} is not a regular file (a named pipe or a device): Claude Code waits on it for ever when it starts, so no hook runs",
+                    p.id,
+                    path.display()
+                ),
+            )
+            .at(path, None)
+            .fix(format!(
+                "remove {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
+                path.display(),
+                p.id
+            ))
+            .by_hand(),
+        );
+    }
+    for f in &p.hooks {
+        let why = match &f.load {
+            Load::Unparseable(e) => format!("{}:{}: {}", e.line, e.column, e.reason),
+            Load::Unreadable(why) if !p.hangs.contains(&f.path) => why.clone(),
+            _ => continue,
+        };
+        out.push(
+            Finding::new(
+                Code::PluginHooksUnparseable,
+                format!(
+                    "plugin {}'s hooks file {}: {why}; Claude Code runs none of this plugin's hooks",
+                    p.id,
+                    f.path.display()
+                ),
+            )
+            .severity(Severity::Warning)
+            .at(&f.path, None)
+            .fix(format!(
+                "correct {} (the plugin's own file; gk never edits it), or `claude plugin disable {}`",
+                f.path.display(),
+                p.id
+            ))
+            .by_hand(),
+        );
+    }
+    out
 }
 
 /// The first source `plugins` left unread (and how many more), for the
@@ -187,9 +186,7 @@ fn never_installed(id: &str, enabled_in: &(Scope, std::path::PathBuf)) -> Findin
         mkt => format!(" from marketplace {mkt}"),
     };
     Finding::new(
-        "plugin-not-installed",
-        Severity::Info,
-        Group::Registrations,
+        Code::PluginNotInstalled,
         format!(
             "{who} plugin {name}{from} ({}), which this machine has not installed; `claude plugin install {id}` to use it",
             enabled_in.1.display()

@@ -4,12 +4,15 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
-use super::registrations::{self, Registration};
+use super::binary;
+use super::finding::{Code, Finding, Group, FIX_COMMAND};
+use super::registrations;
 use super::render::Report;
-use super::{binary, scopes};
 use super::{Inputs, SLOW_THRESHOLD};
 use crate::hookcmd::{self, HookKind, Owner, ShellForm};
+use crate::registry::locate::locate;
+use crate::registry::{scopes, Registration};
+use crate::setup::parts::Part;
 use crate::smoke;
 
 /// `hook-binary-missing` / `hook-binary-outdated`, one finding per program
@@ -22,7 +25,7 @@ pub(super) fn check_binaries(
 ) {
     let os = inputs.ctx.os;
     let exists = |p: &Path| p.is_file();
-    let locate = |program: &str| binary::locate(os, program, inputs.path_var.as_deref(), &exists);
+    let locate = |program: &str| locate(os, program, inputs.path_var.as_deref(), &exists);
     let canonical = inputs.paths.binary(os);
     for p in crate::registry::rules::programs(table, &locate) {
         let (program, owner, places) = (p.program, p.owner, &p.places);
@@ -32,9 +35,7 @@ pub(super) fn check_binaries(
         match &p.located {
             None => {
                 let f = Finding::new(
-                    "hook-binary-missing",
-                    Severity::Error,
-                    Group::Binaries,
+                    Code::HookBinaryMissing,
                     format!(
                         "{} {}; {} fails on every {}",
                         p.spelled(),
@@ -54,9 +55,7 @@ pub(super) fn check_binaries(
                     // A plugin carries no program: its bare `gk` is looked
                     // up on PATH, and only the user can put one there.
                     (Owner::Gk(_), Some(id)) => Finding::new(
-                        "hook-binary-missing",
-                        Severity::Error,
-                        Group::Binaries,
+                        Code::HookBinaryMissing,
                         format!(
                             "{program} is not on PATH; plugin {id}'s hooks fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
                             and_list(&p.events())
@@ -73,7 +72,7 @@ pub(super) fn check_binaries(
                             "{FIX_COMMAND} (puts this gk at {})",
                             canonical.display()
                         ))
-                        .remedy(Remedy::Binary),
+                        .fixed_by(Part::Program),
                     Owner::Gk(_) => how.fix(
                         f,
                         format!(
@@ -133,9 +132,7 @@ fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &P
     let program = crate::text::one_line(&p.program, 200);
     let mut f = if p.on_path {
         Finding::new(
-            "hook-program-not-found",
-            Severity::Warning,
-            Group::Binaries,
+            Code::HookProgramNotFound,
             format!(
                 "`{program}` is not found on PATH here; {} fails on every {events} unless the PATH Claude Code runs hooks with has it",
                 first.place()
@@ -147,9 +144,7 @@ fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &P
         ))
     } else {
         Finding::new(
-            "hook-binary-missing",
-            Severity::Error,
-            Group::Binaries,
+            Code::HookBinaryMissing,
             format!(
                 "{program} does not exist ($CLAUDE_PROJECT_DIR is {} here); {} fails on every {events}",
                 project.display(),
@@ -198,9 +193,7 @@ pub(super) fn outdated(
         None => format!("carries no gk version (not a gk build); this gk is {ours}"),
     };
     let finding = Finding::new(
-        "hook-binary-outdated",
-        Severity::Warning,
-        Group::Binaries,
+        Code::HookBinaryOutdated,
         format!(
             "{} (registered in {}) {what}",
             path.display(),
@@ -217,7 +210,7 @@ pub(super) fn outdated(
     }
     let fix = format!("{FIX_COMMAND} (puts this gk at {})", canonical.display());
     if scopes::same_file(path, canonical) {
-        return Some(finding.fix(fix).remedy(Remedy::Binary));
+        return Some(finding.fix(fix).fixed_by(Part::Program));
     }
     let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
     Some(how.fix(
@@ -257,7 +250,7 @@ pub(super) fn check_smoke(
                 continue;
             }
             let located = r.invocation.as_ref().and_then(|inv| {
-                binary::locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
+                locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
                     p.is_file()
                 })
             });
@@ -330,9 +323,7 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     let timeout = Duration::from_secs_f64(r.timeout.unwrap_or(30.0).clamp(1.0, 60.0));
     let failed = |why: String| {
         Finding::new(
-            "hook-smoke-failed",
-            Severity::Error,
-            Group::Smoke,
+            Code::HookSmokeFailed,
             format!("`{}` ({}) {why}", r.command, r.place()),
         )
         .at(&r.path, Some(r.line))
@@ -369,9 +360,7 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     if took > SLOW_THRESHOLD {
         report.findings.push(
             Finding::new(
-                "hook-slow",
-                Severity::Warning,
-                Group::Smoke,
+                Code::HookSlow,
                 format!(
                     "`{}` took {} ms (threshold {} ms); it runs on every {}",
                     r.command,

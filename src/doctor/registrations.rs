@@ -7,11 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use crate::hookcmd::HookKind;
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
-pub use crate::registry::{Registration, SwitchKey, Table};
+use crate::registry::{Registration, SwitchKey, Table};
+use crate::setup::parts::Part;
 
 fn place_of(path: &Path, line: Option<usize>) -> String {
     match line {
@@ -28,9 +29,7 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
     let s = d.switch;
     let finding = if d.everything {
         Finding::new(
-            "hooks-disabled",
-            Severity::Error,
-            Group::Registrations,
+            Code::HooksDisabled,
             format!(
                 "disableAllHooks is true in managed settings {}: Claude Code runs no hooks at all",
                 place_of(&s.path, s.line)
@@ -40,9 +39,7 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
     } else {
         match s.key {
             SwitchKey::DisableAllHooks => Finding::new(
-                "hooks-disabled",
-                Severity::Error,
-                Group::Registrations,
+                Code::HooksDisabled,
                 format!(
                     "disableAllHooks is true in {} settings {}: Claude Code runs no hooks from user, project or local settings",
                     s.scope.name(),
@@ -54,9 +51,7 @@ pub fn check_policy(t: &Table) -> Vec<Finding> {
                 s.path.display()
             )),
             SwitchKey::AllowManagedHooksOnly => Finding::new(
-                "hooks-disabled",
-                Severity::Error,
-                Group::Registrations,
+                Code::HooksDisabled,
                 format!(
                     "allowManagedHooksOnly is true in managed settings {}: Claude Code runs only managed hooks (and plugins managed settings enable), so gk's hooks in user, project or local settings, or in a plugin enabled there, never run",
                     place_of(&s.path, s.line)
@@ -165,34 +160,34 @@ impl RegistrationFix {
                 .fix(format!(
                     "managed policy: ask whoever manages this machine to {by_hand} (gk never edits managed settings)"
                 ))
-                .remedy(Remedy::Manual);
+                .by_hand();
         }
         match self {
-            RegistrationFix::UserEntry => f.fix(user_fix).remedy(Remedy::Registrations),
+            RegistrationFix::UserEntry => f.fix(user_fix).fixed_by(Part::Registrations),
             RegistrationFix::RemoveOutsideManaged { managed } => f
                 .fix(format!(
                     "{FIX_COMMAND} (removes gk's entries from user, project and local settings; managed settings {} register all of gk's hooks)",
                     managed.display()
                 ))
-                .remedy(Remedy::Registrations),
+                .fixed_by(Part::Registrations),
             RegistrationFix::RemoveOutsidePlugin { plugin } => f
                 .fix(format!(
                     "{FIX_COMMAND} (removes gk's entries from user, project and local settings; plugin {plugin} registers all of gk's hooks)"
                 ))
-                .remedy(Remedy::Registrations),
+                .fixed_by(Part::Registrations),
             RegistrationFix::RemovePluginCopies { carried } => {
                 let (kind, plugin) = &carried[0];
                 f.fix(format!(
                     "{by_hand}; plugin {plugin} registers gk's {} hook but not all of gk's hooks, so gk doctor --fix only takes out the settings copies of the hooks plugins register",
                     kind.arg()
                 ))
-                .remedy(Remedy::Manual)
+                .by_hand()
             }
             RegistrationFix::Unread { source } => f
                 .fix(format!(
                     "{by_hand}; gk doctor could not read {source}, which may register gk's hooks, so gk doctor --fix leaves registrations alone (see source-unread)"
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             RegistrationFix::Manual { managed, kind } => f
                 .fix(format!(
                     "{by_hand}; managed settings {} register gk's {} hook but not all of gk's hooks, so gk doctor --fix leaves registrations alone (it would register the {} hook a second time)",
@@ -200,16 +195,16 @@ impl RegistrationFix {
                     kind.arg(),
                     kind.arg()
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             RegistrationFix::Blocked { why } => f
                 .fix(format!("{why}; then {user_fix}"))
-                .remedy(Remedy::Manual),
+                .by_hand(),
             RegistrationFix::Unsure { command, kind } => f
                 .fix(format!(
                     "{by_hand}; `{command}` may already run gk's {} hook, so gk doctor --fix leaves registrations alone (it would register that hook a second time)",
                     kind.arg()
                 ))
-                .remedy(Remedy::Manual),
+                .by_hand(),
         }
     }
 }
@@ -272,15 +267,14 @@ fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> 
         _ => Severity::Error,
     };
     let f = Finding::new(
-        "hook-missing",
-        severity,
-        Group::Registrations,
+        Code::HookMissing,
         format!(
             "gk's {} hook ({}) is not registered in any settings file Claude Code loads",
             kind.arg(),
             kind.event()
         ),
-    );
+    )
+    .severity(severity);
     how.fix(
         f,
         format!("{FIX_COMMAND} (adds it to {})", user_settings.display()),
@@ -329,9 +323,7 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
         // Measured: the client merges identical handlers within one source
         // only; a plugin's copy and a settings file's both run.
         Some(_) => Finding::new(
-            "hook-in-plugin-and-settings",
-            Severity::Error,
-            Group::Registrations,
+            Code::HookInPluginAndSettings,
             format!(
                 "gk's {} hook is registered by plugin {} and in settings files too; Claude Code runs each copy (it never merges a plugin's with a settings file's), so it fires {n} times",
                 t.kind.arg(),
@@ -339,9 +331,7 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
             ),
         ),
         None => Finding::new(
-            "hook-fires-twice",
-            Severity::Error,
-            Group::Registrations,
+            Code::HookFiresTwice,
             format!(
                 "gk's {} hook is registered {}; Claude Code runs each, so it fires {n} times",
                 t.kind.arg(),
@@ -366,7 +356,7 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
                 "{FIX_COMMAND} (removes gk's settings copy of the {} hook from user, project and local settings; plugin {plugin} carries it)",
                 t.kind.arg()
             ))
-            .remedy(Remedy::Registrations),
+            .fixed_by(Part::Registrations),
         _ => how.fix(
             f,
             format!(
@@ -390,9 +380,7 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
 fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
     let first = t.spellings[0].places[0];
     let mut f = Finding::new(
-        "hook-in-two-plugins",
-        Severity::Error,
-        Group::Registrations,
+        Code::HookInTwoPlugins,
         format!(
             "gk's {} hook is registered by {} plugins ({}); Claude Code runs each plugin's copy, so it fires {} times",
             t.kind.arg(),
@@ -410,7 +398,7 @@ fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
             .collect::<Vec<_>>()
             .join(", ")
     ))
-    .remedy(Remedy::Manual);
+    .by_hand();
     for s in &t.spellings {
         for r in &s.places {
             f = f.detail(format!("{}  `{}`", r.place(), r.command));
@@ -426,9 +414,7 @@ fn repeated_string(
 ) -> Finding {
     let places = &r.spelling.places;
     let mut f = Finding::new(
-        "hook-redundant",
-        Severity::Warning,
-        Group::Registrations,
+        Code::HookRedundant,
         format!(
             "`{}` is registered {} times for {}; Claude Code runs it once, the other entries are clutter",
             r.spelling.command,
@@ -455,9 +441,7 @@ fn repeated_string(
 fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
     how.fix(
         Finding::new(
-            "hook-legacy",
-            Severity::Warning,
-            Group::Registrations,
+            Code::HookLegacy,
             format!(
                 "the Python {} is still registered for {} in {}",
                 kind.legacy_script().unwrap_or_default(),
@@ -475,9 +459,7 @@ fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
 fn wrong_event(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
     how.fix(
         Finding::new(
-            "hook-wrong-event",
-            Severity::Warning,
-            Group::Registrations,
+            Code::HookWrongEvent,
             format!(
                 "gk's {} hook is registered under {} in {}; it belongs under {}",
                 kind.arg(),
@@ -501,9 +483,7 @@ fn in_project(
 ) -> Finding {
     how.fix(
         Finding::new(
-            "hook-redundant",
-            Severity::Warning,
-            Group::Registrations,
+            Code::HookRedundant,
             format!(
                 "gk's {} hook is registered in shared project settings {}:{}; it points at one machine's gk and belongs in user settings",
                 kind.arg(),
@@ -533,9 +513,7 @@ fn unrecognised(r: &Registration, u: &rules::Unrecognised) -> Finding {
         "if it does not, nothing registers gk's hook for this event"
     };
     Finding::new(
-        "hook-unrecognised",
-        Severity::Warning,
-        Group::Registrations,
+        Code::HookUnrecognised,
         format!(
             "cannot tell whether `{}` in {} runs a gk hook ({why}); {then}",
             r.command,

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::finding::{exit_code, Finding, Group, Remedy, Severity};
+use super::finding::{exit_code, Finding, Group, Severity};
+use crate::change::render::Style;
 
 /// How a check group came out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +74,7 @@ impl Report {
     pub fn fixable(&self) -> usize {
         self.findings
             .iter()
-            .filter(|f| f.severity > Severity::Info && f.remedy != Remedy::Manual)
+            .filter(|f| f.severity > Severity::Info && f.remedy.is_some())
             .count()
     }
 }
@@ -187,8 +188,6 @@ pub fn secret_key(key: &str) -> bool {
     crate::change::render::is_secret_key(key)
 }
 
-pub use crate::change::render::Style;
-
 fn mark(style: Style, status: &GroupStatus) -> String {
     match status {
         GroupStatus::Ok => style.paint("32", "[✓]"),
@@ -296,7 +295,7 @@ pub fn json(report: &Report) -> Value {
         .iter()
         .map(|f| {
             let mut m = Map::new();
-            m.insert("code".into(), json!(f.code));
+            m.insert("code".into(), json!(f.code.as_str()));
             m.insert("severity".into(), json!(f.severity.as_str()));
             m.insert("message".into(), json!(f.message));
             if let Some(p) = &f.path {
@@ -314,7 +313,7 @@ pub fn json(report: &Report) -> Value {
             if !f.details.is_empty() {
                 m.insert("details".into(), json!(f.details));
             }
-            m.insert("fixable".into(), json!(f.remedy != Remedy::Manual));
+            m.insert("fixable".into(), json!(f.remedy.is_some()));
             Value::Object(m)
         })
         .collect();
@@ -347,26 +346,17 @@ pub fn json(report: &Report) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doctor::finding::Code;
+    use crate::setup::parts::Part;
 
     fn report() -> Report {
         Report {
             findings: vec![
-                Finding::new(
-                    "hook-missing",
-                    Severity::Error,
-                    Group::Registrations,
-                    "gk's stop hook is missing".into(),
-                )
-                .fix("gk doctor --fix")
-                .remedy(Remedy::Registrations),
-                Finding::new(
-                    "state-stale",
-                    Severity::Warning,
-                    Group::State,
-                    "stale".into(),
-                )
-                .at("/h/s.json", Some(2)),
-                Finding::new("note", Severity::Info, Group::Settings, "quiet".into()),
+                Finding::new(Code::HookMissing, "gk's stop hook is missing".into())
+                    .fix("gk doctor --fix")
+                    .fixed_by(Part::Registrations),
+                Finding::new(Code::StateStale, "stale".into()).at("/h/s.json", Some(2)),
+                Finding::new(Code::HomeIsProject, "quiet".into()),
             ],
             notes: vec![(Group::Settings, "user settings read".into())],
             skipped: vec![(Group::Smoke, "--no-smoke".into())],
@@ -381,7 +371,7 @@ mod tests {
             Style { color: false },
             &Redactor::default(),
         );
-        assert!(text.contains("[•] Settings files\n    • quiet [note]\n"));
+        assert!(text.contains("[•] Settings files\n    • quiet [home-is-project]\n"));
         assert!(text.contains("[✗] Hook registrations\n    ✗ gk's stop hook is missing [hook-missing]\n      fix: gk doctor --fix\n"));
         assert!(text.contains("[!] Task state"));
         assert!(text.contains("[-] Smoke test (skipped: --no-smoke)"));

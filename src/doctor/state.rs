@@ -8,7 +8,8 @@ use std::path::Path;
 
 use crate::hooks::{ConfigError, StateVerdict};
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
+use super::finding::{Code, Finding, FIX_COMMAND};
+use crate::setup::parts::Part;
 
 /// The finding for a verdict (none when the state is healthy).
 pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<Finding> {
@@ -16,33 +17,25 @@ pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<
     let f = match verdict {
         StateVerdict::Clean { .. } | StateVerdict::InProgress { stale: false, .. } => return None,
         StateVerdict::Missing => Finding::new(
-            "state-unreadable",
-            Severity::Warning,
-            Group::State,
+            Code::StateUnreadable,
             format!("{shown} does not exist; the hooks report \"missing, assuming clean\" on every turn"),
         )
         .fix(format!("{FIX_COMMAND} (creates it in the clean form)"))
-        .remedy(Remedy::StateFile),
+        .fixed_by(Part::StateFile),
         StateVerdict::Unreadable { reason } => Finding::new(
-            "state-unreadable",
-            Severity::Warning,
-            Group::State,
+            Code::StateUnreadable,
             format!("{shown} cannot be read ({reason}); the hooks report \"unreadable, assuming clean\""),
         )
         .fix(format!(
             "rewrite it as {{\"status\": \"clean\", \"task\": \"\", \"detail\": \"\", \"project\": \"\", \"cwd\": \"\", \"updated\": \"\"}}, or delete it and run {FIX_COMMAND}"
         )),
         StateVerdict::NoStatus => Finding::new(
-            "state-bad-status",
-            Severity::Warning,
-            Group::State,
+            Code::StateBadStatus,
             format!("{shown} has no status field; the hooks assume clean"),
         )
         .fix(format!("set \"status\" to \"clean\" or \"in_progress\" in {shown}")),
         StateVerdict::BadStatus { value } => Finding::new(
-            "state-bad-status",
-            Severity::Warning,
-            Group::State,
+            Code::StateBadStatus,
             format!(
                 "{shown} has status {}; only \"clean\" and \"in_progress\" mean anything, the hooks assume clean",
                 shorten(value)
@@ -53,9 +46,7 @@ pub fn finding(verdict: &StateVerdict, path: &Path, stale_hours: u32) -> Option<
             age_hours,
             stale: true,
         } => Finding::new(
-            "state-stale",
-            Severity::Warning,
-            Group::State,
+            Code::StateStale,
             format!(
                 "{shown} has said in_progress for {}h (more than {stale_hours}h); it may have been left dirty",
                 age_hours.map_or(0, |h| h as u64)
@@ -111,9 +102,7 @@ pub fn config_finding(error: &ConfigError) -> Finding {
         None => path.display().to_string(),
     };
     let f = Finding::new(
-        "config-invalid",
-        Severity::Error,
-        Group::Config,
+        Code::ConfigInvalid,
         format!(
             "{place}: {}; the hooks ignore the file and use the built-in rules",
             error.reason
@@ -149,15 +138,15 @@ mod tests {
         };
         assert!(finding(&fresh, p, 24).is_none());
         let missing = finding(&StateVerdict::Missing, p, 24).unwrap();
-        assert_eq!(missing.code, "state-unreadable");
-        assert_eq!(missing.remedy, Remedy::StateFile);
+        assert_eq!(missing.code, Code::StateUnreadable);
+        assert_eq!(missing.remedy, Some(Part::StateFile));
         let unreadable = StateVerdict::Unreadable {
             reason: "JSONDecodeError".into(),
         };
-        assert_eq!(finding(&unreadable, p, 24).unwrap().remedy, Remedy::Manual);
+        assert!(finding(&unreadable, p, 24).unwrap().remedy.is_none());
         assert_eq!(
             finding(&StateVerdict::NoStatus, p, 24).unwrap().code,
-            "state-bad-status"
+            Code::StateBadStatus
         );
         let bad = StateVerdict::BadStatus {
             value: "in-progress".into(),
@@ -171,7 +160,7 @@ mod tests {
             age_hours: Some(30.5),
         };
         let f = finding(&stale, p, 24).unwrap();
-        assert_eq!(f.code, "state-stale");
+        assert_eq!(f.code, Code::StateStale);
         assert!(f.message.contains("30h") && f.message.contains("24h"));
     }
 
@@ -221,7 +210,7 @@ mod tests {
             reason: "expected a boolean".into(),
         };
         let f = config_finding(&e);
-        assert_eq!(f.code, "config-invalid");
+        assert_eq!(f.code, Code::ConfigInvalid);
         assert_eq!(f.line, Some(3));
         assert!(f
             .message

@@ -8,11 +8,12 @@
 //! nothing. `--fix` respells it as install would; a status line that is not
 //! gk's is never looked at.
 
-use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
-use super::scopes::{Scope, ScopeFile};
+use super::finding::{Code, Finding, FIX_COMMAND};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
+use crate::registry::scopes::{Scope, ScopeFile};
 use crate::registry::{SwitchKey, Table};
+use crate::setup::parts::Part;
 
 /// The user settings and their status line's command, when it is gk's.
 fn gk_statusline<'f>(files: &'f [ScopeFile], inputs: &Inputs) -> Option<(&'f ScopeFile, &'f str)> {
@@ -46,9 +47,7 @@ pub fn check_policy(files: &[ScopeFile], table: &Table, inputs: &Inputs) -> Opti
     };
     Some(
         Finding::new(
-            "statusline-disabled",
-            Severity::Warning,
-            Group::State,
+            Code::StatuslineDisabled,
             format!(
                 "allowManagedHooksOnly is true in managed settings {place}: Claude Code shows no custom status line, so gk's in {} (`{command}`) never shows",
                 user.label()
@@ -77,9 +76,7 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
         &inputs.paths.binary(os),
     );
     let finding = Finding::new(
-        "statusline-broken",
-        Severity::Warning,
-        Group::State,
+        Code::StatuslineBroken,
         format!(
             "the status line in {} runs `{command}`, but Claude Code runs a status line through {shell} here, and {why}: it shows nothing",
             user.label()
@@ -89,7 +86,7 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
     Some(match (wanted, super::fix::editable(user)) {
         (Ok(line), Ok(())) => finding
             .fix(format!("{FIX_COMMAND} (writes `{line}`)"))
-            .remedy(Remedy::StatusLine),
+            .fixed_by(Part::StatusLine),
         (Ok(line), Err(why)) => finding.fix(format!("{why}; then set its command to `{line}`")),
         (Err(e), _) => finding.fix(e.to_string()),
     })
@@ -98,6 +95,7 @@ pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doctor::finding::Severity;
     use crate::hookcmd::CommandContext;
     use crate::paths::ClaudePaths;
     use crate::platform::Os;
@@ -149,7 +147,11 @@ mod tests {
         let f = finding_for(Os::Windows, GIT, PS).unwrap();
         assert_eq!(
             (f.code, f.severity, f.remedy),
-            ("statusline-broken", Severity::Warning, Remedy::StatusLine)
+            (
+                Code::StatuslineBroken,
+                Severity::Warning,
+                Some(Part::StatusLine)
+            )
         );
         assert!(
             f.message

@@ -529,15 +529,19 @@ fn dropins(dir: &Path, most: Option<usize>) -> Option<Vec<PathBuf>> {
     Some(found)
 }
 
-/// What tells one existing file from another: device and inode on Unix
-/// (one `stat`, through links; resolving the path would cost a `readlink`
-/// per folder on the way, and the session check asks this at every
-/// start); elsewhere the path with every link and `..` resolved (the
-/// standard library gives no file id on Windows without an unstable
-/// feature; a hard link there is two files to gk).
+/// What tells one existing file from another, so two names of one file
+/// (a symbolic or a hard link, `..`) are one file to gk. Unix: device and
+/// inode, from one `stat` through links (no open: opening a named pipe in
+/// a file's place would wait for a writer; the session check asks this at
+/// every start). Windows: the volume serial number and file index of an
+/// open handle, by `same-file` (the path with its links resolved would
+/// tell two hard links apart; the handle is opened without waiting and
+/// with every sharing mode, so no writer is held up).
 #[cfg(unix)]
 type FileKey = (u64, u64);
-#[cfg(not(unix))]
+#[cfg(windows)]
+type FileKey = same_file::Handle;
+#[cfg(not(any(unix, windows)))]
 type FileKey = PathBuf;
 
 fn file_key(path: &Path) -> Option<FileKey> {
@@ -546,13 +550,17 @@ fn file_key(path: &Path) -> Option<FileKey> {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        same_file::Handle::from_path(path).ok()
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         std::fs::canonicalize(path).ok()
     }
 }
 
-/// Both paths name one existing file (after links and `..`).
+/// Both paths name one existing file (after links, hard links and `..`).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (file_key(a), file_key(b)) {
         (Some(x), Some(y)) => x == y,
@@ -649,7 +657,7 @@ mod tests {
     }
 
     #[test]
-    fn same_file_sees_through_links_and_dots_but_not_copies() {
+    fn same_file_sees_through_links_hard_links_and_dots_but_not_copies() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         std::fs::create_dir_all(d.join("a")).unwrap();
@@ -658,6 +666,8 @@ mod tests {
         assert!(same_file(&d.join("a/s.json"), &d.join("a/../a/./s.json")));
         assert!(!same_file(&d.join("a/s.json"), &d.join("copy.json")));
         assert!(!same_file(&d.join("a/s.json"), &d.join("gone.json")));
+        std::fs::hard_link(d.join("a/s.json"), d.join("hard.json")).unwrap();
+        assert!(same_file(&d.join("a/s.json"), &d.join("hard.json")));
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(d.join("a"), d.join("link")).unwrap();

@@ -46,20 +46,10 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The text report. `since`: the `--since` date as given, if any.
-pub fn text(report: &Report, since: Option<&str>) -> String {
+/// The counts per project (and their total), one row each, or the line
+/// that says there is nothing to count.
+fn projects_table(out: &mut String, report: &Report) {
     let t = &report.totals;
-    let mut out = String::new();
-    let window = match since {
-        Some(s) => format!("since {s}"),
-        None => "all transcripts the client keeps".to_string(),
-    };
-    let _ = writeln!(
-        out,
-        "gk report: {} in {} ({window})",
-        plural(t.sessions, "session", "sessions"),
-        plural(report.projects.len() as u64, "project", "projects"),
-    );
     if report.projects.is_empty() {
         out.push_str("No transcript lines to count.\n");
     } else {
@@ -91,6 +81,23 @@ pub fn text(report: &Report, since: Option<&str>) -> String {
         }
         out.push('\n');
     }
+}
+
+/// The text report. `since`: the `--since` date as given, if any.
+pub fn text(report: &Report, since: Option<&str>) -> String {
+    let t = &report.totals;
+    let mut out = String::new();
+    let window = match since {
+        Some(s) => format!("since {s}"),
+        None => "all transcripts the client keeps".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "gk report: {} in {} ({window})",
+        plural(t.sessions, "session", "sessions"),
+        plural(report.projects.len() as u64, "project", "projects"),
+    );
+    projects_table(&mut out, report);
     let _ = writeln!(
         out,
         "Advice followed {} of {} times; {} mid-task.",

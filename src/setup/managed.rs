@@ -19,8 +19,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{binary, read_text};
+use super::binary;
 use crate::change::fs::read_current;
+use crate::change::fs::read_text;
 use crate::change::plan::{FileChange, Plan};
 use crate::edit::settings_edit::{self, WantedHooks};
 use crate::error::{Error, Result};

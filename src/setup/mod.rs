@@ -9,6 +9,7 @@
 
 pub mod binary;
 pub mod managed;
+pub mod parts;
 pub mod plans;
 pub mod plugin;
 pub mod record;
@@ -22,11 +23,6 @@ use crate::error::{Error, Result};
 use crate::hookcmd::{canonical, CommandContext, HookKind, ShellForm};
 use crate::machine::Machine;
 use crate::platform::Os;
-
-pub use crate::change::fs::{read_text, read_text_within};
-#[cfg(test)]
-pub use plans::plan_install;
-pub use plans::{plan_install_with, plan_purge_backups, plan_uninstall};
 
 /// The clean task state install creates when there is none (seed A.3).
 pub const CLEAN_STATE: &str = "{\n  \"status\": \"clean\",\n  \"task\": \"\",\n  \"detail\": \"\",\n  \"project\": \"\",\n  \"cwd\": \"\",\n  \"updated\": \"2026-01-01T00:00:00\"\n}\n";
@@ -140,9 +136,7 @@ impl Extras {
         let mut notes = Vec::new();
         let rules = if permissions {
             let dir = m.state_dir.clone();
-            let rules = dir
-                .as_deref()
-                .and_then(|d| crate::paths::state_rules(m.os, d, Some(&m.ctx.home)));
+            let rules = parts::Site::of(m).rules();
             if rules.is_none() {
                 notes.push(format!(
                     "note: no permission rule can name the state folder {} (it holds a character rules treat specially); Claude Code will ask before each task record write",
@@ -232,24 +226,7 @@ pub struct SettingsWanted<'a> {
     pub statusline: Option<&'a str>,
 }
 
-/// [`SettingsWanted`] put into `text` (the file's text after any earlier
-/// step; `on_disk` is the file as it is, for the places refusals name).
-/// The one chain install and `gk doctor --fix` both run: hooks, then rules,
-/// then status line. Returns the new text, the containers that were empty
-/// and now hold gk's entries (for the install record), and whether the
-/// status line is gk's now (`None` when none was asked for).
-pub fn put_in_settings(
-    path: &Path,
-    on_disk: Option<&str>,
-    text: String,
-    want: &SettingsWanted,
-    ctx: &CommandContext,
-) -> Result<(String, Vec<EmptyContainer>, Option<StatusLine>)> {
-    let (text, filled, line, _) = put_in_settings_noting(path, on_disk, text, want, ctx)?;
-    Ok((text, filled, line))
-}
-
-/// Which steps of [`put_in_settings_noting`] changed the text (what a
+/// Which steps of [`put_in_settings`] changed the text (what a
 /// plan says it does).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Done {
@@ -260,8 +237,14 @@ pub struct Done {
     pub statusline: bool,
 }
 
-/// [`put_in_settings`], also saying which steps changed the text.
-pub fn put_in_settings_noting(
+/// [`SettingsWanted`] put into `text` (the file's text after any earlier
+/// step; `on_disk` is the file as it is, for the places refusals name).
+/// The one chain install and `gk doctor --fix` both run: hooks, then rules,
+/// then status line. Returns the new text, the containers that were empty
+/// and now hold gk's entries (for the install record), whether the
+/// status line is gk's now (`None` when none was asked for), and which
+/// steps changed the text.
+pub fn put_in_settings(
     path: &Path,
     on_disk: Option<&str>,
     mut text: String,
@@ -322,6 +305,7 @@ pub(crate) fn on_disk_places<T>(
 
 #[cfg(test)]
 mod tests {
+    use super::plans::{plan_install, plan_install_with, plan_uninstall};
     use super::*;
     use crate::change::plan;
     use crate::edit::settings_keys;

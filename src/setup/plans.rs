@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
+use super::parts::{Part, Parts, Site};
 use super::*;
 use crate::change::backup;
-use crate::change::fs::read_current;
+use crate::change::fs::{read_current, read_text};
 use crate::change::plan::{self, FileChange, Plan};
 use crate::edit::{claude_md, settings_edit, settings_keys};
 use crate::paths::ClaudePaths;
@@ -71,6 +72,7 @@ pub fn plan_install_with(
 ) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
     let mut notes = Vec::new();
+    let site = Site::of(m);
     let bin = m.paths.binary(m.os);
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
@@ -84,61 +86,19 @@ pub fn plan_install_with(
     // the status line, which a plugin cannot carry, runs it.
     let copy = extras.statusline || !matches!(elsewhere, Some(Elsewhere::Plugin(_)));
     if copy {
-        plan.push(FileChange {
-            path: bin.clone(),
-            old: read_current(&bin, crate::bounded::PROGRAM_LIMIT)?,
-            new: Some(program.to_vec()),
-            binary: true,
-            create_mode: 0o755,
-            strategy: binary::replace_strategy(m.os),
-            reason: "the program gk's hooks run".into(),
-        });
+        if let Some(change) = site.program(|| Ok(program.to_vec()), |_| true)? {
+            plan.push(change);
+        }
     }
-
-    let state = m.paths.state_file();
-    let old_state = read_current(&state, crate::hooks::MAX_STATE_BYTES)?;
-    plan.push(FileChange {
-        path: state.clone(),
-        new: Some(
-            old_state
-                .clone()
-                .unwrap_or_else(|| CLEAN_STATE.as_bytes().to_vec()),
-        ),
-        old: old_state,
-        binary: false,
-        create_mode: 0o644,
-        strategy: plan::ReplaceStrategy::InPlace,
-        reason: "task state, created only when missing".into(),
-    });
-
-    let md = m.paths.claude_md();
-    let old_md = read_text(&md)?;
-    let section = claude_md::section_for(&state.display().to_string());
-    let new_md = match &old_md {
-        Some(text) => claude_md::insert_section(&md, text, &section)?,
-        None => claude_md::new_file(&section),
-    };
-    plan.push(FileChange::text(
-        &md,
-        old_md,
-        Some(new_md),
-        "Task State Convention block",
-    ));
+    plan.push(site.state_file("task state, created only when missing")?);
+    plan.push(site.claude_md(false, "Task State Convention block")?);
 
     if let Some(text) = &old_settings {
         notes.extend(left_as_they_are(&settings, text));
     }
-    let wanted = verified_wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), &bin)?;
-    let line = match extras.statusline {
-        true => Some(statusline_for(
-            &m.ctx,
-            shell,
-            m.git_bash.as_deref(),
-            m.bash_home.as_deref(),
-            &bin,
-        )?),
-        false => None,
-    };
+    // Read back before anything else: a <claude dir> no command can name
+    // stops the install here, wherever the hooks are registered.
+    site.hooks(shell)?;
     let old_text = match (&elsewhere, &old_settings) {
         (Some(by), Some(text)) => {
             let without = settings_edit::remove_hooks(&settings, text, &m.ctx)?;
@@ -161,59 +121,25 @@ pub fn plan_install_with(
         )),
         None => {}
     }
-    let want = SettingsWanted {
-        hooks: elsewhere.is_none().then_some(&wanted),
-        rules: extras.rules.as_ref().map(|r| r.as_slice()),
-        statusline: line.as_deref(),
-    };
+    let mut parts = Parts::default();
+    if elsewhere.is_none() {
+        parts.insert(Part::Registrations);
+    }
+    parts.insert(Part::PermissionRules);
+    if extras.statusline {
+        parts.insert(Part::StatusLine);
+    }
     let taken_out = old_settings.as_deref().is_some_and(|t| t != old_text);
-    let (new_settings, filled, line, mut done) =
-        put_in_settings_noting(&settings, old_settings.as_deref(), old_text, &want, &m.ctx)?;
+    let (new_settings, filled, line, mut done) = site.user_settings(
+        parts,
+        shell,
+        extras.rules.as_ref(),
+        old_settings.as_deref(),
+        old_text,
+    )?;
     done.taken_out = taken_out;
-    match line {
-        // Said only of a status line gk writes, never of another's.
-        Some(settings_keys::StatusLine::Registered(_))
-            if statusline_shell(shell, m.git_bash.as_deref()) != shell =>
-        {
-                notes.push(match m.git_bash.as_deref() {
-                    Some(bash) => format!(
-                        "note: Claude Code runs a status line through a shell; the status line is spelled for Git Bash ({}), which it will use",
-                        bash.display()
-                    ),
-                    None => "note: Claude Code runs a status line through a shell; the status line is spelled for PowerShell, which it uses where no Git Bash is found".to_string(),
-                } + " (after installing or removing Git for Windows, `gk doctor --fix` respells it)");
-        }
-        Some(settings_keys::StatusLine::Registered(_)) => {}
-        Some(settings_keys::StatusLine::Taken(_)) => notes.push(format!(
-            "note: {} already sets a statusLine; it is left as it is (to show gk's task state in it, \
-             have that command pass the JSON it reads on stdin to `{} statusline` and print the line it gives)",
-            settings.display(),
-            bin.display()
-        )),
-        None => {}
-    }
-    if let Ok(parsed) = crate::settings::parse(&settings, &new_settings) {
-        if parsed.value.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)) {
-            notes.push(format!(
-                "note: {} sets \"disableAllHooks\": true, so Claude Code runs no hook until it is removed",
-                settings.display()
-            ));
-        }
-    }
-    // The folder Claude writes its records in: made by gk, private to the
-    // user (the client creates the folder 0755 and each record 0644,
-    // measured; in a 0700 folder no one else can reach them).
-    // With `--no-permissions` too (sessions in bypass mode still write
-    // records), but then only a folder that passes the state folder rules:
-    // install does not refuse one there, it leaves it alone.
-    if let Some(dir) = m.state_dir.clone() {
-        let ours = extras.rules.is_some()
-            || (crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
-                && crate::records::scan(&dir).is_ok());
-        if ours {
-            plan.folders.extend(plan::FolderChange::private(&dir));
-        }
-    }
+    notes.extend(settings_notes(m, shell, line, &new_settings));
+    plan.folders.extend(state_folder(m, extras));
     let before = rules_there_before(m, &settings, old_settings.as_deref())?;
     let blank = old_settings.clone().filter(|t| t.trim().is_empty());
     let created = old_settings.is_none();
@@ -238,6 +164,65 @@ pub fn plan_install_with(
         plan.push(change);
     }
     Ok((plan, notes))
+}
+
+/// What install's notes say of the settings it writes: the shell gk's
+/// status line is spelt for, another tool's status line left as it is,
+/// a `disableAllHooks` that keeps every hook from running.
+fn settings_notes(
+    m: &Machine,
+    shell: ShellForm,
+    line: Option<settings_keys::StatusLine>,
+    new_settings: &str,
+) -> Vec<String> {
+    let settings = m.paths.settings();
+    let bin = m.paths.binary(m.os);
+    let mut notes = Vec::new();
+    match line {
+        // Said only of a status line gk writes, never of another's.
+        Some(settings_keys::StatusLine::Registered(_))
+            if statusline_shell(shell, m.git_bash.as_deref()) != shell =>
+        {
+                notes.push(match m.git_bash.as_deref() {
+                    Some(bash) => format!(
+                        "note: Claude Code runs a status line through a shell; the status line is spelled for Git Bash ({}), which it will use",
+                        bash.display()
+                    ),
+                    None => "note: Claude Code runs a status line through a shell; the status line is spelled for PowerShell, which it uses where no Git Bash is found".to_string(),
+                } + " (after installing or removing Git for Windows, `gk doctor --fix` respells it)");
+        }
+        Some(settings_keys::StatusLine::Registered(_)) => {}
+        Some(settings_keys::StatusLine::Taken(_)) => notes.push(format!(
+            "note: {} already sets a statusLine; it is left as it is (to show gk's task state in it, \
+             have that command pass the JSON it reads on stdin to `{} statusline` and print the line it gives)",
+            settings.display(),
+            bin.display()
+        )),
+        None => {}
+    }
+    if let Ok(parsed) = crate::settings::parse(&settings, new_settings) {
+        if parsed.value.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)) {
+            notes.push(format!(
+                "note: {} sets \"disableAllHooks\": true, so Claude Code runs no hook until it is removed",
+                settings.display()
+            ));
+        }
+    }
+    notes
+}
+
+/// The folder Claude writes its records in: made by gk, private to the
+/// user (the client creates the folder 0755 and each record 0644,
+/// measured; in a 0700 folder no one else can reach them). With
+/// `--no-permissions` too (sessions in bypass mode still write records),
+/// but then only a folder that passes the state folder rules: install does
+/// not refuse one there, it leaves it alone.
+fn state_folder(m: &Machine, extras: &Extras) -> Option<plan::FolderChange> {
+    let dir = m.state_dir.as_deref()?;
+    let ours = extras.rules.is_some()
+        || (crate::records::check_path(m.os, dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
+            && crate::records::scan(dir).is_ok());
+    ours.then(|| plan::FolderChange::private(dir)).flatten()
 }
 
 /// What install's edit of settings.json does, in the words of its plan:
@@ -323,50 +308,9 @@ pub fn plan_uninstall_with(
         )),
         None => {}
     }
-    let settings = m.paths.settings();
     let record = m.paths.install_record();
-    if let Some(old) = read_text(&settings)? {
-        let noted = record::read_all(&record)?;
-        let keep = noted.containers;
-        let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
-        let hooks = new != old;
-        let without_hooks = new.clone();
-        if let Some(rules) = &extras.rules {
-            // The user's own copies of gk's rules stay.
-            let rules: Vec<String> = rules
-                .iter()
-                .filter(|r| !noted.rules.contains(r))
-                .cloned()
-                .collect();
-            new = on_disk_places(Some(&old), &new, |t| {
-                settings_keys::remove_rules_keeping(&settings, t, &rules, &keep)
-            })?;
-        }
-        let without_line = on_disk_places(Some(&old), &new, |t| {
-            settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
-        })?;
-        let rules = new != without_hooks;
-        let line = without_line != new;
-        new = without_line;
-        let nothing_left =
-            serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({}));
-        // Nothing left but `{}` in a file that was blank before install.
-        if let (Some(blank), true) = (&noted.blank, nothing_left) {
-            new = blank.clone();
-        }
-        // A file install created, with nothing left in it, goes (never
-        // through a link: that is the user's).
-        let gone = noted.created && nothing_left && !is_link(&settings);
-        plan.push(FileChange::text(
-            &settings,
-            Some(old),
-            (!gone).then_some(new),
-            &if gone {
-                "install created it, and nothing else is in it".to_string()
-            } else {
-                uninstall_reason(hooks, rules, line)
-            },
-        ));
+    if let Some(change) = uninstall_settings(m, extras)? {
+        plan.push(change);
     }
     if let Some(change) = record::remove(&record)? {
         plan.push(change);
@@ -438,6 +382,59 @@ pub fn plan_uninstall_with(
         }
     }
     Ok((plan, notes))
+}
+
+/// Uninstall's change to settings.json: gk's hook entries, the
+/// permission rules it added (`extras.rules`; the user's own copies stay)
+/// and a status line that runs gk taken out, the containers install filled
+/// kept as the record says; a file install created with nothing else left
+/// in it goes. `None` when there is no settings.json.
+fn uninstall_settings(m: &Machine, extras: &Extras) -> Result<Option<FileChange>> {
+    let settings = m.paths.settings();
+    let Some(old) = read_text(&settings)? else {
+        return Ok(None);
+    };
+    let noted = record::read_all(&m.paths.install_record())?;
+    let keep = noted.containers;
+    let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
+    let hooks = new != old;
+    let without_hooks = new.clone();
+    if let Some(rules) = &extras.rules {
+        // The user's own copies of gk's rules stay.
+        let rules: Vec<String> = rules
+            .iter()
+            .filter(|r| !noted.rules.contains(r))
+            .cloned()
+            .collect();
+        new = on_disk_places(Some(&old), &new, |t| {
+            settings_keys::remove_rules_keeping(&settings, t, &rules, &keep)
+        })?;
+    }
+    let without_line = on_disk_places(Some(&old), &new, |t| {
+        settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
+    })?;
+    let rules = new != without_hooks;
+    let line = without_line != new;
+    new = without_line;
+    let nothing_left =
+        serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({}));
+    // Nothing left but `{}` in a file that was blank before install.
+    if let (Some(blank), true) = (&noted.blank, nothing_left) {
+        new = blank.clone();
+    }
+    // A file install created, with nothing left in it, goes (never
+    // through a link: that is the user's).
+    let gone = noted.created && nothing_left && !is_link(&settings);
+    Ok(Some(FileChange::text(
+        &settings,
+        Some(old),
+        (!gone).then_some(new),
+        &if gone {
+            "install created it, and nothing else is in it".to_string()
+        } else {
+            uninstall_reason(hooks, rules, line)
+        },
+    )))
 }
 
 /// What uninstall's edit of settings.json takes out, in the words of its

@@ -2047,6 +2047,35 @@ fn fix_through_a_project_link_to_the_user_file_leaves_the_user_file_alone() {
     assert!(std::fs::symlink_metadata(h.local()).unwrap().is_symlink());
 }
 
+/// A project's `settings.local.json` that is a hard link to the user's
+/// settings.json is one file too: no path tells the two names apart (no
+/// link to resolve), only what the file is on disk. Read once, as user
+/// settings, its hooks are not counted twice and `--fix` takes nothing
+/// out of it. (Under Wine this is the Windows file identity.)
+#[test]
+fn a_project_hard_link_to_the_user_file_is_one_file() {
+    let h = TestEnv::new();
+    h.install();
+    let before = h.read(h.settings());
+    std::fs::create_dir_all(h.project().join(".claude")).unwrap();
+    std::fs::hard_link(h.settings(), h.local()).unwrap();
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!((code, codes), (0, vec![]), "{doc}");
+    assert_eq!(doc["findings"][0]["code"], "settings-same-file", "{doc}");
+    let project = h.project();
+    let project = project.to_str().unwrap();
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke", "--project", project]);
+    assert_eq!(
+        fix.code,
+        Some(0),
+        "{}\n{}",
+        fix.stdout_text(),
+        fix.stderr_text()
+    );
+    assert_eq!(h.read(h.settings()), before, "{}", fix.stdout_text());
+    assert_eq!(h.read(h.local()), before, "{}", fix.stdout_text());
+}
+
 /// A project or local settings file that leads out of the project folder
 /// (here to another project's file) is never edited through the link:
 /// doctor names it, and leaves it as it is.

@@ -10,7 +10,7 @@ fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
 use crate::registry::test_row as reg;
 
 fn codes(f: &[Finding]) -> Vec<&'static str> {
-    f.iter().map(|f| f.code).collect()
+    f.iter().map(|f| f.code.as_str()).collect()
 }
 
 const USER: &str = "/h/.claude/settings.json";
@@ -357,7 +357,7 @@ fn what_fix_may_do_follows_managed_and_undecidable_registrations() {
     // Managed registrations: a fix there is the administrator's.
     let f = check(&managed[..1], &Policy::default());
     assert_eq!(codes(&f), ["hook-missing", "hook-missing"]);
-    assert!(f.iter().all(|f| f.remedy == Remedy::Manual));
+    assert!(f.iter().all(|f| f.remedy.is_none()));
     // Managed settings doing the two v5 jobs but not the session check
     // (an older gk there): a person decides, --fix would register twice.
     assert!(matches!(
