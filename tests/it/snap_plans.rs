@@ -7,6 +7,13 @@
 use crate::common::TestEnv;
 use crate::snapshots::{gk_in_project, installed, platform_settings, settings, transcript};
 
+/// [`snap`] with a Windows twin: for plans that show registered commands
+/// (the exec form on Windows).
+fn snap_per_platform<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) {
+    let run = gk_in_project(env, args).run();
+    platform_settings(env).bind(|| insta::assert_snapshot!(name, transcript(&run)));
+}
+
 /// The one line of stderr of a run that failed and printed nothing on stdout.
 fn refusal(run: &crate::common::Run) -> String {
     assert_ne!(run.code, Some(0));
@@ -151,10 +158,6 @@ fn enter_at_the_offer_keeps_the_current_rules_and_yes_asks_nothing() {
 /// settings (`.claude/settings.json`) hold a copy of the prompt hook in
 /// another spelling: the plan edits only the project's file.
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_fix_in_the_user_settings_channel_removes_a_project_copy() {
     let env = installed();
     let project = env.project().join(".claude").join("settings.json");
@@ -165,7 +168,7 @@ fn doctor_fix_in_the_user_settings_channel_removes_a_project_copy() {
         serde_json::json!({"type": "command", "command": "~/.claude/hooks/gk hook prompt"}),
     );
     let user = env.read(env.settings());
-    snap(
+    snap_per_platform(
         &env,
         "doctor_fix_dry_run_user_channel",
         ["doctor", "--fix", "--dry-run", "--no-smoke"],
@@ -179,10 +182,6 @@ fn doctor_fix_in_the_user_settings_channel_removes_a_project_copy() {
 /// user settings, keeps the permission rules, and names managed settings
 /// as what registers them; it never plans an edit of the managed file.
 #[test]
-#[cfg_attr(
-    gk_wine,
-    ignore = "Wine gap: the Windows snapshots are not recorded yet"
-)]
 fn doctor_fix_in_the_managed_channel_removes_the_user_copies() {
     let env = installed();
     for event in ["UserPromptSubmit", "Stop", "SessionStart"] {
@@ -192,7 +191,8 @@ fn doctor_fix_in_the_managed_channel_removes_the_user_copies() {
     let managed = env.read(env.managed_settings());
     let run = gk_in_project(&env, ["doctor", "--fix", "--dry-run", "--no-smoke"]).run();
     let text = transcript(&run);
-    settings(&env).bind(|| insta::assert_snapshot!("doctor_fix_dry_run_managed_channel", text));
+    platform_settings(&env)
+        .bind(|| insta::assert_snapshot!("doctor_fix_dry_run_managed_channel", text));
     assert!(
         text.contains("(managed settings register gk's hooks;"),
         "{text}"
