@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use crate::platform::Os;
 
-/// Which of gk's three hooks.
+/// Which of gk's hooks: one row of [`HOOKS`] each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HookKind {
     Prompt,
@@ -21,44 +21,138 @@ pub enum HookKind {
     Session,
 }
 
+/// How a smoke test judges what a hook printed for its sample payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmokeCheck {
+    /// The `UserPromptSubmit` additionalContext the prompt hook prints.
+    PromptContext,
+    /// The single `STATE [...]` systemMessage of the Stop hook.
+    StopMessage,
+    /// Nothing, or what the session check prints (`smoke::session_report`).
+    SessionReport,
+}
+
+/// What a missing registration of a hook costs (doctor's severity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenMissing {
+    /// The hook's job is not done at all: an error.
+    Error,
+    /// Only a warning is lost (the session check): a warning.
+    Warning,
+}
+
+/// Everything gk knows about one of its hooks, in one row: a new hook
+/// event is a row here plus its code in `hooks/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookSpec {
+    pub kind: HookKind,
+    /// The Claude Code event it is registered under.
+    pub event: &'static str,
+    /// The word after `gk hook`.
+    pub arg: &'static str,
+    /// The Python v5 script that did this job, if one did.
+    pub legacy_script: Option<&'static str>,
+    /// Seconds the client waits (`timeout` in the registration); `None`:
+    /// the client's default.
+    pub timeout: Option<i64>,
+    /// The status line the client shows while the hook runs.
+    pub status_message: Option<&'static str>,
+    /// The gk.json key that switches it off (`"<key>": {"enabled": false}`).
+    pub config_key: &'static str,
+    /// The event-specific members of the smoke test's sample payload (a
+    /// JSON object's text), beside the fields every event carries.
+    pub smoke_fields: &'static str,
+    /// How the smoke test judges its answer.
+    pub smoke_check: SmokeCheck,
+    /// What doctor makes of it not being registered.
+    pub when_missing: WhenMissing,
+}
+
+/// gk's hooks, in the order install registers them and doctor reports
+/// them; row `i` is the hook whose [`HookKind::index`] is `i`.
+pub const HOOKS: [HookSpec; 3] = [
+    HookSpec {
+        kind: HookKind::Prompt,
+        event: "UserPromptSubmit",
+        arg: "prompt",
+        legacy_script: Some("gatekeeper.py"),
+        timeout: None,
+        status_message: Some("Gatekeeper assessing prompt..."),
+        config_key: "prompt",
+        smoke_fields: r#"{"prompt_id": "gk-smoke", "prompt": "explain what the smoke test checks"}"#,
+        smoke_check: SmokeCheck::PromptContext,
+        when_missing: WhenMissing::Error,
+    },
+    HookSpec {
+        kind: HookKind::Stop,
+        event: "Stop",
+        arg: "stop",
+        legacy_script: Some("state_monitor.py"),
+        timeout: Some(5),
+        status_message: None,
+        config_key: "stop",
+        smoke_fields: r#"{"effort": {"level": "medium"}, "stop_hook_active": false,
+            "last_assistant_message": "Done.", "background_tasks": [], "session_crons": []}"#,
+        smoke_check: SmokeCheck::StopMessage,
+        when_missing: WhenMissing::Error,
+    },
+    // About a millisecond; a settings file on a stalled network drive must
+    // not hold the session's start for the client's default minute.
+    HookSpec {
+        kind: HookKind::Session,
+        event: "SessionStart",
+        arg: "session",
+        legacy_script: None,
+        timeout: Some(5),
+        status_message: None,
+        config_key: "session",
+        smoke_fields: r#"{"source": "startup"}"#,
+        smoke_check: SmokeCheck::SessionReport,
+        when_missing: WhenMissing::Warning,
+    },
+];
+
 impl HookKind {
     /// In the order install registers them and doctor reports them.
-    pub const ALL: [HookKind; 3] = [HookKind::Prompt, HookKind::Stop, HookKind::Session];
+    pub const ALL: [HookKind; HOOKS.len()] = {
+        let mut all = [HookKind::Prompt; HOOKS.len()];
+        let mut i = 0;
+        while i < HOOKS.len() {
+            all[i] = HOOKS[i].kind;
+            i += 1;
+        }
+        all
+    };
+
+    /// This hook's row of [`HOOKS`].
+    pub fn spec(self) -> &'static HookSpec {
+        &HOOKS[self.index()]
+    }
 
     /// The Claude Code event this hook is registered under.
     pub fn event(self) -> &'static str {
-        match self {
-            HookKind::Prompt => "UserPromptSubmit",
-            HookKind::Stop => "Stop",
-            HookKind::Session => "SessionStart",
-        }
+        self.spec().event
     }
 
     /// The word after `gk hook`.
     pub fn arg(self) -> &'static str {
-        match self {
-            HookKind::Prompt => "prompt",
-            HookKind::Stop => "stop",
-            HookKind::Session => "session",
-        }
+        self.spec().arg
+    }
+
+    /// The hook whose `gk hook` word is `arg`.
+    pub fn from_arg(arg: &str) -> Option<HookKind> {
+        HOOKS.iter().find(|h| h.arg == arg).map(|h| h.kind)
     }
 
     /// The Python v5 script that did this job; the session check has none.
     pub fn legacy_script(self) -> Option<&'static str> {
-        match self {
-            HookKind::Prompt => Some("gatekeeper.py"),
-            HookKind::Stop => Some("state_monitor.py"),
-            HookKind::Session => None,
-        }
+        self.spec().legacy_script
     }
 
-    /// The index of this hook in [`HookKind::ALL`] (for per-hook arrays).
+    /// The index of this hook in [`HookKind::ALL`] and [`HOOKS`] (for
+    /// per-hook arrays).
     pub fn index(self) -> usize {
-        match self {
-            HookKind::Prompt => 0,
-            HookKind::Stop => 1,
-            HookKind::Session => 2,
-        }
+        self as usize
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::hookcmd::{HookCommand, HookKind, ShellForm};
+use crate::hookcmd::{HookCommand, HookKind, ShellForm, SmokeCheck};
 use crate::platform::Os;
 
 /// How a command string is handed to a shell: program and its arguments
@@ -112,21 +112,9 @@ pub fn sample_payload(kind: HookKind, cwd: &Path) -> String {
         "hook_event_name": kind.event(),
     });
     let obj = v.as_object_mut().expect("json! object literal");
-    match kind {
-        HookKind::Prompt => {
-            obj.insert("prompt_id".into(), json!("gk-smoke"));
-            obj.insert("prompt".into(), json!("explain what the smoke test checks"));
-        }
-        HookKind::Session => {
-            obj.insert("source".into(), json!("startup"));
-        }
-        HookKind::Stop => {
-            obj.insert("effort".into(), json!({"level": "medium"}));
-            obj.insert("stop_hook_active".into(), json!(false));
-            obj.insert("last_assistant_message".into(), json!("Done."));
-            obj.insert("background_tasks".into(), json!([]));
-            obj.insert("session_crons".into(), json!([]));
-        }
+    // The row's fields are checked to be an object by hookcmd's tests.
+    if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(kind.spec().smoke_fields) {
+        obj.extend(fields);
     }
     v.to_string()
 }
@@ -252,7 +240,8 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
         None => return Err("was ended by a signal".to_string()),
     }
     let out = run.stdout.trim();
-    if out.is_empty() && kind == HookKind::Session {
+    let check = kind.spec().smoke_check;
+    if out.is_empty() && check == SmokeCheck::SessionReport {
         return Ok(());
     }
     if out.is_empty() {
@@ -269,8 +258,8 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
     let obj = value
         .as_object()
         .ok_or("printed JSON that is not an object")?;
-    match kind {
-        HookKind::Prompt => {
+    match check {
+        SmokeCheck::PromptContext => {
             let hso = obj.get("hookSpecificOutput").and_then(Value::as_object);
             let event = hso
                 .and_then(|h| h.get("hookEventName"))
@@ -290,13 +279,13 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
                 );
             }
         }
-        HookKind::Stop => {
+        SmokeCheck::StopMessage => {
             let msg = obj.get("systemMessage").and_then(Value::as_str);
             if obj.len() != 1 || !msg.is_some_and(|m| m.starts_with("STATE [")) {
                 return Err("output is not the single STATE systemMessage gk prints".to_string());
             }
         }
-        HookKind::Session => {
+        SmokeCheck::SessionReport => {
             if session_report(&value).is_none() {
                 return Err(
                     "output is not what the session check prints (a systemMessage of `gk: ` lines, \

@@ -349,7 +349,7 @@ fn smoke_test(
 /// What a passing session check printed, line by line (nothing when the
 /// setup is healthy, or for the other hooks).
 fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
-    if kind != HookKind::Session {
+    if kind.spec().smoke_check != crate::hookcmd::SmokeCheck::SessionReport {
         return Vec::new();
     }
     serde_json::from_str::<serde_json::Value>(stdout.trim())

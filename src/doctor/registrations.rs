@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::finding::{Finding, Group, Remedy, Severity, FIX_COMMAND};
-use crate::hookcmd::HookKind;
+use crate::hookcmd::{HookKind, WhenMissing};
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
 pub use crate::registry::{Registration, SwitchKey, Table};
@@ -267,9 +267,9 @@ pub fn check_registrations_with(
 fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> Finding {
     // Without the session check the other two still work; only the warning
     // at a session's start is lost (an older install, say): a warning.
-    let severity = match kind {
-        HookKind::Session => Severity::Warning,
-        _ => Severity::Error,
+    let severity = match kind.spec().when_missing {
+        WhenMissing::Warning => Severity::Warning,
+        WhenMissing::Error => Severity::Error,
     };
     let f = Finding::new(
         "hook-missing",

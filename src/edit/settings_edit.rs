@@ -32,39 +32,22 @@ use crate::error::{Error, Result};
 use crate::hookcmd::{classify_under, CommandContext, HookCommand, HookKind, Owner};
 use crate::settings;
 
-/// The status line Claude Code shows while the prompt hook runs.
-pub const PROMPT_STATUS_MESSAGE: &str = "Gatekeeper assessing prompt...";
-/// Seconds Claude Code waits for the Stop hook.
-pub const STOP_TIMEOUT: i64 = 5;
-/// Seconds Claude Code waits for the session check (it takes about a
-/// millisecond; a settings file on a stalled network drive must not hold
-/// the session's start for the client's default minute).
-pub const SESSION_TIMEOUT: i64 = 5;
-
 /// The command to register for each of gk's hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WantedHooks {
-    pub prompt: HookCommand,
-    pub stop: HookCommand,
-    pub session: HookCommand,
+    commands: [HookCommand; HookKind::ALL.len()],
 }
 
 impl WantedHooks {
     /// Each hook's command from `command(kind)`.
     pub fn of(command: impl Fn(HookKind) -> HookCommand) -> WantedHooks {
         WantedHooks {
-            prompt: command(HookKind::Prompt),
-            stop: command(HookKind::Stop),
-            session: command(HookKind::Session),
+            commands: HookKind::ALL.map(command),
         }
     }
 
     pub fn get(&self, kind: HookKind) -> &HookCommand {
-        match kind {
-            HookKind::Prompt => &self.prompt,
-            HookKind::Stop => &self.stop,
-            HookKind::Session => &self.session,
-        }
+        &self.commands[kind.index()]
     }
 }
 
@@ -670,12 +653,12 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
     if let Some(shell) = command.shell {
         handler.push(("shell".into(), J::Str(shell.into())));
     }
-    match kind {
-        HookKind::Prompt => {
-            handler.push(("statusMessage".into(), J::Str(PROMPT_STATUS_MESSAGE.into())))
-        }
-        HookKind::Stop => handler.push(("timeout".into(), J::Int(STOP_TIMEOUT))),
-        HookKind::Session => handler.push(("timeout".into(), J::Int(SESSION_TIMEOUT))),
+    let spec = kind.spec();
+    if let Some(message) = spec.status_message {
+        handler.push(("statusMessage".into(), J::Str(message.into())));
+    }
+    if let Some(timeout) = spec.timeout {
+        handler.push(("timeout".into(), J::Int(timeout)));
     }
     J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
 }

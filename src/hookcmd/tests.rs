@@ -458,3 +458,22 @@ fn normalize_path_windows_forms() {
         "/usr/bin/gk.exe"
     );
 }
+
+#[test]
+fn each_row_of_the_table_sits_at_its_kind_s_index_and_names_are_unique() {
+    for (i, row) in HOOKS.iter().enumerate() {
+        assert_eq!(row.kind.index(), i, "{:?}", row.kind);
+        assert_eq!(HookKind::from_arg(row.arg), Some(row.kind));
+        assert!(
+            serde_json::from_str::<serde_json::Value>(row.smoke_fields)
+                .is_ok_and(|v| v.is_object()),
+            "{:?}",
+            row.kind
+        );
+    }
+    for (i, a) in HOOKS.iter().enumerate() {
+        for b in &HOOKS[i + 1..] {
+            assert!(a.event != b.event && a.arg != b.arg && a.config_key != b.config_key);
+        }
+    }
+}

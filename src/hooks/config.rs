@@ -320,13 +320,24 @@ impl<'de> Deserialize<'de> for Keyword {
 }
 
 impl Config {
-    /// Is `kind` switched on (`"<kind>": {"enabled": …}`, on when absent)?
+    /// Is `kind` switched on (`"<config key>": {"enabled": …}`, on when
+    /// absent)?
     pub fn enabled(&self, kind: crate::hookcmd::HookKind) -> bool {
         use crate::hookcmd::HookKind;
         match kind {
             HookKind::Prompt => self.prompt.enabled,
             HookKind::Stop => self.stop.enabled,
             HookKind::Session => self.session.enabled,
+        }
+    }
+
+    /// `kind`'s switch (its row's `config_key`).
+    fn switch_mut(&mut self, kind: crate::hookcmd::HookKind) -> &mut HookSwitch {
+        use crate::hookcmd::HookKind;
+        match kind {
+            HookKind::Prompt => &mut self.prompt,
+            HookKind::Stop => &mut self.stop,
+            HookKind::Session => &mut self.session,
         }
     }
 }
@@ -671,15 +682,12 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
         Err(e) => {
             let mut config = Config::default();
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                for (key, switch) in [
-                    ("prompt", &mut config.prompt),
-                    ("stop", &mut config.stop),
-                    ("session", &mut config.session),
-                ] {
+                for kind in crate::hookcmd::HookKind::ALL {
+                    let key = kind.spec().config_key;
                     if v.get(key).and_then(|s| s.get("enabled"))
                         == Some(&serde_json::Value::Bool(false))
                     {
-                        switch.enabled = false;
+                        config.switch_mut(kind).enabled = false;
                     }
                 }
                 if v.get("state")

@@ -159,7 +159,7 @@ impl Extras {
 
 /// The status line command: the prompt hook's program, run as `gk statusline`.
 pub fn statusline_command(wanted: &WantedHooks) -> String {
-    let prompt = &wanted.prompt.command;
+    let prompt = &wanted.get(HookKind::Prompt).command;
     match prompt.strip_suffix(" hook prompt") {
         Some(program) => format!("{program} statusline"),
         None => format!("{prompt} statusline"),
@@ -374,8 +374,9 @@ mod tests {
         };
         let prompt = |shell, bash_home: Option<&str>| {
             wanted_hooks(&ctx, shell, bash_home.map(Path::new))
-                .prompt
+                .get(HookKind::Prompt)
                 .command
+                .clone()
         };
         // HOME on a network drive: $HOME in Git Bash is not the profile folder.
         assert_eq!(

@@ -76,7 +76,6 @@ pub fn files() -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::settings_edit::{PROMPT_STATUS_MESSAGE, SESSION_TIMEOUT, STOP_TIMEOUT};
     use crate::hookcmd::{CommandContext, HookKind};
     use crate::hooks::convention;
     use crate::hooks::plugin::{convention_context, MAX_CLAUDE_MD};
@@ -123,13 +122,15 @@ mod tests {
             assert_eq!(handler["command"], "gk");
             assert_eq!(handler["args"], serde_json::json!(["hook", kind.arg()]));
             assert_eq!(handler.get("shell"), None);
-            match kind {
-                HookKind::Prompt => {
-                    assert_eq!(handler["statusMessage"], PROMPT_STATUS_MESSAGE)
-                }
-                HookKind::Stop => assert_eq!(handler["timeout"], STOP_TIMEOUT),
-                HookKind::Session => assert_eq!(handler["timeout"], SESSION_TIMEOUT),
-            }
+            let spec = kind.spec();
+            assert_eq!(
+                handler.get("statusMessage").and_then(|m| m.as_str()),
+                spec.status_message
+            );
+            assert_eq!(
+                handler.get("timeout").and_then(|t| t.as_i64()),
+                spec.timeout
+            );
         }
         // Every command is gk's own, as doctor and install recognise it.
         let ctx = crate::hookcmd::CommandContext::with_home(crate::platform::Os::Linux, "/h");
