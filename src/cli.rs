@@ -168,9 +168,10 @@ pub enum StateAction {
 /// straight into the one hook type, [`HookKind`].
 fn hook_name() -> impl clap::builder::TypedValueParser<Value = HookKind> {
     use clap::builder::TypedValueParser as _;
-    let names = HookKind::ALL.map(HookKind::arg);
+    // The switch hooks have `"switch"` in gk.json, not an on/off flag.
+    let names = HookKind::ALWAYS.map(HookKind::arg);
     clap::builder::PossibleValuesParser::new(names).map(|name| {
-        HookKind::ALL
+        HookKind::ALWAYS
             .into_iter()
             .find(|k| k.arg() == name)
             .unwrap_or(HookKind::Prompt)

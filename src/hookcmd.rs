@@ -19,6 +19,40 @@ pub enum HookKind {
     Stop,
     /// `gk hook session` (SessionStart): checks the setup the session loads.
     Session,
+    /// `gk hook pre-model-switch` (PreModelSwitch): asks before a switch
+    /// mid-task.
+    PreSwitch,
+    /// `gk hook post-model-switch` (PostModelSwitch): tells Claude a switch
+    /// happened mid-task.
+    PostSwitch,
+}
+
+/// The first client version known to have PreModelSwitch and
+/// PostModelSwitch (measured on it; 2.1.233 has neither, and an older
+/// client opens a warning dialog at every start for an event it does not
+/// know).
+pub const SWITCH_EVENTS_SINCE: ClientVersion = ClientVersion(2, 1, 332);
+
+/// A Claude Code version, `major.minor.patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClientVersion(pub u32, pub u32, pub u32);
+
+impl ClientVersion {
+    /// The version in `claude --version`'s output (`2.1.332 (Claude
+    /// Code)`): the first word made of three dot-separated numbers.
+    pub fn parse(text: &str) -> Option<ClientVersion> {
+        text.split_whitespace().find_map(|word| {
+            let mut parts = word.split('.').map(|p| p.parse::<u32>().ok());
+            let v = ClientVersion(parts.next()??, parts.next()??, parts.next()??);
+            parts.next().is_none().then_some(v)
+        })
+    }
+}
+
+impl std::fmt::Display for ClientVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
 }
 
 /// How a smoke test judges what a hook printed for its sample payload.
@@ -30,6 +64,9 @@ pub enum SmokeCheck {
     StopMessage,
     /// Nothing, or what the session check prints (`smoke::session_report`).
     SessionReport,
+    /// Nothing, or a JSON object answering the row's event
+    /// (`hookSpecificOutput.hookEventName`).
+    SilentOrEvent,
 }
 
 /// What a missing registration of a hook costs (doctor's severity).
@@ -66,11 +103,15 @@ pub struct HookSpec {
     pub smoke_check: SmokeCheck,
     /// What doctor makes of it not being registered.
     pub when_missing: WhenMissing,
+    /// The first client version that knows the event; `None`: every
+    /// version gk supports. Such a hook is registered only where the
+    /// client is known to be at least this version.
+    pub since: Option<ClientVersion>,
 }
 
 /// gk's hooks, in the order install registers them and doctor reports
 /// them; row `i` is the hook whose [`HookKind::index`] is `i`.
-pub const HOOKS: [HookSpec; 3] = [
+pub const HOOKS: [HookSpec; 5] = [
     HookSpec {
         kind: HookKind::Prompt,
         event: "UserPromptSubmit",
@@ -82,6 +123,7 @@ pub const HOOKS: [HookSpec; 3] = [
         smoke_fields: r#"{"prompt_id": "gk-smoke", "prompt": "explain what the smoke test checks"}"#,
         smoke_check: SmokeCheck::PromptContext,
         when_missing: WhenMissing::Error,
+        since: None,
     },
     HookSpec {
         kind: HookKind::Stop,
@@ -95,6 +137,7 @@ pub const HOOKS: [HookSpec; 3] = [
             "last_assistant_message": "Done.", "background_tasks": [], "session_crons": []}"#,
         smoke_check: SmokeCheck::StopMessage,
         when_missing: WhenMissing::Error,
+        since: None,
     },
     // About a millisecond; a settings file on a stalled network drive must
     // not hold the session's start for the client's default minute.
@@ -109,6 +152,37 @@ pub const HOOKS: [HookSpec; 3] = [
         smoke_fields: r#"{"source": "startup"}"#,
         smoke_check: SmokeCheck::SessionReport,
         when_missing: WhenMissing::Warning,
+        since: None,
+    },
+    HookSpec {
+        kind: HookKind::PreSwitch,
+        event: "PreModelSwitch",
+        arg: "pre-model-switch",
+        legacy_script: None,
+        timeout: Some(5),
+        status_message: None,
+        config_key: "switch",
+        smoke_fields: r#"{"prompt_id": "gk-smoke", "from_model": "claude-opus-5-5",
+            "to_model": "claude-sonnet-5-5", "requested_model": "sonnet", "source": "command",
+            "context_tokens": 12, "prompt_cache_warm": false, "cache_ttl": "5m",
+            "estimated_cache_write_usd": 0, "pricing": "catalog"}"#,
+        smoke_check: SmokeCheck::SilentOrEvent,
+        when_missing: WhenMissing::Warning,
+        since: Some(SWITCH_EVENTS_SINCE),
+    },
+    HookSpec {
+        kind: HookKind::PostSwitch,
+        event: "PostModelSwitch",
+        arg: "post-model-switch",
+        legacy_script: None,
+        timeout: Some(5),
+        status_message: None,
+        config_key: "switch",
+        smoke_fields: r#"{"prompt_id": "gk-smoke", "from_model": "claude-opus-5-5",
+            "to_model": "claude-sonnet-5-5", "requested_model": "sonnet", "source": "command"}"#,
+        smoke_check: SmokeCheck::SilentOrEvent,
+        when_missing: WhenMissing::Warning,
+        since: Some(SWITCH_EVENTS_SINCE),
     },
 ];
 
@@ -123,6 +197,24 @@ impl HookKind {
         }
         all
     };
+
+    /// The hooks every supported client knows, in [`HookKind::ALL`]'s
+    /// order: what is registered wherever the client's version is not
+    /// known (a plugin, a managed drop-in, no `claude` found).
+    pub const ALWAYS: [HookKind; 3] = [HookKind::Prompt, HookKind::Stop, HookKind::Session];
+
+    /// The hooks a client of `version` knows (`None`: unknown, so only
+    /// [`HookKind::ALWAYS`]).
+    pub fn known_to(version: Option<ClientVersion>) -> Vec<HookKind> {
+        HOOKS
+            .iter()
+            .filter(|h| {
+                h.since
+                    .is_none_or(|since| version.is_some_and(|v| v >= since))
+            })
+            .map(|h| h.kind)
+            .collect()
+    }
 
     /// This hook's row of [`HOOKS`].
     pub fn spec(self) -> &'static HookSpec {

@@ -315,6 +315,9 @@ pub fn plan(
                 shell,
                 inputs.bash_home.as_deref(),
                 &inputs.paths.binary(os),
+                // Doctor does not ask the client its version: the switch
+                // hooks' entries are left as they are.
+                None,
             )?),
             false => None,
         };

@@ -193,6 +193,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let switched_off = check_config(inputs, &loaded, &files, &mut report);
     if inputs.smoke {
         programs::check_smoke(inputs, &table, &switched_off, &mut report);
+        programs::check_client_events(inputs, &table, &mut report);
     } else {
         report
             .skipped
@@ -289,7 +290,7 @@ fn check_config(
         },
     ));
     let mut switched_off = Vec::new();
-    for kind in HookKind::ALL.into_iter().filter(|k| !config.enabled(*k)) {
+    for kind in HookKind::ALWAYS.into_iter().filter(|k| !config.enabled(*k)) {
         switched_off.push(kind);
         report.findings.push(
             Finding::new(

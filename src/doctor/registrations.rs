@@ -120,7 +120,7 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             _ => None,
         }
     });
-    let managed_kinds: Vec<(HookKind, PathBuf)> = HookKind::ALL
+    let managed_kinds: Vec<(HookKind, PathBuf)> = HookKind::ALWAYS
         .into_iter()
         .filter_map(|kind| managed(kind).map(|path| (kind, path)))
         .collect();
@@ -129,21 +129,21 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             .find(|r| r.plugin.is_some() && r.does(kind))
             .and_then(|r| r.plugin.as_ref().map(|p| p.id.clone()))
     };
-    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALL
+    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALWAYS
         .into_iter()
         .filter_map(|kind| plugin(kind).map(|id| (kind, id)))
         .collect();
     match managed_kinds.first() {
         None => match plugin_kinds.first() {
             None => unsure.unwrap_or(RegistrationFix::UserEntry),
-            Some((_, id)) if plugin_kinds.len() == HookKind::ALL.len() => {
+            Some((_, id)) if plugin_kinds.len() == HookKind::ALWAYS.len() => {
                 RegistrationFix::RemoveOutsidePlugin { plugin: id.clone() }
             }
             Some(_) => RegistrationFix::RemovePluginCopies {
                 carried: plugin_kinds,
             },
         },
-        Some((_, managed)) if managed_kinds.len() == HookKind::ALL.len() => {
+        Some((_, managed)) if managed_kinds.len() == HookKind::ALWAYS.len() => {
             RegistrationFix::RemoveOutsideManaged {
                 managed: managed.clone(),
             }
