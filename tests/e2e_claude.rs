@@ -1107,22 +1107,26 @@ fn a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model() {
         screen.contains("Switching now hands half-done work"),
         "{screen}"
     );
+    // "No, go back": the dialog goes, and no switch is saved (`/model`
+    // writes the model into the user settings when it switches).
     tui.press(&["Escape"]);
-    let screen = tui.wait_until("the dialog gone", |s| {
-        !after_last(s, "/model sonnet").contains("asked you to confirm")
-    });
-    eprintln!("after No:\n{screen}");
+    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert_eq!(saved_model(&sb), None, "No switched the model");
 
     tui.send("/model sonnet");
-    tui.wait_until("the dialog again", |s| {
-        after_last(s, "/model sonnet").contains("asked you to confirm")
-    });
+    tui.wait_until("the dialog again", |s| s.contains("asked you to confirm"));
     tui.press(&["Enter"]);
-    let screen = tui.wait_until("the switch done", |s| {
-        let tail = after_last(s, "/model sonnet");
-        !tail.contains("asked you to confirm") && tail.to_lowercase().contains("sonnet")
-    });
-    eprintln!("after Yes:\n{screen}");
+    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
+    let started = std::time::Instant::now();
+    while saved_model(&sb).is_none() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    assert_eq!(
+        saved_model(&sb).as_deref(),
+        Some("sonnet"),
+        "Yes did not switch"
+    );
     tui.send("what is left to do?");
     tui.wait_until("the next Stop line", |s| {
         after_last(s, "what is left to do?").contains("STATE [DIRTY]")
@@ -1133,6 +1137,14 @@ fn a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model() {
             && requests.contains("during task 'Refactor parser' [E2E]"),
         "the next request does not carry gk's PostModelSwitch context"
     );
+}
+
+/// The model `/model` saved in the user settings, if any.
+fn saved_model(sb: &Sandbox) -> Option<String> {
+    let text = std::fs::read_to_string(sb.user_settings()).ok()?;
+    parse(&text, "settings")["model"]
+        .as_str()
+        .map(str::to_string)
 }
 
 /// A session with no task in flight: `/model sonnet` gets no dialog of
@@ -1146,10 +1158,11 @@ fn a_clean_session_switches_with_no_gk_dialog() {
     let tui = harness::Tui::start(&mut sb, &project, &json!({}));
     tui.send("say hello");
     tui.wait_until("the CLEAN Stop line", |s| s.contains("STATE [CLEAN]"));
+    // The conversation is cached: the client's own confirm, and no
+    // reason of gk's in it.
     tui.send("/model sonnet");
-    tui.wait_until("the switch or the client's own confirm", |s| {
-        let tail = after_last(s, "/model sonnet");
-        tail.contains("Switch model?") || tail.to_lowercase().contains("set model")
+    tui.wait_until("the client's own confirm", |s| {
+        s.contains("Switch model?") && s.contains("This conversation is cached")
     });
     // The hook has had its time to answer.
     std::thread::sleep(std::time::Duration::from_secs(2));
@@ -1159,6 +1172,13 @@ fn a_clean_session_switches_with_no_gk_dialog() {
         !screen.contains("PreModelSwitch hook asked") && !screen.contains("gk: Task"),
         "{screen}"
     );
+    tui.press(&["Enter"]);
+    tui.wait_until("the switch done", |s| !s.contains("Switch model?"));
+    let started = std::time::Instant::now();
+    while saved_model(&sb).is_none() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    assert_eq!(saved_model(&sb).as_deref(), Some("sonnet"));
 }
 
 /// JSON the client's parser takes and serde_json / jsonc-parser refused
