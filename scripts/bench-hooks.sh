@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Time `gk hook prompt`, `gk hook stop`, `gk hook session` and
-# `gk statusline` against a no-op process (/bin/true with the same stdin)
+# Time `gk hook prompt`, `gk hook stop`, `gk hook session`, the switch
+# guard (`gk hook pre-model-switch`, asking) and `gk statusline` against
+# a no-op process (/bin/true with the same stdin)
 # and the Python reference hooks, and print the ratios. One command:
 #
 #   scripts/bench-hooks.sh [RUNS] [REF_RUNS]   (defaults 1000 and 30)
@@ -277,7 +278,12 @@ pointer=$("$GK" hook prompt < "$tmp/prompt-next.json" | grep -o 'folder\.[0-9a-f
 printf '{"session": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f"}\n' > "$GK_STATE_DIR/$pointer"
 "$GK" hook stop < "$tmp/stop-next.json" | grep -q 'left by an earlier session in this folder'
 
+# A `/model sonnet` mid-task (shape measured on the real client): the
+# guard finds the task in progress and asks.
+printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","prompt_id":"p-0002","hook_event_name":"PreModelSwitch","from_model":"claude-opus-5-5","to_model":"claude-sonnet-5-5","requested_model":"sonnet","source":"command","context_tokens":180000,"prompt_cache_warm":true,"cache_ttl":"5m","estimated_cache_write_usd":0.42,"pricing":"catalog"}' > "$tmp/switch.json"
+
 # Sanity: the hooks answer before they are timed.
+"$GK" hook pre-model-switch < "$tmp/switch.json" | grep -q '"permissionDecision": "ask"'
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
 "$GK" hook prompt < "$tmp/prompt-transcript.json" | grep -q 'For the next task: the current model fits'
 "$GK" hook stop < "$tmp/stop.json" | grep -q 'STATE \[DIRTY\]'
@@ -303,6 +309,7 @@ SW="$tmp/session-warn.json"
   echo "gk-prompt-successor(static)${TAB}$tmp/prompt-next.json${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop-successor(static)${TAB}$tmp/stop-next.json${TAB}$GK${TAB}hook${TAB}stop"
   echo "gk-statusline(static)${TAB}$L${TAB}$GK${TAB}statusline"
+  echo "gk-pre-model-switch(static)${TAB}$tmp/switch.json${TAB}$GK${TAB}hook${TAB}pre-model-switch"
   echo "gk-session(static)${TAB}$SS${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-warn(static)${TAB}$SW${TAB}$GK${TAB}hook${TAB}session"
   echo "gk-session-successor(static)${TAB}$tmp/session-next.json${TAB}$GK${TAB}hook${TAB}session"
@@ -359,6 +366,7 @@ cat "$tmp"/result*.txt | awk -v have_ref="$have_ref" '
     printf "gk hook prompt, successor / no-op %5.2fx  (target <= 1.3x; no record, the earlier session'"'"'s read)\n", med["gk-prompt-successor(static)"] / t
     printf "gk hook stop,   successor / no-op %5.2fx  (target <= 1.2x; no record, the earlier session'"'"'s read)\n", med["gk-stop-successor(static)"] / t
     printf "gk statusline,  static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-statusline(static)"] / t
+    printf "gk hook pre-model-switch / no-op  %5.2fx  (target <= 1.2x; task in progress, asks)\n", med["gk-pre-model-switch(static)"] / t
     printf "gk hook session, static / no-op   %5.2fx  (target <= 1.5x; healthy, silent)\n", med["gk-session(static)"] / t
     printf "gk hook session, static / no-op   %5.2fx  (one problem, one line printed)\n", med["gk-session-warn(static)"] / t
     printf "gk hook session, successor / no-op %5.2fx (healthy; the earlier session'"'"'s task told)\n", med["gk-session-successor(static)"] / t

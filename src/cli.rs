@@ -168,9 +168,10 @@ pub enum StateAction {
 /// straight into the one hook type, [`HookKind`].
 fn hook_name() -> impl clap::builder::TypedValueParser<Value = HookKind> {
     use clap::builder::TypedValueParser as _;
-    let names = HookKind::ALL.map(HookKind::arg);
+    // The switch hooks have `"switch"` in gk.json, not an on/off flag.
+    let names = HookKind::ALWAYS.map(HookKind::arg);
     clap::builder::PossibleValuesParser::new(names).map(|name| {
-        HookKind::ALL
+        HookKind::ALWAYS
             .into_iter()
             .find(|k| k.arg() == name)
             .unwrap_or(HookKind::Prompt)
@@ -329,15 +330,18 @@ pub const HOOK_HELP: &str = "\
 Run a hook as Claude Code does: read the event JSON on stdin, print at most
 one JSON line, always exit 0.
 
-Usage: gk hook <prompt|stop|session>
+Usage: gk hook <prompt|stop|session|pre-model-switch|post-model-switch>
 
-  prompt   UserPromptSubmit: model and effort advice, [check], the task state for Claude
-  stop     Stop: the STATE line when Claude hands back control
-  session  SessionStart: one warning when the setup this session loads is broken
-           (gk's hooks firing twice, a settings file Claude Code skips, gk missing);
-           nothing at all when it is healthy
+  prompt             UserPromptSubmit: model and effort advice, [check], the task state for Claude
+  stop               Stop: the STATE line when Claude hands back control
+  session            SessionStart: one warning when the setup this session loads is broken
+                     (gk's hooks firing twice, a settings file Claude Code skips, gk missing);
+                     nothing at all when it is healthy
+  pre-model-switch   PreModelSwitch: asks before a /model switch while a task is in progress
+  post-model-switch  PostModelSwitch: tells Claude the model changed mid-task
 
-`gk install` registers all three; `gk doctor` says why one does not run.
+`gk install` registers the first three, and the two switch hooks when `claude --version`
+is 2.1.332 or newer; `gk doctor` says why one does not run.
 ";
 
 /// The names of gk's subcommands, clap's `help` included.

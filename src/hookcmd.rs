@@ -12,53 +12,239 @@ use std::path::PathBuf;
 
 use crate::platform::Os;
 
-/// Which of gk's three hooks.
+/// Which of gk's hooks: one row of [`HOOKS`] each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HookKind {
     Prompt,
     Stop,
     /// `gk hook session` (SessionStart): checks the setup the session loads.
     Session,
+    /// `gk hook pre-model-switch` (PreModelSwitch): asks before a switch
+    /// mid-task.
+    PreSwitch,
+    /// `gk hook post-model-switch` (PostModelSwitch): tells Claude a switch
+    /// happened mid-task.
+    PostSwitch,
 }
+
+/// The first client version known to have PreModelSwitch and
+/// PostModelSwitch (measured on it; 2.1.233 has neither, and an older
+/// client opens a warning dialog at every start for an event it does not
+/// know).
+pub const SWITCH_EVENTS_SINCE: ClientVersion = ClientVersion(2, 1, 332);
+
+/// A Claude Code version, `major.minor.patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClientVersion(pub u32, pub u32, pub u32);
+
+impl ClientVersion {
+    /// The version in `claude --version`'s output (`2.1.332 (Claude
+    /// Code)`): the first word made of three dot-separated numbers.
+    pub fn parse(text: &str) -> Option<ClientVersion> {
+        text.split_whitespace().find_map(|word| {
+            let mut parts = word.split('.').map(|p| p.parse::<u32>().ok());
+            let v = ClientVersion(parts.next()??, parts.next()??, parts.next()??);
+            parts.next().is_none().then_some(v)
+        })
+    }
+}
+
+impl std::fmt::Display for ClientVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// How a smoke test judges what a hook printed for its sample payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmokeCheck {
+    /// The `UserPromptSubmit` additionalContext the prompt hook prints.
+    PromptContext,
+    /// The single `STATE [...]` systemMessage of the Stop hook.
+    StopMessage,
+    /// Nothing, or what the session check prints (`smoke::session_report`).
+    SessionReport,
+    /// Nothing, or a JSON object answering the row's event
+    /// (`hookSpecificOutput.hookEventName`).
+    SilentOrEvent,
+}
+
+/// What a missing registration of a hook costs (doctor's severity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenMissing {
+    /// The hook's job is not done at all: an error.
+    Error,
+    /// Only a warning is lost (the session check): a warning.
+    Warning,
+}
+
+/// Everything gk knows about one of its hooks, in one row: a new hook
+/// event is a row here plus its code in `hooks/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookSpec {
+    pub kind: HookKind,
+    /// The Claude Code event it is registered under.
+    pub event: &'static str,
+    /// The word after `gk hook`.
+    pub arg: &'static str,
+    /// The Python v5 script that did this job, if one did.
+    pub legacy_script: Option<&'static str>,
+    /// Seconds the client waits (`timeout` in the registration); `None`:
+    /// the client's default.
+    pub timeout: Option<i64>,
+    /// The status line the client shows while the hook runs.
+    pub status_message: Option<&'static str>,
+    /// The gk.json key that switches it off (`"<key>": {"enabled": false}`).
+    pub config_key: &'static str,
+    /// The event-specific members of the smoke test's sample payload (a
+    /// JSON object's text), beside the fields every event carries.
+    pub smoke_fields: &'static str,
+    /// How the smoke test judges its answer.
+    pub smoke_check: SmokeCheck,
+    /// What doctor makes of it not being registered.
+    pub when_missing: WhenMissing,
+    /// The first client version that knows the event; `None`: every
+    /// version gk supports. Such a hook is registered only where the
+    /// client is known to be at least this version.
+    pub since: Option<ClientVersion>,
+}
+
+/// gk's hooks, in the order install registers them and doctor reports
+/// them; row `i` is the hook whose [`HookKind::index`] is `i`.
+pub const HOOKS: [HookSpec; 5] = [
+    HookSpec {
+        kind: HookKind::Prompt,
+        event: "UserPromptSubmit",
+        arg: "prompt",
+        legacy_script: Some("gatekeeper.py"),
+        timeout: None,
+        status_message: Some("Gatekeeper assessing prompt..."),
+        config_key: "prompt",
+        smoke_fields: r#"{"prompt_id": "gk-smoke", "prompt": "explain what the smoke test checks"}"#,
+        smoke_check: SmokeCheck::PromptContext,
+        when_missing: WhenMissing::Error,
+        since: None,
+    },
+    HookSpec {
+        kind: HookKind::Stop,
+        event: "Stop",
+        arg: "stop",
+        legacy_script: Some("state_monitor.py"),
+        timeout: Some(5),
+        status_message: None,
+        config_key: "stop",
+        smoke_fields: r#"{"effort": {"level": "medium"}, "stop_hook_active": false,
+            "last_assistant_message": "Done.", "background_tasks": [], "session_crons": []}"#,
+        smoke_check: SmokeCheck::StopMessage,
+        when_missing: WhenMissing::Error,
+        since: None,
+    },
+    // About a millisecond; a settings file on a stalled network drive must
+    // not hold the session's start for the client's default minute.
+    HookSpec {
+        kind: HookKind::Session,
+        event: "SessionStart",
+        arg: "session",
+        legacy_script: None,
+        timeout: Some(5),
+        status_message: None,
+        config_key: "session",
+        smoke_fields: r#"{"source": "startup"}"#,
+        smoke_check: SmokeCheck::SessionReport,
+        when_missing: WhenMissing::Warning,
+        since: None,
+    },
+    HookSpec {
+        kind: HookKind::PreSwitch,
+        event: "PreModelSwitch",
+        arg: "pre-model-switch",
+        legacy_script: None,
+        timeout: Some(5),
+        status_message: None,
+        config_key: "switch",
+        smoke_fields: r#"{"prompt_id": "gk-smoke", "from_model": "claude-opus-5-5",
+            "to_model": "claude-sonnet-5-5", "requested_model": "sonnet", "source": "command",
+            "context_tokens": 12, "prompt_cache_warm": false, "cache_ttl": "5m",
+            "estimated_cache_write_usd": 0, "pricing": "catalog"}"#,
+        smoke_check: SmokeCheck::SilentOrEvent,
+        when_missing: WhenMissing::Warning,
+        since: Some(SWITCH_EVENTS_SINCE),
+    },
+    HookSpec {
+        kind: HookKind::PostSwitch,
+        event: "PostModelSwitch",
+        arg: "post-model-switch",
+        legacy_script: None,
+        timeout: Some(5),
+        status_message: None,
+        config_key: "switch",
+        smoke_fields: r#"{"prompt_id": "gk-smoke", "from_model": "claude-opus-5-5",
+            "to_model": "claude-sonnet-5-5", "requested_model": "sonnet", "source": "command"}"#,
+        smoke_check: SmokeCheck::SilentOrEvent,
+        when_missing: WhenMissing::Warning,
+        since: Some(SWITCH_EVENTS_SINCE),
+    },
+];
 
 impl HookKind {
     /// In the order install registers them and doctor reports them.
-    pub const ALL: [HookKind; 3] = [HookKind::Prompt, HookKind::Stop, HookKind::Session];
+    pub const ALL: [HookKind; HOOKS.len()] = {
+        let mut all = [HookKind::Prompt; HOOKS.len()];
+        let mut i = 0;
+        while i < HOOKS.len() {
+            all[i] = HOOKS[i].kind;
+            i += 1;
+        }
+        all
+    };
+
+    /// The hooks every supported client knows, in [`HookKind::ALL`]'s
+    /// order: what is registered wherever the client's version is not
+    /// known (a plugin, a managed drop-in, no `claude` found).
+    pub const ALWAYS: [HookKind; 3] = [HookKind::Prompt, HookKind::Stop, HookKind::Session];
+
+    /// The hooks a client of `version` knows (`None`: unknown, so only
+    /// [`HookKind::ALWAYS`]).
+    pub fn known_to(version: Option<ClientVersion>) -> Vec<HookKind> {
+        HOOKS
+            .iter()
+            .filter(|h| {
+                h.since
+                    .is_none_or(|since| version.is_some_and(|v| v >= since))
+            })
+            .map(|h| h.kind)
+            .collect()
+    }
+
+    /// This hook's row of [`HOOKS`].
+    pub fn spec(self) -> &'static HookSpec {
+        &HOOKS[self.index()]
+    }
 
     /// The Claude Code event this hook is registered under.
     pub fn event(self) -> &'static str {
-        match self {
-            HookKind::Prompt => "UserPromptSubmit",
-            HookKind::Stop => "Stop",
-            HookKind::Session => "SessionStart",
-        }
+        self.spec().event
     }
 
     /// The word after `gk hook`.
     pub fn arg(self) -> &'static str {
-        match self {
-            HookKind::Prompt => "prompt",
-            HookKind::Stop => "stop",
-            HookKind::Session => "session",
-        }
+        self.spec().arg
+    }
+
+    /// The hook whose `gk hook` word is `arg`.
+    pub fn from_arg(arg: &str) -> Option<HookKind> {
+        HOOKS.iter().find(|h| h.arg == arg).map(|h| h.kind)
     }
 
     /// The Python v5 script that did this job; the session check has none.
     pub fn legacy_script(self) -> Option<&'static str> {
-        match self {
-            HookKind::Prompt => Some("gatekeeper.py"),
-            HookKind::Stop => Some("state_monitor.py"),
-            HookKind::Session => None,
-        }
+        self.spec().legacy_script
     }
 
-    /// The index of this hook in [`HookKind::ALL`] (for per-hook arrays).
+    /// The index of this hook in [`HookKind::ALL`] and [`HOOKS`] (for
+    /// per-hook arrays).
     pub fn index(self) -> usize {
-        match self {
-            HookKind::Prompt => 0,
-            HookKind::Stop => 1,
-            HookKind::Session => 2,
-        }
+        self as usize
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::hookcmd::{HookCommand, HookKind, ShellForm};
+use crate::hookcmd::{HookCommand, HookKind, ShellForm, SmokeCheck};
 use crate::platform::Os;
 
 /// How a command string is handed to a shell: program and its arguments
@@ -100,6 +100,40 @@ pub fn exec_invocation(program: &str, args: &[String]) -> ShellInvocation {
     }
 }
 
+/// Pure: the client's program on `path` (the `PATH` value): the first
+/// folder holding `claude` (on Windows `claude.exe`: a `claude.cmd` from
+/// npm needs a shell, and is not looked for), as `exists` says.
+pub fn find_client(os: Os, path: Option<&str>, exists: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
+    let (sep, name) = if os.is_windows() {
+        (';', "claude.exe")
+    } else {
+        (':', "claude")
+    };
+    path?
+        .split(sep)
+        .map(|d| d.trim().trim_matches('"'))
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(name))
+        .find(|p| exists(p))
+}
+
+/// The version of the client on `PATH`, read from `claude --version`
+/// (given at most 10 s); `None` when none is found, it fails, or it prints
+/// no version. Install's question, never a hook's: it starts a process.
+pub fn client_version(os: Os, env: &Env) -> Option<crate::hookcmd::ClientVersion> {
+    let path = env.var_os("PATH")?;
+    let program = find_client(os, path.to_str(), &|p| p.is_file())?;
+    let invocation = ShellInvocation {
+        program,
+        args: vec!["--version".into()],
+    };
+    let run = run(&invocation, "", Duration::from_secs(10), env, &[]).ok()?;
+    if run.exit_code != Some(0) {
+        return None;
+    }
+    crate::hookcmd::ClientVersion::parse(&run.stdout)
+}
+
 /// A payload shaped like the one Claude Code sends for this hook's event
 /// (fields as measured on the real client).
 pub fn sample_payload(kind: HookKind, cwd: &Path) -> String {
@@ -112,21 +146,9 @@ pub fn sample_payload(kind: HookKind, cwd: &Path) -> String {
         "hook_event_name": kind.event(),
     });
     let obj = v.as_object_mut().expect("json! object literal");
-    match kind {
-        HookKind::Prompt => {
-            obj.insert("prompt_id".into(), json!("gk-smoke"));
-            obj.insert("prompt".into(), json!("explain what the smoke test checks"));
-        }
-        HookKind::Session => {
-            obj.insert("source".into(), json!("startup"));
-        }
-        HookKind::Stop => {
-            obj.insert("effort".into(), json!({"level": "medium"}));
-            obj.insert("stop_hook_active".into(), json!(false));
-            obj.insert("last_assistant_message".into(), json!("Done."));
-            obj.insert("background_tasks".into(), json!([]));
-            obj.insert("session_crons".into(), json!([]));
-        }
+    // The row's fields are checked to be an object by hookcmd's tests.
+    if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(kind.spec().smoke_fields) {
+        obj.extend(fields);
     }
     v.to_string()
 }
@@ -252,7 +274,8 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
         None => return Err("was ended by a signal".to_string()),
     }
     let out = run.stdout.trim();
-    if out.is_empty() && kind == HookKind::Session {
+    let check = kind.spec().smoke_check;
+    if out.is_empty() && matches!(check, SmokeCheck::SessionReport | SmokeCheck::SilentOrEvent) {
         return Ok(());
     }
     if out.is_empty() {
@@ -269,8 +292,8 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
     let obj = value
         .as_object()
         .ok_or("printed JSON that is not an object")?;
-    match kind {
-        HookKind::Prompt => {
+    match check {
+        SmokeCheck::PromptContext => {
             let hso = obj.get("hookSpecificOutput").and_then(Value::as_object);
             let event = hso
                 .and_then(|h| h.get("hookEventName"))
@@ -290,13 +313,24 @@ pub fn judge(kind: HookKind, run: &SmokeRun) -> std::result::Result<(), String> 
                 );
             }
         }
-        HookKind::Stop => {
+        SmokeCheck::StopMessage => {
             let msg = obj.get("systemMessage").and_then(Value::as_str);
             if obj.len() != 1 || !msg.is_some_and(|m| m.starts_with("STATE [")) {
                 return Err("output is not the single STATE systemMessage gk prints".to_string());
             }
         }
-        HookKind::Session => {
+        SmokeCheck::SilentOrEvent => {
+            let event = obj
+                .get("hookSpecificOutput")
+                .and_then(|h| h.get("hookEventName"))
+                .and_then(Value::as_str);
+            if event.is_some_and(|e| e != kind.event())
+                || (event.is_none() && !obj.contains_key("systemMessage"))
+            {
+                return Err(format!("output is not an answer to {}", kind.event()));
+            }
+        }
+        SmokeCheck::SessionReport => {
             if session_report(&value).is_none() {
                 return Err(
                     "output is not what the session check prints (a systemMessage of `gk: ` lines, \
@@ -422,6 +456,20 @@ mod tests {
             duration: Duration::from_millis(3),
             timed_out: false,
         }
+    }
+
+    #[test]
+    fn the_client_is_the_first_claude_on_path() {
+        let files = ["/opt/b/claude", "/opt/c/claude"];
+        let exists = |p: &Path| files.iter().any(|f| Path::new(f) == p);
+        assert_eq!(
+            find_client(Os::Linux, Some("/opt/a::/opt/b:/opt/c"), &exists),
+            Some(PathBuf::from("/opt/b/claude"))
+        );
+        assert_eq!(find_client(Os::Linux, Some("/opt/a"), &exists), None);
+        assert_eq!(find_client(Os::Linux, None, &exists), None);
+        let win = |p: &Path| p.to_string_lossy().ends_with("claude.exe");
+        assert!(find_client(Os::Windows, Some(r"C:\x;C:\y"), &win).is_some());
     }
 
     #[test]

@@ -76,6 +76,8 @@ fn main() -> std::process::ExitCode {
             a_fork_sees_the_task_its_parent_left_in_flight,
             the_tui_shows_the_earlier_task_after_clear_until_its_own,
             a_mid_task_clear_shows_the_session_line_above_the_clear_prompt,
+            a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model,
+            a_clean_session_switches_with_no_gk_dialog,
             json_the_client_loads_is_not_called_skipped,
             gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
             the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there,
@@ -1058,6 +1060,127 @@ fn a_mid_task_clear_shows_the_session_line_above_the_clear_prompt() {
         !screen.contains("Stop says: STATE [DIRTY]"),
         "the screen was not redrawn:\n{screen}"
     );
+}
+
+/// The switch guard on the pinned client (which knows PreModelSwitch):
+/// `gk install` with the client on PATH registers it; mid-task, `/model
+/// sonnet` opens the client's "Switch model?" dialog with gk's reason in
+/// it; "No, go back" keeps the model; "Yes" switches, and the next request
+/// carries gk's PostModelSwitch context for Claude.
+fn a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model");
+    sb.client_on_path();
+    let out = sb.gk_ok(&["install", "--yes", "--statusline"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("knows PreModelSwitch"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let settings = parse(
+        &std::fs::read_to_string(sb.user_settings()).unwrap(),
+        "settings",
+    );
+    assert_eq!(
+        commands(&settings, "PreModelSwitch").len(),
+        1,
+        "{settings:#}"
+    );
+    assert_eq!(
+        commands(&settings, "PostModelSwitch").len(),
+        1,
+        "{settings:#}"
+    );
+    let tools = json!({"implement the parser refactor": start_a_task("Refactor parser", None)});
+    let project = sb.project();
+    let tui = harness::Tui::start(&mut sb, &project, &tools);
+    tui.send("implement the parser refactor");
+    tui.wait_until("the DIRTY Stop line", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
+    });
+
+    tui.send("/model sonnet");
+    let screen = tui.wait_until("the switch dialog with gk's reason", |s| {
+        s.contains("A PreModelSwitch hook asked you to confirm")
+            && s.contains("gk: Task in progress: 'Refactor parser' [E2E]")
+    });
+    eprintln!("the dialog:\n{screen}");
+    assert!(
+        screen.contains("Switching now hands half-done work"),
+        "{screen}"
+    );
+    // "No, go back": the dialog goes, and no switch is saved (`/model`
+    // writes the model into the user settings when it switches).
+    tui.press(&["Escape"]);
+    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert_eq!(saved_model(&sb), None, "No switched the model");
+
+    tui.send("/model sonnet");
+    tui.wait_until("the dialog again", |s| s.contains("asked you to confirm"));
+    tui.press(&["Enter"]);
+    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
+    let started = std::time::Instant::now();
+    while saved_model(&sb).is_none() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    assert_eq!(
+        saved_model(&sb).as_deref(),
+        Some("sonnet"),
+        "Yes did not switch"
+    );
+    tui.send("what is left to do?");
+    tui.wait_until("the next Stop line", |s| {
+        after_last(s, "what is left to do?").contains("STATE [DIRTY]")
+    });
+    let requests = tui.requests();
+    assert!(
+        requests.contains("[Gatekeeper] The model changed from")
+            && requests.contains("during task 'Refactor parser' [E2E]"),
+        "the next request does not carry gk's PostModelSwitch context"
+    );
+}
+
+/// The model `/model` saved in the user settings, if any.
+fn saved_model(sb: &Sandbox) -> Option<String> {
+    let text = std::fs::read_to_string(sb.user_settings()).ok()?;
+    parse(&text, "settings")["model"]
+        .as_str()
+        .map(str::to_string)
+}
+
+/// A session with no task in flight: `/model sonnet` gets no dialog of
+/// gk's (the client's own cache confirm, if any, is its own).
+fn a_clean_session_switches_with_no_gk_dialog() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("a_clean_session_switches_with_no_gk_dialog");
+    sb.client_on_path();
+    sb.gk_ok(&["install", "--yes", "--statusline"]);
+    let project = sb.project();
+    let tui = harness::Tui::start(&mut sb, &project, &json!({}));
+    tui.send("say hello");
+    tui.wait_until("the CLEAN Stop line", |s| s.contains("STATE [CLEAN]"));
+    // The conversation is cached: the client's own confirm, and no
+    // reason of gk's in it.
+    tui.send("/model sonnet");
+    tui.wait_until("the client's own confirm", |s| {
+        s.contains("Switch model?") && s.contains("This conversation is cached")
+    });
+    // The hook has had its time to answer.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let screen = tui.screen();
+    eprintln!("{screen}");
+    assert!(
+        !screen.contains("PreModelSwitch hook asked") && !screen.contains("gk: Task"),
+        "{screen}"
+    );
+    tui.press(&["Enter"]);
+    tui.wait_until("the switch done", |s| !s.contains("Switch model?"));
+    let started = std::time::Instant::now();
+    while saved_model(&sb).is_none() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    assert_eq!(saved_model(&sb).as_deref(), Some("sonnet"));
 }
 
 /// JSON the client's parser takes and serde_json / jsonc-parser refused

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use gk::testing::hookcmd::{
-    classify, exec_spelling, normalize, CommandContext, HookKind, Owner, ShellForm,
+    classify, exec_spelling, normalize, CommandContext, Owner, ShellForm,
 };
 use gk::testing::platform::Os;
 use gk::testing::setup::verified_wanted_hooks;
@@ -104,10 +104,10 @@ fuzz_target!(|data: &[u8]| {
             &[ShellForm::Bash]
         };
         for &shell in shells {
-            let wanted = verified_wanted_hooks(&ctx, shell, None, &binary)
+            let wanted = verified_wanted_hooks(&ctx, shell, None, &binary, None)
                 .unwrap_or_else(|e| panic!("{dir:?} {shell:?}: {e}"));
-            for kind in HookKind::ALL {
-                assert_eq!(classify(&wanted.get(kind).command, &ctx), Owner::Gk(kind));
+            for (kind, want) in wanted.iter() {
+                assert_eq!(classify(&want.command, &ctx), Owner::Gk(kind));
             }
         }
     }

@@ -3,7 +3,8 @@
 //! Input: a selector byte (which hook, whether the bytes are the whole
 //! stdin or only the prompt of a real event), then the bytes. Whatever
 //! arrives, a hook prints nothing or one line of ASCII JSON, an object of
-//! the shape its event expects; the same input gives the same output; and
+//! the shape its event expects (the switch hooks too: bits 3-4 of the
+//! selector pick them); the same input gives the same output; and
 //! nothing from the event but the prompt's keywords reaches the output:
 //! a secret in another field of the event (a token in `cwd`, say) never
 //! does.
@@ -22,10 +23,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
     };
-    let hook = if sel & 1 == 0 {
-        Hook::Prompt
-    } else {
-        Hook::Stop
+    let hook = match ((sel >> 3) & 3, sel & 1) {
+        (2, _) => Hook::PreSwitch,
+        (3, _) => Hook::PostSwitch,
+        (_, 0) => Hook::Prompt,
+        _ => Hook::Stop,
     };
     let bytes: Vec<u8> = if sel & 2 == 0 {
         bytes.to_vec()
@@ -84,7 +86,7 @@ fuzz_target!(|data: &[u8]| {
         "not deterministic"
     );
     let Some(out) = out else {
-        assert_eq!(hook, Hook::Prompt, "the Stop hook always answers");
+        assert_ne!(hook, Hook::Stop, "the Stop hook always answers");
         return;
     };
     assert!(out.is_ascii(), "{out:?}");
@@ -113,6 +115,21 @@ fuzz_target!(|data: &[u8]| {
                 .as_str()
                 .unwrap()
                 .starts_with("STATE ["));
+        }
+        // The guard: `ask` (the event's source may be `command`), or context.
+        Hook::PreSwitch => {
+            let hso = obj["hookSpecificOutput"].as_object().unwrap();
+            assert_eq!(hso["hookEventName"], "PreModelSwitch");
+            assert_eq!(hso["permissionDecision"], "ask");
+            assert!(hso["permissionDecisionReason"].as_str().unwrap().starts_with("gk: "));
+        }
+        Hook::PostSwitch => {
+            let hso = obj["hookSpecificOutput"].as_object().unwrap();
+            assert_eq!(hso["hookEventName"], "PostModelSwitch");
+            assert!(hso["additionalContext"]
+                .as_str()
+                .unwrap()
+                .starts_with("[Gatekeeper] The model changed"));
         }
         // Reads settings files, not this state: fuzz_targets/session_check.rs.
         Hook::Session => unreachable!("respond() answers only the prompt and Stop hooks"),

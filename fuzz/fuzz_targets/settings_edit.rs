@@ -15,7 +15,7 @@ use std::path::Path;
 
 use gk::testing::change::{render, FileChange, Plan, Style};
 use gk::testing::edit::{add_hooks_noting, remove_hooks, remove_hooks_keeping, WantedHooks};
-use gk::testing::hookcmd::{canonical, classify_under, CommandContext, HookKind, Owner, ShellForm};
+use gk::testing::hookcmd::{canonical, classify_under, CommandContext, Owner, ShellForm};
 use gk::testing::platform::Os;
 use libfuzzer_sys::fuzz_target;
 
@@ -49,12 +49,10 @@ fuzz_target!(|data: &[u8]| {
         .expect("install wrote a file that does not parse");
     let (entries, issues) = gk::testing::settings::hook_entries(&parsed);
     assert!(!issues.iter().any(|i| i.rejects_file()), "{issues:?}");
-    for kind in HookKind::ALL {
+    for (kind, want) in w.iter() {
         let n = entries
             .iter()
-            .filter(|e| {
-                e.event == kind.event() && e.command.as_deref() == Some(&w.get(kind).command)
-            })
+            .filter(|e| e.event == kind.event() && e.command.as_deref() == Some(&want.command))
             .count();
         assert_eq!(n, 1, "{kind:?} in {after}");
     }

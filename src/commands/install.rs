@@ -35,7 +35,10 @@ pub fn run_install(
     if !args.no_permissions {
         check_state_folder(&m)?;
     }
-    let (extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
+    let (mut extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
+    // Install may start a program (hooks may not): the client's version
+    // decides whether the switch hooks are registered.
+    extras.client = smoke::client_version(m.os, env);
     let (mut plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
     if let Some(change) = offer_presets(&m, args, env, c)? {
@@ -61,7 +64,7 @@ pub fn run_install(
     // the plugin's, `gk` from PATH, and that is what the smoke test starts.
     let bin = m.paths.binary(m.os);
     let wanted = match plan.changes.iter().any(|ch| ch.path == bin) {
-        true => wanted_hooks(&m.ctx, shell, m.bash_home.as_deref()),
+        true => wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), extras.client),
         false => crate::setup::plugin::plugin_hooks(),
     };
     let all_passed = smoke_test(&m, &wanted, env, c);
@@ -308,13 +311,13 @@ fn smoke_test(
         .map_or_else(|_| m.ctx.home.clone(), Path::to_path_buf);
     outln!(c);
     let mut ok = true;
-    for kind in HookKind::ALL {
+    for (kind, command) in wanted.iter() {
         let label = format!("smoke test: gk hook {:<6}", kind.arg());
         if !switch::is_enabled(config.as_deref(), kind) {
             outln!(c, "{label} skipped (switched off in gk.json)");
             continue;
         }
-        let inv = smoke::invocation(m.os, m.git_bash.as_deref(), wanted.get(kind));
+        let inv = smoke::invocation(m.os, m.git_bash.as_deref(), command);
         let payload = smoke::sample_payload(kind, &cwd);
         match smoke::run(&inv, &payload, Duration::from_secs(10), env, &[]) {
             Ok(run) => {
@@ -351,7 +354,7 @@ fn smoke_test(
 /// What a passing session check printed, line by line (nothing when the
 /// setup is healthy, or for the other hooks).
 fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
-    if kind != HookKind::Session {
+    if kind.spec().smoke_check != crate::hookcmd::SmokeCheck::SessionReport {
         return Vec::new();
     }
     serde_json::from_str::<serde_json::Value>(stdout.trim())

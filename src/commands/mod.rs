@@ -224,12 +224,10 @@ fn clap_styles(
 /// registration mistake; say so in one line and exit 1, never 2.
 fn run_hook_args(rest: &[OsString], env: &Env, c: &mut Console<'_>, before_hook: &dyn Fn()) -> u8 {
     let name = rest.first().and_then(|s| s.to_str());
-    let hook = match (name, rest.len()) {
-        (Some("prompt"), 1) => HookKind::Prompt,
-        (Some("stop"), 1) => HookKind::Stop,
-        (Some("session"), 1) => HookKind::Session,
+    let hook = match (name, name.and_then(HookKind::from_arg), rest.len()) {
+        (_, Some(hook), 1) => hook,
         // Someone reading about the command, not a registration.
-        (Some("--help" | "-h"), 1) => {
+        (Some("--help" | "-h"), _, 1) => {
             out!(c, "{}", crate::cli::HOOK_HELP);
             return 0;
         }
@@ -240,7 +238,8 @@ fn run_hook_args(rest: &[OsString], env: &Env, c: &mut Console<'_>, before_hook:
                 .collect();
             errln!(
                 c,
-                "gk: usage: gk hook prompt|stop|session (got: {})",
+                "gk: usage: gk hook {} (got: {})",
+                HookKind::ALL.map(HookKind::arg).join("|"),
                 if got.is_empty() {
                     "nothing".to_string()
                 } else {

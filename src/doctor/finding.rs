@@ -143,6 +143,7 @@ codes! {
     ManagedHidden = "managed-hidden", Warning, Settings, None;
     SettingsSameFile = "settings-same-file", Info, Settings, None;
     HookMissing = "hook-missing", Error, Registrations, Some(Part::Registrations);
+    SwitchEventUnknown = "switch-event-unknown", Warning, Registrations, None;
     HookFiresTwice = "hook-fires-twice", Error, Registrations, Some(Part::Registrations);
     HookRedundant = "hook-redundant", Warning, Registrations, Some(Part::Registrations);
     HookLegacy = "hook-legacy", Warning, Registrations, Some(Part::Registrations);

@@ -74,6 +74,9 @@ impl Inputs {
             git_bash: self.git_bash.as_deref(),
             bash_home: self.bash_home.as_deref(),
             state_dir: self.state_dir.as_deref(),
+            // Doctor does not ask the client its version: the switch
+            // hooks' entries are left as they are.
+            client: None,
         }
     }
 
@@ -203,6 +206,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let switched_off = check_config(inputs, &loaded, &files, &mut report);
     if inputs.smoke {
         programs::check_smoke(inputs, &table, &switched_off, &mut report);
+        programs::check_client_events(inputs, &table, &mut report);
     } else {
         report
             .skipped
@@ -299,7 +303,7 @@ fn check_config(
         },
     ));
     let mut switched_off = Vec::new();
-    for kind in HookKind::ALL.into_iter().filter(|k| !config.enabled(*k)) {
+    for kind in HookKind::ALWAYS.into_iter().filter(|k| !config.enabled(*k)) {
         switched_off.push(kind);
         report.findings.push(
             Finding::new(

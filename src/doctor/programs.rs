@@ -291,6 +291,53 @@ pub(super) fn check_smoke(
     }
 }
 
+/// `switch-event-unknown`: a file registers one of gk's hooks whose event
+/// the client on `PATH` (its `claude --version`) is too old to know; such
+/// a client opens a warning dialog about it at every start. Run with the
+/// smoke tests (it starts the client); nothing when no hook of that kind
+/// is registered or no client is found.
+pub(super) fn check_client_events(
+    inputs: &Inputs,
+    table: &crate::registry::Table,
+    report: &mut Report,
+) {
+    let gated: Vec<(HookKind, &Registration)> = HookKind::ALL
+        .into_iter()
+        .filter(|k| k.spec().since.is_some())
+        .flat_map(|k| table.doing(k).map(move |r| (k, r)))
+        .collect();
+    if gated.is_empty() {
+        return;
+    }
+    let Some(version) = smoke::client_version(inputs.ctx.os, &inputs.env) else {
+        report.notes.push((
+            Group::Smoke,
+            "gk's switch hooks are registered; no `claude` on PATH told its version, so whether it knows their events was not checked".to_string(),
+        ));
+        return;
+    };
+    for (kind, r) in gated {
+        let Some(since) = kind.spec().since.filter(|s| version < *s) else {
+            continue;
+        };
+        report.findings.push(
+            Finding::new(
+                Code::SwitchEventUnknown,
+                format!(
+                    "{} registers gk's {} hook, but Claude Code {version} does not know {} (it came in {since}): the client shows an \"Unknown hook event\" warning at every start",
+                    r.path.display(),
+                    kind.arg(),
+                    kind.event()
+                ),
+            )
+            .at(&r.path, None)
+            .fix(format!(
+                "update Claude Code to {since} or later, or run `gk install` again, which takes the switch hooks out for this client"
+            )),
+        );
+    }
+}
+
 pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Report) {
     let os = inputs.ctx.os;
     let shell = match r.shell.as_deref() {

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::finding::{Code, Finding, Severity, FIX_COMMAND};
-use crate::hookcmd::HookKind;
+use crate::hookcmd::{HookKind, WhenMissing};
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
 use crate::registry::{Registration, SwitchKey, Table};
@@ -115,7 +115,7 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             _ => None,
         }
     });
-    let managed_kinds: Vec<(HookKind, PathBuf)> = HookKind::ALL
+    let managed_kinds: Vec<(HookKind, PathBuf)> = HookKind::ALWAYS
         .into_iter()
         .filter_map(|kind| managed(kind).map(|path| (kind, path)))
         .collect();
@@ -124,21 +124,21 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             .find(|r| r.plugin.is_some() && r.does(kind))
             .and_then(|r| r.plugin.as_ref().map(|p| p.id.clone()))
     };
-    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALL
+    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALWAYS
         .into_iter()
         .filter_map(|kind| plugin(kind).map(|id| (kind, id)))
         .collect();
     match managed_kinds.first() {
         None => match plugin_kinds.first() {
             None => unsure.unwrap_or(RegistrationFix::UserEntry),
-            Some((_, id)) if plugin_kinds.len() == HookKind::ALL.len() => {
+            Some((_, id)) if plugin_kinds.len() == HookKind::ALWAYS.len() => {
                 RegistrationFix::RemoveOutsidePlugin { plugin: id.clone() }
             }
             Some(_) => RegistrationFix::RemovePluginCopies {
                 carried: plugin_kinds,
             },
         },
-        Some((_, managed)) if managed_kinds.len() == HookKind::ALL.len() => {
+        Some((_, managed)) if managed_kinds.len() == HookKind::ALWAYS.len() => {
             RegistrationFix::RemoveOutsideManaged {
                 managed: managed.clone(),
             }
@@ -262,9 +262,9 @@ pub fn check_registrations_with(
 fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> Finding {
     // Without the session check the other two still work; only the warning
     // at a session's start is lost (an older install, say): a warning.
-    let severity = match kind {
-        HookKind::Session => Severity::Warning,
-        _ => Severity::Error,
+    let severity = match kind.spec().when_missing {
+        WhenMissing::Warning => Severity::Warning,
+        WhenMissing::Error => Severity::Error,
     };
     let f = Finding::new(
         Code::HookMissing,

@@ -32,39 +32,83 @@ use crate::error::{Error, Result};
 use crate::hookcmd::{classify_under, CommandContext, HookCommand, HookKind, Owner};
 use crate::settings;
 
-/// The status line Claude Code shows while the prompt hook runs.
-pub const PROMPT_STATUS_MESSAGE: &str = "Gatekeeper assessing prompt...";
-/// Seconds Claude Code waits for the Stop hook.
-pub const STOP_TIMEOUT: i64 = 5;
-/// Seconds Claude Code waits for the session check (it takes about a
-/// millisecond; a settings file on a stalled network drive must not hold
-/// the session's start for the client's default minute).
-pub const SESSION_TIMEOUT: i64 = 5;
+/// What an edit does with each of gk's hooks: register it with its
+/// command, take gk's entries for it out, or leave them as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Slot {
+    Want(HookCommand),
+    /// The client is known not to have the event: gk's entries go.
+    Remove,
+    /// Whether the client has the event is not known here (doctor's
+    /// `--fix`, a channel serving clients of any version): gk's entries
+    /// stay as they are, none is added.
+    Leave,
+}
 
-/// The command to register for each of gk's hooks.
+/// The command to register for each of gk's hooks that is wanted here,
+/// and what to do with the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WantedHooks {
-    pub prompt: HookCommand,
-    pub stop: HookCommand,
-    pub session: HookCommand,
+    slots: [Slot; HookKind::ALL.len()],
 }
 
 impl WantedHooks {
-    /// Each hook's command from `command(kind)`.
+    /// The hooks every client knows ([`HookKind::ALWAYS`]), each command
+    /// from `command(kind)`; gk's entries for the others are left as they
+    /// are.
     pub fn of(command: impl Fn(HookKind) -> HookCommand) -> WantedHooks {
+        WantedHooks::for_client(None, command)
+    }
+
+    /// The hooks a client of `version` knows ([`HookKind::known_to`]),
+    /// each command from `command(kind)`. A hook the client is known to
+    /// lack is taken out; with no version known, gk's entries for such a
+    /// hook are left as they are.
+    pub fn for_client(
+        version: Option<crate::hookcmd::ClientVersion>,
+        command: impl Fn(HookKind) -> HookCommand,
+    ) -> WantedHooks {
+        let known = HookKind::known_to(version);
         WantedHooks {
-            prompt: command(HookKind::Prompt),
-            stop: command(HookKind::Stop),
-            session: command(HookKind::Session),
+            slots: HookKind::ALL.map(|k| match (known.contains(&k), version) {
+                (true, _) => Slot::Want(command(k)),
+                (false, Some(_)) => Slot::Remove,
+                (false, None) => Slot::Leave,
+            }),
         }
     }
 
-    pub fn get(&self, kind: HookKind) -> &HookCommand {
-        match kind {
-            HookKind::Prompt => &self.prompt,
-            HookKind::Stop => &self.stop,
-            HookKind::Session => &self.session,
+    /// The hooks wanted, in [`HookKind::ALL`]'s order.
+    pub fn kinds(&self) -> Vec<HookKind> {
+        self.iter().map(|(k, _)| k).collect()
+    }
+
+    /// Each wanted hook with its command, in [`HookKind::ALL`]'s order.
+    pub fn iter(&self) -> impl Iterator<Item = (HookKind, &HookCommand)> {
+        HookKind::ALL
+            .into_iter()
+            .filter_map(|k| match &self.slots[k.index()] {
+                Slot::Want(c) => Some((k, c)),
+                _ => None,
+            })
+    }
+
+    /// `kind`'s command; `None`: not wanted here.
+    pub fn get(&self, kind: HookKind) -> Option<&HookCommand> {
+        match &self.slots[kind.index()] {
+            Slot::Want(c) => Some(c),
+            _ => None,
         }
+    }
+
+    /// Are gk's entries for `kind` taken out (the client lacks its event)?
+    pub fn removes(&self, kind: HookKind) -> bool {
+        self.slots[kind.index()] == Slot::Remove
+    }
+
+    /// Are gk's entries for `kind` left as they are?
+    pub fn leaves(&self, kind: HookKind) -> bool {
+        self.slots[kind.index()] == Slot::Leave
     }
 }
 
@@ -106,9 +150,10 @@ pub fn add_hooks_noting(
     if body.trim().is_empty() {
         let style = Style::fresh();
         let hooks = J::Obj(
-            HookKind::ALL
-                .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))])))
-                .to_vec(),
+            wanted
+                .iter()
+                .map(|(k, c)| (k.event().to_string(), J::Arr(vec![group(k, c)])))
+                .collect(),
         );
         let rendered = render(&J::Obj(vec![("hooks".into(), hooks)]), "", &style);
         let out = format!("{bom}{rendered}\n");
@@ -117,6 +162,10 @@ pub fn add_hooks_noting(
     }
     let before = check_input(path, text)?;
     let dropped = dropped_handlers(path, text);
+    // The hooks the client is known to lack go first, with their events:
+    // an event name a client does not know makes it warn at every start.
+    let stripped = strip_removed(path, body, wanted, ctx)?;
+    let body: &str = stripped.as_deref().unwrap_or(body);
 
     // Phase 1: remove what gk owns, except one canonical entry per hook
     // that the client runs (one in a part it drops is replaced).
@@ -125,7 +174,9 @@ pub fn add_hooks_noting(
     let mut keep = [None::<usize>; HookKind::ALL.len()];
     for (i, h) in owned.iter().enumerate() {
         if let Owner::Gk(kind) = h.owner {
-            let want = wanted.get(kind);
+            let Some(want) = wanted.get(kind) else {
+                continue;
+            };
             let slot = &mut keep[kind.index()];
             if slot.is_none()
                 && h.event == kind.event()
@@ -143,12 +194,14 @@ pub fn add_hooks_noting(
         .iter()
         .enumerate()
         .filter(|(i, _)| !keep.contains(&Some(*i)))
+        .filter(|(_, h)| !matches!(h.owner, Owner::Gk(kind) if wanted.leaves(kind)))
         .map(|(_, h)| h)
         .collect();
     let body1 = apply_edits(body, removal_edits(&root, &remove, false, &[]));
 
     // Phase 2: add a canonical group for each hook without a kept entry.
-    let missing: Vec<HookKind> = HookKind::ALL
+    let missing: Vec<HookKind> = wanted
+        .kinds()
         .into_iter()
         .filter(|k| keep[k.index()].is_none())
         .collect();
@@ -375,7 +428,12 @@ fn check_result(
             continue;
         };
         if let Owner::Gk(kind) = classify_under(&entry.event, command, ctx) {
-            let want = w.get(kind);
+            if w.leaves(kind) {
+                continue;
+            }
+            let Some(want) = w.get(kind) else {
+                return Err(internal(format!("unexpected gk entry `{command}`")));
+            };
             if entry.event != kind.event()
                 || entry.command.as_deref() != Some(want.command.as_str())
                 || entry.args != want.args
@@ -386,8 +444,7 @@ fn check_result(
             }
         }
     }
-    for kind in HookKind::ALL {
-        let want = w.get(kind);
+    for (_, want) in w.iter() {
         let count = entries
             .iter()
             .filter(|e| e.command.as_deref() == Some(want.command.as_str()) && e.args == want.args)
@@ -670,12 +727,12 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
     if let Some(shell) = command.shell {
         handler.push(("shell".into(), J::Str(shell.into())));
     }
-    match kind {
-        HookKind::Prompt => {
-            handler.push(("statusMessage".into(), J::Str(PROMPT_STATUS_MESSAGE.into())))
-        }
-        HookKind::Stop => handler.push(("timeout".into(), J::Int(STOP_TIMEOUT))),
-        HookKind::Session => handler.push(("timeout".into(), J::Int(SESSION_TIMEOUT))),
+    let spec = kind.spec();
+    if let Some(message) = spec.status_message {
+        handler.push(("statusMessage".into(), J::Str(message.into())));
+    }
+    if let Some(timeout) = spec.timeout {
+        handler.push(("timeout".into(), J::Int(timeout)));
     }
     J::Obj(vec![("hooks".into(), J::Arr(vec![J::Obj(handler)]))])
 }
@@ -686,15 +743,41 @@ fn group(kind: HookKind, command: &HookCommand) -> J {
 /// [`add_hooks`] puts into a settings file (same fields, same timeouts).
 pub fn hooks_file(description: &str, wanted: &WantedHooks) -> String {
     let hooks = J::Obj(
-        HookKind::ALL
-            .map(|k| (k.event().to_string(), J::Arr(vec![group(k, wanted.get(k))])))
-            .to_vec(),
+        wanted
+            .iter()
+            .map(|(k, c)| (k.event().to_string(), J::Arr(vec![group(k, c)])))
+            .collect(),
     );
     let file = J::Obj(vec![
         ("description".into(), J::Str(description.into())),
         ("hooks".into(), hooks),
     ]);
     format!("{}\n", render(&file, "", &Style::fresh()))
+}
+
+/// `body` without gk's entries for the hooks `wanted` takes out (a client
+/// known to lack their events), an event left empty by that removed too
+/// (one that was empty before stays); `None` when there is none.
+fn strip_removed(
+    path: &Path,
+    body: &str,
+    wanted: &WantedHooks,
+    ctx: &CommandContext,
+) -> Result<Option<String>> {
+    let root = parse_strict(path, body)?;
+    let owned = owned_handlers(&root, ctx);
+    let gone: Vec<&OwnedHandler> = owned
+        .iter()
+        .filter(|h| matches!(h.owner, Owner::Gk(kind) if wanted.removes(kind)))
+        .collect();
+    if gone.is_empty() {
+        return Ok(None);
+    }
+    let keep = empty_containers(body, &root);
+    Ok(Some(apply_edits(
+        body,
+        removal_edits(&root, &gone, true, &keep),
+    )))
 }
 
 /// Edits adding a canonical group for each of `kinds`: first in the event's
@@ -711,11 +794,11 @@ fn insertion_edits(
     let Some(hooks_prop) = root.get("hooks") else {
         let events: Vec<(String, J)> = kinds
             .iter()
-            .map(|k| {
-                (
+            .filter_map(|k| {
+                Some((
                     k.event().to_string(),
-                    J::Arr(vec![group(*k, wanted.get(*k))]),
-                )
+                    J::Arr(vec![group(*k, wanted.get(*k)?)]),
+                ))
             })
             .collect();
         let props: Vec<(usize, usize)> = root.properties.iter().map(prop_range).collect();
@@ -740,7 +823,10 @@ fn insertion_edits(
     let mut edits = Vec::new();
     let mut new_events = Vec::new();
     for kind in kinds {
-        let g = group(*kind, wanted.get(*kind));
+        let Some(command) = wanted.get(*kind) else {
+            continue;
+        };
+        let g = group(*kind, command);
         match hooks.get(kind.event()).map(|p| &p.value) {
             Some(Value::Array(arr)) => {
                 let items: Vec<(usize, usize)> = arr.elements.iter().map(value_range).collect();

@@ -22,7 +22,7 @@ pub fn is_enabled(text: Option<&str>, kind: HookKind) -> bool {
     let (_, body) = split_bom(text);
     serde_json::from_str::<serde_json::Value>(body)
         .ok()
-        .and_then(|v| v.get(kind.arg())?.get("enabled")?.as_bool())
+        .and_then(|v| v.get(kind.spec().config_key)?.get("enabled")?.as_bool())
         .unwrap_or(true)
 }
 
@@ -35,7 +35,7 @@ pub fn set_enabled(
     kind: HookKind,
     enabled: bool,
 ) -> Result<Option<String>> {
-    let key = kind.arg();
+    let key = kind.spec().config_key;
     let value = if enabled { "true" } else { "false" };
     let text = match text {
         Some(t) if !split_bom(t).1.trim().is_empty() => t,

@@ -375,7 +375,7 @@ fn the_session_check_is_gks_and_has_no_python_counterpart() {
     );
     assert_eq!(
         HookKind::ALL.map(HookKind::index),
-        [0, 1, 2],
+        [0, 1, 2, 3, 4],
         "index() is the position in ALL"
     );
 }
@@ -474,4 +474,54 @@ fn a_windows_program_is_compared_folded_and_shown_as_it_was_written() {
         (bare.program.as_str(), bare.shown.as_str()),
         ("gk", "GK.exe")
     );
+}
+
+#[test]
+fn each_row_of_the_table_sits_at_its_kind_s_index_and_names_are_unique() {
+    for (i, row) in HOOKS.iter().enumerate() {
+        assert_eq!(row.kind.index(), i, "{:?}", row.kind);
+        assert_eq!(HookKind::from_arg(row.arg), Some(row.kind));
+        assert!(
+            serde_json::from_str::<serde_json::Value>(row.smoke_fields)
+                .is_ok_and(|v| v.is_object()),
+            "{:?}",
+            row.kind
+        );
+    }
+    for (i, a) in HOOKS.iter().enumerate() {
+        for b in &HOOKS[i + 1..] {
+            assert!(a.event != b.event && a.arg != b.arg);
+        }
+    }
+}
+
+#[test]
+fn always_is_the_rows_without_a_first_version_and_versions_parse_as_printed() {
+    let always: Vec<HookKind> = HOOKS
+        .iter()
+        .filter(|h| h.since.is_none())
+        .map(|h| h.kind)
+        .collect();
+    assert_eq!(always, HookKind::ALWAYS);
+    assert_eq!(HookKind::known_to(None), HookKind::ALWAYS);
+    assert_eq!(
+        HookKind::known_to(Some(ClientVersion(2, 1, 233))),
+        HookKind::ALWAYS
+    );
+    assert_eq!(HookKind::known_to(Some(SWITCH_EVENTS_SINCE)), HookKind::ALL);
+    assert_eq!(
+        HookKind::known_to(Some(ClientVersion(3, 0, 0))),
+        HookKind::ALL
+    );
+    assert_eq!(
+        ClientVersion::parse("2.1.332 (Claude Code)\n"),
+        Some(ClientVersion(2, 1, 332))
+    );
+    assert_eq!(
+        ClientVersion::parse("Claude Code 10.20.3"),
+        Some(ClientVersion(10, 20, 3))
+    );
+    for bad in ["", "2.1", "2.1.x", "v2.1.3", "2.1.3.4", "99999999999.1.1"] {
+        assert_eq!(ClientVersion::parse(bad), None, "{bad}");
+    }
 }

@@ -20,7 +20,8 @@
 //!   "effort": { "high": ["audit"], "low": ["quick"] },
 //!   "haiku_max_words": 8,
 //!   "stale_hours": 24,
-//!   "state": { "scope": "session", "next": true }
+//!   "state": { "scope": "session", "next": true },
+//!   "switch": "ask"
 //! }
 //! ```
 
@@ -66,6 +67,52 @@ pub struct Config {
     /// [`Advice::Learned`]. Global scope always uses the keyword rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advice: Option<Advice>,
+    /// What the switch guard does when the model is switched mid-task.
+    #[serde(default)]
+    pub switch: SwitchMode,
+}
+
+/// `"switch"` in gk.json: what `gk hook pre-model-switch` answers when the
+/// model is switched while a task is in progress (and whether
+/// `gk hook post-model-switch` speaks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum SwitchMode {
+    /// Ask the user to confirm, with the reason (interactive switches only).
+    #[default]
+    Ask,
+    /// No question; the reason is shown with the next prompt.
+    Warn,
+    /// Refuse the switch (`deny`) until the task is done.
+    Block,
+    /// Both switch hooks print nothing.
+    Off,
+}
+
+impl TryFrom<String> for SwitchMode {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "ask" => Ok(SwitchMode::Ask),
+            "warn" => Ok(SwitchMode::Warn),
+            "block" => Ok(SwitchMode::Block),
+            "off" => Ok(SwitchMode::Off),
+            _ => Err(format!(
+                "unknown switch {s:?}, expected \"ask\", \"warn\", \"block\" or \"off\""
+            )),
+        }
+    }
+}
+
+impl From<SwitchMode> for String {
+    fn from(s: SwitchMode) -> String {
+        match s {
+            SwitchMode::Ask => "ask".into(),
+            SwitchMode::Warn => "warn".into(),
+            SwitchMode::Block => "block".into(),
+            SwitchMode::Off => "off".into(),
+        }
+    }
 }
 
 /// `"learned"`: the recommender (src/hooks/advice.rs) decides, after the
@@ -320,13 +367,27 @@ impl<'de> Deserialize<'de> for Keyword {
 }
 
 impl Config {
-    /// Is `kind` switched on (`"<kind>": {"enabled": …}`, on when absent)?
+    /// Is `kind` switched on (`"<config key>": {"enabled": …}`, on when
+    /// absent)?
     pub fn enabled(&self, kind: crate::hookcmd::HookKind) -> bool {
         use crate::hookcmd::HookKind;
         match kind {
             HookKind::Prompt => self.prompt.enabled,
             HookKind::Stop => self.stop.enabled,
             HookKind::Session => self.session.enabled,
+            HookKind::PreSwitch | HookKind::PostSwitch => self.switch != SwitchMode::Off,
+        }
+    }
+
+    /// `kind`'s switch (its row's `config_key`).
+    /// `None` for the switch hooks, whose key holds a [`SwitchMode`].
+    fn switch_mut(&mut self, kind: crate::hookcmd::HookKind) -> Option<&mut HookSwitch> {
+        use crate::hookcmd::HookKind;
+        match kind {
+            HookKind::Prompt => Some(&mut self.prompt),
+            HookKind::Stop => Some(&mut self.stop),
+            HookKind::Session => Some(&mut self.session),
+            HookKind::PreSwitch | HookKind::PostSwitch => None,
         }
     }
 }
@@ -367,6 +428,7 @@ impl Default for Config {
             haiku_max_words: default_haiku_max_words(),
             stale_hours: default_stale_hours(),
             state: StateConfig::default(),
+            switch: SwitchMode::default(),
             show_model: None,
             advice: None,
         }
@@ -671,16 +733,18 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
         Err(e) => {
             let mut config = Config::default();
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                for (key, switch) in [
-                    ("prompt", &mut config.prompt),
-                    ("stop", &mut config.stop),
-                    ("session", &mut config.session),
-                ] {
+                for kind in crate::hookcmd::HookKind::ALL {
+                    let key = kind.spec().config_key;
                     if v.get(key).and_then(|s| s.get("enabled"))
                         == Some(&serde_json::Value::Bool(false))
                     {
-                        switch.enabled = false;
+                        if let Some(switch) = config.switch_mut(kind) {
+                            switch.enabled = false;
+                        }
                     }
+                }
+                if v.get("switch").and_then(|s| s.as_str()) == Some("off") {
+                    config.switch = SwitchMode::Off;
                 }
                 if v.get("state")
                     .and_then(|s| s.get("scope"))

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::config::Config;
-use super::state::{Earlier, Located, StateFile};
+use super::state::{Earlier, Located, StateFile, StateVerdict};
 use super::stop::age_text;
 use super::voice::{EarlierTask, StateLine};
 use crate::text::one_line;
@@ -309,6 +309,48 @@ pub fn hint_differs(next: &str, config: &Config, label: &str, effort: Option<&st
     let model_differs = hinted_model(next, config).is_some_and(|m| m != label);
     let effort_differs = matches!((hinted_effort(next), effort), (Some(h), Some(k)) if h != k);
     model_differs || effort_differs
+}
+
+/// The task that speaks for a session, as every hook that names it picks
+/// it: an earlier session's task still in flight in this folder (until this
+/// session writes its own record), else the located file (this session's
+/// record, the shared file, or v5's file in global scope). The earlier
+/// session, when it is the one that speaks.
+pub fn speaking(
+    located: &Located,
+    now: SystemTime,
+    stale_hours: u32,
+) -> (&StateFile, Option<&Earlier>) {
+    let earlier = located
+        .earlier
+        .as_ref()
+        .filter(|e| in_flight(e, now, stale_hours));
+    (earlier.map_or(&located.file, |e| &e.file), earlier)
+}
+
+/// The task in `file` as the composer reads it: in flight (an earlier
+/// session's when `earlier_speaks`), stale, or nothing.
+pub fn task_of(
+    file: &StateFile,
+    earlier_speaks: bool,
+    now: SystemTime,
+    stale_hours: u32,
+) -> super::voice::Task {
+    match file.verdict(now, stale_hours) {
+        StateVerdict::InProgress { stale, .. } => {
+            let (words, age) = file_words(file, now, stale_hours);
+            if stale {
+                super::voice::Task::Stale { words, age }
+            } else {
+                super::voice::Task::InFlight {
+                    words,
+                    age,
+                    earlier: earlier_speaks,
+                }
+            }
+        }
+        _ => super::voice::Task::Clear,
+    }
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ pub mod session;
 mod state;
 mod statusline;
 mod stop;
+pub(crate) mod switch_guard;
 mod transcript;
 pub(crate) mod voice;
 
@@ -288,6 +289,14 @@ pub fn respond(
     match hook {
         // The session check reads the settings files: `session::answer`.
         HookKind::Session => None,
+        HookKind::PreSwitch | HookKind::PostSwitch => {
+            if !config.enabled(hook) {
+                return None;
+            }
+            let (event, _) = event_of(input)?;
+            let located = state(Some(&event));
+            switch_guard::answer(hook == HookKind::PreSwitch, &event, config, &located, now)
+        }
         HookKind::Prompt => {
             if !config.prompt.enabled {
                 return None;
@@ -303,11 +312,7 @@ pub fn respond(
             let stale_hours = config.stale_hours;
             // An earlier session's task in flight speaks for this session
             // until it writes its own record.
-            let earlier_in_flight = located
-                .earlier
-                .as_ref()
-                .filter(|e| follow::in_flight(e, now, stale_hours));
-            let file = earlier_in_flight.map_or(&located.file, |e| &e.file);
+            let (file, earlier_in_flight) = follow::speaking(&located, now, stale_hours);
             let a = prompt::analyse(prompt::prompt_of(&event), config);
             let (mut msg, mut ctx) = prompt::respond(
                 &a,
@@ -393,21 +398,7 @@ fn turn_of<'a>(
     current: &'a transcript::Current,
 ) -> voice::Turn<'a> {
     let stale_hours = config.stale_hours;
-    let task = match file.verdict(now, stale_hours) {
-        StateVerdict::InProgress { stale, .. } => {
-            let (words, age) = follow::file_words(file, now, stale_hours);
-            if stale {
-                voice::Task::Stale { words, age }
-            } else {
-                voice::Task::InFlight {
-                    words,
-                    age,
-                    earlier: earlier_speaks,
-                }
-            }
-        }
-        _ => voice::Task::Clear,
-    };
+    let task = follow::task_of(file, earlier_speaks, now, stale_hours);
     let earlier_stale = earlier
         .filter(|e| !follow::in_flight(e, now, stale_hours))
         .map(|e| follow::stale_note(e, now, stale_hours));

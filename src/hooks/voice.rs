@@ -222,6 +222,87 @@ pub fn session_earlier(words: &str, age: &str, stale: bool) -> String {
     }
 }
 
+/// The cost of re-reading the conversation on the new model, when the
+/// client says its cache is warm (see `super::switch_guard::read`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchCost {
+    /// The client's estimate, in US dollars.
+    pub usd: f64,
+    /// What the next request re-sends, when the count is plausible.
+    pub tokens: Option<u64>,
+}
+
+/// A token count as the cost line says it: `180k`, `1.2M`, `900`.
+fn tokens_text(tokens: u64) -> String {
+    match tokens {
+        t if t >= 1_000_000 => format!("{:.1}M", t as f64 / 1_000_000.0),
+        t if t >= 1_000 => format!("{}k", t / 1_000),
+        t => t.to_string(),
+    }
+}
+
+/// Why gk asks before a switch (at most three short lines): the task and
+/// its age, what switching mid-task risks, and the cost of re-caching when
+/// the client gave one. The client shows it in its "Switch model?" dialog.
+pub fn switch_reason(task: &Task, to: Option<&str>, cost: Option<&SwitchCost>) -> String {
+    let mut lines = Vec::with_capacity(3);
+    match task {
+        Task::Clear => {}
+        Task::InFlight {
+            words,
+            age,
+            earlier,
+        } => {
+            let whose = if *earlier {
+                "An earlier session's task is in progress"
+            } else {
+                "Task in progress"
+            };
+            lines.push(format!("gk: {whose}: {words} (updated {age})."));
+        }
+        Task::Stale { words, age } => lines.push(format!(
+            "gk: {words} is still marked in progress (updated {age}; probably done)."
+        )),
+    }
+    lines
+        .push("Switching now hands half-done work to a model without the plan so far.".to_string());
+    if let Some(c) = cost {
+        let on = to.map(|t| format!(" on {t}")).unwrap_or_default();
+        lines.push(match c.tokens {
+            Some(t) => format!("~${:.2} to re-read {} tokens{on}.", c.usd, tokens_text(t)),
+            None => format!("~${:.2} to re-read the conversation{on}.", c.usd),
+        });
+    }
+    lines.join("\n")
+}
+
+/// The one line Claude gets after a switch mid-task: the model changed
+/// during the task; re-read the record (its path, when the session has
+/// one) before going on.
+pub fn switch_context(
+    task: &Task,
+    from: Option<&str>,
+    to: Option<&str>,
+    record: Option<&std::path::Path>,
+) -> String {
+    let words = match task {
+        Task::Clear => "",
+        Task::InFlight { words, .. } | Task::Stale { words, .. } => words,
+    };
+    let from = from.unwrap_or("another model");
+    let to = to.unwrap_or("this model");
+    let record = match record {
+        Some(p) => format!(
+            "re-read the task record ({}) before going on",
+            crate::text::one_line_ends(&p.to_string_lossy(), 300)
+        ),
+        None => "re-read the task state before going on".to_string(),
+    };
+    format!(
+        "[Gatekeeper] The model changed from {from} to {to} during task {words}, which is still in progress: {record}, and carry on from its next step."
+    )
+}
+
 /// The purpose shown for the built-in Opus tier the recommender picks in
 /// per-session scope: the seed's words are about its author's ontology
 /// work, which a new user does not do. (Global scope and the user's own

@@ -32,7 +32,7 @@ pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
             everything: true,
         });
     }
-    let still_done = HookKind::ALL
+    let still_done = HookKind::ALWAYS
         .into_iter()
         .all(|k| t.running(k).next().is_some());
     if still_done {
@@ -49,7 +49,8 @@ pub fn hooks_disabled(t: &Table) -> Option<Disabled<'_>> {
 /// that cannot be decided but names gk may be the hook: then "missing"
 /// would be a guess, and `hook-unrecognised` says so instead.
 pub fn missing(t: &Table) -> Vec<HookKind> {
-    HookKind::ALL
+    // The switch hooks are wanted only where the client knows their events.
+    HookKind::ALWAYS
         .into_iter()
         .filter(|&k| !t.registers(k) && !t.rows.iter().any(|r| maybe_gk(r, k)))
         .collect()

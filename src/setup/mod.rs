@@ -52,9 +52,10 @@ pub fn wanted_hooks(
     ctx: &CommandContext,
     shell: ShellForm,
     bash_home: Option<&Path>,
+    client: Option<crate::hookcmd::ClientVersion>,
 ) -> WantedHooks {
     let spelled = spelling_context(ctx, shell, bash_home);
-    WantedHooks::of(|kind| canonical(kind, &spelled, shell))
+    WantedHooks::for_client(client, |kind| canonical(kind, &spelled, shell))
 }
 
 /// [`wanted_hooks`], read back before anything is written: each command,
@@ -68,6 +69,7 @@ pub fn verified_wanted_hooks(
     shell: ShellForm,
     bash_home: Option<&Path>,
     binary: &Path,
+    client: Option<crate::hookcmd::ClientVersion>,
 ) -> Result<WantedHooks> {
     let Some(bin) = binary.to_str() else {
         return Err(Error::refused(format!(
@@ -75,11 +77,11 @@ pub fn verified_wanted_hooks(
             binary.display()
         )));
     };
-    let wanted = wanted_hooks(ctx, shell, bash_home);
+    let wanted = wanted_hooks(ctx, shell, bash_home, client);
     let spelled = spelling_context(ctx, shell, bash_home);
     let program = crate::hookcmd::normalize_path(bin, ctx.os);
-    for kind in HookKind::ALL {
-        let command = wanted.get(kind).run_command();
+    for (kind, command) in wanted.iter() {
+        let command = command.run_command();
         let runs = crate::hookcmd::normalize(&command, &spelled);
         let ok = runs
             .as_ref()
@@ -127,6 +129,10 @@ pub struct Extras {
     pub rules: Option<[String; 2]>,
     /// Register `gk statusline` as the status line where none is set.
     pub statusline: bool,
+    /// The client's version, as `claude --version` gave it at install
+    /// time: it decides the hooks only some versions know
+    /// ([`HookKind::known_to`]). `None`: no client found (or not asked).
+    pub client: Option<crate::hookcmd::ClientVersion>,
 }
 
 impl Extras {
@@ -147,13 +153,23 @@ impl Extras {
         } else {
             None
         };
-        (Extras { rules, statusline }, notes)
+        (
+            Extras {
+                rules,
+                statusline,
+                client: None,
+            },
+            notes,
+        )
     }
 }
 
 /// The status line command: the prompt hook's program, run as `gk statusline`.
 pub fn statusline_command(wanted: &WantedHooks) -> String {
-    let prompt = &wanted.prompt.command;
+    // Every channel wants the prompt hook ([`HookKind::ALWAYS`]).
+    let prompt = wanted
+        .get(HookKind::Prompt)
+        .map_or("gk hook prompt", |c| c.command.as_str());
     match prompt.strip_suffix(" hook prompt") {
         Some(program) => format!("{program} statusline"),
         None => format!("{prompt} statusline"),
@@ -187,7 +203,7 @@ pub fn statusline_for(
 ) -> Result<String> {
     let line_shell = statusline_shell(shell, git_bash);
     Ok(statusline_command(&verified_wanted_hooks(
-        ctx, line_shell, bash_home, binary,
+        ctx, line_shell, bash_home, binary, None,
     )?))
 }
 
@@ -357,9 +373,11 @@ mod tests {
             claude_config_dir: None,
         };
         let prompt = |shell, bash_home: Option<&str>| {
-            wanted_hooks(&ctx, shell, bash_home.map(Path::new))
-                .prompt
+            wanted_hooks(&ctx, shell, bash_home.map(Path::new), None)
+                .get(HookKind::Prompt)
+                .unwrap()
                 .command
+                .clone()
         };
         // HOME on a network drive: $HOME in Git Bash is not the profile folder.
         assert_eq!(
@@ -397,6 +415,7 @@ mod tests {
         let extras = Extras {
             rules: None,
             statusline: true,
+            client: None,
         };
         let line_of = |m: &Machine| {
             let (plan, notes) =
@@ -546,12 +565,12 @@ mod tests {
     fn the_status_line_runs_the_hooks_program() {
         let dir = tempfile::tempdir().unwrap();
         let m = windows_machine(dir.path(), None);
-        let ps = wanted_hooks(&m.ctx, ShellForm::PowerShell, None);
+        let ps = wanted_hooks(&m.ctx, ShellForm::PowerShell, None, None);
         assert_eq!(
             statusline_command(&ps),
             r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" statusline"#
         );
-        let bash = wanted_hooks(&m.ctx, ShellForm::Bash, None);
+        let bash = wanted_hooks(&m.ctx, ShellForm::Bash, None, None);
         assert_eq!(
             statusline_command(&bash),
             r#""$HOME/.claude/hooks/gk.exe" statusline"#

@@ -77,6 +77,11 @@ pub struct Site<'a> {
     pub bash_home: Option<&'a Path>,
     /// The task records' folder (`None` when no home folder is known).
     pub state_dir: Option<&'a Path>,
+    /// The client's version as install asked it: which hook events it
+    /// knows ([`crate::hookcmd::HookKind::known_to`]). `None`: not asked
+    /// or no client found; doctor does not ask, and leaves the switch
+    /// hooks' entries as they are.
+    pub client: Option<crate::hookcmd::ClientVersion>,
 }
 
 impl<'a> Site<'a> {
@@ -87,6 +92,7 @@ impl<'a> Site<'a> {
             git_bash: m.git_bash.as_deref(),
             bash_home: m.bash_home.as_deref(),
             state_dir: m.state_dir.as_deref(),
+            client: None,
         }
     }
 
@@ -189,7 +195,7 @@ impl<'a> Site<'a> {
     /// ([`Part::Registrations`]).
     pub fn hooks(&self, shell: ShellForm) -> Result<WantedHooks> {
         let bin = self.paths.binary(self.os());
-        verified_wanted_hooks(self.ctx, shell, self.bash_home, &bin)
+        verified_wanted_hooks(self.ctx, shell, self.bash_home, &bin, self.client)
     }
 
     /// gk's status line for hooks spelt for `shell` ([`Part::StatusLine`]).

@@ -72,7 +72,10 @@ pub fn plan_install_with(
 ) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
     let mut notes = Vec::new();
-    let site = Site::of(m);
+    let site = Site {
+        client: extras.client,
+        ..Site::of(m)
+    };
     let bin = m.paths.binary(m.os);
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
@@ -99,6 +102,7 @@ pub fn plan_install_with(
     // Read back before anything else: a <claude dir> no command can name
     // stops the install here, wherever the hooks are registered.
     site.hooks(shell)?;
+    notes.extend(switch_guard_note(extras.client));
     let old_text = match (&elsewhere, &old_settings) {
         (Some(by), Some(text)) => {
             let without = settings_edit::remove_hooks(&settings, text, &m.ctx)?;
@@ -500,6 +504,24 @@ impl std::fmt::Display for Elsewhere {
     }
 }
 
+/// What the plan says of the switch hooks (PreModelSwitch,
+/// PostModelSwitch): registered for a client that knows their events,
+/// left out for an older one or when no client was found.
+fn switch_guard_note(client: Option<crate::hookcmd::ClientVersion>) -> Option<String> {
+    use crate::hookcmd::SWITCH_EVENTS_SINCE as SINCE;
+    Some(match client {
+        Some(v) if v >= SINCE => format!(
+            "note: Claude Code {v} knows PreModelSwitch: gk asks before a model switch in the middle of a task (\"switch\" in gk.json)"
+        ),
+        Some(v) => format!(
+            "note: Claude Code {v} predates PreModelSwitch ({SINCE}): the switch guard is left out (an older client warns at every start about an event it does not know); run `gk install` again after updating Claude Code"
+        ),
+        None => format!(
+            "note: no `claude` on PATH told its version, so the switch guard (PreModelSwitch, Claude Code {SINCE} or later) is not added; run `gk install` again where `claude --version` works"
+        ),
+    })
+}
+
 /// The plugin or the managed settings that register every one of gk's
 /// hooks on this machine, if one does (a plugin before managed settings):
 /// the registry reads the user settings as `settings` will hold them
@@ -525,7 +547,7 @@ fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere
         }
     };
     let mut found = None;
-    for kind in HookKind::ALL {
+    for kind in HookKind::ALWAYS {
         found = Some(by(kind)?);
     }
     found

@@ -76,7 +76,6 @@ pub fn files() -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::settings_edit::{PROMPT_STATUS_MESSAGE, SESSION_TIMEOUT, STOP_TIMEOUT};
     use crate::hookcmd::{CommandContext, HookKind};
     use crate::hooks::convention;
     use crate::hooks::plugin::{convention_context, MAX_CLAUDE_MD};
@@ -114,7 +113,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let events = v["hooks"].as_object().unwrap();
         assert_eq!(events.len(), 3);
-        for kind in HookKind::ALL {
+        for kind in HookKind::ALWAYS {
             let groups = v["hooks"][kind.event()].as_array().unwrap();
             assert_eq!(groups.len(), 1, "{kind:?}");
             assert_eq!(groups[0].get("matcher"), None);
@@ -123,18 +122,20 @@ mod tests {
             assert_eq!(handler["command"], "gk");
             assert_eq!(handler["args"], serde_json::json!(["hook", kind.arg()]));
             assert_eq!(handler.get("shell"), None);
-            match kind {
-                HookKind::Prompt => {
-                    assert_eq!(handler["statusMessage"], PROMPT_STATUS_MESSAGE)
-                }
-                HookKind::Stop => assert_eq!(handler["timeout"], STOP_TIMEOUT),
-                HookKind::Session => assert_eq!(handler["timeout"], SESSION_TIMEOUT),
-            }
+            let spec = kind.spec();
+            assert_eq!(
+                handler.get("statusMessage").and_then(|m| m.as_str()),
+                spec.status_message
+            );
+            assert_eq!(
+                handler.get("timeout").and_then(|t| t.as_i64()),
+                spec.timeout
+            );
         }
         // Every command is gk's own, as doctor and install recognise it.
         let ctx = crate::hookcmd::CommandContext::with_home(crate::platform::Os::Linux, "/h");
-        for kind in HookKind::ALL {
-            let cmd = plugin_hooks().get(kind).run_command();
+        for kind in HookKind::ALWAYS {
+            let cmd = plugin_hooks().get(kind).unwrap().run_command();
             assert_eq!(
                 crate::hookcmd::classify_under(kind.event(), &cmd, &ctx),
                 crate::hookcmd::Owner::Gk(kind)
@@ -174,7 +175,7 @@ mod tests {
         );
         let ctx = CommandContext::with_home(Os::Linux, "/h");
         let t = crate::registry::Table::with_plugins(&files, &plugins, &ctx);
-        for kind in HookKind::ALL {
+        for kind in HookKind::ALWAYS {
             let rows: Vec<_> = t.doing(kind).collect();
             assert_eq!(rows.len(), 1, "{kind:?}: {rows:?}");
             assert_eq!(rows[0].plugin.as_ref().unwrap().id, "gk@gk");

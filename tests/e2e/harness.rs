@@ -385,6 +385,32 @@ impl Sandbox {
         self.env.push((key.into(), value.into()));
     }
 
+    /// Put the client on the `PATH` of the following gk commands and turns,
+    /// as `claude` (a link to it), as a user's shell has it: what `gk
+    /// install` asks for its version.
+    pub fn client_on_path(&mut self) {
+        let dir = self.root.path().join("client-bin");
+        fs::create_dir_all(&dir).expect("client-bin");
+        let link = dir.join(if cfg!(windows) {
+            "claude.exe"
+        } else {
+            "claude"
+        });
+        if !link.exists() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&self.client.bin, &link).expect("link the client");
+            #[cfg(not(unix))]
+            fs::copy(&self.client.bin, &link).expect("copy the client");
+        }
+        let sep = if cfg!(windows) { ';' } else { ':' };
+        let path = format!(
+            "{}{sep}{}",
+            dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        self.set_env("PATH", &path);
+    }
+
     /// Run the following turns and gk commands in `dir` (the home folder,
     /// say) instead of the project folder.
     pub fn work_in(&mut self, dir: PathBuf) {
@@ -965,6 +991,8 @@ impl Turn {
 pub struct Tui {
     socket: String,
     _mock: Mock,
+    /// The mock's log of the requests it got (one JSON line each).
+    requests: PathBuf,
 }
 
 /// Longest wait for the screen to show something.
@@ -1032,6 +1060,7 @@ impl Tui {
         let tui = Tui {
             socket,
             _mock: mock,
+            requests: dir.join("requests.jsonl"),
         };
         // The API key question (unless the answer above was taken), then
         // the prompt with the status line under it.
@@ -1061,6 +1090,16 @@ impl Tui {
             .stdin(Stdio::null())
             .output()
             .expect("run tmux")
+    }
+
+    /// Press keys (tmux names: `Enter`, `Escape`, `Down`, …).
+    pub fn press(&self, keys: &[&str]) {
+        self.keys(keys);
+    }
+
+    /// Every request the mock got so far, as its log holds them.
+    pub fn requests(&self) -> String {
+        fs::read_to_string(&self.requests).unwrap_or_default()
     }
 
     fn keys(&self, keys: &[&str]) {

@@ -25,7 +25,9 @@ fn mistyped_hook_name_exits_1_never_2() {
         let err = String::from_utf8_lossy(&run.stderr);
         assert_eq!(err.matches('\n').count(), 1, "{args:?}: {err:?}");
         assert!(
-            err.starts_with("gk: usage: gk hook prompt|stop|session (got: "),
+            err.starts_with(
+                "gk: usage: gk hook prompt|stop|session|pre-model-switch|post-model-switch (got: "
+            ),
             "{err}"
         );
     }

@@ -14,6 +14,7 @@ mod hooks_parity;
 mod hooks_prime_directive;
 mod hooks_robustness;
 mod hooks_session;
+mod hooks_switch;
 mod in_process;
 mod install;
 mod install_fixtures;
