@@ -237,12 +237,12 @@ const NOT_A_REASON: &[&str] = &[
     "you",
 ];
 
-impl Contribution {
+impl Origin {
     /// Whether this can be the one reason the hook names: a word (not a
     /// filler word), a pair of words, or a shape that says something about
     /// the task (not the line count, the script or the punctuation alone).
-    fn names_a_reason(&self, reading: &Reading<'_>) -> bool {
-        match self.origin {
+    fn names_a_reason(self, reading: &Reading<'_>) -> bool {
+        match self {
             Origin::Word(k) => !in_sorted(NOT_A_REASON, reading.word(k)),
             Origin::Pair(_) => true,
             Origin::Shape(s) => !matches!(s, Shape::Lines(_) | Shape::NonAscii | Shape::Code),
@@ -317,6 +317,18 @@ fn head(prompt: &str) -> (&str, bool) {
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit() || b >= 0x80
+}
+
+/// Whether `needle` occurs in `hay`: each place its first byte occurs,
+/// compared there. A `memmem` searcher costs more to build than this
+/// search of a head of at most [`HEAD_BYTES`] (for two dozen markers, a
+/// tenth of the prompt hook's own work); the cost stays linear in the head
+/// times the needle's length, which the lists bound.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    memchr::memchr_iter(first, hay).any(|i| hay[i..].starts_with(needle))
 }
 
 fn in_sorted(list: &[&str], word: &[u8]) -> bool {
@@ -443,7 +455,7 @@ impl<'p> Reading<'p> {
         if self.over {
             out.push(Shape::LongPaste);
         }
-        if memchr::memmem::find(head, b"```").is_some() {
+        if contains(head, b"```") {
             out.push(Shape::Fence);
         }
         let at_path = head.iter().enumerate().any(|(i, &c)| {
@@ -456,13 +468,10 @@ impl<'p> Reading<'p> {
         if at_path {
             out.push(Shape::AtPath);
         }
-        if memchr::memmem::find(low, b"[image #").is_some() {
+        if contains(low, b"[image #") {
             out.push(Shape::Image);
         }
-        if ERROR_MARKERS
-            .iter()
-            .any(|m| memchr::memmem::find(low, m.as_bytes()).is_some())
-        {
+        if ERROR_MARKERS.iter().any(|m| contains(low, m.as_bytes())) {
             out.push(Shape::Error);
         }
         let trim =
@@ -633,7 +642,8 @@ fn finish(sums: [i64; 4], active: usize, guard: Guard) -> Scores {
     }
 }
 
-/// The prompt's scores (the hot path: no explanation kept).
+/// The prompt's scores alone (the tests; the hook calls [`advise`]).
+#[cfg(test)]
 pub fn score(prompt: &str) -> Scores {
     let reading = Reading::new(prompt);
     let mut hits = Hits([0; BUCKETS / 64]);
@@ -677,12 +687,36 @@ fn quoted(bytes: &[u8]) -> String {
 /// The prompt's scores, with what each word, pair of words and shape
 /// contributed (letter runs and verb features go to their word).
 pub fn explain(prompt: &str) -> (Scores, Vec<Contribution>) {
-    let (scores, contributions, _) = explain_reading(prompt);
+    let reading = Reading::new(prompt);
+    let (scores, found) = contributions(&reading);
+    let contributions = found
+        .into_iter()
+        .map(|(origin, logits)| Contribution {
+            origin,
+            what: describe(origin, &reading),
+            logits,
+        })
+        .collect();
     (scores, contributions)
 }
 
-fn explain_reading(prompt: &str) -> (Scores, Vec<Contribution>, Reading<'_>) {
-    let reading = Reading::new(prompt);
+/// What `origin` is, in plain words.
+fn describe(origin: Origin, reading: &Reading<'_>) -> String {
+    match origin {
+        Origin::Word(k) => format!("the word {}", quoted(reading.word(k))),
+        Origin::Pair(k) => {
+            let mut pair = reading.word(k).to_vec();
+            pair.push(b' ');
+            pair.extend_from_slice(reading.word(k + 1));
+            format!("the words {}", quoted(&pair))
+        }
+        Origin::Shape(s) => s.describe(),
+    }
+}
+
+/// The scores, and per word, pair of words and shape what it added to
+/// each tier (logits); nothing put into words yet.
+fn contributions(reading: &Reading<'_>) -> (Scores, Vec<(Origin, [f64; 4])>) {
     let mut hits = Hits([0; BUCKETS / 64]);
     let mut sums = [0i64; 4];
     let mut active = 0;
@@ -713,33 +747,19 @@ fn explain_reading(prompt: &str) -> (Scores, Vec<Contribution>, Reading<'_>) {
             *a += w;
         }
     });
-    let found = (words.into_iter().enumerate())
-        .filter_map(|(k, w)| w.map(|w| (Origin::Word(k), w)))
-        .chain((pairs.into_iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
-        .chain(shapes.into_iter().map(|(s, w)| (Origin::Shape(s), w)));
     let scores = finish(sums, active, guard);
     let root = if active == 0 {
         1.0
     } else {
         (active as f64).sqrt()
     };
-    let contributions = found
-        .map(|(origin, w)| Contribution {
-            origin,
-            what: match origin {
-                Origin::Word(k) => format!("the word {}", quoted(reading.word(k))),
-                Origin::Pair(k) => {
-                    let mut pair = reading.word(k).to_vec();
-                    pair.push(b' ');
-                    pair.extend_from_slice(reading.word(k + 1));
-                    format!("the words {}", quoted(&pair))
-                }
-                Origin::Shape(s) => s.describe(),
-            },
-            logits: w.map(|w| w as f64 / root * SCALE),
-        })
+    let found = (words.into_iter().enumerate())
+        .filter_map(|(k, w)| w.map(|w| (Origin::Word(k), w)))
+        .chain((pairs.into_iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
+        .chain(shapes.into_iter().map(|(s, w)| (Origin::Shape(s), w)))
+        .map(|(origin, w)| (origin, w.map(|w| w as f64 / root * SCALE)))
         .collect();
-    (scores, contributions, reading)
+    (scores, found)
 }
 
 /// The recommender's advice for a prompt, and its strongest reason.
@@ -751,16 +771,18 @@ pub struct Advice {
     pub reason: String,
 }
 
-/// The advice, or `None` to say nothing about the model.
+/// The advice, or `None` to say nothing about the model. One reading and
+/// one pass over the features; only the reason named is put into words.
 pub fn advise(prompt: &str) -> Option<Advice> {
-    let tier = score(prompt).advice()?;
-    // Only an advised prompt pays for the explanation.
-    let (_, contributions, reading) = explain_reading(prompt);
-    let reason = contributions
+    let reading = Reading::new(prompt);
+    let (scores, found) = contributions(&reading);
+    let tier = scores.advice()?;
+    let toward = |l: &[f64; 4]| l[tier as usize] - l[Tier::Sonnet as usize];
+    let reason = found
         .iter()
-        .filter(|c| c.names_a_reason(&reading))
-        .max_by(|a, b| a.toward(tier).total_cmp(&b.toward(tier)))
-        .map_or_else(String::new, |c| c.what.clone());
+        .filter(|(origin, _)| origin.names_a_reason(&reading))
+        .max_by(|a, b| toward(&a.1).total_cmp(&toward(&b.1)))
+        .map_or_else(String::new, |&(origin, _)| describe(origin, &reading));
     Some(Advice { tier, reason })
 }
 
