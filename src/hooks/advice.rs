@@ -17,7 +17,8 @@
 //! their number, plus the tier's bias.
 //!
 //! The advice: the leading tier, when it is not Sonnet and leads every
-//! other tier by its margin; Fable only with explicit autonomy *and* scope
+//! other tier by its margin (Haiku's margin may be below zero: then Haiku
+//! is advised when Sonnet leads it by less than that); Fable only with explicit autonomy *and* scope
 //! in the prompt and no "plan only" (otherwise it is out of the running).
 //! Anything else is silence: the default model.
 //!
@@ -27,9 +28,9 @@
 //! it beyond that, and nothing here can panic on any input.
 
 use super::advice_weights::{
-    AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
+    ACK, AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
     FRAMING_START, HARD_WORD, INTENT, MARGIN, PLAN_ONLY, PLAN_START, QUESTION, SCALE, SCALE_WORD,
-    WEIGHTS, WORD_FLAGS,
+    WEIGHTS, WORD_FLAGS, YES_NO,
 };
 
 /// How much of the prompt the features read.
@@ -128,7 +129,10 @@ fn decide(z: &[f64; 4], guard: Guard) -> Option<Tier> {
         }
     }
     if best == Tier::Sonnet {
-        return None;
+        // A Haiku margin below zero: Haiku when Sonnet leads it by less.
+        let haiku = MARGIN[Tier::Haiku as usize];
+        let gap = (z[Tier::Haiku as usize] - z[Tier::Sonnet as usize]) * SCALE;
+        return (haiku < 0.0 && gap >= haiku).then_some(Tier::Haiku);
     }
     let second = candidates
         .iter()
@@ -170,6 +174,16 @@ pub enum Shape {
     PlanOnly,
     NonAscii,
     Code,
+    /// Acknowledgement words alone ("ok do it", "thanks that works").
+    AckOnly,
+    /// A short question that asks for a yes or a no ("did it pass?").
+    YesNo,
+    /// A confirmation word first, and the prompt's length.
+    ConfirmLength(&'static str),
+    /// A question word first, and the prompt's length.
+    QuestionLength(&'static str),
+    /// Five words or fewer, none an intent verb.
+    NoVerb,
 }
 
 impl Shape {
@@ -194,6 +208,11 @@ impl Shape {
             Shape::PlanOnly => ("plan-only", None),
             Shape::NonAscii => ("non-ascii", None),
             Shape::Code => ("code", None),
+            Shape::AckOnly => ("ack-only", None),
+            Shape::YesNo => ("yes-no", None),
+            Shape::ConfirmLength(b) => ("confirm-len:", Some(b)),
+            Shape::QuestionLength(b) => ("q-len:", Some(b)),
+            Shape::NoVerb => ("no-verb", None),
         };
         buf.extend_from_slice(name.as_bytes());
         if let Some(a) = arg {
@@ -225,6 +244,11 @@ impl Shape {
             Shape::PlanOnly => "a request for a plan only".into(),
             Shape::NonAscii => "non-ASCII text".into(),
             Shape::Code => "code punctuation".into(),
+            Shape::AckOnly => "a reply of acknowledgement words only".into(),
+            Shape::YesNo => "a short yes/no question".into(),
+            Shape::ConfirmLength(b) => format!("a confirmation word first, {b} words in all"),
+            Shape::QuestionLength(b) => format!("a question word first, {b} words in all"),
+            Shape::NoVerb => "a short prompt with no task verb".into(),
         }
     }
 }
@@ -534,6 +558,23 @@ impl<'p> Reading<'p> {
         }
         if head.iter().filter(|c| b"{}();=<>[]".contains(c)).count() >= 6 {
             out.push(Shape::Code);
+        }
+        // Short follow-ups (the Python twin says why).
+        let n = self.words.len();
+        if n > 0 && self.flags.iter().all(|&f| f & ACK != 0) {
+            out.push(Shape::AckOnly);
+        }
+        if first & YES_NO != 0 && n <= 12 {
+            out.push(Shape::YesNo);
+        }
+        if first & CONFIRM != 0 {
+            out.push(Shape::ConfirmLength(len_bucket(n)));
+        }
+        if first & QUESTION != 0 {
+            out.push(Shape::QuestionLength(len_bucket(n)));
+        }
+        if (1..=5).contains(&n) && count(INTENT) == 0 {
+            out.push(Shape::NoVerb);
         }
         let guard = Guard {
             autonomy,
@@ -907,6 +948,29 @@ mod tests {
     }
 
     #[test]
+    fn short_follow_ups_have_shapes_of_their_own() {
+        assert!(shapes_of("ok do it").contains(&Shape::AckOnly));
+        assert!(shapes_of("Yes please, go ahead!").contains(&Shape::AckOnly));
+        assert!(shapes_of("thanks that works").contains(&Shape::AckOnly));
+        assert!(!shapes_of("thanks, now commit").contains(&Shape::AckOnly));
+        assert!(!shapes_of("").contains(&Shape::AckOnly));
+        assert!(shapes_of("did the tests pass?").contains(&Shape::YesNo));
+        assert!(shapes_of("is it done").contains(&Shape::YesNo));
+        assert!(!shapes_of("why is it slow?").contains(&Shape::YesNo));
+        let long =
+            "does the scheduler ever run two jobs for the same tenant at once when a worker dies";
+        assert!(!shapes_of(long).contains(&Shape::YesNo));
+        assert!(shapes_of("yes").contains(&Shape::ConfirmLength("1")));
+        let s = shapes_of("yes and also move the retry settings into the config file");
+        assert!(s.contains(&Shape::ConfirmLength("9-12")));
+        assert!(shapes_of("what does this do?").contains(&Shape::QuestionLength("4-5")));
+        assert!(shapes_of("which branch").contains(&Shape::NoVerb));
+        assert!(!shapes_of("fix the typo").contains(&Shape::NoVerb));
+        assert!(!shapes_of("").contains(&Shape::NoVerb));
+        assert!(!shapes_of("one two three four five six").contains(&Shape::NoVerb));
+    }
+
+    #[test]
     fn non_ascii_and_code_punctuation() {
         assert!(shapes_of("warum geht das nicht, müll").contains(&Shape::NonAscii));
         assert!(!shapes_of("plain").contains(&Shape::NonAscii));
@@ -944,6 +1008,13 @@ mod tests {
         // Ties go to the cheaper tier: Haiku over Sonnet, then its margin.
         let tie = decide(&[1.0, 1.0, 0.0, 0.0], closed);
         assert!(tie.is_none() || MARGIN[0] <= 0.0);
+        // Sonnet leads Haiku by a hair (a millionth of a logit): Haiku only
+        // when Haiku's margin is below zero; by more than the margin, never.
+        let hair = 1e-6 / SCALE;
+        let close = decide(&[0.0, hair, -big, -big], closed);
+        assert_eq!(close, (MARGIN[0] < 0.0).then_some(Tier::Haiku));
+        let far = (MARGIN[0].abs() + 1.0) / SCALE;
+        assert_eq!(decide(&[0.0, far, -big, -big], closed), None);
     }
 
     #[test]
@@ -978,7 +1049,8 @@ mod tests {
             assert!(list.iter().all(|p| flags_of(p[0].as_bytes()) & flag != 0));
         }
         assert_eq!(flags_of(b"deadlock"), HARD_WORD);
-        assert_eq!(flags_of(b"all"), DETERMINER | SCALE_WORD);
+        assert_eq!(flags_of(b"all"), DETERMINER | SCALE_WORD | ACK);
+        assert_eq!(flags_of(b"did"), YES_NO);
         assert_eq!(flags_of(b"zebra"), 0);
     }
 
