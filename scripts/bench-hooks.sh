@@ -249,7 +249,7 @@ sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef
 sed 's/3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f/7c1d0b2a-0000-4000-8000-00000000beef/' "$tmp/stop.json" > "$tmp/stop-next.json"
 pointer=$("$GK" hook prompt < "$tmp/prompt-next.json" | grep -o 'folder\.[0-9a-f]\{32\}\.json' | head -1)
 printf '{"session": "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f"}\n' > "$GK_STATE_DIR/$pointer"
-"$GK" hook stop < "$tmp/stop-next.json" | grep -q 'from an earlier session in this folder'
+"$GK" hook stop < "$tmp/stop-next.json" | grep -q 'left by an earlier session in this folder'
 
 # Sanity: the hooks answer before they are timed.
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
