@@ -94,6 +94,25 @@ yes yep yeah yup ok okay k kk sure go lgtm thanks thx ty cool great nice
 perfect continue proceed done alright correct exactly agreed fine good
 """.split())
 
+# Words a reply made only of acknowledgement is made of ("ok do it",
+# "yes please go ahead", "thanks that works"): a prompt of these alone
+# asks for nothing new.
+ACK_WORDS = set("""
+yes yep yeah yup ya yea ok okay k kk oki okey sure go ahead lgtm thanks
+thank thx ty tysm you cool great nice perfect continue proceed done
+alright allright correct exactly agreed fine good do it that this sounds
+looks works worked please pls plz now then right all awesome sweet yess
+no nope nah not thats s lets let us on carry keep going next same again
+both first second option one two 1 2 3 a b c fixed yes
+""".split())
+
+# First words of a question that asks only for a yes or a no ("is it
+# done?", "did the tests pass?").
+YES_NO_LEAD = set("""
+is are was were does do did can could should would will has have isnt
+arent doesnt didnt cant wont
+""".split())
+
 QUESTION_LEAD = set("""
 what whats why how where when which who is are does do can could should
 would will any
@@ -127,6 +146,8 @@ B_HARD = {w.encode() for w in HARD_WORDS}
 B_SCALE = {w.encode() for w in SCALE_WORDS}
 B_CONFIRM = {w.encode() for w in CONFIRM_LEAD}
 B_QUESTION = {w.encode() for w in QUESTION_LEAD}
+B_ACK = {w.encode() for w in ACK_WORDS}
+B_YES_NO = {w.encode() for w in YES_NO_LEAD}
 
 
 def fnv1a(data, h=0x811C9DC5):
@@ -263,6 +284,21 @@ def shapes(head, low, words, over):
         out.append("non-ascii")
     if sum(1 for c in head if c in CODE_BYTES) >= 6:
         out.append("code")
+    # Short follow-ups: a reply of acknowledgement words alone; a question
+    # that asks only for a yes or a no; the length of a prompt that opens
+    # with a confirmation or a question word (a bare "yes" is not "yes, and
+    # also rewrite the parser"); a short prompt with no intent verb.
+    n = len(words)
+    if words and all(w in B_ACK for w in words):
+        out.append("ack-only")
+    if words and words[0] in B_YES_NO and n <= 12:
+        out.append("yes-no")
+    if words and words[0] in B_CONFIRM:
+        out.append("confirm-len:" + len_bucket(n))
+    if words and words[0] in B_QUESTION:
+        out.append("q-len:" + len_bucket(n))
+    if 0 < n <= 5 and not any(w in B_INTENT for w in words):
+        out.append("no-verb")
     return out
 
 
@@ -343,12 +379,17 @@ def decide(z, scale, margins, guard):
     Sonnet). A tier other than Sonnet is advised only when it leads every
     other tier by its margin (in logits); Fable also needs explicit autonomy
     and scope in the prompt and no "plan only"; without them it is out of
-    the running and the rest decide."""
+    the running and the rest decide. A Haiku margin below zero lets Haiku
+    be advised when Sonnet leads it by less than that."""
     cands = [0, 1, 2, 3]
     if not (guard["autonomy"] and guard["scope"] and not guard["plan_only"]):
         cands = [0, 1, 2]
     best = max(cands, key=lambda t: (z[t], -t))
     if best == SONNET:
+        # Haiku's margin may be below zero: then Haiku is advised when it
+        # trails Sonnet by less than that (the cheaper tier, on a close call).
+        if margins[HAIKU] < 0 and (z[HAIKU] - z[SONNET]) * scale >= margins[HAIKU]:
+            return HAIKU
         return None
     second = max(z[t] for t in cands if t != best)
     if (z[best] - second) * scale >= margins[best]:

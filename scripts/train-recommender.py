@@ -41,11 +41,28 @@ FIXTURE = "tests/fixtures/advice_scores.json"
 # Fable: the published figures the corpus was written by). The model's
 # intercepts are moved from the corpus's mix to this one.
 REAL_MIX = np.array([0.27, 0.61, 0.11, 0.01])
-C_GRID = [30.0, 100.0, 300.0]
+# C was chosen from 30, 100 and 300 by cross-validation (300 won on the
+# corpus of 3,927 prompts and on the corpus grown since); one fit per fold
+# takes minutes, so the default grid is that choice alone: `--c-grid 30,100,300`
+# searches again.
+C_GRID = [300.0]
 MARGIN_GRID = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0]
+# Haiku, the cheap tier, may also be advised when it trails Sonnet by a
+# little: silence on a prompt only Haiku fits is advice too high.
+HAIKU_MARGIN_GRID = [-1.0, -0.75, -0.5, -0.25] + MARGIN_GRID
 # Precision before recall: a tier advised too high costs this many
-# agreements in the margin search.
+# agreements in the margin search, a tier too low this many.
 TOO_HIGH_COST = 2.0
+TOO_LOW_COST = 1.0
+# gk is judged on two kinds of prompts: what people type (the corpus is
+# written like it) and prompts written from the tier definitions, many
+# worded to mislead (the starter set is). The margins are chosen by the
+# mean of the objective on each, so neither swamps the other (the starter
+# set is a seventh of the prompts), and each starter prompt weighs this
+# much in the fit. Chosen from 1, 2, 4 and 8 by that cross-validated
+# objective (one fit per fold takes minutes: `--starter-weight` tries
+# another).
+STARTER_WEIGHT = 4.0
 SEED = 20261204
 
 
@@ -100,12 +117,12 @@ def guards(prompts):
     return [active(p)[2] for p in prompts]
 
 
-def fit(X, y, C):
+def fit(X, y, C, sw):
     m = LogisticRegression(C=C, max_iter=3000, solver="lbfgs")
-    m.fit(X, y)
+    m.fit(X, y, sample_weight=sw)
     W = m.coef_.T.copy()  # buckets x 4
     b = m.intercept_.copy()
-    prior = np.bincount(y, minlength=4) / len(y)
+    prior = np.bincount(y, weights=sw, minlength=4) / sw.sum()
     b += np.log(REAL_MIX / np.maximum(prior, 1e-9))
     return W, b
 
@@ -130,15 +147,21 @@ def figures(pred, y):
     return agree / n, high / n, low / n
 
 
-def objective(pred, y):
-    a, h, _ = figures(pred, y)
-    return a - TOO_HIGH_COST * h
+def objective(pred, y, starter):
+    """The mean over the two kinds of prompts (starter: a bool per row) of
+    agreement minus the costs of advice too high and too low."""
+    total = 0.0
+    for part in (~starter, starter):
+        idx = np.flatnonzero(part)
+        a, h, lo = figures([pred[i] for i in idx], y[idx])
+        total += a - TOO_HIGH_COST * h - TOO_LOW_COST * lo
+    return total / 2
 
 
-def cv_logits(X, y, C):
+def cv_logits(X, y, C, sw):
     Z = np.zeros((len(y), 4))
     for tr, te in StratifiedKFold(5, shuffle=True, random_state=SEED).split(X, y):
-        W, b = fit(X[tr], y[tr], C)
+        W, b = fit(X[tr], y[tr], C, sw[tr])
         Z[te] = logits(X[te], W, b)
     return Z
 
@@ -152,17 +175,21 @@ def fast_decide(Z, fable_ok, margins):
     Zc[np.arange(len(Z)), best] = -np.inf
     second = Zc.max(axis=1)
     ok = (best != af.SONNET) & ((top - second) >= np.array(margins)[best])
-    return [int(b) if o else None for b, o in zip(best, ok)]
+    out = [int(b) if o else None for b, o in zip(best, ok)]
+    if margins[af.HAIKU] < 0:
+        close = (best == af.SONNET) & ((Z[:, af.HAIKU] - Z[:, af.SONNET]) >= margins[af.HAIKU])
+        out = [af.HAIKU if c else o for o, c in zip(out, close)]
+    return out
 
 
-def best_margins(Z, G, y):
+def best_margins(Z, G, y, starter):
     fable_ok = np.array([g["autonomy"] and g["scope"] and not g["plan_only"] for g in G])
     best = None
-    for mh in MARGIN_GRID:
+    for mh in HAIKU_MARGIN_GRID:
         for mo in MARGIN_GRID:
             for mf in MARGIN_GRID:
                 margins = [mh, 0.0, mo, mf]
-                s = objective(fast_decide(Z, fable_ok, margins), y)
+                s = objective(fast_decide(Z, fable_ok, margins), y, starter)
                 if best is None or s > best[0] + 1e-12:
                     best = (s, margins)
     return best[1]
@@ -182,6 +209,13 @@ def q_decide(p, Wq, bq, scale, margins):
     seen, _, guard = active(p)
     sums, n, z = af.raw_scores(list(seen), Wq, bq)
     return af.decide(z, scale, margins, guard), sums, n, z
+
+
+def print_parts(pred, y, starter):
+    for name, part in (("corpus", ~starter), ("starter", starter)):
+        idx = np.flatnonzero(part)
+        a, h, lo = figures([pred[i] for i in idx], y[idx])
+        print(f"    {name} ({len(idx)}): agree {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
 
 
 def confusion(pred, y):
@@ -218,6 +252,8 @@ FLAG_LISTS = [
     ("FRAMING_START", "first word of a framing phrase", {p[0].decode() for p in af.FRAMING_SEQ}),
     ("AUTONOMY_START", "first word of an autonomy phrase", {p[0].decode() for p in af.AUTONOMY_SEQ}),
     ("PLAN_START", "first word of a plan-only phrase", {p[0].decode() for p in af.PLAN_SEQ}),
+    ("ACK", "acknowledgement word", af.ACK_WORDS),
+    ("YES_NO", "first word of a yes/no question", af.YES_NO_LEAD),
 ]
 
 
@@ -294,6 +330,11 @@ FIXTURE_EXTRA = [
     "migrate every service in the monorepo overnight, don't stop until all tests pass",
     "Fix the TypeError in @src/app.ts\n```\nTypeError: x is undefined\n    at run (app.ts:3:1)\n```",
     "caf\u00e9 \u00fcber \u65e5\u672c\u8a9e \U0001F600 r\u00e9sum\u00e9?",
+    "ok do it",
+    "thanks, now commit",
+    "did the tests pass?",
+    "yes and also move the retry config into the settings file so ops can change it",
+    "which branch",
     "x" * 3000,
     "\u00e9" * 1500,
     "a " * 1200,
@@ -303,7 +344,12 @@ FIXTURE_EXTRA = [
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true", help="write nothing")
+    ap.add_argument("--c-grid", help="the values of C to cross-validate, comma-separated")
+    ap.add_argument("--starter-weight", type=float, default=STARTER_WEIGHT,
+                    help="the weight of a starter prompt in the fit")
     args = ap.parse_args()
+    c_grid = [float(c) for c in args.c_grid.split(",")] if args.c_grid else C_GRID
+    starter_weight = args.starter_weight
     rows = load()
     train = [r for r in rows if not held_out(r["prompt"])]
     test = [r for r in rows if held_out(r["prompt"])]
@@ -315,19 +361,23 @@ def main():
     X = matrix([r["prompt"] for r in train])
     y = np.array([r["tier"] for r in train])
     G = guards([r["prompt"] for r in train])
+    starter = np.array([r["source"] == CORPUS[0] for r in train])
+    sw = np.where(starter, starter_weight, 1.0)
 
     print("\n5-fold cross-validation on the training part (argmax, then with margins and the Fable guard):")
     best = None
-    for C in C_GRID:
-        Z = cv_logits(X, y, C)
+    for C in c_grid:
+        Z = cv_logits(X, y, C, sw)
         plain = [int(np.argmax(z)) for z in Z]
         a0 = sum(1 for p, t in zip(plain, y) if p == t) / len(y)
-        margins = best_margins(Z, G, y)
+        margins = best_margins(Z, G, y, starter)
         pred = decide_all(Z, G, margins)
         assert pred == fast_decide(Z, np.array([g["autonomy"] and g["scope"] and not g["plan_only"] for g in G]), margins)
         a, h, lo = figures(pred, y)
-        print(f"  C={C:<5} argmax {a0:.1%}; with margins {margins}: agree {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
-        s = objective(pred, y)
+        print(f"  C={C:<5} starter weight {starter_weight}: argmax {a0:.1%}; with margins {margins}: "
+              f"agree {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
+        print_parts(pred, y, starter)
+        s = objective(pred, y, starter)
         if best is None or s > best[0] + 1e-12:
             best = (s, C, margins, pred)
     _, C, margins, pred = best
@@ -335,7 +385,7 @@ def main():
     print("cross-validated confusion (rows: label, columns: advice; silence counts as sonnet):")
     print_confusion(confusion(pred, y))
 
-    W, b = fit(X, y, C)
+    W, b = fit(X, y, C, sw)
     Wq, bq, scale = quantise(W, b)
 
     Xt = [r["prompt"] for r in test]
@@ -344,6 +394,7 @@ def main():
     a, h, lo = figures(pred_t, yt)
     print(f"\nheld-out split ({len(yt)} prompts, never trained on), the quantised model as gk runs it:")
     print(f"  tier agreement {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
+    print_parts(pred_t, np.array(yt), np.array([r["source"] == CORPUS[0] for r in test]))
     a_s = sum(1 for t in yt if t == af.SONNET) / len(yt)
     print(f"  always Sonnet: {a_s:.1%}")
     print_confusion(confusion(pred_t, yt))

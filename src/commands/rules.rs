@@ -248,8 +248,19 @@ fn recommender_lines(out: &mut String, prompt_text: &str, config: &Config, a: &A
     });
     let lead = l[contender as usize] - l[Tier::Sonnet as usize];
     let margin = advice::margin(contender);
+    // Haiku's margin may be below zero: advised on a close call.
     let verdict = match scores.advice() {
+        Some(_) if lead < 0.0 => format!(
+            "advised: {} leads it by less than {:.2}",
+            label(Tier::Sonnet),
+            -margin
+        ),
         Some(_) => "advised".to_string(),
+        None if lead <= 0.0 && margin < 0.0 => format!(
+            "not advised: {} leads it by more than {:.2}",
+            label(Tier::Sonnet),
+            -margin
+        ),
         None if lead <= 0.0 => format!("not advised: {} leads it", label(Tier::Sonnet)),
         None => format!("not advised: it does not lead by the margin of {margin:.2}"),
     };
@@ -367,6 +378,9 @@ mod tests {
             ("check_refactor", "[check] refactor the whole module"),
             ("briefly", "briefly, what does set -e do?"),
             ("audit", "audit the login flow for security holes"),
+            ("yes_no", "did the tests pass?"),
+            // Sonnet leads, by less than Haiku's margin (below zero).
+            ("close_call", "add .DS_Store to gitignore"),
         ];
         let config = Config::default();
         for (name, prompt) in cases {

@@ -17,7 +17,8 @@
 //! their number, plus the tier's bias.
 //!
 //! The advice: the leading tier, when it is not Sonnet and leads every
-//! other tier by its margin; Fable only with explicit autonomy *and* scope
+//! other tier by its margin (Haiku's margin may be below zero: then Haiku
+//! is advised when Sonnet leads it by less than that); Fable only with explicit autonomy *and* scope
 //! in the prompt and no "plan only" (otherwise it is out of the running).
 //! Anything else is silence: the default model.
 //!
@@ -27,9 +28,9 @@
 //! it beyond that, and nothing here can panic on any input.
 
 use super::advice_weights::{
-    AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
+    ACK, AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
     FRAMING_START, HARD_WORD, INTENT, MARGIN, PLAN_ONLY, PLAN_START, QUESTION, SCALE, SCALE_WORD,
-    WEIGHTS, WORD_FLAGS,
+    WEIGHTS, WORD_FLAGS, YES_NO,
 };
 
 /// How much of the prompt the features read.
@@ -128,7 +129,10 @@ fn decide(z: &[f64; 4], guard: Guard) -> Option<Tier> {
         }
     }
     if best == Tier::Sonnet {
-        return None;
+        // A Haiku margin below zero: Haiku when Sonnet leads it by less.
+        let haiku = MARGIN[Tier::Haiku as usize];
+        let gap = (z[Tier::Haiku as usize] - z[Tier::Sonnet as usize]) * SCALE;
+        return (haiku < 0.0 && gap >= haiku).then_some(Tier::Haiku);
     }
     let second = candidates
         .iter()
@@ -170,6 +174,16 @@ pub enum Shape {
     PlanOnly,
     NonAscii,
     Code,
+    /// Acknowledgement words alone ("ok do it", "thanks that works").
+    AckOnly,
+    /// A short question that asks for a yes or a no ("did it pass?").
+    YesNo,
+    /// A confirmation word first, and the prompt's length.
+    ConfirmLength(&'static str),
+    /// A question word first, and the prompt's length.
+    QuestionLength(&'static str),
+    /// Five words or fewer, none an intent verb.
+    NoVerb,
 }
 
 impl Shape {
@@ -194,6 +208,11 @@ impl Shape {
             Shape::PlanOnly => ("plan-only", None),
             Shape::NonAscii => ("non-ascii", None),
             Shape::Code => ("code", None),
+            Shape::AckOnly => ("ack-only", None),
+            Shape::YesNo => ("yes-no", None),
+            Shape::ConfirmLength(b) => ("confirm-len:", Some(b)),
+            Shape::QuestionLength(b) => ("q-len:", Some(b)),
+            Shape::NoVerb => ("no-verb", None),
         };
         buf.extend_from_slice(name.as_bytes());
         if let Some(a) = arg {
@@ -225,6 +244,11 @@ impl Shape {
             Shape::PlanOnly => "a request for a plan only".into(),
             Shape::NonAscii => "non-ASCII text".into(),
             Shape::Code => "code punctuation".into(),
+            Shape::AckOnly => "a reply of acknowledgement words only".into(),
+            Shape::YesNo => "a short yes/no question".into(),
+            Shape::ConfirmLength(b) => format!("a confirmation word first, {b} words in all"),
+            Shape::QuestionLength(b) => format!("a question word first, {b} words in all"),
+            Shape::NoVerb => "a short prompt with no task verb".into(),
         }
     }
 }
@@ -237,12 +261,12 @@ const NOT_A_REASON: &[&str] = &[
     "you",
 ];
 
-impl Contribution {
+impl Origin {
     /// Whether this can be the one reason the hook names: a word (not a
     /// filler word), a pair of words, or a shape that says something about
     /// the task (not the line count, the script or the punctuation alone).
-    fn names_a_reason(&self, reading: &Reading<'_>) -> bool {
-        match self.origin {
+    fn names_a_reason(self, reading: &Reading<'_>) -> bool {
+        match self {
             Origin::Word(k) => !in_sorted(NOT_A_REASON, reading.word(k)),
             Origin::Pair(_) => true,
             Origin::Shape(s) => !matches!(s, Shape::Lines(_) | Shape::NonAscii | Shape::Code),
@@ -317,6 +341,18 @@ fn head(prompt: &str) -> (&str, bool) {
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit() || b >= 0x80
+}
+
+/// Whether `needle` occurs in `hay`: each place its first byte occurs,
+/// compared there. A `memmem` searcher costs more to build than this
+/// search of a head of at most [`HEAD_BYTES`] (for two dozen markers, a
+/// tenth of the prompt hook's own work); the cost stays linear in the head
+/// times the needle's length, which the lists bound.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    memchr::memchr_iter(first, hay).any(|i| hay[i..].starts_with(needle))
 }
 
 fn in_sorted(list: &[&str], word: &[u8]) -> bool {
@@ -443,7 +479,7 @@ impl<'p> Reading<'p> {
         if self.over {
             out.push(Shape::LongPaste);
         }
-        if memchr::memmem::find(head, b"```").is_some() {
+        if contains(head, b"```") {
             out.push(Shape::Fence);
         }
         let at_path = head.iter().enumerate().any(|(i, &c)| {
@@ -456,13 +492,10 @@ impl<'p> Reading<'p> {
         if at_path {
             out.push(Shape::AtPath);
         }
-        if memchr::memmem::find(low, b"[image #").is_some() {
+        if contains(low, b"[image #") {
             out.push(Shape::Image);
         }
-        if ERROR_MARKERS
-            .iter()
-            .any(|m| memchr::memmem::find(low, m.as_bytes()).is_some())
-        {
+        if ERROR_MARKERS.iter().any(|m| contains(low, m.as_bytes())) {
             out.push(Shape::Error);
         }
         let trim =
@@ -525,6 +558,23 @@ impl<'p> Reading<'p> {
         }
         if head.iter().filter(|c| b"{}();=<>[]".contains(c)).count() >= 6 {
             out.push(Shape::Code);
+        }
+        // Short follow-ups (the Python twin says why).
+        let n = self.words.len();
+        if n > 0 && self.flags.iter().all(|&f| f & ACK != 0) {
+            out.push(Shape::AckOnly);
+        }
+        if first & YES_NO != 0 && n <= 12 {
+            out.push(Shape::YesNo);
+        }
+        if first & CONFIRM != 0 {
+            out.push(Shape::ConfirmLength(len_bucket(n)));
+        }
+        if first & QUESTION != 0 {
+            out.push(Shape::QuestionLength(len_bucket(n)));
+        }
+        if (1..=5).contains(&n) && count(INTENT) == 0 {
+            out.push(Shape::NoVerb);
         }
         let guard = Guard {
             autonomy,
@@ -633,7 +683,8 @@ fn finish(sums: [i64; 4], active: usize, guard: Guard) -> Scores {
     }
 }
 
-/// The prompt's scores (the hot path: no explanation kept).
+/// The prompt's scores alone (the tests; the hook calls [`advise`]).
+#[cfg(test)]
 pub fn score(prompt: &str) -> Scores {
     let reading = Reading::new(prompt);
     let mut hits = Hits([0; BUCKETS / 64]);
@@ -677,12 +728,36 @@ fn quoted(bytes: &[u8]) -> String {
 /// The prompt's scores, with what each word, pair of words and shape
 /// contributed (letter runs and verb features go to their word).
 pub fn explain(prompt: &str) -> (Scores, Vec<Contribution>) {
-    let (scores, contributions, _) = explain_reading(prompt);
+    let reading = Reading::new(prompt);
+    let (scores, found) = contributions(&reading);
+    let contributions = found
+        .into_iter()
+        .map(|(origin, logits)| Contribution {
+            origin,
+            what: describe(origin, &reading),
+            logits,
+        })
+        .collect();
     (scores, contributions)
 }
 
-fn explain_reading(prompt: &str) -> (Scores, Vec<Contribution>, Reading<'_>) {
-    let reading = Reading::new(prompt);
+/// What `origin` is, in plain words.
+fn describe(origin: Origin, reading: &Reading<'_>) -> String {
+    match origin {
+        Origin::Word(k) => format!("the word {}", quoted(reading.word(k))),
+        Origin::Pair(k) => {
+            let mut pair = reading.word(k).to_vec();
+            pair.push(b' ');
+            pair.extend_from_slice(reading.word(k + 1));
+            format!("the words {}", quoted(&pair))
+        }
+        Origin::Shape(s) => s.describe(),
+    }
+}
+
+/// The scores, and per word, pair of words and shape what it added to
+/// each tier (logits); nothing put into words yet.
+fn contributions(reading: &Reading<'_>) -> (Scores, Vec<(Origin, [f64; 4])>) {
     let mut hits = Hits([0; BUCKETS / 64]);
     let mut sums = [0i64; 4];
     let mut active = 0;
@@ -713,33 +788,19 @@ fn explain_reading(prompt: &str) -> (Scores, Vec<Contribution>, Reading<'_>) {
             *a += w;
         }
     });
-    let found = (words.into_iter().enumerate())
-        .filter_map(|(k, w)| w.map(|w| (Origin::Word(k), w)))
-        .chain((pairs.into_iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
-        .chain(shapes.into_iter().map(|(s, w)| (Origin::Shape(s), w)));
     let scores = finish(sums, active, guard);
     let root = if active == 0 {
         1.0
     } else {
         (active as f64).sqrt()
     };
-    let contributions = found
-        .map(|(origin, w)| Contribution {
-            origin,
-            what: match origin {
-                Origin::Word(k) => format!("the word {}", quoted(reading.word(k))),
-                Origin::Pair(k) => {
-                    let mut pair = reading.word(k).to_vec();
-                    pair.push(b' ');
-                    pair.extend_from_slice(reading.word(k + 1));
-                    format!("the words {}", quoted(&pair))
-                }
-                Origin::Shape(s) => s.describe(),
-            },
-            logits: w.map(|w| w as f64 / root * SCALE),
-        })
+    let found = (words.into_iter().enumerate())
+        .filter_map(|(k, w)| w.map(|w| (Origin::Word(k), w)))
+        .chain((pairs.into_iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
+        .chain(shapes.into_iter().map(|(s, w)| (Origin::Shape(s), w)))
+        .map(|(origin, w)| (origin, w.map(|w| w as f64 / root * SCALE)))
         .collect();
-    (scores, contributions, reading)
+    (scores, found)
 }
 
 /// The recommender's advice for a prompt, and its strongest reason.
@@ -751,16 +812,18 @@ pub struct Advice {
     pub reason: String,
 }
 
-/// The advice, or `None` to say nothing about the model.
+/// The advice, or `None` to say nothing about the model. One reading and
+/// one pass over the features; only the reason named is put into words.
 pub fn advise(prompt: &str) -> Option<Advice> {
-    let tier = score(prompt).advice()?;
-    // Only an advised prompt pays for the explanation.
-    let (_, contributions, reading) = explain_reading(prompt);
-    let reason = contributions
+    let reading = Reading::new(prompt);
+    let (scores, found) = contributions(&reading);
+    let tier = scores.advice()?;
+    let toward = |l: &[f64; 4]| l[tier as usize] - l[Tier::Sonnet as usize];
+    let reason = found
         .iter()
-        .filter(|c| c.names_a_reason(&reading))
-        .max_by(|a, b| a.toward(tier).total_cmp(&b.toward(tier)))
-        .map_or_else(String::new, |c| c.what.clone());
+        .filter(|(origin, _)| origin.names_a_reason(&reading))
+        .max_by(|a, b| toward(&a.1).total_cmp(&toward(&b.1)))
+        .map_or_else(String::new, |&(origin, _)| describe(origin, &reading));
     Some(Advice { tier, reason })
 }
 
@@ -885,6 +948,29 @@ mod tests {
     }
 
     #[test]
+    fn short_follow_ups_have_shapes_of_their_own() {
+        assert!(shapes_of("ok do it").contains(&Shape::AckOnly));
+        assert!(shapes_of("Yes please, go ahead!").contains(&Shape::AckOnly));
+        assert!(shapes_of("thanks that works").contains(&Shape::AckOnly));
+        assert!(!shapes_of("thanks, now commit").contains(&Shape::AckOnly));
+        assert!(!shapes_of("").contains(&Shape::AckOnly));
+        assert!(shapes_of("did the tests pass?").contains(&Shape::YesNo));
+        assert!(shapes_of("is it done").contains(&Shape::YesNo));
+        assert!(!shapes_of("why is it slow?").contains(&Shape::YesNo));
+        let long =
+            "does the scheduler ever run two jobs for the same tenant at once when a worker dies";
+        assert!(!shapes_of(long).contains(&Shape::YesNo));
+        assert!(shapes_of("yes").contains(&Shape::ConfirmLength("1")));
+        let s = shapes_of("yes and also move the retry settings into the config file");
+        assert!(s.contains(&Shape::ConfirmLength("9-12")));
+        assert!(shapes_of("what does this do?").contains(&Shape::QuestionLength("4-5")));
+        assert!(shapes_of("which branch").contains(&Shape::NoVerb));
+        assert!(!shapes_of("fix the typo").contains(&Shape::NoVerb));
+        assert!(!shapes_of("").contains(&Shape::NoVerb));
+        assert!(!shapes_of("one two three four five six").contains(&Shape::NoVerb));
+    }
+
+    #[test]
     fn non_ascii_and_code_punctuation() {
         assert!(shapes_of("warum geht das nicht, müll").contains(&Shape::NonAscii));
         assert!(!shapes_of("plain").contains(&Shape::NonAscii));
@@ -922,6 +1008,13 @@ mod tests {
         // Ties go to the cheaper tier: Haiku over Sonnet, then its margin.
         let tie = decide(&[1.0, 1.0, 0.0, 0.0], closed);
         assert!(tie.is_none() || MARGIN[0] <= 0.0);
+        // Sonnet leads Haiku by a hair (a millionth of a logit): Haiku only
+        // when Haiku's margin is below zero; by more than the margin, never.
+        let hair = 1e-6 / SCALE;
+        let close = decide(&[0.0, hair, -big, -big], closed);
+        assert_eq!(close, (MARGIN[0] < 0.0).then_some(Tier::Haiku));
+        let far = (MARGIN[0].abs() + 1.0) / SCALE;
+        assert_eq!(decide(&[0.0, far, -big, -big], closed), None);
     }
 
     #[test]
@@ -956,7 +1049,8 @@ mod tests {
             assert!(list.iter().all(|p| flags_of(p[0].as_bytes()) & flag != 0));
         }
         assert_eq!(flags_of(b"deadlock"), HARD_WORD);
-        assert_eq!(flags_of(b"all"), DETERMINER | SCALE_WORD);
+        assert_eq!(flags_of(b"all"), DETERMINER | SCALE_WORD | ACK);
+        assert_eq!(flags_of(b"did"), YES_NO);
         assert_eq!(flags_of(b"zebra"), 0);
     }
 

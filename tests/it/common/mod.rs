@@ -38,6 +38,18 @@ pub const REMOVED: &[&str] = &[
     "CLAUDE_CODE_GIT_BASH_PATH",
 ];
 
+/// This process's `PATH` without the folders that hold a Claude Code
+/// client: install asks `claude --version` which hook events to register,
+/// so a test machine's own client would change what install plans. A test
+/// that wants a client puts a stand-in first on `PATH`.
+pub fn path_without_a_client() -> OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|dir| !dir.join(exe("claude")).is_file())
+        .collect();
+    std::env::join_paths(kept).unwrap_or(path)
+}
+
 /// The program's file name on this platform.
 pub fn exe(name: &str) -> String {
     if cfg!(windows) {
@@ -154,6 +166,7 @@ impl TestEnv {
                 self.managed_program().into_os_string(),
             ),
             ("NO_COLOR", "1".into()),
+            ("PATH", path_without_a_client()),
         ] {
             vars.push((name.into(), Some(value)));
         }
