@@ -101,7 +101,7 @@ pub fn exec_invocation(program: &str, args: &[String]) -> ShellInvocation {
 }
 
 /// Pure: the client's program on `path` (the `PATH` value): the first
-/// folder holding `claude` (on Windows `claude.exe`: a `claude.cmd` from
+/// absolute folder holding `claude` (on Windows `claude.exe`: a `claude.cmd` from
 /// npm needs a shell, and is not looked for), as `exists` says.
 pub fn find_client(os: Os, path: Option<&str>, exists: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
     let (sep, name) = if os.is_windows() {
@@ -112,7 +112,9 @@ pub fn find_client(os: Os, path: Option<&str>, exists: &dyn Fn(&Path) -> bool) -
     path?
         .split(sep)
         .map(|d| d.trim().trim_matches('"'))
-        .filter(|d| !d.is_empty())
+        // A relative folder (`.`, `bin`) names wherever install happens to
+        // run, a cloned repository, say: never a program to start.
+        .filter(|d| crate::paths::is_absolute_on(os, d))
         .map(|d| Path::new(d).join(name))
         .find(|p| exists(p))
 }
@@ -467,6 +469,14 @@ mod tests {
             Some(PathBuf::from("/opt/b/claude"))
         );
         assert_eq!(find_client(Os::Linux, Some("/opt/a"), &exists), None);
+        // A relative folder is never searched, even when it holds one.
+        let here = |p: &Path| p.starts_with(".") || p.starts_with("bin");
+        assert_eq!(find_client(Os::Linux, Some(".:bin:/opt/a"), &here), None);
+        let here_win = |p: &Path| !p.to_string_lossy().starts_with("C:");
+        assert_eq!(
+            find_client(Os::Windows, Some(r".;tools;C:\x"), &here_win),
+            None
+        );
         assert_eq!(find_client(Os::Linux, None, &exists), None);
         let win = |p: &Path| p.to_string_lossy().ends_with("claude.exe");
         assert!(find_client(Os::Windows, Some(r"C:\x;C:\y"), &win).is_some());

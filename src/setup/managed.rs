@@ -44,25 +44,16 @@ pub fn dropin_path(managed_file: &Path) -> PathBuf {
 /// `os`'s (`C:\…` for Windows, `/…` elsewhere: absolute there, wherever
 /// gk runs).
 pub fn wanted_hooks(program: &Path, os: Os) -> Result<WantedHooks> {
-    let Some(path) = program.to_str().filter(|p| is_absolute_on(os, p)) else {
+    let Some(path) = program
+        .to_str()
+        .filter(|p| crate::paths::is_absolute_on(os, p))
+    else {
         return Err(Error::refused(format!(
             "{} is not an absolute path in valid Unicode, so no drop-in can name it",
             program.display()
         )));
     };
     Ok(WantedHooks::of(|kind| exec_at(kind, path)))
-}
-
-/// Whether `path` is absolute on `os`: a drive and a slash (`C:\`, `C:/`)
-/// or a share (`\\server`) on Windows, a leading `/` elsewhere.
-fn is_absolute_on(os: Os, path: &str) -> bool {
-    if !os.is_windows() {
-        return path.starts_with('/');
-    }
-    let b = path.as_bytes();
-    let drive =
-        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/');
-    drive || path.starts_with(r"\\")
 }
 
 /// The platform a drop-in is written for: this machine's, or the one
