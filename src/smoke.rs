@@ -240,12 +240,22 @@ pub fn run(
     })
 }
 
-fn read_all<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
-        String::from_utf8_lossy(&buf).into_owned()
-    })
+/// The most of a run's stdout or stderr kept: a hook's answer or a
+/// version is a few hundred bytes; the rest is read and dropped, so a
+/// program that prints without end neither fills memory nor blocks.
+const OUTPUT_LIMIT: usize = 1 << 20;
+
+fn read_all<R: Read + Send + 'static>(r: R) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || String::from_utf8_lossy(&read_bounded(r, OUTPUT_LIMIT)).into_owned())
+}
+
+/// Everything `r` gives until its end or an error, of which the first
+/// `limit` bytes are kept.
+fn read_bounded(mut r: impl Read, limit: usize) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let _ = (&mut r).take(limit as u64).read_to_end(&mut kept);
+    let _ = std::io::copy(&mut r, &mut std::io::sink());
+    kept
 }
 
 /// Did the run do what a working gk hook does? `Err` carries a one-line
@@ -458,6 +468,19 @@ mod tests {
             duration: Duration::from_millis(3),
             timed_out: false,
         }
+    }
+
+    #[test]
+    fn a_run_keeps_at_most_the_output_limit_and_reads_the_rest_away() {
+        let mut endless = std::io::repeat(b'x').take(5 << 20);
+        let kept = read_bounded(&mut endless, 1 << 20);
+        assert_eq!(kept.len(), 1 << 20);
+        // Read to the end: a writer is never left blocked on a full pipe.
+        assert_eq!(std::io::Read::read(&mut endless, &mut [0u8; 1]).unwrap(), 0);
+        assert_eq!(
+            read_bounded(&b"2.1.332 (Claude Code)\n"[..], 1 << 20).len(),
+            22
+        );
     }
 
     #[test]
