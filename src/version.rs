@@ -16,9 +16,11 @@ pub fn embedded_version(bytes: &[u8]) -> Option<String> {
     // Stored reversed so the literal itself never matches.
     let prefix: Vec<u8> = b"=noisrev-dliub-kg\0".iter().rev().copied().collect();
     let prefix = prefix.as_slice();
-    let start = bytes.windows(prefix.len()).position(|w| w == prefix)? + prefix.len();
+    // memmem, not a window-by-window compare: this runs over a whole
+    // program (tens of MB for a debug build), several times per install.
+    let start = memchr::memmem::find(bytes, prefix)? + prefix.len();
     let rest = &bytes[start..];
-    let end = rest.iter().position(|b| *b == 0)?;
+    let end = memchr::memchr(0, rest)?;
     let version = std::str::from_utf8(&rest[..end]).ok()?;
     let plausible = !version.is_empty()
         && version.len() < 40
