@@ -95,6 +95,11 @@ fn write_state(env: &TestEnv, state: &Value) {
     f.set_modified(mtime).unwrap();
 }
 
+const PROCESS_EVERY: usize = if cfg!(gk_wine) { 100 } else { 25 };
+
+/// How many of the 501 cases [`as_process`] runs as processes.
+const PROCESSES: usize = if cfg!(gk_wine) { 14 } else { 29 };
+
 fn cases() -> Vec<Value> {
     let text = std::fs::read_to_string("tests/fixtures/hooks/cases.json").unwrap();
     let fixtures: Value = serde_json::from_str(&text).unwrap();
@@ -141,11 +146,12 @@ enum Mode {
 }
 
 /// Cases run as real processes, besides all of them through [`Gk`]
-/// (in-process once `Gk::output` runs gk so): every 25th, and every case
+/// (in-process once `Gk::output` runs gk so): every 25th (every 100th under
+/// Wine, where a Windows process start costs 0.3-1 s), and every case
 /// about what arrives on stdin (not JSON; ignored by Stop), so the real
 /// binary's bytes, exit code and stderr stay checked as a process.
 fn as_process(index: usize, name: &str) -> bool {
-    index.is_multiple_of(25)
+    index.is_multiple_of(PROCESS_EVERY)
         || name.starts_with("prompt/not-json")
         || name.starts_with("stop/stdin-ignored")
 }
@@ -500,7 +506,7 @@ fn check_every_case(config: Option<&str>, mode: Mode) {
         cases.len(),
         failures.join("\n\n")
     );
-    assert_eq!(processes, 29, "cases run as processes");
+    assert_eq!(processes, PROCESSES, "cases run as processes");
     // The generated states with a control character in a shown field: 18
     // of the 501 (9 states, each under both hooks).
     assert_eq!(folded, 18, "cases with a field sanitised");

@@ -70,9 +70,14 @@ fn crowded_settings(n: usize) -> String {
 fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
     // Before (release build): doctor 29 s, doctor --fix --dry-run 58 s,
     // install 110 s on this file; each step here has 60 s in a debug build.
+    // Under Wine, where every file look-up is an emulated Windows call
+    // (doctor looks up each of the other tool's programs), 2,000 entries:
+    // the Windows run checks that crowded files are edited right; the time
+    // budget is held on Linux, as for the records below.
+    let n = if cfg!(gk_wine) { 2_000 } else { 10_000 };
     let env = TestEnv::new();
     let settings = env.settings();
-    env.write(&settings, crowded_settings(10_000));
+    env.write(&settings, crowded_settings(n));
     let project = env.project();
     let run = |args: &[&str]| {
         let out = env
@@ -105,7 +110,7 @@ fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
         // The shell form; Windows registers the exec form (`args`).
         assert_eq!(after.matches("hook prompt").count(), 1);
     }
-    assert_eq!(after.matches("/usr/bin/tool-").count(), 5_000);
+    assert_eq!(after.matches("/usr/bin/tool-").count(), n / 2);
     // The other tool's programs do not exist here: only that is left.
     let (_, out) = run(&["doctor", "--no-smoke"]);
     assert!(out.contains("[✓] Hook registrations"), "{out}");
@@ -113,7 +118,7 @@ fn doctor_and_install_with_ten_thousand_hook_entries_finish_in_time() {
     let back = std::fs::read_to_string(&settings).unwrap();
     assert_eq!(gk_prompt_handlers(&back), 0);
     assert!(!back.contains("hooks/gk"));
-    assert_eq!(back.matches("/usr/bin/tool-").count(), 5_000);
+    assert_eq!(back.matches("/usr/bin/tool-").count(), n / 2);
 }
 
 #[test]
