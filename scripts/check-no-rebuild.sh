@@ -35,6 +35,7 @@ variations=(
     "GK_E2E_CLAUDE=/nonexistent/claude"
     "GK_E2E_CLAUDE=/bin/sh"
     "GK_E2E_CLAUDE="
+    "GK_E2E_CLAUDE_OLD=/bin/sh"
     "CI=true"
     "CI=0"
     "WINEPREFIX=/nonexistent/prefix"

@@ -14,10 +14,21 @@
 # claude-code-win32-x64-<version>/ of the same cache, checks that it answers
 # --version under Wine (in the prefix scripts/windows-cross-test.sh sets up,
 # WINEPREFIX if set) and prints the path of claude.exe.
+#
+#   scripts/install-claude-client.sh --old
+# installs the older client version in tests/e2e/claude-version-old (one
+# that does not know every hook event gk can register) the same way, into
+# claude-code-<old version>/ of the same cache, and prints the path of its
+# `claude`: tests/e2e_claude.rs reads it from GK_E2E_CLAUDE_OLD.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-version="$(tr -d '[:space:]' < "$repo/tests/e2e/claude-version")"
+version_file="$repo/tests/e2e/claude-version"
+if [ "${1:-}" = --old ]; then
+    version_file="$repo/tests/e2e/claude-version-old"
+    shift
+fi
+version="$(tr -d '[:space:]' < "$version_file")"
 cache="${GK_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gk-e2e}"
 dest="$cache/claude-code-$version"
 bin_rel="node_modules/.bin/claude"

@@ -236,6 +236,12 @@ pub struct InstallArgs {
     /// machine-wide program path) instead of this machine's.
     #[arg(long, value_enum, requires = "managed")]
     pub platform: Option<Platform>,
+    /// With --managed: register the switch guard (PreModelSwitch,
+    /// PostModelSwitch) in the drop-in too; only where every machine runs
+    /// a Claude Code that knows those events (older ones warn at every
+    /// start).
+    #[arg(long, requires = "managed")]
+    pub with_switch_guard: bool,
 }
 
 /// A platform `gk install --managed --output` can write a drop-in for.
@@ -341,7 +347,7 @@ Usage: gk hook <prompt|stop|session|pre-model-switch|post-model-switch>
   post-model-switch  PostModelSwitch: tells Claude the model changed mid-task
 
 `gk install` registers the first three, and the two switch hooks when `claude --version`
-is 2.1.332 or newer; `gk doctor` says why one does not run.
+is 2.1.251 or newer; `gk doctor` says why one does not run.
 ";
 
 /// The names of gk's subcommands, clap's `help` included.

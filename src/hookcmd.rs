@@ -27,11 +27,12 @@ pub enum HookKind {
     PostSwitch,
 }
 
-/// The first client version known to have PreModelSwitch and
-/// PostModelSwitch (measured on it; 2.1.233 has neither, and an older
-/// client opens a warning dialog at every start for an event it does not
-/// know).
-pub const SWITCH_EVENTS_SINCE: ClientVersion = ClientVersion(2, 1, 332);
+/// The first client version that knows PreModelSwitch and PostModelSwitch
+/// (measured: 2.1.250 and earlier reject both names, 2.1.251 takes them
+/// and runs PreModelSwitch at `/model`; docs/maintainers/claude-code-facts.md).
+/// A client older than this opens a warning dialog at every start for an
+/// event it does not know.
+pub const SWITCH_EVENTS_SINCE: ClientVersion = ClientVersion(2, 1, 251);
 
 /// A Claude Code version, `major.minor.patch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -59,37 +59,49 @@ fn main() -> std::process::ExitCode {
     } else {
         harness::client_missing()
     };
-    harness::run(
-        trials![
-            client_runs_each_command_spelling_once,
-            install_then_one_turn,
-            dirty_state_and_check_mode,
-            second_spelling_fires_twice_until_doctor_fixes_it,
-            identical_string_in_project_runs_once,
-            uninstall_gives_the_settings_back,
-            claude_writes_its_session_record_without_asking,
-            without_the_rules_the_same_write_is_denied,
-            home_folder_runs_each_hook_once,
-            the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it,
-            an_ask_rule_beats_the_allow_rules_and_doctor_names_it,
-            sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so,
-            a_fork_sees_the_task_its_parent_left_in_flight,
-            the_tui_shows_the_earlier_task_after_clear_until_its_own,
-            a_mid_task_clear_shows_the_session_line_above_the_clear_prompt,
-            a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model,
-            a_clean_session_switches_with_no_gk_dialog,
-            json_the_client_loads_is_not_called_skipped,
-            gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
-            the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there,
-            the_tui_shows_the_clients_line_for_each_hook_when_the_plugin_finds_no_gk,
-            the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript,
-            a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
-            gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
-            a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
-            the_client_judges_every_settings_shape_as_recorded_and_as_gk_does,
-        ],
-        skip,
-    )
+    // The tests that run the older client too (GK_E2E_CLAUDE_OLD).
+    let old_skip = skip.clone().or_else(harness::old_client_missing);
+    harness::run_groups(vec![
+        (
+            trials![
+                an_older_client_gets_no_switch_events_and_no_warning_after_install,
+                install_and_uninstall_with_an_old_then_a_new_client_give_the_settings_back,
+                an_older_client_starts_quietly_with_the_managed_dropin_unless_it_has_the_switch_guard,
+            ],
+            old_skip,
+        ),
+        (
+            trials![
+                client_runs_each_command_spelling_once,
+                install_then_one_turn,
+                dirty_state_and_check_mode,
+                second_spelling_fires_twice_until_doctor_fixes_it,
+                identical_string_in_project_runs_once,
+                uninstall_gives_the_settings_back,
+                claude_writes_its_session_record_without_asking,
+                without_the_rules_the_same_write_is_denied,
+                home_folder_runs_each_hook_once,
+                the_session_check_warns_of_a_second_spelling_until_doctor_fixes_it,
+                an_ask_rule_beats_the_allow_rules_and_doctor_names_it,
+                sessions_started_in_bypass_mode_need_no_rule_and_doctor_says_so,
+                a_fork_sees_the_task_its_parent_left_in_flight,
+                the_tui_shows_the_earlier_task_after_clear_until_its_own,
+                a_mid_task_clear_shows_the_session_line_above_the_clear_prompt,
+                a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model,
+                a_clean_session_switches_with_no_gk_dialog,
+                json_the_client_loads_is_not_called_skipped,
+                gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+                the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there,
+                the_tui_shows_the_clients_line_for_each_hook_when_the_plugin_finds_no_gk,
+                the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript,
+                a_managed_dropin_runs_gk_under_allow_managed_hooks_only,
+                gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
+                a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
+                the_client_judges_every_settings_shape_as_recorded_and_as_gk_does,
+            ],
+            skip,
+        ),
+    ])
 }
 
 /// A sandbox with the client (the test fails when it cannot be used).
@@ -1186,6 +1198,194 @@ fn a_clean_session_switches_with_no_gk_dialog() {
     assert_eq!(saved_model(&sb).as_deref(), Some("sonnet"));
 }
 
+/// What the older client shows when its settings name an event it does
+/// not know (measured: a "Settings Warning" dialog at every start).
+fn warns_of_an_unknown_event(screen: &str) -> bool {
+    screen.contains("Settings Warning") || screen.contains("Unknown hook event")
+}
+
+/// The TUI at its prompt, or showing the unknown-event dialog.
+fn started_or_warned(screen: &str) -> bool {
+    warns_of_an_unknown_event(screen)
+        || (screen.contains("Claude Code v")
+            && screen
+                .lines()
+                .any(|l| l.trim_start().starts_with('\u{276f}')))
+}
+
+/// The client's TUI started in the project folder: no unknown-event
+/// dialog at its start, and a prompt answered with gk's hooks running
+/// (the prompt hook's context reaches the model, the Stop line shows).
+/// The screen at the start.
+fn starts_quietly_and_runs_gk(sb: &mut Sandbox) -> String {
+    let project = sb.project();
+    let tui = harness::Tui::start_until(sb, &project, &json!({}), started_or_warned);
+    // A dialog would open at start: give it the time it took when measured.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let screen = tui.screen();
+    assert!(!warns_of_an_unknown_event(&screen), "{screen}");
+    tui.send("say hello");
+    tui.wait_until("the CLEAN Stop line", |s| s.contains("STATE [CLEAN]"));
+    assert!(
+        tui.requests().contains(harness::CONTEXT_MARKER),
+        "the prompt hook's context did not reach the model"
+    );
+    screen
+}
+
+/// The older client (tests/e2e/claude-version-old, which predates
+/// PreModelSwitch) first on PATH: `gk install` registers the three hooks
+/// it knows, leaves the switch events out and says why; its TUI starts
+/// with no "Unknown hook event" dialog, and a prompt is answered with gk's
+/// hooks running (the context reaches the model, the Stop line shows).
+/// Then the same settings with the switch events added by hand: the same
+/// client opens the dialog, so the check above can see one.
+fn an_older_client_gets_no_switch_events_and_no_warning_after_install() {
+    let _serial = harness::serial();
+    let test = "an_older_client_gets_no_switch_events_and_no_warning_after_install";
+    let mut sb = Sandbox::new(harness::old_client(test));
+    sb.client_on_path();
+    sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
+    let out = sb.gk_ok(&["install", "--yes", "--statusline"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    let old = harness::old_client_version();
+    assert!(
+        said.contains(&format!("Claude Code {old} predates PreModelSwitch")),
+        "{said}"
+    );
+    let settings = parse(&sb.read(&sb.user_settings()), "settings");
+    for event in ["PreModelSwitch", "PostModelSwitch"] {
+        assert!(commands(&settings, event).is_empty(), "{settings:#}");
+    }
+    assert_eq!(commands(&settings, "Stop"), [STOP_COMMAND], "{settings:#}");
+
+    let project = sb.project();
+    let screen = starts_quietly_and_runs_gk(&mut sb);
+    assert!(screen.contains(&format!("Claude Code v{old}")), "{screen}");
+
+    // The control: the switch events added by hand, as a newer client's
+    // install writes them; the same client now warns at its start.
+    let mut with_events = settings.clone();
+    for (event, arg) in [
+        ("PreModelSwitch", "pre-model-switch"),
+        ("PostModelSwitch", "post-model-switch"),
+    ] {
+        with_events["hooks"][event] = json!([{"hooks": [{"type": "command",
+            "command": format!("\"$HOME/.claude/hooks/gk\" hook {arg}")}]}]);
+    }
+    sb.write(
+        &sb.user_settings(),
+        &serde_json::to_string_pretty(&with_events).unwrap(),
+    );
+    let tui = harness::Tui::start_until(&mut sb, &project, &json!({}), started_or_warned);
+    let screen = tui.wait_until("the unknown-event dialog", warns_of_an_unknown_event);
+    assert!(screen.contains("PreModelSwitch"), "{screen}");
+}
+
+/// `gk install` and `gk uninstall` with the older client on PATH, then
+/// with the pinned one: each uninstall gives the user's settings back
+/// byte for byte; the older client's install has no switch event, the
+/// pinned one's has both.
+fn install_and_uninstall_with_an_old_then_a_new_client_give_the_settings_back() {
+    let _serial = harness::serial();
+    let test = "install_and_uninstall_with_an_old_then_a_new_client_give_the_settings_back";
+    let old = harness::old_client(test);
+    let mut sb = sandbox(test);
+    sb.write(&sb.user_settings(), USER_SETTINGS_BEFORE);
+    let events = |sb: &Sandbox| {
+        let settings = parse(&sb.read(&sb.user_settings()), "settings");
+        ["PreModelSwitch", "PostModelSwitch"].map(|e| commands(&settings, e).len())
+    };
+
+    sb.put_on_path(&old);
+    let out = sb.gk_ok(&["install", "--yes"]);
+    assert_no_secret(&out);
+    assert_eq!(events(&sb), [0, 0], "{}", sb.read(&sb.user_settings()));
+    sb.gk_ok(&["uninstall", "--yes"]);
+    assert_eq!(sb.read(&sb.user_settings()), USER_SETTINGS_BEFORE);
+
+    sb.client_on_path();
+    let out = sb.gk_ok(&["install", "--yes"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("knows PreModelSwitch"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(events(&sb), [1, 1], "{}", sb.read(&sb.user_settings()));
+    sb.gk_ok(&["uninstall", "--yes"]);
+    assert_eq!(sb.read(&sb.user_settings()), USER_SETTINGS_BEFORE);
+}
+
+/// A test policy folder shown to the client at /etc/claude-code
+/// ([`Sandbox::with_managed_policy`]), returned, with gk's machine-wide
+/// program in place (here inside the sandbox: `--output` does not copy it,
+/// the administrator's tools do) and gk's managed commands pointed at both.
+fn managed_policy_with_gk(sb: &mut Sandbox) -> std::path::PathBuf {
+    let policy = sb.with_managed_policy();
+    let program = sb.home().join("opt/gk/gk");
+    std::fs::create_dir_all(program.parent().unwrap()).expect("create the program folder");
+    std::fs::copy(env!("CARGO_BIN_EXE_gk"), &program).expect("put gk in place");
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 temp path").to_string();
+    sb.set_env("GK_MANAGED_PROGRAM", &path(&program));
+    sb.set_env(
+        "GK_MANAGED_SETTINGS",
+        &path(&policy.join("managed-settings.json")),
+    );
+    policy
+}
+
+/// The managed drop-in and the older client (a private mount namespace
+/// shows the test's policy folder at /etc/claude-code, as in
+/// `a_managed_dropin_runs_gk_under_allow_managed_hooks_only`): `gk install
+/// --managed` leaves the switch guard out and says why, and the older
+/// client's TUI starts with no dialog and runs gk's hooks from the
+/// drop-in; with `--with-switch-guard` the drop-in names the switch events
+/// and the same client opens its "Unknown hook event" dialog at start,
+/// naming the drop-in (why the guard is an opt-in there).
+fn an_older_client_starts_quietly_with_the_managed_dropin_unless_it_has_the_switch_guard() {
+    let _serial = harness::serial();
+    let test =
+        "an_older_client_starts_quietly_with_the_managed_dropin_unless_it_has_the_switch_guard";
+    let mut sb = Sandbox::new(harness::old_client(test));
+    let policy = managed_policy_with_gk(&mut sb);
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 temp path").to_string();
+    let shipped = path(&sb.home().join("to-ship/gk.json"));
+    let dropin = policy.join("managed-settings.d/gk.json");
+    let project = sb.project();
+
+    let out = sb.gk_ok(&["install", "--managed", "--output", &shipped, "--yes"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("the switch guard (PreModelSwitch, PostModelSwitch) is left out"),
+        "{said}"
+    );
+    sb.write(&dropin, &sb.read(std::path::Path::new(&shipped)));
+    starts_quietly_and_runs_gk(&mut sb);
+
+    let out = sb.gk_ok(&[
+        "install",
+        "--managed",
+        "--with-switch-guard",
+        "--output",
+        &shipped,
+        "--yes",
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("as --with-switch-guard asks"), "{said}");
+    let text = sb.read(std::path::Path::new(&shipped));
+    assert!(
+        text.contains("PreModelSwitch") && text.contains("PostModelSwitch"),
+        "{text}"
+    );
+    sb.write(&dropin, &text);
+    let tui = harness::Tui::start_until(&mut sb, &project, &json!({}), started_or_warned);
+    let screen = tui.wait_until("the unknown-event dialog", warns_of_an_unknown_event);
+    assert!(
+        screen.contains("managed-settings.d/gk.json") && screen.contains("PreModelSwitch"),
+        "{screen}"
+    );
+}
+
 /// JSON the client's parser takes and serde_json / jsonc-parser refused
 /// (docs/maintainers/claude-code-facts.md): a number past a double's range,
 /// a lone surrogate escape, nesting 5,000 levels deep, each in the user's
@@ -1441,18 +1641,8 @@ fn the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript() {
 fn a_managed_dropin_runs_gk_under_allow_managed_hooks_only() {
     let _serial = harness::serial();
     let mut sb = sandbox("a_managed_dropin_runs_gk_under_allow_managed_hooks_only");
-    let policy = sb.with_managed_policy();
-    // The machine-wide program (here inside the sandbox): --output does not
-    // copy it, the administrator's tools do.
-    let program = sb.home().join("opt/gk/gk");
-    std::fs::create_dir_all(program.parent().unwrap()).expect("create the program folder");
-    std::fs::copy(env!("CARGO_BIN_EXE_gk"), &program).expect("put gk in place");
+    let policy = managed_policy_with_gk(&mut sb);
     let path = |p: &std::path::Path| p.to_str().expect("utf-8 temp path").to_string();
-    sb.set_env("GK_MANAGED_PROGRAM", &path(&program));
-    sb.set_env(
-        "GK_MANAGED_SETTINGS",
-        &path(&policy.join("managed-settings.json")),
-    );
     let shipped = sb.home().join("to-ship/gk.json");
     let out = sb.gk_ok(&["install", "--managed", "--output", &path(&shipped), "--yes"]);
     let said = String::from_utf8_lossy(&out.stdout);

@@ -157,6 +157,10 @@ fn run_managed_install(
         }
         (None, _) => managed::Target::here(m),
     };
+    let target = managed::Target {
+        switch_guard: args.with_switch_guard,
+        ..target
+    };
     let opts = crate::commands::options(&args.change);
     if !opts.dry_run && !opts.check {
         check_rights(
@@ -175,7 +179,8 @@ fn run_managed_install(
     if !ran || args.no_smoke || output.is_some() {
         return Ok(outcome.exit_code());
     }
-    if !smoke_test(m, &managed::wanted_hooks(&m.managed_program, m.os)?, env, c) {
+    let hooks = managed::wanted_hooks(&m.managed_program, m.os, target.switch_guard)?;
+    if !smoke_test(m, &hooks, env, c) {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above)",
         ));

@@ -509,6 +509,16 @@ fn always_is_the_rows_without_a_first_version_and_versions_parse_as_printed() {
         HookKind::ALWAYS
     );
     assert_eq!(HookKind::known_to(Some(SWITCH_EVENTS_SINCE)), HookKind::ALL);
+    // Measured on both sides of the line: 2.1.250 does not know the
+    // switch events, 2.1.251 does.
+    assert_eq!(
+        HookKind::known_to(Some(ClientVersion(2, 1, 250))),
+        HookKind::ALWAYS
+    );
+    assert_eq!(
+        HookKind::known_to(Some(ClientVersion(2, 1, 251))),
+        HookKind::ALL
+    );
     assert_eq!(
         HookKind::known_to(Some(ClientVersion(3, 0, 0))),
         HookKind::ALL

@@ -25,7 +25,7 @@ use crate::change::fs::read_text;
 use crate::change::plan::{FileChange, Plan};
 use crate::edit::settings_edit::{self, WantedHooks};
 use crate::error::{Error, Result};
-use crate::hookcmd::{exec_at, CommandContext};
+use crate::hookcmd::{exec_at, ClientVersion, CommandContext, SWITCH_EVENTS_SINCE};
 use crate::machine::Machine;
 use crate::platform::Os;
 
@@ -40,10 +40,15 @@ pub fn dropin_path(managed_file: &Path) -> PathBuf {
     crate::registry::scopes::dropin_dir(managed_file).join(DROPIN_NAME)
 }
 
-/// gk's three hooks in the exec form, running `program`, a path of
-/// `os`'s (`C:\…` for Windows, `/…` elsewhere: absolute there, wherever
-/// gk runs).
-pub fn wanted_hooks(program: &Path, os: Os) -> Result<WantedHooks> {
+/// gk's hooks in the exec form, running `program`, a path of `os`'s
+/// (`C:\…` for Windows, `/…` elsewhere: absolute there, wherever gk
+/// runs). A drop-in serves clients of every version, so it carries the
+/// three hooks every client knows, and the switch guard (PreModelSwitch,
+/// PostModelSwitch) only when `switch_guard` asks for it: a client older
+/// than [`SWITCH_EVENTS_SINCE`] opens a warning at every start for an
+/// event it does not know, in a drop-in too (measured). Without it, gk's
+/// entries for those events are taken out.
+pub fn wanted_hooks(program: &Path, os: Os, switch_guard: bool) -> Result<WantedHooks> {
     let Some(path) = program
         .to_str()
         .filter(|p| crate::paths::is_absolute_on(os, p))
@@ -53,7 +58,15 @@ pub fn wanted_hooks(program: &Path, os: Os) -> Result<WantedHooks> {
             program.display()
         )));
     };
-    Ok(WantedHooks::of(|kind| exec_at(kind, path)))
+    // The hooks of a client that knows the switch events, or of one that
+    // knows none of the hooks that came later.
+    let client = match switch_guard {
+        true => SWITCH_EVENTS_SINCE,
+        false => ClientVersion(0, 0, 0),
+    };
+    Ok(WantedHooks::for_client(Some(client), |kind| {
+        exec_at(kind, path)
+    }))
 }
 
 /// The platform a drop-in is written for: this machine's, or the one
@@ -66,15 +79,24 @@ pub struct Target {
     pub program: PathBuf,
     /// How commands are read on `os` (which entries are gk's).
     pub ctx: CommandContext,
+    /// Register the switch guard too (`--with-switch-guard`), see
+    /// [`wanted_hooks`].
+    pub switch_guard: bool,
 }
 
 impl Target {
+    /// The hooks the drop-in registers ([`wanted_hooks`]).
+    pub fn hooks(&self) -> Result<WantedHooks> {
+        wanted_hooks(&self.program, self.os, self.switch_guard)
+    }
+
     /// This machine's drop-in.
     pub fn here(m: &Machine) -> Target {
         Target {
             os: m.os,
             program: m.managed_program.clone(),
             ctx: m.ctx.clone(),
+            switch_guard: false,
         }
     }
 
@@ -89,13 +111,14 @@ impl Target {
                 os,
                 ..m.ctx.clone()
             },
+            switch_guard: false,
         }
     }
 }
 
 /// The drop-in as `gk install --managed` writes it where there is none.
 pub fn render_dropin(t: &Target, at: &Path) -> Result<String> {
-    settings_edit::add_hooks(at, "", &wanted_hooks(&t.program, t.os)?, &t.ctx)
+    settings_edit::add_hooks(at, "", &t.hooks()?, &t.ctx)
 }
 
 /// The files `gk install --managed` writes: the program (not with
@@ -197,7 +220,8 @@ pub fn plan_install(
     let mut plan = Plan::new("gk install --managed");
     let mut notes = Vec::new();
     let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
-    let wanted = wanted_hooks(&t.program, t.os)?;
+    let wanted = t.hooks()?;
+    notes.push(switch_guard_note(t.switch_guard));
     if output.is_none() {
         plan.push(FileChange {
             path: m.managed_program.clone(),
@@ -225,18 +249,30 @@ pub fn plan_install(
     }
     let old = read_text(&at)?;
     let new = settings_edit::add_hooks(&at, old.as_deref().unwrap_or(""), &wanted, &t.ctx)?;
-    plan.push(FileChange::text(
-        &at,
-        old,
-        Some(new),
-        "register gk's prompt, Stop and session hooks for every user",
-    ));
+    let reason = match t.switch_guard {
+        true => "register gk's prompt, Stop and session hooks and the switch guard for every user",
+        false => "register gk's prompt, Stop and session hooks for every user",
+    };
+    plan.push(FileChange::text(&at, old, Some(new), reason));
     if output.is_none() {
         if let Some(record) = record_change(m)? {
             plan.push(record);
         }
     }
     Ok((plan, notes))
+}
+
+/// What the plan of `gk install --managed` says of the switch guard.
+fn switch_guard_note(switch_guard: bool) -> String {
+    let since = SWITCH_EVENTS_SINCE;
+    match switch_guard {
+        true => format!(
+            "note: the drop-in registers the switch guard (PreModelSwitch, PostModelSwitch), as --with-switch-guard asks: a Claude Code older than {since} shows a warning about an unknown hook event at every start"
+        ),
+        false => format!(
+            "note: the switch guard (PreModelSwitch, PostModelSwitch) is left out: a drop-in serves every Claude Code version, and one older than {since} shows a warning about an unknown hook event at every start; add --with-switch-guard where every machine runs {since} or later"
+        ),
+    }
 }
 
 /// Where the client of `os` reads gk's drop-in, spelled as on `os`
@@ -452,10 +488,21 @@ mod tests {
 
     #[test]
     fn a_relative_program_path_is_refused() {
-        assert!(wanted_hooks(Path::new("bin/gk"), Os::Linux).is_err());
-        assert!(wanted_hooks(Path::new(r"gk\gk.exe"), Os::Windows).is_err());
-        assert!(wanted_hooks(Path::new("/usr/local/bin/gk"), Os::Windows).is_err());
-        assert!(wanted_hooks(Path::new(r"C:\Program Files\gk\gk.exe"), Os::Windows).is_ok());
+        for guard in [false, true] {
+            assert!(wanted_hooks(Path::new("bin/gk"), Os::Linux, guard).is_err());
+            assert!(wanted_hooks(Path::new(r"gk\gk.exe"), Os::Windows, guard).is_err());
+            assert!(wanted_hooks(Path::new("/usr/local/bin/gk"), Os::Windows, guard).is_err());
+            let ok = wanted_hooks(Path::new(r"C:\Program Files\gk\gk.exe"), Os::Windows, guard);
+            assert!(ok.is_ok());
+        }
+    }
+
+    #[test]
+    fn the_switch_guard_is_wanted_only_when_asked_for() {
+        let program = Path::new("/usr/local/bin/gk");
+        let kinds = |guard| wanted_hooks(program, Os::Linux, guard).unwrap().kinds();
+        assert_eq!(kinds(false), crate::hookcmd::HookKind::ALWAYS);
+        assert_eq!(kinds(true), crate::hookcmd::HookKind::ALL);
     }
 
     #[test]

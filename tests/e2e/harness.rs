@@ -28,6 +28,14 @@ pub fn client_version() -> &'static str {
     include_str!("claude-version").trim()
 }
 
+/// The older client version some tests run beside the pinned one: one
+/// that does not know every hook event gk can register (also read by
+/// `scripts/install-claude-client.sh --old`).
+#[allow(dead_code)] // not every test program runs it
+pub fn old_client_version() -> &'static str {
+    include_str!("claude-version-old").trim()
+}
+
 /// Longest a single client run may take before it is killed and the test fails.
 const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -57,11 +65,22 @@ macro_rules! trials {
 /// Run `tests` as `cargo test` asked (filters, `--list`, `--exact`, …):
 /// every one reported `ignored` with `skip` as the reason when it is
 /// given, else run.
-pub fn run(tests: Vec<(&'static str, fn())>, skip: Option<String>) -> ExitCode {
+#[allow(dead_code)] // tests/e2e_claude.rs runs groups
+pub fn run(tests: Trials, skip: Option<String>) -> ExitCode {
+    run_groups(vec![(tests, skip)])
+}
+
+/// A list of tests, as `trials![…]` makes it.
+pub type Trials = Vec<(&'static str, fn())>;
+
+/// [`run`] for groups of tests, each with its own `skip` (tests that need
+/// a second client, say).
+pub fn run_groups(groups: Vec<(Trials, Option<String>)>) -> ExitCode {
     let args = libtest_mimic::Arguments::from_args();
-    let trials = tests
+    let trials = groups
         .into_iter()
-        .map(|(name, test)| {
+        .flat_map(|(tests, skip)| tests.into_iter().map(move |t| (t, skip.clone())))
+        .map(|((name, test), skip)| {
             let skip = skip.clone();
             libtest_mimic::Trial::ignorable_test(name, move || match skip {
                 Some(reason) => Ok(libtest_mimic::Completion::ignored_with(reason)),
@@ -86,13 +105,24 @@ pub fn in_ci() -> bool {
 /// version fails the tests, see [`client`]) and always under CI, where a
 /// missing client fails them.
 pub fn client_missing() -> Option<String> {
+    missing("GK_E2E_CLAUDE")
+}
+
+/// As [`client_missing`], for the older client (`GK_E2E_CLAUDE_OLD`,
+/// installed by `scripts/install-claude-client.sh --old`).
+#[allow(dead_code)] // not every test program runs it
+pub fn old_client_missing() -> Option<String> {
+    missing("GK_E2E_CLAUDE_OLD")
+}
+
+fn missing(var: &str) -> Option<String> {
     if in_ci() {
         return None;
     }
-    let problem = match std::env::var_os("GK_E2E_CLAUDE").filter(|v| !v.is_empty()) {
-        None => "GK_E2E_CLAUDE is not set".to_string(),
+    let problem = match std::env::var_os(var).filter(|v| !v.is_empty()) {
+        None => format!("{var} is not set"),
         Some(path) if !is_executable(Path::new(&path)) => format!(
-            "GK_E2E_CLAUDE names no executable file ({})",
+            "{var} names no executable file ({})",
             Path::new(&path).display()
         ),
         Some(_) => return None,
@@ -137,10 +167,10 @@ pub fn serial() -> MutexGuard<'static, ()> {
 /// The client cannot be used. [`client_missing`] already has the tests
 /// reported ignored when `GK_E2E_CLAUDE` names no executable (outside CI),
 /// so a test that gets here was meant to run: it fails, saying why.
-fn unavailable(test: &str, reason: &str) -> ! {
+fn unavailable(test: &str, var: &str, flag: &str, reason: &str) -> ! {
     panic!(
         "{test}: the end-to-end tests cannot run: {reason} (export \
-         GK_E2E_CLAUDE=\"$(scripts/install-claude-client.sh)\", then cargo test)"
+         {var}=\"$(scripts/install-claude-client.sh{flag})\", then cargo test)"
     );
 }
 
@@ -153,12 +183,30 @@ pub struct Client {
 /// The pinned client named by `GK_E2E_CLAUDE`, checked to start and to
 /// report the pinned version (and python3, for the mock, to start).
 pub fn client(test: &str) -> Client {
-    let bin = match std::env::var_os("GK_E2E_CLAUDE") {
+    client_from(test, "GK_E2E_CLAUDE", "", client_version())
+}
+
+/// The older client named by `GK_E2E_CLAUDE_OLD`, checked as [`client`]
+/// checks the pinned one, against [`old_client_version`].
+#[allow(dead_code)] // not every test program runs it
+pub fn old_client(test: &str) -> Client {
+    client_from(test, "GK_E2E_CLAUDE_OLD", " --old", old_client_version())
+}
+
+/// The client `var` names, which must report `version`; `flag`: the
+/// install script's option that installs it.
+fn client_from(test: &str, var: &str, flag: &str, version: &str) -> Client {
+    let bin = match std::env::var_os(var) {
         Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => unavailable(test, "GK_E2E_CLAUDE is not set"),
+        _ => unavailable(test, var, flag, &format!("{var} is not set")),
     };
     if !bin.is_file() {
-        unavailable(test, &format!("no Claude Code client at {}", bin.display()));
+        unavailable(
+            test,
+            var,
+            flag,
+            &format!("no Claude Code client at {}", bin.display()),
+        );
     }
     let scratch = TempDir::new().expect("temp dir");
     let out = Command::new(&bin)
@@ -170,16 +218,22 @@ pub fn client(test: &str) -> Client {
         .output();
     let out = match out {
         Ok(out) => out,
-        Err(e) => unavailable(test, &format!("cannot start {}: {e}", bin.display())),
+        Err(e) => unavailable(
+            test,
+            var,
+            flag,
+            &format!("cannot start {}: {e}", bin.display()),
+        ),
     };
     let reported = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if reported.split_whitespace().next() != Some(client_version()) {
+    if reported.split_whitespace().next() != Some(version) {
         unavailable(
             test,
+            var,
+            flag,
             &format!(
-                "{} reports version {reported:?}, the tests are pinned to {}",
+                "{} reports version {reported:?}, the tests are pinned to {version}",
                 bin.display(),
-                client_version()
             ),
         );
     }
@@ -190,6 +244,8 @@ pub fn client(test: &str) -> Client {
     if !matches!(python, Ok(ref out) if out.status.success()) {
         unavailable(
             test,
+            var,
+            flag,
             "python3 (which runs the mock Messages API) does not start",
         );
     }
@@ -389,7 +445,18 @@ impl Sandbox {
     /// as `claude` (a link to it), as a user's shell has it: what `gk
     /// install` asks for its version.
     pub fn client_on_path(&mut self) {
-        let dir = self.root.path().join("client-bin");
+        let client = self.client.clone();
+        self.put_on_path(&client);
+    }
+
+    /// Put `client` first on the `PATH` of the following gk commands and
+    /// turns, in place of any put there before (as
+    /// [`Sandbox::client_on_path`]).
+    pub fn put_on_path(&mut self, client: &Client) {
+        let dir = self
+            .root
+            .path()
+            .join(format!("client-bin-{}", self.env.len()));
         fs::create_dir_all(&dir).expect("client-bin");
         let link = dir.join(if cfg!(windows) {
             "claude.exe"
@@ -398,9 +465,9 @@ impl Sandbox {
         });
         if !link.exists() {
             #[cfg(unix)]
-            std::os::unix::fs::symlink(&self.client.bin, &link).expect("link the client");
+            std::os::unix::fs::symlink(&client.bin, &link).expect("link the client");
             #[cfg(not(unix))]
-            fs::copy(&self.client.bin, &link).expect("copy the client");
+            fs::copy(&client.bin, &link).expect("copy the client");
         }
         let sep = if cfg!(windows) { ';' } else { ':' };
         let path = format!(
@@ -1045,6 +1112,9 @@ impl Tui {
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1".into(),
         ];
         env.extend(sb.env.iter().map(|(k, v)| format!("{k}={v}")));
+        // The client as every run starts it: in its own mount namespace
+        // when the test shows it a managed policy folder.
+        let client = sb.client_command();
         let status = Command::new("tmux")
             .args(["-S", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", "160", "-y", "45", "-c"])
@@ -1052,7 +1122,8 @@ impl Tui {
             .arg("env")
             .arg("-i")
             .args(&env)
-            .arg(&sb.client.bin)
+            .arg(client.get_program())
+            .args(client.get_args())
             .stdin(Stdio::null())
             .status()
             .expect("start tmux (apt-get install tmux)");

@@ -430,16 +430,16 @@ fn install_registers_the_switch_hooks_only_for_a_client_that_knows_them_and_unin
     assert_eq!(switch_events(&env).len(), 2);
     // The client went back to an older version: doctor says so, with the
     // fix; install takes both events out.
-    let doctor = with_client(&env, Some("2.1.233"), &["doctor"]);
+    let doctor = with_client(&env, Some("2.1.250"), &["doctor"]);
     let text = doctor.stdout_text();
     assert!(
-        text.contains("Claude Code 2.1.233 does not know PreModelSwitch"),
+        text.contains("Claude Code 2.1.250 does not know PreModelSwitch"),
         "{text}"
     );
     assert!(text.contains("Unknown hook event"), "{text}");
-    let old = with_client(&env, Some("2.1.233"), &["install", "--yes", "--no-smoke"]).ok();
+    let old = with_client(&env, Some("2.1.250"), &["install", "--yes", "--no-smoke"]).ok();
     assert!(
-        old.contains("Claude Code 2.1.233 predates PreModelSwitch (2.1.332)"),
+        old.contains("Claude Code 2.1.250 predates PreModelSwitch (2.1.251)"),
         "{old}"
     );
     assert!(
@@ -447,7 +447,7 @@ fn install_registers_the_switch_hooks_only_for_a_client_that_knows_them_and_unin
         "{}",
         env.read(env.settings())
     );
-    let doctor = with_client(&env, Some("2.1.233"), &["doctor"]).stdout_text();
+    let doctor = with_client(&env, Some("2.1.250"), &["doctor"]).stdout_text();
     assert!(!doctor.contains("PreModelSwitch"), "{doctor}");
     // Back to a new client, then uninstall: nothing of gk's is left.
     with_client(&env, Some("2.1.400"), &["install", "--yes", "--no-smoke"]).ok();
@@ -463,9 +463,21 @@ fn install_registers_the_switch_hooks_only_for_a_client_that_knows_them_and_unin
 #[cfg(unix)]
 #[test]
 fn a_fresh_install_with_an_old_client_or_none_adds_no_switch_event() {
-    for version in [Some("2.1.233"), None, Some("not a version")] {
+    for version in [Some("2.1.250"), None, Some("not a version")] {
         let env = TestEnv::new();
         with_client(&env, version, &["install", "--yes", "--no-smoke"]).ok();
         assert!(switch_events(&env).is_empty(), "{version:?}");
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_first_client_version_that_knows_the_events_gets_them() {
+    let env = TestEnv::new();
+    let out = with_client(&env, Some("2.1.251"), &["install", "--yes", "--no-smoke"]).ok();
+    assert!(
+        out.contains("Claude Code 2.1.251 knows PreModelSwitch"),
+        "{out}"
+    );
+    assert_eq!(switch_events(&env).len(), 2, "{}", env.read(env.settings()));
 }

@@ -438,3 +438,75 @@ fn a_hostile_record_of_made_folders_is_passed_over() {
     let out = m.ok(&["uninstall", "--managed", "--yes"]);
     assert!(out.contains("(larger than 16 MiB)"), "{out}");
 }
+
+/// The events of a drop-in's registrations, sorted.
+fn events(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = registrations(text).into_iter().map(|r| r.0).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `gk install --managed --with-switch-guard`, then `gk uninstall --managed`.
+fn guarded_round_trip(m: &TestEnv) {
+    let install = ["--managed", "--with-switch-guard", "--yes", "--no-smoke"];
+    m.ok(&[&["install"][..], &install[..]].concat());
+    m.ok(&["uninstall", "--managed", "--yes"]);
+}
+
+#[test]
+fn the_switch_guard_is_in_the_dropin_only_with_the_flag_and_uninstall_takes_it_out() {
+    let m = TestEnv::new();
+    // An administrator's drop-in named gk.json with a key of theirs.
+    let theirs = "{\n  \"env\": {\"ORG_FLAG\": \"1\"}\n}\n";
+    fs::create_dir_all(m.dropin().parent().unwrap()).unwrap();
+    fs::write(m.dropin(), theirs).unwrap();
+    // Without the flag: the three hooks, and the plan says why not more.
+    let out = m.ok(&["install", "--managed", "--yes"]);
+    assert!(
+        out.contains("the switch guard (PreModelSwitch, PostModelSwitch) is left out"),
+        "{out}"
+    );
+    let three = ["SessionStart", "Stop", "UserPromptSubmit"];
+    assert_eq!(events(&fs::read_to_string(m.dropin()).unwrap()), three);
+    // With it: both events too, in the exec form, each smoke-tested.
+    let out = m.ok(&["install", "--managed", "--with-switch-guard", "--yes"]);
+    assert!(out.contains("as --with-switch-guard asks"), "{out}");
+    assert!(
+        out.contains("smoke test: gk hook pre-model-switch passed"),
+        "{out}"
+    );
+    let text = fs::read_to_string(m.dropin()).unwrap();
+    let p = m.managed_program().to_str().unwrap().to_string();
+    let regs = registrations(&text);
+    for (event, arg) in [
+        ("PreModelSwitch", "pre-model-switch"),
+        ("PostModelSwitch", "post-model-switch"),
+    ] {
+        assert!(
+            regs.contains(&(event.into(), p.clone(), vec!["hook".into(), arg.into()])),
+            "{text}"
+        );
+    }
+    assert!(text.contains("ORG_FLAG"), "{text}");
+    // Again without the flag: the drop-in says what the command line says.
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    assert_eq!(events(&fs::read_to_string(m.dropin()).unwrap()), three);
+    // Uninstall takes every one of gk's entries out, the guard included.
+    guarded_round_trip(&m);
+    assert_eq!(fs::read_to_string(m.dropin()).unwrap(), theirs);
+
+    // A drop-in of gk's alone, with the guard: uninstall removes the file.
+    let m = TestEnv::new();
+    guarded_round_trip(&m);
+    assert!(!m.dropin().exists());
+    assert!(!m.managed_program().exists());
+}
+
+#[test]
+fn with_switch_guard_needs_managed() {
+    let m = TestEnv::new();
+    let (code, _, err) = m.out(&["install", "--with-switch-guard", "--dry-run"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--managed"), "{err}");
+}

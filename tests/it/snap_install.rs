@@ -93,6 +93,25 @@ fn install_managed_output_dry_run_shows_the_drop_in() {
 }
 
 #[test]
+fn install_managed_output_dry_run_with_switch_guard_shows_both_events() {
+    let env = TestEnv::new();
+    let out = env.root().join("dist").join("gk-managed.json");
+    let out = out.to_str().unwrap();
+    snap(
+        &env,
+        "install_managed_output_dry_run_with_switch_guard",
+        [
+            "install",
+            "--managed",
+            "--with-switch-guard",
+            "--output",
+            out,
+            "--dry-run",
+        ],
+    );
+}
+
+#[test]
 fn uninstall_dry_run_after_install_shows_what_it_would_take_back() {
     let env = installed();
     snap(
