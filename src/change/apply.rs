@@ -419,7 +419,17 @@ pub(crate) fn write_plan_with(
 ) -> Result<Written> {
     let mut pending: Vec<&FileChange> = Vec::new();
     let mut written = Written::default();
-    for change in plan.changes.iter().filter(|c| c.changes_something()) {
+    for change in &plan.changes {
+        if !change.changes_something() {
+            // A file the plan found as wanted, and so leaves alone, is part
+            // of what the plan assumed: another run that changed it since
+            // (an uninstall that removed the drop-in this install found in
+            // place, while this install puts the program back) would leave
+            // a state no order of the two runs gives. So it is checked like
+            // the others; a changed one stops the run (a record is skipped).
+            now(change)?;
+            continue;
+        }
         match now(change)? {
             Now::AsPlanned => pending.push(change),
             Now::AlreadyDone => written.already.push(change.path.clone()),

@@ -55,8 +55,27 @@ pub(crate) fn put_in_place(from: &Path, to: &Path) -> Result<bool> {
 
 /// Remove `path`; one that is already gone (another run removed it) is
 /// removed.
+///
+/// On Windows the file is first renamed to a name of gk's own beside it
+/// (`<name>.gk-del-<pid>`), then deleted. Windows deletes a file another
+/// program holds open (a run reading it for its plan, an editor, the
+/// client) only when that program lets go, and until then the file keeps
+/// its name on FAT, network drives and Wine (NTFS frees it at once): a run
+/// that planned meanwhile would find it there, and its plan would be
+/// undone behind it. Renaming frees the name at once.
 pub(crate) fn remove_if_there(path: &Path) -> Result<()> {
-    match fs::remove_file(path) {
+    let doomed = if cfg!(windows) {
+        let aside = sibling(path, &format!(".gk-del-{}", std::process::id()));
+        match rename(path, &aside) {
+            Ok(()) => aside,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            // Not renamed (refused): the delete says why, or works.
+            Err(_) => path.to_path_buf(),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    match fs::remove_file(&doomed) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("remove", path, &e)),
         _ => Ok(()),
     }

@@ -60,6 +60,61 @@ fn a_change_found_before_any_write_writes_nothing() {
     assert_eq!(fs::read_to_string(&a).unwrap(), "{}");
 }
 
+/// An install that found the drop-in in place plans only the program; an
+/// uninstall that removes both runs between its plan and its write. The
+/// install must not put the program back beside no drop-in: no order of
+/// the two runs gives that.
+#[test]
+fn a_file_the_plan_leaves_alone_that_changed_since_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("gk");
+    let dropin = dir.path().join("gk.json");
+    fs::write(&dropin, "{\"hooks\":{}}").unwrap();
+    let mut plan = Plan::new("test");
+    plan.push(FileChange::text(
+        &program,
+        None,
+        Some("program".into()),
+        "test",
+    ));
+    plan.push(FileChange::text(
+        &dropin,
+        Some("{\"hooks\":{}}".into()),
+        Some("{\"hooks\":{}}".into()),
+        "test",
+    ));
+    fs::remove_file(&dropin).unwrap();
+    let (_keep, store) = backups();
+    let err = write_plan(&plan, "s", Some(&store), &|_| {}).unwrap_err();
+    assert!(err.message().contains("changed since the plan"), "{err}");
+    assert!(!program.exists());
+    assert!(!dropin.exists());
+    // Left as the plan found it, the same plan is written.
+    fs::write(&dropin, "{\"hooks\":{}}").unwrap();
+    write_plan(&plan, "s", Some(&store), &|_| {}).unwrap();
+    assert_eq!(fs::read_to_string(&program).unwrap(), "program");
+}
+
+/// A file another handle holds open is gone from its folder once removed.
+/// On Windows (FAT, network drives, Wine) a plain delete would leave its
+/// name until the handle closes, and a run planning meanwhile would still
+/// find it; gk renames it aside first.
+#[test]
+fn a_removed_file_that_is_held_open_is_gone_from_its_name_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let dropin = dir.path().join("gk.json");
+    fs::write(&dropin, "{}").unwrap();
+    let held = fs::File::open(&dropin).unwrap();
+    remove_if_there(&dropin).unwrap();
+    assert!(
+        fs::symlink_metadata(&dropin).is_err(),
+        "the name is still there"
+    );
+    drop(held);
+    // Nothing of it is left once the handle is closed.
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
 #[cfg(unix)]
 #[test]
 fn backup_keeps_mode_and_write_keeps_mode_and_symlink() {
