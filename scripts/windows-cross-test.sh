@@ -158,9 +158,16 @@ run_tests() {
     # the Windows lints cost no second build of std and the dependencies.
     # A lint stops the build here as it would stop `clippy`. `gk_wine`
     # only marks tests ignored, so the lints see the code Windows builds.
+    # The standard library (built from source here) and the dependencies
+    # at opt-level 1, gk and its tests at 0: at 0 the std and serde code
+    # every test runs through, with its debug checks, was half of the
+    # suite's time under Wine (the install tests ran 61 s against 27-31 s
+    # side by side), and 1 costs their one build a little. The Linux
+    # suite uses the prebuilt, optimised std and keeps the plain profile.
     (cd "$repo" && RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg gk_wine" \
         RUSTC_WORKSPACE_WRAPPER="$clippy_driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
         "$cargo_bin" test --locked --target "$target" -Zbuild-std \
+        --config 'profile.dev.package."*".opt-level=1' --config 'profile.test.package."*".opt-level=1' \
         --config "target.$target.runner=[\"$repo/scripts/windows/wine-runner.sh\"]" "$@") || rc=$?
     # Leave no wineserver behind: the suite's programs have all ended, and
     # -k ends the server and any program a test left running.
