@@ -16,11 +16,12 @@ use crate::change::plan::{FileChange, Plan};
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
 use crate::console::{out, outln, Console};
-use crate::edit::{claude_md, settings_edit};
+use crate::edit::claude_md;
 use crate::error::{Error, Result};
 use crate::registry::scopes::{Load, Scope, ScopeFile};
 use crate::setup;
 use crate::setup::parts::{Part, Parts};
+use crate::setup::planner::{self, By, Desired, Direction, Program, Request, TakeOut};
 
 /// How the CLAUDE.md block is recognised, and the block this gk writes.
 pub fn section_spec(inputs: &Inputs) -> SectionSpec {
@@ -229,114 +230,48 @@ pub fn needs(
     n
 }
 
-/// Build the one plan for every fixable finding. Pure apart from reading
-/// the files it edits (and the running gk, when the binary is replaced).
+/// Build the one plan for every fixable finding: the parts the findings
+/// name, planned in by the planner install uses ([`planner::plan`]), with
+/// gk's copies taken out of the files `needs` names. Pure apart from
+/// reading the files it edits (and the running gk, when the binary is
+/// replaced).
 pub fn plan(
     inputs: &Inputs,
     needs: &FixNeeds,
     program: &dyn Fn() -> Result<Vec<u8>>,
 ) -> Result<Plan> {
-    let os = inputs.ctx.os;
     let site = inputs.site();
+    let desired = Desired {
+        site,
+        shell: setup::shell_form(ShellChoice::Auto, inputs.ctx.os),
+        rules: site.rules(),
+    };
+    // Never downgrade: a gk in place that is newer than this one stays
+    // (its own hook-binary-outdated finding says so).
+    let older_or_none = |old: Option<&[u8]>| {
+        !old.and_then(super::binary::embedded_version)
+            .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()))
+    };
+    let request = Request {
+        direction: Direction::Add,
+        by: By::Fix,
+        parts: needs.parts,
+        take_out: TakeOut {
+            from: needs.remove_from.clone(),
+            kinds: needs.carried.iter().map(|(k, _)| *k).collect(),
+            reason: removal_reason(needs),
+        },
+        program: Some(Program {
+            bytes: program,
+            replace: &older_or_none,
+        }),
+    };
     let mut plan = Plan::new("gk doctor --fix");
-    if needs.parts.has(Part::Program) {
-        // Never downgrade: a gk in place that is newer than this one stays
-        // (its own hook-binary-outdated finding says so).
-        let older_or_none = |old: Option<&[u8]>| {
-            !old.and_then(super::binary::embedded_version)
-                .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()))
-        };
-        if let Some(change) = site.program(program, older_or_none)? {
-            plan.push(change);
-        }
-    }
-    if needs.parts.has(Part::StateFile) {
-        // Only a file that is not there: one with content is the user's.
-        let change = site.state_file("the task state the hooks read, in the clean form")?;
-        if change.old.is_none() {
-            plan.push(change);
-        }
-    }
-    if needs.parts.has(Part::ClaudeMd) {
-        plan.push(site.claude_md(true, "the Task State Convention block")?);
-    }
-    // Everything --fix does to user settings is one change (one diff, one write).
-    let user = inputs.paths.settings();
-    let removes_user = needs.remove_from.contains(&user);
-    let (registrations, add_rules, status_line) = (
-        needs.parts.has(Part::Registrations),
-        needs.parts.has(Part::PermissionRules),
-        needs.parts.has(Part::StatusLine),
-    );
-    if registrations || add_rules || status_line || removes_user {
-        let old = crate::change::fs::read_text(&user)?;
-        let mut text = old.clone().unwrap_or_default();
-        let mut reasons: Vec<String> = Vec::new();
-        let shell = setup::shell_form(ShellChoice::Auto, os);
-        if removes_user {
-            text = setup::on_disk_places(old.as_deref(), &text, |t| {
-                removal(needs, &user, t, &inputs.ctx)
-            })?;
-            reasons.push(removal_reason(needs));
-        }
-        // With user settings' own entries going, nothing is added there.
-        let mut parts = needs.parts;
-        if removes_user {
-            parts.remove(Part::Registrations);
-        }
-        if parts.has(Part::Registrations) {
-            reasons.insert(
-                0,
-                "one canonical entry per gk hook; variants and Python hooks removed".to_string(),
-            );
-        }
-        let rules = site.rules();
-        if add_rules && rules.is_some() {
-            reasons.push("let Claude write its task records without asking".to_string());
-        }
-        if status_line {
-            reasons
-                .push("gk's status line spelled for the shell Claude Code runs it in".to_string());
-        }
-        let (text, filled, _, _) =
-            site.user_settings(parts, shell, rules.as_ref(), old.as_deref(), text)?;
-        plan.push(FileChange::text(
-            &user,
-            old,
-            Some(text),
-            &reasons.join("; "),
-        ));
-        if let Some(change) = crate::setup::record::note(&inputs.paths.install_record(), &filled)? {
-            plan.push(change);
-        }
-    }
-    for path in needs.remove_from.iter().filter(|p| **p != user) {
-        let Some(old) = crate::change::fs::read_text(path)? else {
-            continue;
-        };
-        let new = removal(needs, path, &old, &inputs.ctx)?;
-        let reason = removal_reason(needs);
-        plan.push(FileChange::text(path, Some(old), Some(new), &reason));
-    }
+    planner::plan(&desired, &request, &mut plan)?;
     Ok(plan)
 }
 
-/// `text` of settings file `path` without the entries `needs` takes out:
-/// every one of gk's, or those of the hooks plugins carry.
-fn removal(
-    needs: &FixNeeds,
-    path: &Path,
-    text: &str,
-    ctx: &crate::hookcmd::CommandContext,
-) -> Result<String> {
-    if needs.carried.is_empty() {
-        return settings_edit::remove_hooks(path, text, ctx);
-    }
-    let kinds: Vec<_> = needs.carried.iter().map(|(k, _)| *k).collect();
-    settings_edit::remove_hooks_of(path, text, ctx, &kinds)
-}
-
-/// Why [`removal`] takes entries out of a file: which plugin now carries
+/// Why gk's entries are taken out of a file: which plugin now carries
 /// each hook, or the managed settings or plugin that register them all,
 /// or (neither) that gk's hooks belong in user settings.
 fn removal_reason(needs: &FixNeeds) -> String {

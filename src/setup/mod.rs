@@ -10,6 +10,7 @@
 pub mod binary;
 pub mod managed;
 pub mod parts;
+pub mod planner;
 pub mod plans;
 pub mod plugin;
 pub mod record;

@@ -45,6 +45,9 @@ pub enum Part {
 pub struct Parts(u8);
 
 impl Parts {
+    /// Every part: what install puts on a machine, and uninstall takes off.
+    pub const ALL: Parts = Parts((1 << (Part::StatusLine as u8 + 1)) - 1);
+
     fn bit(part: Part) -> u8 {
         1 << part as u8
     }
