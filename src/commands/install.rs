@@ -109,7 +109,7 @@ fn offer_presets(
     if answer != "2" {
         return Ok(None);
     }
-    let mut rules = crate::hooks::Config::default();
+    let mut rules = crate::hooks::config::Config::default();
     super::presets::apply(&mut rules, crate::cli::Preset::Software);
     let text = super::rules::rules_text(rules)?;
     Ok(Some(crate::change::plan::FileChange::text(
@@ -303,9 +303,12 @@ fn smoke_test(
     c: &mut Console<'_>,
 ) -> bool {
     // As the hooks read it: a gk.json over their limit is no config at all.
-    let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
-        .ok()
-        .flatten();
+    let config = read_text_within(
+        &m.paths.config_file(),
+        crate::hooks::config::MAX_CONFIG_BYTES,
+    )
+    .ok()
+    .flatten();
     let cwd = env
         .current_dir()
         .map_or_else(|_| m.ctx.home.clone(), Path::to_path_buf);

@@ -28,14 +28,14 @@ pub fn section_spec(inputs: &Inputs) -> SectionSpec {
     SectionSpec {
         begin: "<!-- gk:begin",
         end: claude_md::END_MARKER,
-        legacy_heading: claude_md::LEGACY_HEADING,
+        legacy_heading: crate::hooks::convention::LEGACY_HEADING,
         expected: Some(section_text(inputs)),
     }
 }
 
 /// The Task State Convention text for this machine (install's template).
 fn section_text(inputs: &Inputs) -> String {
-    claude_md::section_for(&inputs.paths.state_file().display().to_string())
+    crate::hooks::convention::section_for(&inputs.paths.state_file().display().to_string())
 }
 
 /// What the plan must do, decided from the findings alone.
@@ -109,7 +109,7 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
 pub fn needs(
     findings: &[Finding],
     files: &[ScopeFile],
-    registrations: &[crate::registry::Registration],
+    registrations: &[crate::registry::table::Registration],
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);

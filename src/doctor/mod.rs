@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::hookcmd::{CommandContext, HookKind, Owner};
 use crate::paths::ClaudePaths;
 use crate::registry::scopes;
-use crate::registry::Registration;
+use crate::registry::table::Registration;
 
 use finding::{Code, Finding, Group};
 use render::{Redactor, Report};
@@ -197,12 +197,12 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         crate::registry::plugins::PluginBudget::DOCTOR,
     );
     plugins::check(&plugins, &mut report);
-    let table = crate::registry::Table::with_plugins(&files, &plugins, &inputs.ctx);
+    let table = crate::registry::table::Table::with_plugins(&files, &plugins, &inputs.ctx);
     let how = check_registrations(inputs, &files, &table, &plugins, &mut report);
     programs::check_binaries(inputs, &table, &how, &mut report);
     files::check_backups_beside_files(inputs, &mut report);
     // gk.json, read once: the hooks' own reading of it.
-    let loaded = crate::hooks::load_for_hooks(&inputs.paths.config_file());
+    let loaded = crate::hooks::config::load_for_hooks(&inputs.paths.config_file());
     let switched_off = check_config(inputs, &loaded, &files, &mut report);
     if inputs.smoke {
         programs::check_smoke(inputs, &table, &switched_off, &mut report);
@@ -235,7 +235,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
 fn check_registrations(
     inputs: &Inputs,
     files: &[ScopeFile],
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     plugins: &crate::registry::plugins::Plugins,
     report: &mut Report,
 ) -> registrations::RegistrationFix {
@@ -281,7 +281,7 @@ fn check_registrations(
 /// tests expect no output), and advice on its rules.
 fn check_config(
     inputs: &Inputs,
-    loaded: &crate::hooks::LoadedConfig,
+    loaded: &crate::hooks::config::LoadedConfig,
     files: &[ScopeFile],
     report: &mut Report,
 ) -> Vec<HookKind> {
@@ -328,7 +328,7 @@ fn check_config(
 /// rules that let Claude write there, the folder itself, its privacy.
 fn check_state(
     inputs: &Inputs,
-    loaded: &crate::hooks::LoadedConfig,
+    loaded: &crate::hooks::config::LoadedConfig,
     files: &[ScopeFile],
     report: &mut Report,
 ) {
@@ -336,10 +336,10 @@ fn check_state(
     // read it (`load_for_hooks`), and age the record by the default hours.
     let stale_hours = match loaded.error {
         None => loaded.config.stale_hours,
-        Some(_) => crate::hooks::Config::default().stale_hours,
+        Some(_) => crate::hooks::config::Config::default().stale_hours,
     };
     let state_path = inputs.paths.state_file();
-    let verdict = crate::hooks::read_state(&state_path).verdict(inputs.now, stale_hours);
+    let verdict = crate::hooks::state::read_state(&state_path).verdict(inputs.now, stale_hours);
     report.notes.push((
         Group::State,
         format!(
@@ -351,7 +351,7 @@ fn check_state(
     report
         .findings
         .extend(state::finding(&verdict, &state_path, stale_hours));
-    let (crate::hooks::StateScope::Session, Some(dir)) =
+    let (crate::hooks::config::StateScope::Session, Some(dir)) =
         (loaded.config.state.scope, &inputs.state_dir)
     else {
         return;
@@ -382,7 +382,7 @@ fn check_state(
 /// missing block is handed to Claude by that hook: said so, as info.
 fn check_claude_md(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     switched_off: &[HookKind],
     report: &mut Report,
 ) {

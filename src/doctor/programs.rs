@@ -11,7 +11,8 @@ use super::render::Report;
 use super::{Inputs, SLOW_THRESHOLD};
 use crate::hookcmd::{self, HookKind, Owner, ShellForm};
 use crate::registry::locate::locate;
-use crate::registry::{scopes, Registration};
+use crate::registry::scopes;
+use crate::registry::table::Registration;
 use crate::setup::parts::Part;
 use crate::smoke;
 
@@ -19,7 +20,7 @@ use crate::smoke;
 /// ([`crate::registry::rules::programs`]).
 pub(super) fn check_binaries(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     how: &registrations::RegistrationFix,
     report: &mut Report,
 ) {
@@ -224,7 +225,7 @@ pub(super) fn outdated(
 /// Run each distinct registered gk command once, as Claude Code would.
 pub(super) fn check_smoke(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     switched_off: &[HookKind],
     report: &mut Report,
 ) {
@@ -298,7 +299,7 @@ pub(super) fn check_smoke(
 /// is registered or no client is found.
 pub(super) fn check_client_events(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     report: &mut Report,
 ) {
     let gated: Vec<(HookKind, &Registration)> = HookKind::ALL

@@ -12,7 +12,7 @@ use super::finding::{Code, Finding, FIX_COMMAND};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
 use crate::registry::scopes::{Scope, ScopeFile};
-use crate::registry::{SwitchKey, Table};
+use crate::registry::table::{SwitchKey, Table};
 use crate::setup::parts::Part;
 
 /// The user settings and their status line's command, when it is gk's.

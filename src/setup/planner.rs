@@ -365,7 +365,7 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
     }
     if parts.has(Part::StateFile) {
         let state = site.paths.state_file();
-        if let Some(bytes) = read_current(&state, crate::hooks::MAX_STATE_BYTES)? {
+        if let Some(bytes) = read_current(&state, crate::hooks::state::MAX_STATE_BYTES)? {
             plan.push(FileChange {
                 path: state,
                 old: Some(bytes),

@@ -268,7 +268,7 @@ pub fn plan_uninstall_with(
     let config = m.paths.config_file();
     if let (true, Some(bytes)) = (
         purge,
-        read_current(&config, crate::hooks::MAX_CONFIG_BYTES)?,
+        read_current(&config, crate::hooks::config::MAX_CONFIG_BYTES)?,
     ) {
         plan.push(FileChange {
             path: config,
@@ -352,7 +352,8 @@ fn switch_guard_note(client: Option<crate::hookcmd::ClientVersion>) -> Option<St
 /// (`None`: as on disk), the managed ones, and every plugin they enable,
 /// as doctor does.
 fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere> {
-    use crate::registry::{plugins, scopes, Table};
+    use crate::registry::table::Table;
+    use crate::registry::{plugins, scopes};
     let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed, &m.registry_policy);
     if let (Some(text), Some(user)) = (settings, files.first_mut()) {
         user.load = scopes::classify_text(&user.path, text);
