@@ -38,6 +38,7 @@ pub struct Places {
 impl Places {
     pub fn from_env(env: &crate::env::Env) -> Result<Places> {
         let m = crate::machine::Machine::from_env(env)?;
+        let os = m.os();
         let claude = m.paths;
         let state_dir = m.state_dir.ok_or_else(|| {
             Error::new(format!(
@@ -46,7 +47,7 @@ impl Places {
             ))
         })?;
         check_path(
-            m.os,
+            os,
             &state_dir,
             paths::home_dir(env).as_deref(),
             claude.dir(),

@@ -35,7 +35,7 @@ pub fn section_spec(inputs: &Inputs) -> SectionSpec {
 
 /// The Task State Convention text for this machine (install's template).
 fn section_text(inputs: &Inputs) -> String {
-    crate::hooks::convention::section_for(&inputs.paths.state_file().display().to_string())
+    crate::hooks::convention::section_for(&inputs.machine.paths.state_file().display().to_string())
 }
 
 /// What the plan must do, decided from the findings alone.
@@ -243,7 +243,7 @@ pub fn plan(
     let site = inputs.site();
     let desired = Desired {
         site,
-        shell: setup::shell_form(ShellChoice::Auto, inputs.ctx.os),
+        shell: setup::shell_form(ShellChoice::Auto, inputs.machine.ctx.os),
         rules: site.rules(),
     };
     // Never downgrade: a gk in place that is newer than this one stays
@@ -410,7 +410,7 @@ pub fn run(
         &diagnosis.files,
         &diagnosis.registrations,
     );
-    let project_dir = &inputs.scope_paths.project_dir;
+    let project_dir = &inputs.project_dir;
     confine_to_project(&mut needs, &diagnosis.files, project_dir, &|p| {
         outside_project(p, project_dir)
     });
@@ -427,7 +427,7 @@ pub fn run(
         return Ok(diagnosis.report.exit_code());
     }
     let plan = plan(inputs, &needs, &|| running_program(&inputs.env))?;
-    let user = inputs.paths.settings();
+    let user = inputs.machine.paths.settings();
     let is_settings = |p: &Path| *p == user || needs.remove_from.iter().any(|r| r == p);
     let (plan, withheld) = withhold_secret_diffs(plan, &diagnosis.redactor, &is_settings);
     for w in &withheld {

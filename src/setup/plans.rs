@@ -155,7 +155,7 @@ fn settings_notes(
     new_settings: &str,
 ) -> Vec<String> {
     let settings = m.paths.settings();
-    let bin = m.paths.binary(m.os);
+    let bin = m.paths.binary(m.os());
     let mut notes = Vec::new();
     match line {
         // Said only of a status line gk writes, never of another's.
@@ -199,7 +199,7 @@ fn settings_notes(
 fn state_folder(m: &Machine, extras: &Extras) -> Option<plan::FolderChange> {
     let dir = m.state_dir.as_deref()?;
     let ours = extras.rules.is_some()
-        || (crate::records::check_path(m.os, dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
+        || (crate::records::check_path(m.os(), dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
             && crate::records::scan(dir).is_ok());
     ours.then(|| plan::FolderChange::private(dir)).flatten()
 }
@@ -242,7 +242,7 @@ pub fn plan_uninstall_with(
     }
     let desired = Desired {
         site: Site::of(m),
-        shell: shell_form(ShellChoice::Auto, m.os),
+        shell: shell_form(ShellChoice::Auto, m.os()),
         rules: extras.rules.clone(),
     };
     let request = Request {
