@@ -469,3 +469,98 @@ fn uninstall_reason(hooks: bool, rules: bool, line: bool) -> String {
         [rest @ .., last] => format!("remove gk's {} and {last}", rest.join(", ")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hookcmd::CommandContext;
+    use crate::machine::Machine;
+    use crate::paths::ClaudePaths;
+    use crate::platform::Os;
+
+    /// Write `plan` as the engine would, without its checks.
+    fn write(plan: &Plan) {
+        for c in &plan.changes {
+            match &c.new {
+                Some(bytes) => {
+                    std::fs::create_dir_all(c.path.parent().unwrap()).unwrap();
+                    std::fs::write(&c.path, bytes).unwrap();
+                }
+                None => std::fs::remove_file(&c.path).unwrap(),
+            }
+        }
+    }
+
+    fn request(direction: Direction, by: By, program: Option<Program<'_>>) -> Request<'_> {
+        Request {
+            direction,
+            by,
+            parts: Parts::ALL,
+            take_out: TakeOut::default(),
+            program,
+        }
+    }
+
+    #[test]
+    fn every_part_taken_out_gives_back_what_putting_it_in_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let ctx = CommandContext::with_home(Os::current(), home);
+        let paths = ClaudePaths::at(ctx.claude_dir.clone());
+        let m = Machine {
+            state_dir: Some(dir.path().join("state")),
+            ..Machine::of(ctx, paths)
+        };
+        // An empty container gk fills is noted, and given back empty.
+        let settings = "{\n  \"env\": {\"A\": \"1\"},\n  \"permissions\": { },\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"other-tool\"}]}]}\n}\n";
+        let md = "# Mine\n\nKeep this.\n";
+        std::fs::create_dir_all(m.paths.dir()).unwrap();
+        std::fs::write(m.paths.settings(), settings).unwrap();
+        std::fs::write(m.paths.claude_md(), md).unwrap();
+        let desired = Desired {
+            site: Site::of(&m),
+            shell: ShellForm::Bash,
+            rules: Site::of(&m).rules(),
+        };
+        // The test program carries gk's version marker, as a gk build does.
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let program = Program {
+            bytes: &|| Ok(own.clone()),
+            replace: &|_| true,
+        };
+        let mut plan = Plan::new("in");
+        let put = request(Direction::Add, By::Install, Some(program));
+        let planned = super::plan(&desired, &put, &mut plan).unwrap();
+        assert!(planned.done.hooks && planned.done.rules && planned.done.statusline);
+        write(&plan);
+        let now = std::fs::read_to_string(m.paths.settings()).unwrap();
+        assert!(
+            now.contains("hook prompt") && now.contains("other-tool"),
+            "{now}"
+        );
+        assert!(m.paths.binary(m.os()).exists() && m.paths.state_file().exists());
+        assert!(m.paths.install_record().exists());
+
+        let mut plan = Plan::new("out");
+        let out = request(Direction::Remove, By::Uninstall, None);
+        let planned = super::plan(&desired, &out, &mut plan).unwrap();
+        assert_eq!(planned.notes, Vec::<String>::new());
+        write(&plan);
+        assert_eq!(
+            std::fs::read_to_string(m.paths.settings()).unwrap(),
+            settings
+        );
+        assert_eq!(std::fs::read_to_string(m.paths.claude_md()).unwrap(), md);
+        for gone in [
+            m.paths.binary(m.os()),
+            m.paths.state_file(),
+            m.paths.install_record(),
+        ] {
+            assert!(!gone.exists(), "{}", gone.display());
+        }
+        // Taken out again: nothing of gk's is left to take.
+        let mut plan = Plan::new("again");
+        super::plan(&desired, &out, &mut plan).unwrap();
+        assert!(plan.changes.iter().all(|c| !c.changes_something()));
+    }
+}
