@@ -162,72 +162,97 @@ pub fn needs(
         }
     }
     if !n.carried.is_empty() {
-        let kinds: Vec<_> = n.carried.iter().map(|(k, _)| *k).collect();
-        for r in registrations {
-            let of = matches!(r.owner, crate::hookcmd::Owner::Gk(k) | crate::hookcmd::Owner::Legacy(k) if kinds.contains(&k));
-            let settings = matches!(r.scope, Scope::User | Scope::Project | Scope::Local);
-            if of && settings && !n.remove_from.contains(&r.path) {
-                n.remove_from.push(r.path.clone());
-            }
-        }
-        let mut blocked = Vec::new();
-        for path in &n.remove_from {
-            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
-                blocked.push(path.clone());
-                n.manual.push(format!("cannot remove gk's entries: {why}"));
-            }
-        }
-        // All or nothing: a copy left behind still runs twice, one taken
-        // out of one file only is as confusing.
-        if !blocked.is_empty() {
-            n.remove_from.clear();
-            n.carried.clear();
-        }
+        take_out_carried(&mut n, files, registrations);
     }
     if n.parts.has(Part::Registrations) {
-        // gk's entries outside user settings (project, local) go; managed
-        // ones cannot be touched.
-        // A plugin's files are never edited (its rows name no settings file).
-        for r in registrations.iter().filter(|r| r.scope != Scope::Plugin) {
-            let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
-            let outside = if outside_managed {
-                r.scope != Scope::Managed
-            } else {
-                matches!(r.scope, Scope::Project | Scope::Local)
-            };
-            if ours && outside && !n.remove_from.contains(&r.path) {
-                n.remove_from.push(r.path.clone());
-            }
-            let managed_provides = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
-            if ours && r.scope == Scope::Managed && !managed_provides {
-                n.manual.push(format!(
-                    "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
-                    r.path.display(),
-                    r.line
-                ));
-            }
-        }
-        let mut blocked = Vec::new();
-        for path in &n.remove_from {
-            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
-                blocked.push(path.clone());
-                n.manual.push(format!("cannot remove gk's entries: {why}"));
-            }
-        }
-        n.remove_from.retain(|p| !blocked.contains(p));
-        if outside_managed {
-            // Nothing is added to user settings: its entries go like the others.
-            n.parts.remove(Part::Registrations);
-        } else if let Some(user) = user {
-            if let Err(why) = editable(user) {
-                n.manual
-                    .push(format!("cannot edit hook registrations: {why}"));
-                n.parts.remove(Part::Registrations);
-                n.remove_from.clear();
-            }
-        }
+        take_out_copies(&mut n, files, registrations, &how, user);
     }
     n
+}
+
+/// Plugins carry some of gk's hooks: the settings copies of those go
+/// from every settings file, or (one of them not editable) from none.
+fn take_out_carried(
+    n: &mut FixNeeds,
+    files: &[ScopeFile],
+    registrations: &[crate::registry::table::Registration],
+) {
+    let kinds: Vec<_> = n.carried.iter().map(|(k, _)| *k).collect();
+    for r in registrations {
+        let of = matches!(r.owner, crate::hookcmd::Owner::Gk(k) | crate::hookcmd::Owner::Legacy(k) if kinds.contains(&k));
+        let settings = matches!(r.scope, Scope::User | Scope::Project | Scope::Local);
+        if of && settings && !n.remove_from.contains(&r.path) {
+            n.remove_from.push(r.path.clone());
+        }
+    }
+    // All or nothing: a copy left behind still runs twice, one taken
+    // out of one file only is as confusing.
+    if !not_editable(n, files).is_empty() {
+        n.remove_from.clear();
+        n.carried.clear();
+    }
+}
+
+/// gk's registrations go to user settings: its entries outside them
+/// (project, local; every one but managed settings' when those register
+/// all of gk's hooks) go. Managed ones cannot be touched, a plugin's
+/// files are never edited (its rows name no settings file).
+fn take_out_copies(
+    n: &mut FixNeeds,
+    files: &[ScopeFile],
+    registrations: &[crate::registry::table::Registration],
+    how: &RegistrationFix,
+    user: Option<&ScopeFile>,
+) {
+    let outside_managed = matches!(
+        how,
+        RegistrationFix::RemoveOutsideManaged { .. } | RegistrationFix::RemoveOutsidePlugin { .. }
+    );
+    let managed_provides = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
+    for r in registrations.iter().filter(|r| r.scope != Scope::Plugin) {
+        let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
+        let outside = if outside_managed {
+            r.scope != Scope::Managed
+        } else {
+            matches!(r.scope, Scope::Project | Scope::Local)
+        };
+        if ours && outside && !n.remove_from.contains(&r.path) {
+            n.remove_from.push(r.path.clone());
+        }
+        if ours && r.scope == Scope::Managed && !managed_provides {
+            n.manual.push(format!(
+                "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
+                r.path.display(),
+                r.line
+            ));
+        }
+    }
+    let blocked = not_editable(n, files);
+    n.remove_from.retain(|p| !blocked.contains(p));
+    if outside_managed {
+        // Nothing is added to user settings: its entries go like the others.
+        n.parts.remove(Part::Registrations);
+    } else if let Some(user) = user {
+        if let Err(why) = editable(user) {
+            n.manual
+                .push(format!("cannot edit hook registrations: {why}"));
+            n.parts.remove(Part::Registrations);
+            n.remove_from.clear();
+        }
+    }
+}
+
+/// The files of `n.remove_from` gk cannot edit, each with a line in
+/// `n.manual` saying why.
+fn not_editable(n: &mut FixNeeds, files: &[ScopeFile]) -> Vec<PathBuf> {
+    let mut blocked = Vec::new();
+    for path in &n.remove_from {
+        if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
+            blocked.push(path.clone());
+            n.manual.push(format!("cannot remove gk's entries: {why}"));
+        }
+    }
+    blocked
 }
 
 /// Build the one plan for every fixable finding: the parts the findings
