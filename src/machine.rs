@@ -29,7 +29,6 @@ pub const MANAGED_PROGRAM_VAR: &str = "GK_MANAGED_PROGRAM";
 /// depend on.
 #[derive(Debug, Clone)]
 pub struct Machine {
-    pub os: Os,
     pub paths: ClaudePaths,
     pub ctx: CommandContext,
     pub git_bash: Option<PathBuf>,
@@ -180,6 +179,30 @@ fn policy_value(_machine: bool) -> Option<PolicyValue> {
 pub const PLUGIN_DIR_VAR: &str = "CLAUDE_CODE_PLUGIN_CACHE_DIR";
 
 impl Machine {
+    /// A machine of `ctx`'s platform and home with `<claude dir>` at
+    /// `paths`, and nothing else found (tests).
+    #[cfg(test)]
+    pub fn of(ctx: CommandContext, paths: ClaudePaths) -> Machine {
+        Machine {
+            plugins_dir: paths.dir().join("plugins"),
+            paths,
+            managed: crate::paths::default_managed_path(ctx.os),
+            managed_program: crate::paths::default_managed_program(ctx.os),
+            ctx,
+            git_bash: None,
+            bash_home: None,
+            path_var: None,
+            registry_policy: RegistryPolicy::default(),
+            state_dir: None,
+            current_dir: None,
+        }
+    }
+
+    /// The platform (the one its commands are spelt for).
+    pub fn os(&self) -> Os {
+        self.ctx.os
+    }
+
     /// Read from `env`; an error when neither a home folder nor
     /// `CLAUDE_CONFIG_DIR` is known.
     pub fn from_env(env: &Env) -> Result<Machine> {
@@ -244,7 +267,6 @@ impl Machine {
             .map(|v| absolute(Path::new(&v)))
             .unwrap_or_else(|| crate::paths::default_managed_program(os));
         Machine {
-            os,
             paths: ClaudePaths::at(claude_dir.clone()),
             ctx: CommandContext {
                 os,

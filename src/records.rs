@@ -21,7 +21,9 @@ use crate::change::fs::read_current;
 use crate::change::plan::{FileChange, Plan, ReplaceStrategy};
 use crate::cli::TaskStatus;
 use crate::error::{Error, Result};
-use crate::hooks::{self, StateFile, StateRead, StateScope, StateVerdict};
+use crate::hooks;
+use crate::hooks::config::StateScope;
+use crate::hooks::state::{StateFile, StateRead, StateVerdict};
 use crate::paths::{self};
 
 /// Where the records are, and how the hooks read them.
@@ -36,6 +38,7 @@ pub struct Places {
 impl Places {
     pub fn from_env(env: &crate::env::Env) -> Result<Places> {
         let m = crate::machine::Machine::from_env(env)?;
+        let os = m.os();
         let claude = m.paths;
         let state_dir = m.state_dir.ok_or_else(|| {
             Error::new(format!(
@@ -44,13 +47,13 @@ impl Places {
             ))
         })?;
         check_path(
-            m.os,
+            os,
             &state_dir,
             paths::home_dir(env).as_deref(),
             claude.dir(),
         )?;
         // The hooks' own reading of gk.json (a broken file keeps "global").
-        let config = hooks::load_for_hooks(&claude.config_file()).config;
+        let config = hooks::config::load_for_hooks(&claude.config_file()).config;
         Ok(Places {
             state_dir,
             shared: claude.state_file(),
@@ -250,7 +253,7 @@ pub fn scan(dir: &Path) -> Result<Vec<(PathBuf, String, StateFile)>> {
             Some(n) if paths::is_record_file_name(n) => n,
             _ => return Err(foreign("gk gives no record that name".into())),
         };
-        let file = hooks::read_record(&path);
+        let file = hooks::state::read_record(&path);
         if let Some(why) = not_a_record(&file.read) {
             return Err(foreign(why));
         }
@@ -273,7 +276,7 @@ pub fn list(p: &Places) -> Result<Vec<Record>> {
             .cmp(&a.file.mtime)
             .then_with(|| a.session.cmp(&b.session))
     });
-    let shared = hooks::read_state(&p.shared);
+    let shared = hooks::state::read_state(&p.shared);
     if shared.read != StateRead::Missing {
         out.push(record(
             p.shared.clone(),
@@ -328,7 +331,7 @@ pub fn table(p: &Places, records: &[Record]) -> String {
                 r.session.clone(),
                 cell(&r.file.text("project"), 16),
                 cell(&status_word(&r.verdict), 60),
-                crate::hooks::age_text(r.age_secs),
+                crate::hooks::voice::age_text(r.age_secs),
                 cell(&r.file.text("task"), 40),
                 // The session this one took its task over from (`after`,
                 // which Claude writes when it continues an earlier task).
@@ -438,7 +441,7 @@ fn current_record(path: &Path) -> Result<Option<Vec<u8>>> {
 /// [`current_record`] with the file's modification time.
 fn current_record_read(path: &Path) -> Result<Option<crate::bounded::Contents>> {
     use crate::bounded::ReadError;
-    match crate::bounded::read_no_link(path, crate::hooks::MAX_STATE_BYTES) {
+    match crate::bounded::read_no_link(path, crate::hooks::state::MAX_STATE_BYTES) {
         Ok(c) => Ok(Some(c)),
         Err(ReadError::NotFound) => Ok(None),
         // A state folder that is a file (or lies below one) holds no
@@ -471,13 +474,13 @@ fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) 
 /// is no longer a task record (left alone).
 fn reread(r: &Record) -> Result<Option<(Vec<u8>, StateFile)>> {
     let contents = if r.shared {
-        read_current(&r.path, crate::hooks::MAX_STATE_BYTES)?.map(|bytes| (bytes, None))
+        read_current(&r.path, crate::hooks::state::MAX_STATE_BYTES)?.map(|bytes| (bytes, None))
     } else {
         current_record_read(&r.path)?.map(|c| (c.bytes, c.mtime))
     };
     Ok(contents.and_then(|(bytes, mtime)| {
         let file = StateFile {
-            read: hooks::parse_state_bytes(&bytes),
+            read: hooks::state::parse_state_bytes(&bytes),
             mtime,
         };
         (r.shared || not_a_record(&file.read).is_none()).then_some((bytes, file))
@@ -609,7 +612,7 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
 /// uninstall's own, with task_state.json), and a note for each such file
 /// left in place. Anyone may write the state folder (Claude writes the
 /// pointers), so one file gk cannot read to remove (larger than
-/// [`crate::hooks::MAX_STATE_BYTES`], a link, unreadable) is passed over
+/// [`crate::hooks::state::MAX_STATE_BYTES`], a link, unreadable) is passed over
 /// with a note naming it and why; it never stops the rest of the
 /// uninstall.
 pub fn purge_changes(
@@ -620,7 +623,7 @@ pub fn purge_changes(
     let mut notes = Vec::new();
     let mut purge = |path: &Path, what: &str| {
         use crate::bounded::ReadError;
-        match crate::bounded::read_no_link(path, crate::hooks::MAX_STATE_BYTES) {
+        match crate::bounded::read_no_link(path, crate::hooks::state::MAX_STATE_BYTES) {
             Ok(c) => out.push(change(path, Some(c.bytes), None, &format!("{what} (--purge)"))),
             Err(ReadError::NotFound) => {}
             Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => {}
@@ -675,7 +678,7 @@ pub fn plan_set(
     };
     let mut plan = Plan::new("gk state set");
     let old = match session {
-        None => read_current(&path, crate::hooks::MAX_STATE_BYTES)?,
+        None => read_current(&path, crate::hooks::state::MAX_STATE_BYTES)?,
         Some(_) => {
             // Only into a folder of gk's own.
             scan(&p.state_dir)?;

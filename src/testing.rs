@@ -13,12 +13,14 @@ pub mod doctor {
 }
 
 pub mod edit {
-    pub use crate::edit::claude_md::{insert_section, remove_section, section_for};
+    pub use crate::edit::claude_md::{insert_section, remove_section};
     pub use crate::edit::settings_edit::{
         add_hooks, add_hooks_noting, remove_hooks, remove_hooks_keeping, EmptyContainer,
         WantedHooks,
     };
     pub use crate::edit::settings_keys::{add_statusline, remove_statusline, StatusLine};
+    /// The block's text is the hooks' (the convention they point Claude to).
+    pub use crate::hooks::convention::section_for;
 }
 
 pub mod hookcmd {
@@ -29,12 +31,17 @@ pub mod hookcmd {
 }
 
 pub mod hooks {
-    pub use crate::hooks::jsonout::push_json_str;
+    pub use crate::hooks::config::Config;
+    pub use crate::hooks::input::Input;
+    pub use crate::hooks::jsonout::{prompt_output, push_json_str};
+    pub use crate::hooks::keywords::KeywordSet;
     pub use crate::hooks::session::{message, problems, MAX_LINES};
-    pub use crate::hooks::{
-        prompt_output, read_state, respond, Config, Current, Input, KeywordSet, Located, StateFile,
-        StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
+    pub use crate::hooks::state::{
+        read_state, Located, StateFile, StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS,
+        TASK_CHARS,
     };
+    pub use crate::hooks::transcript::Current;
+    pub use crate::hooks::{respond_prompt, respond_stop, respond_switch};
 }
 
 /// gk as a plugin: the marketplace and plugin files and their names (the
@@ -58,7 +65,7 @@ pub mod registry {
         expand_root, load_plugins, PluginBudget, Plugins, Trouble, MAX_EXPANDED,
     };
     pub use crate::registry::scopes::{classify_text, Scope, ScopeFile};
-    pub use crate::registry::Table;
+    pub use crate::registry::table::Table;
 }
 
 /// `gk report`'s line reader and line reader's parse (the fuzz target).

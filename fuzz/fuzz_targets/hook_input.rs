@@ -1,4 +1,5 @@
-//! The hooks (`hooks::respond`) on any stdin.
+//! The hooks (`hooks::respond_prompt`, `respond_stop`, `respond_switch`)
+//! on any stdin.
 //!
 //! Input: a selector byte (which hook, whether the bytes are the whole
 //! stdin or only the prompt of a real event), then the bytes. Whatever
@@ -13,7 +14,10 @@
 use std::time::{Duration, SystemTime};
 
 use gk::testing::hookcmd::HookKind as Hook;
-use gk::testing::hooks::{respond, Config, Current, Input, Located, StateFile, StateRead};
+use gk::testing::hooks::{
+    respond_prompt, respond_stop, respond_switch, Config, Current, Input, Located, StateFile,
+    StateRead,
+};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -79,12 +83,17 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let config = Config::default();
-    let out = respond(hook, &input, &config, None, state, current, now);
-    assert_eq!(
-        out,
-        respond(hook, &input, &config, None, state, current, now),
-        "not deterministic"
-    );
+    let respond = || match hook {
+        Hook::Prompt => respond_prompt(&input, &config, None, state, current, now),
+        Hook::Stop => respond_stop(&input, &config, None, state, now),
+        Hook::PreSwitch | Hook::PostSwitch => {
+            respond_switch(hook == Hook::PreSwitch, &input, &config, state, now)
+        }
+        // Reads settings files, not this state: fuzz_targets/session_check.rs.
+        Hook::Session => unreachable!("the session check is fuzzed on its own"),
+    };
+    let out = respond();
+    assert_eq!(out, respond(), "not deterministic");
     let Some(out) = out else {
         assert_ne!(hook, Hook::Stop, "the Stop hook always answers");
         return;
@@ -121,7 +130,10 @@ fuzz_target!(|data: &[u8]| {
             let hso = obj["hookSpecificOutput"].as_object().unwrap();
             assert_eq!(hso["hookEventName"], "PreModelSwitch");
             assert_eq!(hso["permissionDecision"], "ask");
-            assert!(hso["permissionDecisionReason"].as_str().unwrap().starts_with("gk: "));
+            assert!(hso["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .starts_with("gk: "));
         }
         Hook::PostSwitch => {
             let hso = obj["hookSpecificOutput"].as_object().unwrap();

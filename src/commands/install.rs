@@ -31,14 +31,14 @@ pub fn run_install(
     if args.managed {
         return run_managed_install(&m, args, &program, color, env, c);
     }
-    let shell = shell_form(args.shell, m.os);
+    let shell = shell_form(args.shell, m.os());
     if !args.no_permissions {
         check_state_folder(&m)?;
     }
     let (mut extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
     // Install may start a program (hooks may not): the client's version
     // decides whether the switch hooks are registered.
-    extras.client = smoke::client_version(m.os, env);
+    extras.client = smoke::client_version(m.os(), env);
     let (mut plan, more) = plan_install_with(&m, shell, &program, &extras)?;
     notes.extend(more);
     if let Some(change) = offer_presets(&m, args, env, c)? {
@@ -62,7 +62,7 @@ pub fn run_install(
     }
     // Beside gk's plugin install copies no program: the hooks that run are
     // the plugin's, `gk` from PATH, and that is what the smoke test starts.
-    let bin = m.paths.binary(m.os);
+    let bin = m.paths.binary(m.os());
     let wanted = match plan.changes.iter().any(|ch| ch.path == bin) {
         true => wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), extras.client),
         false => crate::setup::plugin::plugin_hooks(),
@@ -109,7 +109,7 @@ fn offer_presets(
     if answer != "2" {
         return Ok(None);
     }
-    let mut rules = crate::hooks::Config::default();
+    let mut rules = crate::hooks::config::Config::default();
     super::presets::apply(&mut rules, crate::cli::Preset::Software);
     let text = super::rules::rules_text(rules)?;
     Ok(Some(crate::change::plan::FileChange::text(
@@ -179,7 +179,7 @@ fn run_managed_install(
     if !ran || args.no_smoke || output.is_some() {
         return Ok(outcome.exit_code());
     }
-    let hooks = managed::wanted_hooks(&m.managed_program, m.os, target.switch_guard)?;
+    let hooks = managed::wanted_hooks(&m.managed_program, m.os(), target.switch_guard)?;
     if !smoke_test(m, &hooks, env, c) {
         return Err(Error::new(
             "the files are in place, but a hook failed its smoke test (see above)",
@@ -293,7 +293,7 @@ fn check_state_folder(m: &Machine) -> Result<()> {
     let Some(dir) = m.state_dir.clone() else {
         return Ok(());
     };
-    crate::records::check_path(m.os, &dir, Some(&m.ctx.home), m.paths.dir())
+    crate::records::check_path(m.os(), &dir, Some(&m.ctx.home), m.paths.dir())
         .and_then(|()| crate::records::scan(&dir).map(|_| ()))
         .map_err(|e| Error::refused(format!("{e}; or install with --no-permissions")))
 }
@@ -308,9 +308,12 @@ fn smoke_test(
     c: &mut Console<'_>,
 ) -> bool {
     // As the hooks read it: a gk.json over their limit is no config at all.
-    let config = read_text_within(&m.paths.config_file(), crate::hooks::MAX_CONFIG_BYTES)
-        .ok()
-        .flatten();
+    let config = read_text_within(
+        &m.paths.config_file(),
+        crate::hooks::config::MAX_CONFIG_BYTES,
+    )
+    .ok()
+    .flatten();
     let cwd = env
         .current_dir()
         .map_or_else(|_| m.ctx.home.clone(), Path::to_path_buf);
@@ -322,7 +325,7 @@ fn smoke_test(
             outln!(c, "{label} skipped (switched off in gk.json)");
             continue;
         }
-        let inv = smoke::invocation(m.os, m.git_bash.as_deref(), command);
+        let inv = smoke::invocation(m.os(), m.git_bash.as_deref(), command);
         let payload = smoke::sample_payload(kind, &cwd);
         match smoke::run(&inv, &payload, Duration::from_secs(10), env, &[]) {
             Ok(run) => {
@@ -342,7 +345,7 @@ fn smoke_test(
                         outln!(
                             c,
                             "  run it by hand: {}",
-                            crate::text::escaped(&smoke::by_hand(m.os, &inv, &payload, &[]))
+                            crate::text::escaped(&smoke::by_hand(m.os(), &inv, &payload, &[]))
                         );
                     }
                 }
@@ -438,7 +441,7 @@ pub fn run_uninstall(
     report_running_copies(c, &outcome);
     if matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo) {
         if let Ok(exe) = env.current_exe() {
-            if exe != m.paths.binary(m.os) {
+            if exe != m.paths.binary(m.os()) {
                 outln!(c, "{}", program_note(exe, cargo_bin(env).as_deref()));
             }
         }

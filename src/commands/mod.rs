@@ -80,7 +80,7 @@ pub fn run(args: &[OsString], env: &Env, c: &mut Console<'_>, before_hook: &dyn 
     // fast, silent path as the hooks (with arguments, clap explains).
     if first == Some(OsStr::new("statusline")) && args.len() == 1 {
         before_hook();
-        return hooks::run_statusline(env, c);
+        return hooks::statusline::run(env, c);
     }
     if first.is_none() {
         // No arguments at all is what a client older than 2.1.139 runs for
@@ -131,7 +131,7 @@ fn dispatch(
         Command::Rules { preset } => rules::print_rules(preset, env, c),
         Command::State(a) => state::run(&a, cli.color, env, c),
         // Reached only with arguments, which clap has already refused.
-        Command::Statusline => Ok(hooks::run_statusline(env, c)),
+        Command::Statusline => Ok(hooks::statusline::run(env, c)),
         Command::Explain { prompt } => rules::explain(&prompt, env, c),
         Command::Completions { shell } => crate::cli::print_completions(shell, c.out),
         Command::Report(a) => report::run(&a, env, c),

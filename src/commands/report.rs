@@ -70,7 +70,7 @@ pub fn run(a: &ReportArgs, env: &Env, c: &mut Console<'_>) -> Result<u8> {
             })?,
         ),
     };
-    let config = crate::hooks::load_for_hooks(&paths.config_file()).config;
+    let config = crate::hooks::config::load_for_hooks(&paths.config_file()).config;
     let os = Os::current();
     let state_dir = crate::paths::state_dir_for(os, crate::paths::home_dir(env).as_deref(), env)
         .map(|d| d.to_string_lossy().into_owned());

@@ -4,7 +4,8 @@
 
 use crate::console::{errln, Console};
 use crate::env::Env;
-use crate::hooks::{config, Analysis, Config};
+use crate::hooks::config::{self, Config};
+use crate::hooks::prompt::Analysis;
 use crate::paths::ClaudePaths;
 
 /// The config `gk rules` and `gk explain` work with: the hooks' view, with
@@ -74,7 +75,7 @@ pub fn rules_text(mut config: Config) -> crate::error::Result<String> {
     // Per session, what is in force, said outright: the advice, only the
     // user's own rules (they win over the recommender) and the effort
     // keywords used. Saved as gk.json, it changes nothing.
-    if config.state.scope == crate::hooks::StateScope::Session {
+    if config.state.scope == crate::hooks::config::StateScope::Session {
         config.advice = Some(config.advice());
         config.models = config.rules().to_vec();
         config.effort = config.effort_keywords().clone();
@@ -127,7 +128,7 @@ pub fn explain(prompt_text: &str, env: &Env, c: &mut Console<'_>) -> crate::erro
 }
 
 fn explanation(prompt_text: &str, config: &Config) -> String {
-    let a = crate::hooks::analyse(prompt_text, config);
+    let a = crate::hooks::prompt::analyse(prompt_text, config);
     let c = &a.choice;
     let rules = config.rules();
     let mut out = String::new();
@@ -208,9 +209,9 @@ fn recommender_lines(out: &mut String, prompt_text: &str, config: &Config, a: &A
         (n, None) => format!("{n}; none matched"),
     };
     out.push_str(&format!("your rules: {yours}\n"));
-    let text = crate::hooks::without_check(prompt_text);
+    let text = crate::hooks::prompt::without_check(prompt_text);
     let (scores, contributions) = advice::explain(text);
-    let label = |t: Tier| crate::hooks::tier_label(config, t);
+    let label = |t: Tier| crate::hooks::prompt::tier_label(config, t);
     let p = scores.probabilities();
     let shown: Vec<String> = Tier::ALL
         .iter()
@@ -329,7 +330,7 @@ mod tests {
 
     fn global() -> Config {
         let mut c = Config::default();
-        c.state.scope = crate::hooks::StateScope::Global;
+        c.state.scope = crate::hooks::config::StateScope::Global;
         c
     }
 

@@ -24,7 +24,7 @@ pub fn run_switch(
     let path = m.paths.config_file();
     // The hooks' own limit: never edit a gk.json the hooks would not read,
     // nor make one they would not read.
-    let limit = crate::hooks::MAX_CONFIG_BYTES;
+    let limit = crate::hooks::config::MAX_CONFIG_BYTES;
     let too_large = |what: &str| {
         Error::refused(format!(
             "{}: {what} larger than {}, the most of gk.json the hooks read (they would ignore it and keep the hook on)",

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::doctor::finding::{Code, Finding};
-use crate::hooks::Config;
+use crate::hooks::config::Config;
 use crate::registry::scopes::ScopeFile;
 
 /// The most of a label or command shown (they come from gk.json).

@@ -314,11 +314,14 @@ fn schema_finding(f: &ScopeFile, i: &SchemaIssue) -> Option<Finding> {
 pub(super) fn check_backups_beside_files(inputs: &Inputs, report: &mut Report) {
     let folders = [
         (
-            inputs.scope_paths.project_dir.join(".claude"),
+            inputs.project_dir.join(".claude"),
             "a project folder that is usually committed",
         ),
-        (inputs.paths.dir().to_path_buf(), "the folder Claude reads"),
-        (inputs.paths.hooks_dir(), "the folder Claude reads"),
+        (
+            inputs.machine.paths.dir().to_path_buf(),
+            "the folder Claude reads",
+        ),
+        (inputs.machine.paths.hooks_dir(), "the folder Claude reads"),
     ];
     let mut seen = Vec::new();
     for (dir, what) in folders {
@@ -349,7 +352,6 @@ mod tests {
     use crate::machine::{PolicyValue, RegistryPolicy};
     use crate::paths::ClaudePaths;
     use crate::platform::Os;
-    use crate::registry::scopes::ScopePaths;
     use std::path::Path;
 
     /// Doctor on a Windows machine whose managed folder holds gk's drop-in,
@@ -365,26 +367,21 @@ mod tests {
         .unwrap();
         let ctx = CommandContext::with_home(Os::Windows, r"C:\Users\Ann");
         let paths = ClaudePaths::at(home.join(".claude"));
-        let inputs = Inputs {
-            scope_paths: ScopePaths {
-                user: paths.settings(),
-                project_dir: home.to_path_buf(),
-                managed: managed_dir.join("managed-settings.json"),
-                registry: RegistryPolicy {
-                    machine: machine.map(|t| PolicyValue::Text(t.to_string())),
-                    user: None,
-                },
+        let machine = crate::machine::Machine {
+            managed: managed_dir.join("managed-settings.json"),
+            registry_policy: RegistryPolicy {
+                machine: machine.map(|t| PolicyValue::Text(t.to_string())),
+                user: None,
             },
-            ctx,
-            paths,
-            path_var: None,
-            git_bash: None,
-            bash_home: None,
+            plugins_dir: home.join(".claude/plugins"),
+            ..crate::machine::Machine::of(ctx, paths)
+        };
+        let inputs = Inputs {
+            machine,
+            project_dir: home.to_path_buf(),
             env: crate::env::Env::new("/", "/gk"),
             smoke: false,
             now: std::time::SystemTime::now(),
-            state_dir: None,
-            plugins_dir: home.join(".claude/plugins"),
         };
         diagnose(&inputs)
             .report

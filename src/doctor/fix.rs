@@ -16,25 +16,26 @@ use crate::change::plan::{FileChange, Plan};
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
 use crate::console::{out, outln, Console};
-use crate::edit::{claude_md, settings_edit};
+use crate::edit::claude_md;
 use crate::error::{Error, Result};
 use crate::registry::scopes::{Load, Scope, ScopeFile};
 use crate::setup;
 use crate::setup::parts::{Part, Parts};
+use crate::setup::planner::{self, By, Desired, Direction, Program, Request, TakeOut};
 
 /// How the CLAUDE.md block is recognised, and the block this gk writes.
 pub fn section_spec(inputs: &Inputs) -> SectionSpec {
     SectionSpec {
         begin: "<!-- gk:begin",
         end: claude_md::END_MARKER,
-        legacy_heading: claude_md::LEGACY_HEADING,
+        legacy_heading: crate::hooks::convention::LEGACY_HEADING,
         expected: Some(section_text(inputs)),
     }
 }
 
 /// The Task State Convention text for this machine (install's template).
 fn section_text(inputs: &Inputs) -> String {
-    claude_md::section_for(&inputs.paths.state_file().display().to_string())
+    crate::hooks::convention::section_for(&inputs.machine.paths.state_file().display().to_string())
 }
 
 /// What the plan must do, decided from the findings alone.
@@ -108,7 +109,7 @@ pub fn editable(file: &ScopeFile) -> std::result::Result<(), String> {
 pub fn needs(
     findings: &[Finding],
     files: &[ScopeFile],
-    registrations: &[crate::registry::Registration],
+    registrations: &[crate::registry::table::Registration],
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope == Scope::User);
@@ -161,182 +162,141 @@ pub fn needs(
         }
     }
     if !n.carried.is_empty() {
-        let kinds: Vec<_> = n.carried.iter().map(|(k, _)| *k).collect();
-        for r in registrations {
-            let of = matches!(r.owner, crate::hookcmd::Owner::Gk(k) | crate::hookcmd::Owner::Legacy(k) if kinds.contains(&k));
-            let settings = matches!(r.scope, Scope::User | Scope::Project | Scope::Local);
-            if of && settings && !n.remove_from.contains(&r.path) {
-                n.remove_from.push(r.path.clone());
-            }
-        }
-        let mut blocked = Vec::new();
-        for path in &n.remove_from {
-            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
-                blocked.push(path.clone());
-                n.manual.push(format!("cannot remove gk's entries: {why}"));
-            }
-        }
-        // All or nothing: a copy left behind still runs twice, one taken
-        // out of one file only is as confusing.
-        if !blocked.is_empty() {
-            n.remove_from.clear();
-            n.carried.clear();
-        }
+        take_out_carried(&mut n, files, registrations);
     }
     if n.parts.has(Part::Registrations) {
-        // gk's entries outside user settings (project, local) go; managed
-        // ones cannot be touched.
-        // A plugin's files are never edited (its rows name no settings file).
-        for r in registrations.iter().filter(|r| r.scope != Scope::Plugin) {
-            let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
-            let outside = if outside_managed {
-                r.scope != Scope::Managed
-            } else {
-                matches!(r.scope, Scope::Project | Scope::Local)
-            };
-            if ours && outside && !n.remove_from.contains(&r.path) {
-                n.remove_from.push(r.path.clone());
-            }
-            let managed_provides = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
-            if ours && r.scope == Scope::Managed && !managed_provides {
-                n.manual.push(format!(
-                    "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
-                    r.path.display(),
-                    r.line
-                ));
-            }
-        }
-        let mut blocked = Vec::new();
-        for path in &n.remove_from {
-            if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
-                blocked.push(path.clone());
-                n.manual.push(format!("cannot remove gk's entries: {why}"));
-            }
-        }
-        n.remove_from.retain(|p| !blocked.contains(p));
-        if outside_managed {
-            // Nothing is added to user settings: its entries go like the others.
-            n.parts.remove(Part::Registrations);
-        } else if let Some(user) = user {
-            if let Err(why) = editable(user) {
-                n.manual
-                    .push(format!("cannot edit hook registrations: {why}"));
-                n.parts.remove(Part::Registrations);
-                n.remove_from.clear();
-            }
-        }
+        take_out_copies(&mut n, files, registrations, &how, user);
     }
     n
 }
 
-/// Build the one plan for every fixable finding. Pure apart from reading
-/// the files it edits (and the running gk, when the binary is replaced).
+/// Plugins carry some of gk's hooks: the settings copies of those go
+/// from every settings file, or (one of them not editable) from none.
+fn take_out_carried(
+    n: &mut FixNeeds,
+    files: &[ScopeFile],
+    registrations: &[crate::registry::table::Registration],
+) {
+    let kinds: Vec<_> = n.carried.iter().map(|(k, _)| *k).collect();
+    for r in registrations {
+        let of = matches!(r.owner, crate::hookcmd::Owner::Gk(k) | crate::hookcmd::Owner::Legacy(k) if kinds.contains(&k));
+        let settings = matches!(r.scope, Scope::User | Scope::Project | Scope::Local);
+        if of && settings && !n.remove_from.contains(&r.path) {
+            n.remove_from.push(r.path.clone());
+        }
+    }
+    // All or nothing: a copy left behind still runs twice, one taken
+    // out of one file only is as confusing.
+    if !not_editable(n, files).is_empty() {
+        n.remove_from.clear();
+        n.carried.clear();
+    }
+}
+
+/// gk's registrations go to user settings: its entries outside them
+/// (project, local; every one but managed settings' when those register
+/// all of gk's hooks) go. Managed ones cannot be touched, a plugin's
+/// files are never edited (its rows name no settings file).
+fn take_out_copies(
+    n: &mut FixNeeds,
+    files: &[ScopeFile],
+    registrations: &[crate::registry::table::Registration],
+    how: &RegistrationFix,
+    user: Option<&ScopeFile>,
+) {
+    let outside_managed = matches!(
+        how,
+        RegistrationFix::RemoveOutsideManaged { .. } | RegistrationFix::RemoveOutsidePlugin { .. }
+    );
+    let managed_provides = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
+    for r in registrations.iter().filter(|r| r.scope != Scope::Plugin) {
+        let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
+        let outside = if outside_managed {
+            r.scope != Scope::Managed
+        } else {
+            matches!(r.scope, Scope::Project | Scope::Local)
+        };
+        if ours && outside && !n.remove_from.contains(&r.path) {
+            n.remove_from.push(r.path.clone());
+        }
+        if ours && r.scope == Scope::Managed && !managed_provides {
+            n.manual.push(format!(
+                "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
+                r.path.display(),
+                r.line
+            ));
+        }
+    }
+    let blocked = not_editable(n, files);
+    n.remove_from.retain(|p| !blocked.contains(p));
+    if outside_managed {
+        // Nothing is added to user settings: its entries go like the others.
+        n.parts.remove(Part::Registrations);
+    } else if let Some(user) = user {
+        if let Err(why) = editable(user) {
+            n.manual
+                .push(format!("cannot edit hook registrations: {why}"));
+            n.parts.remove(Part::Registrations);
+            n.remove_from.clear();
+        }
+    }
+}
+
+/// The files of `n.remove_from` gk cannot edit, each with a line in
+/// `n.manual` saying why.
+fn not_editable(n: &mut FixNeeds, files: &[ScopeFile]) -> Vec<PathBuf> {
+    let mut blocked = Vec::new();
+    for path in &n.remove_from {
+        if let Some(Err(why)) = files.iter().find(|f| &f.path == path).map(editable) {
+            blocked.push(path.clone());
+            n.manual.push(format!("cannot remove gk's entries: {why}"));
+        }
+    }
+    blocked
+}
+
+/// Build the one plan for every fixable finding: the parts the findings
+/// name, planned in by the planner install uses ([`planner::plan`]), with
+/// gk's copies taken out of the files `needs` names. Pure apart from
+/// reading the files it edits (and the running gk, when the binary is
+/// replaced).
 pub fn plan(
     inputs: &Inputs,
     needs: &FixNeeds,
     program: &dyn Fn() -> Result<Vec<u8>>,
 ) -> Result<Plan> {
-    let os = inputs.ctx.os;
     let site = inputs.site();
+    let desired = Desired {
+        site,
+        shell: setup::shell_form(ShellChoice::Auto, inputs.machine.ctx.os),
+        rules: site.rules(),
+    };
+    // Never downgrade: a gk in place that is newer than this one stays
+    // (its own hook-binary-outdated finding says so).
+    let older_or_none = |old: Option<&[u8]>| {
+        !old.and_then(super::binary::embedded_version)
+            .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()))
+    };
+    let request = Request {
+        direction: Direction::Add,
+        by: By::Fix,
+        parts: needs.parts,
+        take_out: TakeOut {
+            from: needs.remove_from.clone(),
+            kinds: needs.carried.iter().map(|(k, _)| *k).collect(),
+            reason: removal_reason(needs),
+        },
+        program: Some(Program {
+            bytes: program,
+            replace: &older_or_none,
+        }),
+    };
     let mut plan = Plan::new("gk doctor --fix");
-    if needs.parts.has(Part::Program) {
-        // Never downgrade: a gk in place that is newer than this one stays
-        // (its own hook-binary-outdated finding says so).
-        let older_or_none = |old: Option<&[u8]>| {
-            !old.and_then(super::binary::embedded_version)
-                .is_some_and(|v| super::binary::newer(&v, super::binary::this_version()))
-        };
-        if let Some(change) = site.program(program, older_or_none)? {
-            plan.push(change);
-        }
-    }
-    if needs.parts.has(Part::StateFile) {
-        // Only a file that is not there: one with content is the user's.
-        let change = site.state_file("the task state the hooks read, in the clean form")?;
-        if change.old.is_none() {
-            plan.push(change);
-        }
-    }
-    if needs.parts.has(Part::ClaudeMd) {
-        plan.push(site.claude_md(true, "the Task State Convention block")?);
-    }
-    // Everything --fix does to user settings is one change (one diff, one write).
-    let user = inputs.paths.settings();
-    let removes_user = needs.remove_from.contains(&user);
-    let (registrations, add_rules, status_line) = (
-        needs.parts.has(Part::Registrations),
-        needs.parts.has(Part::PermissionRules),
-        needs.parts.has(Part::StatusLine),
-    );
-    if registrations || add_rules || status_line || removes_user {
-        let old = crate::change::fs::read_text(&user)?;
-        let mut text = old.clone().unwrap_or_default();
-        let mut reasons: Vec<String> = Vec::new();
-        let shell = setup::shell_form(ShellChoice::Auto, os);
-        if removes_user {
-            text = setup::on_disk_places(old.as_deref(), &text, |t| {
-                removal(needs, &user, t, &inputs.ctx)
-            })?;
-            reasons.push(removal_reason(needs));
-        }
-        // With user settings' own entries going, nothing is added there.
-        let mut parts = needs.parts;
-        if removes_user {
-            parts.remove(Part::Registrations);
-        }
-        if parts.has(Part::Registrations) {
-            reasons.insert(
-                0,
-                "one canonical entry per gk hook; variants and Python hooks removed".to_string(),
-            );
-        }
-        let rules = site.rules();
-        if add_rules && rules.is_some() {
-            reasons.push("let Claude write its task records without asking".to_string());
-        }
-        if status_line {
-            reasons
-                .push("gk's status line spelled for the shell Claude Code runs it in".to_string());
-        }
-        let (text, filled, _, _) =
-            site.user_settings(parts, shell, rules.as_ref(), old.as_deref(), text)?;
-        plan.push(FileChange::text(
-            &user,
-            old,
-            Some(text),
-            &reasons.join("; "),
-        ));
-        if let Some(change) = crate::setup::record::note(&inputs.paths.install_record(), &filled)? {
-            plan.push(change);
-        }
-    }
-    for path in needs.remove_from.iter().filter(|p| **p != user) {
-        let Some(old) = crate::change::fs::read_text(path)? else {
-            continue;
-        };
-        let new = removal(needs, path, &old, &inputs.ctx)?;
-        let reason = removal_reason(needs);
-        plan.push(FileChange::text(path, Some(old), Some(new), &reason));
-    }
+    planner::plan(&desired, &request, &mut plan)?;
     Ok(plan)
 }
 
-/// `text` of settings file `path` without the entries `needs` takes out:
-/// every one of gk's, or those of the hooks plugins carry.
-fn removal(
-    needs: &FixNeeds,
-    path: &Path,
-    text: &str,
-    ctx: &crate::hookcmd::CommandContext,
-) -> Result<String> {
-    if needs.carried.is_empty() {
-        return settings_edit::remove_hooks(path, text, ctx);
-    }
-    let kinds: Vec<_> = needs.carried.iter().map(|(k, _)| *k).collect();
-    settings_edit::remove_hooks_of(path, text, ctx, &kinds)
-}
-
-/// Why [`removal`] takes entries out of a file: which plugin now carries
+/// Why gk's entries are taken out of a file: which plugin now carries
 /// each hook, or the managed settings or plugin that register them all,
 /// or (neither) that gk's hooks belong in user settings.
 fn removal_reason(needs: &FixNeeds) -> String {
@@ -475,7 +435,7 @@ pub fn run(
         &diagnosis.files,
         &diagnosis.registrations,
     );
-    let project_dir = &inputs.scope_paths.project_dir;
+    let project_dir = &inputs.project_dir;
     confine_to_project(&mut needs, &diagnosis.files, project_dir, &|p| {
         outside_project(p, project_dir)
     });
@@ -492,7 +452,7 @@ pub fn run(
         return Ok(diagnosis.report.exit_code());
     }
     let plan = plan(inputs, &needs, &|| running_program(&inputs.env))?;
-    let user = inputs.paths.settings();
+    let user = inputs.machine.paths.settings();
     let is_settings = |p: &Path| *p == user || needs.remove_from.iter().any(|r| r == p);
     let (plan, withheld) = withhold_secret_diffs(plan, &diagnosis.redactor, &is_settings);
     for w in &withheld {

@@ -23,7 +23,6 @@ pub mod render;
 pub mod state;
 pub mod statusline;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -32,10 +31,10 @@ use crate::cli::{ColorChoice, DoctorArgs};
 use crate::console::{out, outln, Console};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::hookcmd::{CommandContext, HookKind, Owner};
-use crate::paths::ClaudePaths;
+use crate::hookcmd::{HookKind, Owner};
+use crate::machine::Machine;
 use crate::registry::scopes;
-use crate::registry::Registration;
+use crate::registry::table::Registration;
 
 use finding::{Code, Finding, Group};
 use render::{Redactor, Report};
@@ -45,46 +44,42 @@ use scopes::{ScopeFile, ScopePaths};
 /// docs/doctor.md, "Why 500 ms").
 pub const SLOW_THRESHOLD: Duration = Duration::from_millis(500);
 
-/// Everything a doctor run needs to know about the machine, as values.
+/// Everything a doctor run needs to know, as values: the machine's facts
+/// (the same [`Machine`] install plans from, so `--fix` edits what doctor
+/// read), the project folder, the environment and the time.
 #[derive(Debug, Clone)]
 pub struct Inputs {
-    pub ctx: CommandContext,
-    pub paths: ClaudePaths,
-    pub scope_paths: ScopePaths,
-    pub path_var: Option<OsString>,
-    pub git_bash: Option<PathBuf>,
-    /// Windows: the `HOME` Git Bash will see (see `setup::spelling_context`).
-    pub bash_home: Option<PathBuf>,
+    /// The machine, its managed tier as `--managed-settings` names it.
+    pub machine: Machine,
+    /// The folder whose project and local settings are read.
+    pub project_dir: PathBuf,
     /// The environment doctor runs in: its smoke runs get these variables.
     pub env: Env,
     pub smoke: bool,
     pub now: SystemTime,
-    /// The task records' folder (`None` when no home folder is known).
-    pub state_dir: Option<PathBuf>,
-    /// Where the client keeps its plugins ([`crate::machine::Machine::plugins_dir`]).
-    pub plugins_dir: PathBuf,
 }
 
 impl Inputs {
-    /// The machine's facts gk's parts are spelt from, as install reads them.
+    /// The machine's facts gk's parts are spelt from, as install reads
+    /// them (doctor does not ask the client its version: the switch hooks'
+    /// entries are left as they are).
     pub fn site(&self) -> crate::setup::parts::Site<'_> {
-        crate::setup::parts::Site {
-            paths: &self.paths,
-            ctx: &self.ctx,
-            git_bash: self.git_bash.as_deref(),
-            bash_home: self.bash_home.as_deref(),
-            state_dir: self.state_dir.as_deref(),
-            // Doctor does not ask the client its version: the switch
-            // hooks' entries are left as they are.
-            client: None,
+        crate::setup::parts::Site::of(&self.machine)
+    }
+
+    /// Where every scope's settings file is.
+    pub fn scope_paths(&self) -> ScopePaths {
+        ScopePaths {
+            user: self.machine.paths.settings(),
+            project_dir: self.project_dir.clone(),
+            managed: self.machine.managed.clone(),
+            registry: self.machine.registry_policy.clone(),
         }
     }
 
     /// Read the process environment and the flags.
     pub fn from_env(args: &DoctorArgs, env: &Env) -> Result<Inputs> {
-        // The same machine facts install plans from (paths, platform, home,
-        // CLAUDE_CONFIG_DIR, Git Bash), so --fix edits what doctor read.
-        let machine = crate::machine::Machine::from_env(env)?;
+        let mut machine = Machine::from_env(env)?;
         let project_dir = match &args.project {
             // From the run's own folder (the `Env`'s), as a process
             // started there reads it.
@@ -96,27 +91,16 @@ impl Inputs {
         };
         // `--managed-settings` names the managed tier: the registry is not
         // asked then (as with GK_MANAGED_SETTINGS).
-        let (managed, registry) = match args.managed_settings.clone() {
-            Some(file) => (env.absolute(&file), Default::default()),
-            None => (machine.managed, machine.registry_policy),
-        };
+        if let Some(file) = &args.managed_settings {
+            machine.managed = env.absolute(file);
+            machine.registry_policy = Default::default();
+        }
         Ok(Inputs {
-            scope_paths: ScopePaths {
-                user: machine.paths.settings(),
-                project_dir,
-                managed,
-                registry,
-            },
-            ctx: machine.ctx,
-            paths: machine.paths,
-            path_var: machine.path_var,
-            git_bash: machine.git_bash,
-            bash_home: machine.bash_home,
+            machine,
+            project_dir,
             env: env.clone(),
             smoke: !args.no_smoke,
             now: SystemTime::now(),
-            state_dir: machine.state_dir,
-            plugins_dir: machine.plugins_dir,
         })
     }
 }
@@ -189,20 +173,21 @@ pub struct Diagnosis {
 /// order the report shows them.
 pub fn diagnose(inputs: &Inputs) -> Diagnosis {
     let mut report = Report::default();
-    let files = scopes::load_all(&inputs.scope_paths);
-    files::check_settings_files(&files, &inputs.scope_paths, &mut report);
+    let scope_paths = inputs.scope_paths();
+    let files = scopes::load_all(&scope_paths);
+    files::check_settings_files(&files, &scope_paths, &mut report);
     let plugins = crate::registry::plugins::load_plugins(
         &files,
-        &inputs.plugins_dir,
+        &inputs.machine.plugins_dir,
         crate::registry::plugins::PluginBudget::DOCTOR,
     );
     plugins::check(&plugins, &mut report);
-    let table = crate::registry::Table::with_plugins(&files, &plugins, &inputs.ctx);
+    let table = crate::registry::table::Table::with_plugins(&files, &plugins, &inputs.machine.ctx);
     let how = check_registrations(inputs, &files, &table, &plugins, &mut report);
     programs::check_binaries(inputs, &table, &how, &mut report);
     files::check_backups_beside_files(inputs, &mut report);
     // gk.json, read once: the hooks' own reading of it.
-    let loaded = crate::hooks::load_for_hooks(&inputs.paths.config_file());
+    let loaded = crate::hooks::config::load_for_hooks(&inputs.machine.paths.config_file());
     let switched_off = check_config(inputs, &loaded, &files, &mut report);
     if inputs.smoke {
         programs::check_smoke(inputs, &table, &switched_off, &mut report);
@@ -235,7 +220,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
 fn check_registrations(
     inputs: &Inputs,
     files: &[ScopeFile],
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     plugins: &crate::registry::plugins::Plugins,
     report: &mut Report,
 ) -> registrations::RegistrationFix {
@@ -253,7 +238,7 @@ fn check_registrations(
         .findings
         .extend(registrations::check_registrations_with(
             table,
-            &inputs.paths.settings(),
+            &inputs.machine.paths.settings(),
             &how,
         ));
     let policy = &table.policy;
@@ -281,11 +266,11 @@ fn check_registrations(
 /// tests expect no output), and advice on its rules.
 fn check_config(
     inputs: &Inputs,
-    loaded: &crate::hooks::LoadedConfig,
+    loaded: &crate::hooks::config::LoadedConfig,
     files: &[ScopeFile],
     report: &mut Report,
 ) -> Vec<HookKind> {
-    let config_path = inputs.paths.config_file();
+    let config_path = inputs.machine.paths.config_file();
     if let Some(e) = &loaded.error {
         report.findings.push(state::config_finding(e));
         return Vec::new();
@@ -328,7 +313,7 @@ fn check_config(
 /// rules that let Claude write there, the folder itself, its privacy.
 fn check_state(
     inputs: &Inputs,
-    loaded: &crate::hooks::LoadedConfig,
+    loaded: &crate::hooks::config::LoadedConfig,
     files: &[ScopeFile],
     report: &mut Report,
 ) {
@@ -336,10 +321,10 @@ fn check_state(
     // read it (`load_for_hooks`), and age the record by the default hours.
     let stale_hours = match loaded.error {
         None => loaded.config.stale_hours,
-        Some(_) => crate::hooks::Config::default().stale_hours,
+        Some(_) => crate::hooks::config::Config::default().stale_hours,
     };
-    let state_path = inputs.paths.state_file();
-    let verdict = crate::hooks::read_state(&state_path).verdict(inputs.now, stale_hours);
+    let state_path = inputs.machine.paths.state_file();
+    let verdict = crate::hooks::state::read_state(&state_path).verdict(inputs.now, stale_hours);
     report.notes.push((
         Group::State,
         format!(
@@ -351,8 +336,8 @@ fn check_state(
     report
         .findings
         .extend(state::finding(&verdict, &state_path, stale_hours));
-    let (crate::hooks::StateScope::Session, Some(dir)) =
-        (loaded.config.state.scope, &inputs.state_dir)
+    let (crate::hooks::config::StateScope::Session, Some(dir)) =
+        (loaded.config.state.scope, &inputs.machine.state_dir)
     else {
         return;
     };
@@ -367,10 +352,10 @@ fn check_state(
     report.findings.extend(permissions::check_rules(
         files,
         dir,
-        &inputs.ctx.home,
-        inputs.ctx.os,
-        inputs.paths.dir(),
-        &inputs.paths.settings(),
+        &inputs.machine.ctx.home,
+        inputs.machine.ctx.os,
+        inputs.machine.paths.dir(),
+        &inputs.machine.paths.settings(),
         user_editable,
     ));
     report.findings.extend(permissions::check_folder(dir));
@@ -382,11 +367,11 @@ fn check_state(
 /// missing block is handed to Claude by that hook: said so, as info.
 fn check_claude_md(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     switched_off: &[HookKind],
     report: &mut Report,
 ) {
-    let md_path = inputs.paths.claude_md();
+    let md_path = inputs.machine.paths.claude_md();
     let section = match read_claude_md(&md_path) {
         Ok(text) => claude_md::assess(text.as_deref(), &fix::section_spec(inputs)),
         Err(why) => claude_md::SectionState::Unreadable(why),

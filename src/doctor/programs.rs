@@ -11,7 +11,8 @@ use super::render::Report;
 use super::{Inputs, SLOW_THRESHOLD};
 use crate::hookcmd::{self, HookKind, Owner, ShellForm};
 use crate::registry::locate::locate;
-use crate::registry::{scopes, Registration};
+use crate::registry::scopes;
+use crate::registry::table::Registration;
 use crate::setup::parts::Part;
 use crate::smoke;
 
@@ -19,14 +20,14 @@ use crate::smoke;
 /// ([`crate::registry::rules::programs`]).
 pub(super) fn check_binaries(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     how: &registrations::RegistrationFix,
     report: &mut Report,
 ) {
-    let os = inputs.ctx.os;
+    let os = inputs.machine.ctx.os;
     let exists = |p: &Path| p.is_file();
-    let locate = |program: &str| locate(os, program, inputs.path_var.as_deref(), &exists);
-    let canonical = inputs.paths.binary(os);
+    let locate = |program: &str| locate(os, program, inputs.machine.path_var.as_deref(), &exists);
+    let canonical = inputs.machine.paths.binary(os);
     for p in crate::registry::rules::programs(table, &locate) {
         let (program, owner, places) = (p.program, p.owner, &p.places);
         let first = places[0];
@@ -113,8 +114,8 @@ pub(super) fn check_binaries(
             }
         }
     }
-    let project = &inputs.scope_paths.project_dir;
-    for p in crate::registry::rules::tool_programs(table, project, &inputs.ctx, &locate) {
+    let project = &inputs.project_dir;
+    for p in crate::registry::rules::tool_programs(table, project, &inputs.machine.ctx, &locate) {
         if p.located.is_none() {
             report.findings.push(tool_program_missing(&p, project));
         }
@@ -224,11 +225,11 @@ pub(super) fn outdated(
 /// Run each distinct registered gk command once, as Claude Code would.
 pub(super) fn check_smoke(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     switched_off: &[HookKind],
     report: &mut Report,
 ) {
-    let os = inputs.ctx.os;
+    let os = inputs.machine.ctx.os;
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut ran = 0;
     for kind in HookKind::ALL {
@@ -250,7 +251,7 @@ pub(super) fn check_smoke(
                 continue;
             }
             let located = r.invocation.as_ref().and_then(|inv| {
-                locate(os, &inv.program, inputs.path_var.as_deref(), &|p| {
+                locate(os, &inv.program, inputs.machine.path_var.as_deref(), &|p| {
                     p.is_file()
                 })
             });
@@ -298,7 +299,7 @@ pub(super) fn check_smoke(
 /// is registered or no client is found.
 pub(super) fn check_client_events(
     inputs: &Inputs,
-    table: &crate::registry::Table,
+    table: &crate::registry::table::Table,
     report: &mut Report,
 ) {
     let gated: Vec<(HookKind, &Registration)> = HookKind::ALL
@@ -309,7 +310,7 @@ pub(super) fn check_client_events(
     if gated.is_empty() {
         return;
     }
-    let Some(version) = smoke::client_version(inputs.ctx.os, &inputs.env) else {
+    let Some(version) = smoke::client_version(inputs.machine.ctx.os, &inputs.env) else {
         report.notes.push((
             Group::Smoke,
             "gk's switch hooks are registered; no `claude` on PATH told its version, so whether it knows their events was not checked".to_string(),
@@ -339,16 +340,16 @@ pub(super) fn check_client_events(
 }
 
 pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, report: &mut Report) {
-    let os = inputs.ctx.os;
+    let os = inputs.machine.ctx.os;
     let shell = match r.shell.as_deref() {
         Some(s) if s.eq_ignore_ascii_case("powershell") => ShellForm::PowerShell,
         _ => ShellForm::Bash,
     };
     let inv = match r.exec.as_deref() {
         Some([program, args @ ..]) => smoke::exec_invocation(program, args),
-        _ => smoke::shell_invocation(os, shell, inputs.git_bash.as_deref(), &r.command),
+        _ => smoke::shell_invocation(os, shell, inputs.machine.git_bash.as_deref(), &r.command),
     };
-    let payload = smoke::sample_payload(kind, &inputs.scope_paths.project_dir);
+    let payload = smoke::sample_payload(kind, &inputs.project_dir);
     // The hook must see the home doctor looked at. On Windows the inherited
     // USERPROFILE already is that (gk::paths::home_dir reads it), and a
     // native path forced into HOME would reach Git Bash unconverted.
@@ -356,16 +357,12 @@ pub(super) fn smoke_one(inputs: &Inputs, kind: HookKind, r: &Registration, repor
     if !os.is_windows() {
         env.push((
             "HOME".to_string(),
-            inputs.ctx.home.to_string_lossy().into_owned(),
+            inputs.machine.ctx.home.to_string_lossy().into_owned(),
         ));
     }
     env.push((
         "CLAUDE_PROJECT_DIR".to_string(),
-        inputs
-            .scope_paths
-            .project_dir
-            .to_string_lossy()
-            .into_owned(),
+        inputs.project_dir.to_string_lossy().into_owned(),
     ));
     let timeout = Duration::from_secs_f64(r.timeout.unwrap_or(30.0).clamp(1.0, 60.0));
     let failed = |why: String| {

@@ -11,7 +11,7 @@ use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use crate::hookcmd::{HookKind, WhenMissing};
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::scopes::Scope;
-use crate::registry::{Registration, SwitchKey, Table};
+use crate::registry::table::{Registration, SwitchKey, Table};
 use crate::setup::parts::Part;
 
 fn place_of(path: &Path, line: Option<usize>) -> String {

@@ -1,12 +1,13 @@
 //! task_state.json and gk.json as the hooks see them. Reading and judging
-//! is the hooks' own code (`crate::hooks::read_state` / `load_for_hooks`), so
+//! is the hooks' own code (`crate::hooks::state::read_state` / `load_for_hooks`), so
 //! doctor reports exactly what the STATE line would say: missing or
 //! unreadable, no status, a status that is neither `clean` nor
 //! `in_progress`, or `in_progress` longer than the stale limit.
 
 use std::path::Path;
 
-use crate::hooks::{ConfigError, StateVerdict};
+use crate::hooks::config::ConfigError;
+use crate::hooks::state::StateVerdict;
 
 use super::finding::{Code, Finding, FIX_COMMAND};
 use crate::setup::parts::Part;

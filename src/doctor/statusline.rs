@@ -12,7 +12,7 @@ use super::finding::{Code, Finding, FIX_COMMAND};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
 use crate::registry::scopes::{Scope, ScopeFile};
-use crate::registry::{SwitchKey, Table};
+use crate::registry::table::{SwitchKey, Table};
 use crate::setup::parts::Part;
 
 /// The user settings and their status line's command, when it is gk's.
@@ -26,7 +26,7 @@ fn gk_statusline<'f>(files: &'f [ScopeFile], inputs: &Inputs) -> Option<(&'f Sco
         .get("statusLine")?
         .get("command")?
         .as_str()?;
-    is_gk_statusline(command, &inputs.ctx).then_some((user, command))
+    is_gk_statusline(command, &inputs.machine.ctx).then_some((user, command))
 }
 
 /// `statusline-disabled`: gk's status line in user settings where a
@@ -62,18 +62,18 @@ pub fn check_policy(files: &[ScopeFile], table: &Table, inputs: &Inputs) -> Opti
 /// cannot run in the shell the client will use.
 pub fn check(files: &[ScopeFile], inputs: &Inputs) -> Option<Finding> {
     let (user, command) = gk_statusline(files, inputs)?;
-    let os = inputs.ctx.os;
-    let why = crate::setup::statusline_breaks(os, command, inputs.git_bash.as_deref())?;
-    let shell = match inputs.git_bash.as_deref() {
+    let os = inputs.machine.ctx.os;
+    let why = crate::setup::statusline_breaks(os, command, inputs.machine.git_bash.as_deref())?;
+    let shell = match inputs.machine.git_bash.as_deref() {
         Some(bash) => format!("Git Bash ({})", bash.display()),
         None => "PowerShell (no Git Bash found)".to_string(),
     };
     let wanted = crate::setup::statusline_for(
-        &inputs.ctx,
+        &inputs.machine.ctx,
         crate::setup::shell_form(crate::cli::ShellChoice::Auto, os),
-        inputs.git_bash.as_deref(),
-        inputs.bash_home.as_deref(),
-        &inputs.paths.binary(os),
+        inputs.machine.git_bash.as_deref(),
+        inputs.machine.bash_home.as_deref(),
+        &inputs.machine.paths.binary(os),
     );
     let finding = Finding::new(
         Code::StatuslineBroken,
@@ -99,7 +99,7 @@ mod tests {
     use crate::hookcmd::CommandContext;
     use crate::paths::ClaudePaths;
     use crate::platform::Os;
-    use crate::registry::scopes::{test_files, ScopePaths};
+    use crate::registry::scopes::test_files;
     use std::path::PathBuf;
 
     fn inputs(os: Os, git_bash: Option<&str>) -> Inputs {
@@ -110,23 +110,18 @@ mod tests {
         };
         let ctx = CommandContext::with_home(os, home);
         let paths = ClaudePaths::at(ctx.claude_dir.clone());
-        Inputs {
-            scope_paths: ScopePaths {
-                user: paths.settings(),
-                project_dir: PathBuf::from(home),
-                managed: PathBuf::from("/none.json"),
-                registry: Default::default(),
-            },
-            ctx,
-            paths,
-            path_var: None,
+        let machine = crate::machine::Machine {
+            managed: PathBuf::from("/none.json"),
             git_bash: git_bash.map(PathBuf::from),
-            bash_home: None,
+            plugins_dir: PathBuf::from(home).join(".claude/plugins"),
+            ..crate::machine::Machine::of(ctx, paths)
+        };
+        Inputs {
+            machine,
+            project_dir: PathBuf::from(home),
             env: crate::env::Env::new("/", "/gk"),
             smoke: false,
             now: std::time::SystemTime::now(),
-            state_dir: None,
-            plugins_dir: PathBuf::from(home).join(".claude/plugins"),
         }
     }
 

@@ -15,7 +15,9 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-pub use crate::hooks::convention::{section_for, LEGACY_HEADING};
+#[cfg(test)]
+use crate::hooks::convention::section_for;
+use crate::hooks::convention::LEGACY_HEADING;
 
 pub const BEGIN_MARKER: &str =
     "<!-- gk:begin (added by gk install; gk uninstall removes everything up to gk:end) -->";

@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use super::config::Config;
 use super::state::{Earlier, Located, StateFile, StateVerdict};
-use super::stop::age_text;
+use super::voice::age_text;
 use super::voice::{EarlierTask, StateLine};
 use crate::text::one_line;
 
@@ -356,7 +356,7 @@ pub fn task_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::StateRead;
+    use crate::hooks::state::StateRead;
     use serde_json::json;
     use std::path::PathBuf;
     use std::time::Duration;

@@ -28,41 +28,30 @@
 //!   in progress(stale, age hours) / clean(age hours). `read_state` is the
 //!   only I/O (one read and its mtime); `verdict` is pure.
 
-pub(crate) mod config;
-pub mod convention;
-mod follow;
-mod input;
-pub mod jsonout;
-/// The UserPromptSubmit answer as the hook prints it (for the parity tests).
-pub use jsonout::prompt_output;
 pub(crate) mod advice;
 #[allow(clippy::unreadable_literal)]
 mod advice_weights;
-mod keywords;
+pub(crate) mod config;
+pub mod convention;
+mod follow;
+pub(crate) mod input;
+pub mod jsonout;
+pub(crate) mod keywords;
 pub(crate) mod plugin;
-mod prompt;
-pub(crate) use prompt::{analyse, tier_label, without_check, Analysis};
+pub(crate) mod prompt;
 mod pytext;
 pub mod session;
-mod state;
-mod statusline;
+pub(crate) mod state;
+pub(crate) mod statusline;
 mod stop;
 pub(crate) mod switch_guard;
-mod transcript;
+pub(crate) mod transcript;
 pub(crate) mod voice;
 
 use std::time::SystemTime;
 
-pub use config::{load_for_hooks, Config, ConfigError, LoadedConfig, StateScope, MAX_CONFIG_BYTES};
-pub use input::Input;
-pub use keywords::KeywordSet;
-pub use state::{
-    locate, parse_state_bytes, read_record, read_state, Located, StateFile, StateRead,
-    StateVerdict, DETAIL_CHARS, MAX_STATE_BYTES, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS,
-};
-pub use statusline::run as run_statusline;
-pub use stop::age_text;
-pub use transcript::Current;
+use config::{Config, StateScope};
+use state::{locate, Located, StateFile};
 
 use crate::console::Console;
 use crate::env::Env;
@@ -189,26 +178,41 @@ fn state_for(
 fn answer(hook: HookKind, env: &Env, c: &mut Console<'_>) -> Option<String> {
     let home = crate::paths::home_dir(env);
     let paths = ClaudePaths::resolve(env.var_os("CLAUDE_CONFIG_DIR"), home.clone());
-    if hook == HookKind::Session {
-        return session_answer(home, paths.as_ref(), env, c);
-    }
-    let (config, note) = hook_config(paths.as_ref());
-    let config = &config;
-    // The v5 Stop hook ignores its event; per session it needs the id.
-    let keep = match (hook, config.state.scope) {
-        (HookKind::Stop, StateScope::Global) => 0,
-        _ => input::MAX_EVENT_BYTES,
+    let paths = paths.as_ref();
+    // gk.json, the line saying why it was ignored, and stdin, for every
+    // hook but the session check (which reads its own).
+    let read = |c: &mut Console<'_>| {
+        let (config, note) = hook_config(paths);
+        // The v5 Stop hook ignores its event; per session it needs the id.
+        let keep = match (hook, config.state.scope) {
+            (HookKind::Stop, StateScope::Global) => 0,
+            _ => input::MAX_EVENT_BYTES,
+        };
+        (read_stdin(env, c, keep), config, note)
     };
-    let input = read_stdin(env, c, keep);
-    respond(
-        hook,
-        &input,
-        config,
-        note,
-        |event| state_for(config, paths.as_ref(), home.as_deref(), event, env),
-        transcript::of_event,
-        SystemTime::now(),
-    )
+    let state = |config: &Config, event: Option<&serde_json::Value>| {
+        state_for(config, paths, home.as_deref(), event, env)
+    };
+    let now = SystemTime::now;
+    match hook {
+        HookKind::Session => session_answer(home.clone(), paths, env, c),
+        HookKind::Prompt => {
+            let (input, config, note) = read(c);
+            let state = |event: Option<&serde_json::Value>| state(&config, event);
+            respond_prompt(&input, &config, note, state, transcript::of_event, now())
+        }
+        HookKind::Stop => {
+            let (input, config, note) = read(c);
+            let state = |event: Option<&serde_json::Value>| state(&config, event);
+            respond_stop(&input, &config, note, state, now())
+        }
+        HookKind::PreSwitch | HookKind::PostSwitch => {
+            let (input, config, _) = read(c);
+            let state = |event: Option<&serde_json::Value>| state(&config, event);
+            let pre = hook == HookKind::PreSwitch;
+            respond_switch(pre, &input, &config, state, now())
+        }
+    }
 }
 
 /// `gk hook session`: switched off in gk.json, or with no home folder and
@@ -271,14 +275,15 @@ fn session_answer(
     jsonout::session_output(text.as_deref(), context.as_deref())
 }
 
-/// The pure part of a hook run: what `hook` prints for what it read of
-/// stdin (`input`), with `config` (and the line saying why gk.json was
-/// ignored, if it was), the task state for the event (`state`
-/// is called at most once, only when the hook needs it) and the time
-/// `now`. `None`: print nothing. What the fuzz target
+/// The pure part of a hook run: what the prompt hook prints for what it
+/// read of stdin (`input`), with `config` (and the line saying why gk.json
+/// was ignored, if it was), the task state for the event (`state` is
+/// called at most once, only when the hook needs it), what the transcript
+/// says of the model in use (`current`) and the time `now`. `None`: print
+/// nothing. [`respond_stop`] and [`respond_switch`] are the same for the
+/// Stop hook and the switch guard; what the fuzz target
 /// `fuzz/fuzz_targets/hook_input.rs` drives.
-pub fn respond(
-    hook: HookKind,
+pub fn respond_prompt(
     input: &input::Input,
     config: &Config,
     mut note: Option<String>,
@@ -286,99 +291,115 @@ pub fn respond(
     current: impl FnOnce(&serde_json::Value) -> transcript::Current,
     now: SystemTime,
 ) -> Option<String> {
-    match hook {
-        // The session check reads the settings files: `session::answer`.
-        HookKind::Session => None,
-        HookKind::PreSwitch | HookKind::PostSwitch => {
-            if !config.enabled(hook) {
-                return None;
-            }
-            let (event, _) = event_of(input)?;
-            let located = state(Some(&event));
-            switch_guard::answer(hook == HookKind::PreSwitch, &event, config, &located, now)
-        }
-        HookKind::Prompt => {
-            if !config.prompt.enabled {
-                return None;
-            }
-            let (event, cut) = event_of(input)?;
-            if let Some(cut) = cut {
-                note = Some(match note {
-                    Some(n) => format!("{n}\n ! {cut}"),
-                    None => cut,
-                });
-            }
-            let located = state(Some(&event));
-            let stale_hours = config.stale_hours;
-            // An earlier session's task in flight speaks for this session
-            // until it writes its own record.
-            let (file, earlier_in_flight) = follow::speaking(&located, now, stale_hours);
-            let a = prompt::analyse(prompt::prompt_of(&event), config);
-            let (mut msg, mut ctx) = prompt::respond(
-                &a,
-                config,
-                file,
-                now,
-                note.as_deref(),
-                located.record.as_deref(),
-            );
-            let next = follow::next_of(file, config);
-            if config.state.scope == StateScope::Session {
-                let current = current(&event);
-                msg = voice::prompt_message(&turn_of(
-                    &a,
-                    config,
-                    file,
-                    earlier_in_flight.is_some(),
-                    located.earlier.as_ref(),
-                    next.as_deref(),
-                    note.as_deref(),
-                    now,
-                    &current,
-                ));
-            }
-            // Right after the record sentence that opens the context: a
-            // fixed sentence before any text taken from a record.
-            if let (Some(record), Some(pointer)) = (&located.record, &located.pointer) {
-                let at = prompt::record_sentence(record).trim_end().len();
-                ctx.insert_str(
-                    at,
-                    &prompt::pointer_sentence(
-                        pointer,
-                        session_id_of(&event).unwrap_or_default(),
-                        config.state.next_on(),
-                    ),
-                );
-            }
-            if let Some(e) = &located.earlier {
-                let (_, sentence) = follow::prompt_lines(e, now, stale_hours);
-                ctx.push_str(&sentence);
-            }
-            Some(jsonout::prompt_output(&msg, &ctx))
-        }
-        HookKind::Stop => {
-            if !config.stop.enabled {
-                return None;
-            }
-            // v5 ignores the Stop event; per session, its id picks the record.
-            let event = match config.state.scope {
-                StateScope::Global => None,
-                StateScope::Session => event_of(input).map(|(event, _)| event),
-            };
-            let located = state(event.as_ref());
-            let stale_hours = config.stale_hours;
-            let speaker = follow::Speaker::of(&located, now, stale_hours);
-            let next = follow::next_of(speaker.file, config);
-            let msg = voice::stop_message(&speaker.line(
-                &located,
-                now,
-                stale_hours,
-                next.as_deref(),
-                note.as_deref(),
-            ));
-            Some(jsonout::stop_output(&msg))
-        }
+    if !config.prompt.enabled {
+        return None;
     }
+    let (event, cut) = event_of(input)?;
+    if let Some(cut) = cut {
+        note = Some(match note {
+            Some(n) => format!("{n}\n ! {cut}"),
+            None => cut,
+        });
+    }
+    let located = state(Some(&event));
+    let stale_hours = config.stale_hours;
+    // An earlier session's task in flight speaks for this session
+    // until it writes its own record.
+    let (file, earlier_in_flight) = follow::speaking(&located, now, stale_hours);
+    let a = prompt::analyse(prompt::prompt_of(&event), config);
+    let (mut msg, mut ctx) = prompt::respond(
+        &a,
+        config,
+        file,
+        now,
+        note.as_deref(),
+        located.record.as_deref(),
+    );
+    let next = follow::next_of(file, config);
+    if config.state.scope == StateScope::Session {
+        let current = current(&event);
+        msg = voice::prompt_message(&turn_of(
+            &a,
+            config,
+            file,
+            earlier_in_flight.is_some(),
+            located.earlier.as_ref(),
+            next.as_deref(),
+            note.as_deref(),
+            now,
+            &current,
+        ));
+    }
+    // Right after the record sentence that opens the context: a
+    // fixed sentence before any text taken from a record.
+    if let (Some(record), Some(pointer)) = (&located.record, &located.pointer) {
+        let at = prompt::record_sentence(record).trim_end().len();
+        ctx.insert_str(
+            at,
+            &prompt::pointer_sentence(
+                pointer,
+                session_id_of(&event).unwrap_or_default(),
+                config.state.next_on(),
+            ),
+        );
+    }
+    if let Some(e) = &located.earlier {
+        let (_, sentence) = follow::prompt_lines(e, now, stale_hours);
+        ctx.push_str(&sentence);
+    }
+    Some(jsonout::prompt_output(&msg, &ctx))
+}
+
+/// The Stop hook's answer (see [`respond_prompt`]): it always answers.
+pub fn respond_stop(
+    input: &input::Input,
+    config: &Config,
+    note: Option<String>,
+    state: impl FnOnce(Option<&serde_json::Value>) -> Located,
+    now: SystemTime,
+) -> Option<String> {
+    if !config.stop.enabled {
+        return None;
+    }
+    // v5 ignores the Stop event; per session, its id picks the record.
+    let event = match config.state.scope {
+        StateScope::Global => None,
+        StateScope::Session => event_of(input).map(|(event, _)| event),
+    };
+    let located = state(event.as_ref());
+    let stale_hours = config.stale_hours;
+    let speaker = follow::Speaker::of(&located, now, stale_hours);
+    let next = follow::next_of(speaker.file, config);
+    let msg = voice::stop_message(&speaker.line(
+        &located,
+        now,
+        stale_hours,
+        next.as_deref(),
+        note.as_deref(),
+    ));
+    Some(jsonout::stop_output(&msg))
+}
+
+/// The switch guard's answer (see [`respond_prompt`]): before the switch
+/// (`pre`, PreModelSwitch) or after it.
+pub fn respond_switch(
+    pre: bool,
+    input: &input::Input,
+    config: &Config,
+    state: impl FnOnce(Option<&serde_json::Value>) -> Located,
+    now: SystemTime,
+) -> Option<String> {
+    let hook = if pre {
+        HookKind::PreSwitch
+    } else {
+        HookKind::PostSwitch
+    };
+    if !config.enabled(hook) {
+        return None;
+    }
+    let (event, _) = event_of(input)?;
+    let located = state(Some(&event));
+    switch_guard::answer(pre, &event, config, &located, now)
 }
 
 /// The turn as the composer reads it (per-session scope): the task in

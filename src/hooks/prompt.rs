@@ -382,45 +382,76 @@ pub fn respond(
     record: Option<&std::path::Path>,
 ) -> (String, String) {
     let (is_clean, reason, stale) = assess_state(state, now, config.stale_hours);
-    let c = &a.choice;
-
     let plain = config.state.scope == super::config::StateScope::Session;
+    // Per session the user's lines are the composer's (`super::voice`,
+    // from [`pick`] and the turn); global scope keeps v5's.
+    let msg = match plain {
+        true => String::new(),
+        false => v5_message(a, config, is_clean, config_note),
+    };
+    let mut ctx = state_context(a, plain, is_clean, &reason, stale);
+    if let Some((effort, _)) = a.effort {
+        ctx.push_str(&format!(" Suggested effort: {effort}."));
+    }
+    if let Some(w) = a.choice.warning {
+        ctx.push(' ');
+        ctx.push_str(w);
+    }
+    push_instruction(&mut ctx, a, config, plain, is_clean);
+    if let Some(record) = record {
+        ctx.insert_str(0, &record_sentence(record));
+    }
+    (msg, ctx)
+}
+
+/// The user's lines in global scope, as v5 prints them: the header, the
+/// model and effort to use, the dirty-state warning and gk's notes; empty
+/// when nothing is under the header.
+fn v5_message(a: &Analysis<'_>, config: &Config, is_clean: bool, note: Option<&str>) -> String {
+    let c = &a.choice;
     let show_model = config.show_model() == super::config::ShowModel::EveryPrompt
         || c.rule.is_some()
         || c.learned.is_some()
         || a.effort.is_some();
-    // Per session the user's lines are the composer's (`super::voice`,
-    // from [`pick`] and the turn); global scope keeps v5's.
-    let mut msg = String::new();
-    if !plain {
-        msg.push_str("GATEKEEPER");
-        if a.check_mode {
-            msg.push_str(CHECK_HEADER);
-        }
-        if show_model {
-            msg.push_str(&format!(
-                "\n Model : /model {} (trigger: '{}')\n Use for: {}",
-                c.label, c.trigger, c.purpose
-            ));
-        }
-        if let Some((effort, _)) = a.effort {
-            msg.push_str(&format!("\n Effort : consider /effort {effort}"));
-        }
-        if !is_clean {
-            msg.push_str("\n ! [DIRTY] task in progress -- hold off switching model/effort");
-        }
-        if let Some(w) = c.warning.filter(|_| show_model) {
-            msg.push_str(&format!("\n ! {w}"));
-        }
-        if let Some(note) = config_note {
-            msg.push_str(&format!("\n ! {note}"));
-        }
-        // Nothing under the header: nothing to show the user.
-        if msg == "GATEKEEPER" {
-            msg.clear();
-        }
+    let mut msg = String::from("GATEKEEPER");
+    if a.check_mode {
+        msg.push_str(CHECK_HEADER);
     }
+    if show_model {
+        msg.push_str(&format!(
+            "\n Model : /model {} (trigger: '{}')\n Use for: {}",
+            c.label, c.trigger, c.purpose
+        ));
+    }
+    if let Some((effort, _)) = a.effort {
+        msg.push_str(&format!("\n Effort : consider /effort {effort}"));
+    }
+    if !is_clean {
+        msg.push_str("\n ! [DIRTY] task in progress -- hold off switching model/effort");
+    }
+    if let Some(w) = c.warning.filter(|_| show_model) {
+        msg.push_str(&format!("\n ! {w}"));
+    }
+    if let Some(note) = note {
+        msg.push_str(&format!("\n ! {note}"));
+    }
+    // Nothing under the header: nothing to show the user.
+    if msg == "GATEKEEPER" {
+        msg.clear();
+    }
+    msg
+}
 
+/// The context's first sentence: the task state and the suggested model
+/// (per session with the command to type and why).
+fn state_context(
+    a: &Analysis<'_>,
+    plain: bool,
+    is_clean: bool,
+    reason: &str,
+    stale: Option<i64>,
+) -> String {
+    let c = &a.choice;
     let stale_note = stale
         .map(|h| format!(" WARNING: state has been in_progress for {h}h -- may be stale."))
         .unwrap_or_default();
@@ -433,32 +464,33 @@ pub fn respond(
             "DIRTY ({reason}) -- hold off switching model or effort until current task is complete"
         )
     };
-    let mut ctx = if plain {
-        let why = match (c.rule, &c.learned) {
-            (Some(_), _) => format!("matched keyword '{}'", c.trigger),
-            (None, Some(reason)) => format!("the recommender's strongest sign: {reason}"),
-            (None, None) if a.recommender => {
-                "no strong sign for another model, so the default".into()
-            }
-            (None, None) => "no rule's keyword matched, so the default".to_string(),
-        };
-        format!(
-            "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (`/model {}`; {why}; {}).",
-            c.label, c.command, c.purpose
-        )
-    } else {
-        format!(
+    if !plain {
+        return format!(
             "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (matched keyword '{}'; {}).",
             c.label, c.trigger, c.purpose
-        )
+        );
+    }
+    let why = match (c.rule, &c.learned) {
+        (Some(_), _) => format!("matched keyword '{}'", c.trigger),
+        (None, Some(reason)) => format!("the recommender's strongest sign: {reason}"),
+        (None, None) if a.recommender => "no strong sign for another model, so the default".into(),
+        (None, None) => "no rule's keyword matched, so the default".to_string(),
     };
-    if let Some((effort, _)) = a.effort {
-        ctx.push_str(&format!(" Suggested effort: {effort}."));
-    }
-    if let Some(w) = c.warning {
-        ctx.push(' ');
-        ctx.push_str(w);
-    }
+    format!(
+        "[Gatekeeper] State: {state_text}.{stale_note} Suggested model: {} (`/model {}`; {why}; {}).",
+        c.label, c.command, c.purpose
+    )
+}
+
+/// The instruction that ends the context: `[check]`'s (the models to
+/// choose from), or what to do about the task state.
+fn push_instruction(
+    ctx: &mut String,
+    a: &Analysis<'_>,
+    config: &Config,
+    plain: bool,
+    is_clean: bool,
+) {
     if a.check_mode {
         ctx.push(' ');
         ctx.push_str(CHECK_MODE_INSTRUCTION);
@@ -473,27 +505,23 @@ pub fn respond(
         } else {
             ctx.push_str(CHECK_MODE_AFTER_MODELS);
         }
-        ctx.push_str(c.label);
+        ctx.push_str(a.choice.label);
         ctx.push_str(CHECK_MODE_TAIL);
         if plain {
             ctx.push_str(&model_commands(config));
         }
+        return;
+    }
+    let instruction = if is_clean {
+        OPTION_D_CLEAN
     } else {
-        let instruction = if is_clean {
-            OPTION_D_CLEAN
-        } else {
-            OPTION_D_DIRTY
-        };
-        if plain {
-            ctx.push_str(&instruction.replacen(" [Option D] ", " [Task state] ", 1));
-        } else {
-            ctx.push_str(instruction);
-        }
+        OPTION_D_DIRTY
+    };
+    if plain {
+        ctx.push_str(&instruction.replacen(" [Option D] ", " [Task state] ", 1));
+    } else {
+        ctx.push_str(instruction);
     }
-    if let Some(record) = record {
-        ctx.insert_str(0, &record_sentence(record));
-    }
-    (msg, ctx)
 }
 
 /// Per session, after the `[check]` instruction: what to type after
@@ -552,7 +580,7 @@ mod tests {
     /// The keyword rules (global scope: the seed's, first match).
     fn keywords() -> Config {
         let mut c = Config::default();
-        c.state.scope = crate::hooks::StateScope::Global;
+        c.state.scope = crate::hooks::config::StateScope::Global;
         c
     }
 

@@ -41,7 +41,7 @@ use crate::platform::Os;
 use crate::registry::plugins::{Plugins, Trouble};
 use crate::registry::rules::{self, Skipped};
 use crate::registry::scopes::{self, Scope, ScopeFile};
-use crate::registry::{Registration, Table};
+use crate::registry::table::{Registration, Table};
 
 /// The most of stdin the session hook keeps: a SessionStart event is a few
 /// hundred bytes (measured: `session_id`, `transcript_path`, `cwd`,
@@ -60,7 +60,7 @@ const MAX_SHOWN: usize = 160;
 /// At most this many places are named for one problem.
 const MAX_PLACES: usize = 3;
 
-pub use crate::machine::Machine;
+use crate::machine::Machine;
 
 /// The warnings for this event (the `systemMessage` text), or `None` for
 /// a healthy setup, and whether a copy of gk's session hook from a
@@ -624,7 +624,7 @@ mod tests {
 
     #[test]
     fn a_plugins_hook_is_named_by_its_plugin_with_no_control_characters() {
-        let mut r = crate::registry::test_row(
+        let mut r = crate::registry::table::test_row(
             Scope::User,
             "UserPromptSubmit",
             "gk",
@@ -632,7 +632,7 @@ mod tests {
         );
         r.path = PathBuf::from("/m/plugin/hooks/hooks.json");
         r.line = 7;
-        r.plugin = Some(crate::registry::PluginTag {
+        r.plugin = Some(crate::registry::table::PluginTag {
             id: "gk\u{1b}[31m@mkt".to_string(),
             forced: false,
         });

@@ -3,12 +3,13 @@
 //! typing whether switching model or effort is safe. It prints
 //! `systemMessage` only: anything else on Stop would make Claude go on.
 
-/// The words of the Stop line are the composer's (`super::voice`).
-pub use super::voice::age_text;
+//! The words of the Stop line are the composer's
+//! (`super::voice::stop_message`, `super::voice::age_text`); what is here
+//! holds them to v5's age buckets.
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::voice::age_text;
 
     #[test]
     fn age_buckets() {

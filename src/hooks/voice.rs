@@ -527,7 +527,7 @@ pub fn status_line(s: &StateLine<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::StateRead;
+    use crate::hooks::state::StateRead;
     use serde_json::json;
     use std::time::Duration;
 

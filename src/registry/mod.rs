@@ -45,10 +45,4 @@ pub mod locate;
 pub mod plugins;
 pub mod rules;
 pub mod scopes;
-mod table;
-
-#[cfg(test)]
-pub(crate) use table::test_row;
-#[cfg(test)]
-pub(crate) use table::{policy, PluginTag, Policy, Switch};
-pub use table::{Registration, Source, SwitchKey, Table};
+pub mod table;

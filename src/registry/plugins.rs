@@ -729,4 +729,4 @@ pub fn load_plugins_spending(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -70,7 +70,7 @@ pub struct Spelling<'t> {
 /// so one string in two sources is two spellings here.
 pub fn spellings(t: &Table, kind: HookKind) -> Vec<Spelling<'_>> {
     let mut out: Vec<Spelling<'_>> = Vec::new();
-    let mut at: HashMap<(crate::registry::Source<'_>, &str), usize> = HashMap::new();
+    let mut at: HashMap<(crate::registry::table::Source<'_>, &str), usize> = HashMap::new();
     for r in t.running(kind) {
         let i = *at
             .entry((r.source(), r.command.as_str()))
@@ -473,11 +473,14 @@ pub fn skipped_files(files: &[ScopeFile]) -> Vec<(&ScopeFile, Skipped<'_>)> {
 }
 
 #[cfg(test)]
+mod with_plugins;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::path::Path;
 
-    use crate::registry::test_row as reg;
+    use crate::registry::table::test_row as reg;
 
     #[test]
     fn mentions_gk_agrees_with_the_pattern_it_replaces() {

@@ -363,21 +363,83 @@ pub fn load_scopes_spending(
     project_dir: Option<&Path>,
     managed: &Path,
     registry: &RegistryPolicy,
-    mut spent: Option<&mut Spent>,
+    spent: Option<&mut Spent>,
 ) -> Vec<ScopeFile> {
     let budget = spent.as_ref().map(|s| s.budget);
-    let mut load = |path: &Path, text: Option<&str>| match (&mut spent, text) {
-        (Some(spent), None) => spent.load(path),
-        (None, None) => load_file(path),
-        (Some(spent), Some(text)) => spent.take(path, text.as_bytes().to_vec()),
-        (None, Some(text)) => classify_text(path, text),
+    let mut r = Reader {
+        spent,
+        seen: Vec::new(),
+        files: Vec::new(),
     };
     // The registry values first: they depend on no file.
-    let mut policy = |name: &str, value: &PolicyValue| {
+    let machine_policy = registry
+        .machine
+        .as_ref()
+        .map(|v| r.policy(POLICY_MACHINE_NAME, v));
+    let user_policy = registry
+        .user
+        .as_ref()
+        .map(|v| r.policy(POLICY_USER_NAME, v));
+    let machine_rules = machine_policy.as_ref().is_some_and(holds_policy);
+    r.add(Scope::User, user.to_path_buf());
+    if let Some(dir) = project_dir {
+        r.add(Scope::Project, dir.join(".claude").join("settings.json"));
+        r.add(
+            Scope::Local,
+            dir.join(".claude").join("settings.local.json"),
+        );
+    }
+    r.files.extend(machine_policy);
+    let on_disk = r.files.len();
+    r.add(Scope::Managed, managed.to_path_buf());
+    let dir = dropin_dir(managed);
+    match dropins(&dir, budget.map(|b| b.dropins)) {
+        Some(paths) => {
+            for path in paths {
+                r.add(Scope::Managed, path);
+            }
+        }
+        None => r.files.push(ScopeFile {
+            scope: Scope::Managed,
+            path: dir,
+            load: Load::Unchecked(format!(
+                "holds more than {} files, too many to check at session start",
+                budget.map_or(0, |b| b.dropins)
+            )),
+        }),
+    }
+    let mut files = r.files;
+    one_managed_source(&mut files, on_disk, machine_rules, user_policy, managed);
+    files
+}
+
+/// One reading of the settings sources: what it has spent, the files read
+/// so far, and what each is on disk.
+struct Reader<'s> {
+    spent: Option<&'s mut Spent>,
+    /// Every file is told apart from the ones before it by what it is on
+    /// disk (device and inode), not by its name: one file is read once.
+    seen: Vec<(FileKey, Scope, PathBuf)>,
+    files: Vec<ScopeFile>,
+}
+
+impl Reader<'_> {
+    /// The file at `path` (or `text`, a registry value's), within the budget.
+    fn load(&mut self, path: &Path, text: Option<&str>) -> Load {
+        match (self.spent.as_deref_mut(), text) {
+            (Some(spent), None) => spent.load(path),
+            (None, None) => load_file(path),
+            (Some(spent), Some(text)) => spent.take(path, text.as_bytes().to_vec()),
+            (None, Some(text)) => classify_text(path, text),
+        }
+    }
+
+    /// A registry value of the managed tier, named as the client names it.
+    fn policy(&mut self, name: &str, value: &PolicyValue) -> ScopeFile {
         let path = PathBuf::from(name);
         let load = match value {
             PolicyValue::Unreadable(why) => Load::Unreadable(why.clone()),
-            PolicyValue::Text(text) => match load(&path, Some(text)) {
+            PolicyValue::Text(text) => match self.load(&path, Some(text)) {
                 // Measured: a blank value stops the client as one that is
                 // not JSON does; a blank file is nothing.
                 Load::Empty => Load::Unparseable(ParseError {
@@ -395,67 +457,40 @@ pub fn load_scopes_spending(
             path,
             load,
         }
-    };
-    let machine_policy = registry
-        .machine
-        .as_ref()
-        .map(|v| policy(POLICY_MACHINE_NAME, v));
-    let user_policy = registry.user.as_ref().map(|v| policy(POLICY_USER_NAME, v));
-    let machine_rules = machine_policy.as_ref().is_some_and(holds_policy);
-    // Every file is told apart from the ones before it by what it is on
-    // disk (device and inode), not by its name: one file is read once.
-    let mut seen: Vec<(FileKey, Scope, PathBuf)> = Vec::new();
-    let mut files: Vec<ScopeFile> = Vec::new();
-    let mut add = |files: &mut Vec<ScopeFile>, scope: Scope, path: PathBuf| {
+    }
+
+    /// The file at `path` as `scope`: read, unless it is a file read
+    /// before under another name.
+    fn add(&mut self, scope: Scope, path: PathBuf) {
         let key = file_key(&path);
         let earlier = key
             .as_ref()
-            .and_then(|k| seen.iter().find(|(s, _, _)| s == k));
+            .and_then(|k| self.seen.iter().find(|(s, _, _)| s == k))
+            .map(|(_, scope, path)| (*scope, path.clone()));
+        let first = earlier.is_none();
         let load = match earlier {
-            Some((_, Scope::User, _)) if scope == Scope::Project => Load::SameAsUser,
-            Some((_, scope, path)) => Load::SameAs {
-                scope: *scope,
-                path: path.clone(),
-            },
-            None => load(&path, None),
+            Some((Scope::User, _)) if scope == Scope::Project => Load::SameAsUser,
+            Some((scope, path)) => Load::SameAs { scope, path },
+            None => self.load(&path, None),
         };
-        if let (Some(k), None) = (key, earlier) {
-            seen.push((k, scope, path.clone()));
+        if let (Some(k), true) = (key, first) {
+            self.seen.push((k, scope, path.clone()));
         }
-        files.push(ScopeFile { scope, path, load });
-    };
-    add(&mut files, Scope::User, user.to_path_buf());
-    if let Some(dir) = project_dir {
-        add(
-            &mut files,
-            Scope::Project,
-            dir.join(".claude").join("settings.json"),
-        );
-        add(
-            &mut files,
-            Scope::Local,
-            dir.join(".claude").join("settings.local.json"),
-        );
+        self.files.push(ScopeFile { scope, path, load });
     }
-    files.extend(machine_policy);
-    let on_disk = files.len();
-    add(&mut files, Scope::Managed, managed.to_path_buf());
-    let dir = dropin_dir(managed);
-    match dropins(&dir, budget.map(|b| b.dropins)) {
-        Some(paths) => {
-            for path in paths {
-                add(&mut files, Scope::Managed, path);
-            }
-        }
-        None => files.push(ScopeFile {
-            scope: Scope::Managed,
-            path: dir,
-            load: Load::Unchecked(format!(
-                "holds more than {} files, too many to check at session start",
-                budget.map_or(0, |b| b.dropins)
-            )),
-        }),
-    }
+}
+
+/// The managed tier as the client takes it, one source ([`load_scopes_within`]):
+/// the files from `on_disk` on (the managed file and its drop-ins) hidden
+/// by a machine value that holds any setting; the user value (pushed last)
+/// hidden by that value or by any managed file there.
+fn one_managed_source(
+    files: &mut Vec<ScopeFile>,
+    on_disk: usize,
+    machine_rules: bool,
+    user_policy: Option<ScopeFile>,
+    managed: &Path,
+) {
     let file_based = files[on_disk..]
         .iter()
         .any(|f| !matches!(f.load, Load::Absent));
@@ -479,7 +514,6 @@ pub fn load_scopes_spending(
         }
         files.push(f);
     }
-    files
 }
 
 /// Is this "path" one of the registry values (the name the client gives it)?

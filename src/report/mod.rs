@@ -26,7 +26,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::hooks::Config;
+use crate::hooks::config::Config;
 use crate::platform::Os;
 use line::{Fact, Outcome};
 

@@ -9,7 +9,7 @@
 //! an alias of the answer's family, or a label or command of a configured
 //! rule whose model is the answer's.
 
-use crate::hooks::Config;
+use crate::hooks::config::Config;
 
 /// The aliases the client resolves to a family's current model.
 const ALIASES: [&str; 3] = ["opus", "sonnet", "haiku"];

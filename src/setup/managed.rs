@@ -93,7 +93,7 @@ impl Target {
     /// This machine's drop-in.
     pub fn here(m: &Machine) -> Target {
         Target {
-            os: m.os,
+            os: m.os(),
             program: m.managed_program.clone(),
             ctx: m.ctx.clone(),
             switch_guard: false,
@@ -138,7 +138,7 @@ pub fn folders(m: &Machine) -> Vec<PathBuf> {
     let dropins = crate::registry::scopes::dropin_dir(&m.managed);
     let mut out = vec![dropins.clone()];
     out.extend(dropins.parent().map(Path::to_path_buf));
-    if m.os.is_windows() {
+    if m.os().is_windows() {
         out.extend(m.managed_program.parent().map(Path::to_path_buf));
     }
     out
@@ -229,7 +229,7 @@ pub fn plan_install(
             new: Some(program.to_vec()),
             binary: true,
             create_mode: 0o755,
-            strategy: binary::replace_strategy(m.os),
+            strategy: binary::replace_strategy(m.os()),
             reason: "the program every user's hooks run".into(),
         });
         for leftover in binary::leftover_copies(&m.managed_program)? {
@@ -367,7 +367,7 @@ pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<S
                 new: None,
                 binary: true,
                 create_mode: 0o755,
-                strategy: binary::replace_strategy(m.os),
+                strategy: binary::replace_strategy(m.os()),
                 reason: "the machine-wide gk program".into(),
             });
         } else {

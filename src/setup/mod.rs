@@ -10,6 +10,7 @@
 pub mod binary;
 pub mod managed;
 pub mod parts;
+pub mod planner;
 pub mod plans;
 pub mod plugin;
 pub mod record;
@@ -344,7 +345,6 @@ mod tests {
     fn windows_machine(dir: &Path, git_bash: Option<PathBuf>) -> Machine {
         let paths = ClaudePaths::at(dir.join(".claude"));
         Machine {
-            os: Os::Windows,
             ctx: CommandContext {
                 os: Os::Windows,
                 home: dir.to_path_buf(),
@@ -505,7 +505,7 @@ mod tests {
         // With or without Git Bash: the exec form, the absolute gk.exe path.
         for git_bash in [None, Some(PathBuf::from(r"C:\Git\bin\bash.exe"))] {
             let m = windows_machine(dir.path(), git_bash);
-            let shell = shell_form(ShellChoice::Auto, m.os);
+            let shell = shell_form(ShellChoice::Auto, m.os());
             let (plan, _) = plan_install(&m, shell, b"new build").unwrap();
             let bin = &plan.changes[0];
             assert!(bin.path.ends_with("hooks/gk.exe"));
@@ -549,12 +549,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let m = windows_machine(dir.path(), None);
         std::fs::create_dir_all(m.paths.hooks_dir()).unwrap();
-        std::fs::write(m.paths.binary(m.os), b"not gk").unwrap();
+        std::fs::write(m.paths.binary(m.os()), b"not gk").unwrap();
         let (plan, notes) = plan_uninstall(&m, false).unwrap();
         assert!(plan.changes.iter().all(|c| !c.binary));
         assert!(notes[0].contains("does not look like a gk build"));
         let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        std::fs::write(m.paths.binary(m.os), own).unwrap();
+        std::fs::write(m.paths.binary(m.os()), own).unwrap();
         let (plan, _) = plan_uninstall(&m, false).unwrap();
         let bin = plan.changes.iter().find(|c| c.binary).unwrap();
         assert_eq!(bin.new, None);

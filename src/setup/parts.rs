@@ -45,6 +45,9 @@ pub enum Part {
 pub struct Parts(u8);
 
 impl Parts {
+    /// Every part: what install puts on a machine, and uninstall takes off.
+    pub const ALL: Parts = Parts((1 << (Part::StatusLine as u8 + 1)) - 1);
+
     fn bit(part: Part) -> u8 {
         1 << part as u8
     }
@@ -128,7 +131,7 @@ impl<'a> Site<'a> {
     /// when there is none.
     pub fn state_file(&self, reason: &str) -> Result<FileChange> {
         let state = self.paths.state_file();
-        let old = read_current(&state, crate::hooks::MAX_STATE_BYTES)?;
+        let old = read_current(&state, crate::hooks::state::MAX_STATE_BYTES)?;
         let mut change = FileChange::text(&state, None, None, reason);
         change.new = Some(old.clone().unwrap_or_else(|| CLEAN_STATE.into()));
         change.old = old;
@@ -140,7 +143,8 @@ impl<'a> Site<'a> {
     pub fn claude_md(&self, one_block: bool, reason: &str) -> Result<FileChange> {
         let md = self.paths.claude_md();
         let old = read_text(&md)?;
-        let section = claude_md::section_for(&self.paths.state_file().display().to_string());
+        let section =
+            crate::hooks::convention::section_for(&self.paths.state_file().display().to_string());
         let new = match &old {
             Some(text) if one_block => {
                 let one = claude_md::remove_extra_blocks(&md, text)?;

@@ -2,14 +2,13 @@
 //! read, every new text computed from what gk wants ([`super`]), nothing
 //! written (a plan goes through [`crate::change::apply`]).
 
-use std::path::Path;
-
 use super::parts::{Part, Parts, Site};
+use super::planner::{self, By, Desired, Direction, Program, Request, TakeOut};
 use super::*;
 use crate::change::backup;
 use crate::change::fs::{read_current, read_text};
 use crate::change::plan::{self, FileChange, Plan};
-use crate::edit::{claude_md, settings_edit, settings_keys};
+use crate::edit::settings_keys;
 use crate::paths::ClaudePaths;
 
 #[cfg(test)]
@@ -63,7 +62,8 @@ pub fn left_as_they_are(path: &std::path::Path, text: &str) -> Vec<String> {
 /// The most notes [`left_as_they_are`] gives one file.
 pub const MAX_KEPT_NOTES: usize = 5;
 
-/// [`plan_install`] with the settings extras chosen by the caller.
+/// [`plan_install`] with the settings extras chosen by the caller: every
+/// part, planned in by [`planner::plan`].
 pub fn plan_install_with(
     m: &Machine,
     shell: ShellForm,
@@ -76,7 +76,6 @@ pub fn plan_install_with(
         client: extras.client,
         ..Site::of(m)
     };
-    let bin = m.paths.binary(m.os);
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
     // gk's plugin (or any plugin), or managed settings, registering all of
@@ -88,34 +87,49 @@ pub fn plan_install_with(
     // program no hook runs (and one that drifts from the first), unless
     // the status line, which a plugin cannot carry, runs it.
     let copy = extras.statusline || !matches!(elsewhere, Some(Elsewhere::Plugin(_)));
-    if copy {
-        if let Some(change) = site.program(|| Ok(program.to_vec()), |_| true)? {
-            plan.push(change);
+    let mut parts = Parts::default();
+    for (part, wanted) in [
+        (Part::Program, copy),
+        (Part::StateFile, true),
+        (Part::ClaudeMd, true),
+        (Part::Registrations, elsewhere.is_none()),
+        (Part::PermissionRules, true),
+        (Part::StatusLine, extras.statusline),
+    ] {
+        if wanted {
+            parts.insert(part);
         }
     }
-    plan.push(site.state_file("task state, created only when missing")?);
-    plan.push(site.claude_md(false, "Task State Convention block")?);
-
+    let take_out = TakeOut {
+        from: elsewhere.iter().map(|_| settings.clone()).collect(),
+        ..TakeOut::default()
+    };
+    let desired = Desired {
+        site,
+        shell,
+        rules: extras.rules.clone(),
+    };
+    let request = Request {
+        direction: Direction::Add,
+        by: By::Install,
+        parts,
+        take_out,
+        program: Some(Program {
+            bytes: &|| Ok(program.to_vec()),
+            replace: &|_| true,
+        }),
+    };
+    let planned = planner::plan(&desired, &request, &mut plan)?;
     if let Some(text) = &old_settings {
         notes.extend(left_as_they_are(&settings, text));
     }
-    // Read back before anything else: a <claude dir> no command can name
-    // stops the install here, wherever the hooks are registered.
-    site.hooks(shell)?;
     notes.extend(switch_guard_note(extras.client));
-    let old_text = match (&elsewhere, &old_settings) {
-        (Some(by), Some(text)) => {
-            let without = settings_edit::remove_hooks(&settings, text, &m.ctx)?;
-            if without != *text {
-                notes.push(format!(
-                    "note: {by} registers gk's hooks; the ones an earlier install put in {} are taken out (both would run)",
-                    settings.display()
-                ));
-            }
-            without
-        }
-        _ => old_settings.clone().unwrap_or_default(),
-    };
+    if let (Some(by), true) = (&elsewhere, planned.done.taken_out) {
+        notes.push(format!(
+            "note: {by} registers gk's hooks; the ones an earlier install put in {} are taken out (both would run)",
+            settings.display()
+        ));
+    }
     match &elsewhere {
         Some(by @ Elsewhere::Plugin(_)) if !copy => notes.push(format!(
             "note: {by} registers gk's hooks and runs the gk on PATH, so install registers none and copies no program; it adds what a plugin cannot carry: the permission rules for the task records and the Task State Convention"
@@ -125,48 +139,9 @@ pub fn plan_install_with(
         )),
         None => {}
     }
-    let mut parts = Parts::default();
-    if elsewhere.is_none() {
-        parts.insert(Part::Registrations);
-    }
-    parts.insert(Part::PermissionRules);
-    if extras.statusline {
-        parts.insert(Part::StatusLine);
-    }
-    let taken_out = old_settings.as_deref().is_some_and(|t| t != old_text);
-    let (new_settings, filled, line, mut done) = site.user_settings(
-        parts,
-        shell,
-        extras.rules.as_ref(),
-        old_settings.as_deref(),
-        old_text,
-    )?;
-    done.taken_out = taken_out;
-    notes.extend(settings_notes(m, shell, line, &new_settings));
+    let new_settings = planned.settings.unwrap_or_default();
+    notes.extend(settings_notes(m, shell, planned.line, &new_settings));
     plan.folders.extend(state_folder(m, extras));
-    let before = rules_there_before(m, &settings, old_settings.as_deref())?;
-    let blank = old_settings.clone().filter(|t| t.trim().is_empty());
-    let created = old_settings.is_none();
-    let reason = install_reason(&done, elsewhere.is_some());
-    plan.push(FileChange::text(
-        &settings,
-        old_settings,
-        Some(new_settings),
-        &reason,
-    ));
-    for leftover in binary::leftover_copies(&bin)? {
-        plan.push(leftover);
-    }
-    // A settings file that was there but blank is given back as it was.
-    if let Some(change) = record::note_with_rules(
-        &m.paths.install_record(),
-        &filled,
-        &before,
-        blank.as_deref(),
-        created,
-    )? {
-        plan.push(change);
-    }
     Ok((plan, notes))
 }
 
@@ -180,7 +155,7 @@ fn settings_notes(
     new_settings: &str,
 ) -> Vec<String> {
     let settings = m.paths.settings();
-    let bin = m.paths.binary(m.os);
+    let bin = m.paths.binary(m.os());
     let mut notes = Vec::new();
     match line {
         // Said only of a status line gk writes, never of another's.
@@ -224,61 +199,9 @@ fn settings_notes(
 fn state_folder(m: &Machine, extras: &Extras) -> Option<plan::FolderChange> {
     let dir = m.state_dir.as_deref()?;
     let ours = extras.rules.is_some()
-        || (crate::records::check_path(m.os, dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
+        || (crate::records::check_path(m.os(), dir, Some(&m.ctx.home), m.paths.dir()).is_ok()
             && crate::records::scan(dir).is_ok());
     ours.then(|| plan::FolderChange::private(dir)).flatten()
-}
-
-/// What install's edit of settings.json does, in the words of its plan:
-/// only the parts its diff shows (an install that only adds the status
-/// line says only that).
-fn install_reason(done: &Done, elsewhere: bool) -> String {
-    let mut parts = Vec::new();
-    if done.taken_out {
-        parts.push("take out gk's hooks (registered elsewhere)");
-    }
-    if done.hooks {
-        parts.push("register the prompt, Stop and session hooks");
-    }
-    if done.rules {
-        parts.push("let Claude write its task records");
-    }
-    if done.statusline {
-        parts.push("show the task state in the status line");
-    }
-    match (parts.is_empty(), elsewhere) {
-        (false, _) => parts.join("; "),
-        (true, false) => "gk's hooks, permission rules and status line".into(),
-        (true, true) => "the hooks are registered elsewhere".into(),
-    }
-}
-
-/// gk's permission rules for the state folder that settings.json holds
-/// before gk was ever installed there (none once gk's hooks are in it:
-/// then the rules are gk's own), for uninstall to leave in place.
-fn rules_there_before(m: &Machine, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
-    let Some(old) = old else {
-        return Ok(Vec::new());
-    };
-    let Some(rules) = Extras::for_machine(m, true, false).0.rules else {
-        return Ok(Vec::new());
-    };
-    if old.trim().is_empty() || settings_edit::remove_hooks(settings, old, &m.ctx)? != old {
-        return Ok(Vec::new());
-    }
-    let Ok(parsed) = crate::settings::parse(settings, old) else {
-        return Ok(Vec::new());
-    };
-    let allow = parsed
-        .value
-        .pointer("/permissions/allow")
-        .and_then(serde_json::Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    Ok(rules
-        .into_iter()
-        .filter(|r| allow.iter().any(|a| a.as_str() == Some(r)))
-        .collect())
 }
 
 /// Build uninstall's plan: the hook entries, the CLAUDE.md block, the
@@ -290,7 +213,8 @@ pub fn plan_uninstall(m: &Machine, purge: bool) -> Result<(Plan, Vec<String>)> {
 }
 
 /// [`plan_uninstall`], taking out `extras.rules` (when set) and a
-/// `statusLine` that runs gk.
+/// `statusLine` that runs gk: every part install puts in, planned out by
+/// [`planner::plan`] (the task state only with `purge`).
 pub fn plan_uninstall_with(
     m: &Machine,
     purge: bool,
@@ -312,151 +236,51 @@ pub fn plan_uninstall_with(
         )),
         None => {}
     }
-    let record = m.paths.install_record();
-    if let Some(change) = uninstall_settings(m, extras)? {
-        plan.push(change);
+    let mut parts = Parts::ALL;
+    if !purge {
+        parts.remove(Part::StateFile);
     }
-    if let Some(change) = record::remove(&record)? {
-        plan.push(change);
-    }
-    let md = m.paths.claude_md();
-    if let Some(old) = read_text(&md)? {
-        let new = claude_md::remove_section(&md, &old)?;
-        // Only a CLAUDE.md that install created, with nothing else left in
-        // it, goes; one that was there before (even empty, or a link into a
-        // dotfiles folder) is only edited.
-        let created = claude_md::created_by_install(&old) && !is_link(&md);
-        let new = (!(created && new.is_empty())).then_some(new);
-        plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
-    }
-    let bin = m.paths.binary(m.os);
-    if let Some(bytes) = read_current(&bin, crate::bounded::PROGRAM_LIMIT)? {
-        if crate::version::embedded_version(&bytes).is_some() {
-            plan.push(FileChange {
-                path: bin.clone(),
-                old: Some(bytes),
-                new: None,
-                binary: true,
-                create_mode: 0o755,
-                strategy: binary::replace_strategy(m.os),
-                reason: "the gk program".into(),
-            });
-        } else {
+    let desired = Desired {
+        site: Site::of(m),
+        shell: shell_form(ShellChoice::Auto, m.os()),
+        rules: extras.rules.clone(),
+    };
+    let request = Request {
+        direction: Direction::Remove,
+        by: By::Uninstall,
+        parts,
+        take_out: TakeOut::default(),
+        program: None,
+    };
+    notes.extend(planner::plan(&desired, &request, &mut plan)?.notes);
+    for (path, what) in [
+        (m.paths.state_file(), "task state"),
+        (m.paths.config_file(), "gk's config"),
+    ] {
+        // Without --purge the file is only named, so it is not read.
+        if !purge && std::fs::symlink_metadata(&path).is_ok() {
             notes.push(format!(
-                "left {} in place: it does not look like a gk build",
-                bin.display()
+                "kept      {} ({what}; --purge removes it)",
+                path.display()
             ));
         }
     }
-    for leftover in binary::leftover_copies(&bin)? {
-        plan.push(leftover);
-    }
-    for (path, what, limit) in [
-        (
-            m.paths.state_file(),
-            "task state",
-            crate::hooks::MAX_STATE_BYTES,
-        ),
-        (
-            m.paths.config_file(),
-            "gk's config",
-            crate::hooks::MAX_CONFIG_BYTES,
-        ),
-    ] {
-        // Without --purge the file is only named, so it is not read.
-        if !purge {
-            if std::fs::symlink_metadata(&path).is_ok() {
-                notes.push(format!(
-                    "kept      {} ({what}; --purge removes it)",
-                    path.display()
-                ));
-            }
-            continue;
-        }
-        if let Some(bytes) = read_current(&path, limit)? {
-            plan.push(FileChange {
-                path,
-                old: Some(bytes),
-                new: None,
-                binary: false,
-                create_mode: 0o644,
-                strategy: plan::ReplaceStrategy::InPlace,
-                reason: format!("{what} (--purge)"),
-            });
-        }
+    let config = m.paths.config_file();
+    if let (true, Some(bytes)) = (
+        purge,
+        read_current(&config, crate::hooks::config::MAX_CONFIG_BYTES)?,
+    ) {
+        plan.push(FileChange {
+            path: config,
+            old: Some(bytes),
+            new: None,
+            binary: false,
+            create_mode: 0o644,
+            strategy: plan::ReplaceStrategy::InPlace,
+            reason: "gk's config (--purge)".into(),
+        });
     }
     Ok((plan, notes))
-}
-
-/// Uninstall's change to settings.json: gk's hook entries, the
-/// permission rules it added (`extras.rules`; the user's own copies stay)
-/// and a status line that runs gk taken out, the containers install filled
-/// kept as the record says; a file install created with nothing else left
-/// in it goes. `None` when there is no settings.json.
-fn uninstall_settings(m: &Machine, extras: &Extras) -> Result<Option<FileChange>> {
-    let settings = m.paths.settings();
-    let Some(old) = read_text(&settings)? else {
-        return Ok(None);
-    };
-    let noted = record::read_all(&m.paths.install_record())?;
-    let keep = noted.containers;
-    let mut new = settings_edit::remove_hooks_keeping(&settings, &old, &m.ctx, &keep)?;
-    let hooks = new != old;
-    let without_hooks = new.clone();
-    if let Some(rules) = &extras.rules {
-        // The user's own copies of gk's rules stay.
-        let rules: Vec<String> = rules
-            .iter()
-            .filter(|r| !noted.rules.contains(r))
-            .cloned()
-            .collect();
-        new = on_disk_places(Some(&old), &new, |t| {
-            settings_keys::remove_rules_keeping(&settings, t, &rules, &keep)
-        })?;
-    }
-    let without_line = on_disk_places(Some(&old), &new, |t| {
-        settings_keys::remove_statusline(&settings, t, &m.ctx, &keep)
-    })?;
-    let rules = new != without_hooks;
-    let line = without_line != new;
-    new = without_line;
-    let nothing_left =
-        serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({}));
-    // Nothing left but `{}` in a file that was blank before install.
-    if let (Some(blank), true) = (&noted.blank, nothing_left) {
-        new = blank.clone();
-    }
-    // A file install created, with nothing left in it, goes (never
-    // through a link: that is the user's).
-    let gone = noted.created && nothing_left && !is_link(&settings);
-    Ok(Some(FileChange::text(
-        &settings,
-        Some(old),
-        (!gone).then_some(new),
-        &if gone {
-            "install created it, and nothing else is in it".to_string()
-        } else {
-            uninstall_reason(hooks, rules, line)
-        },
-    )))
-}
-
-/// What uninstall's edit of settings.json takes out, in the words of its
-/// plan: only the parts there.
-fn uninstall_reason(hooks: bool, rules: bool, line: bool) -> String {
-    let parts: Vec<&str> = [
-        (hooks, "hook entries"),
-        (rules, "permission rules"),
-        (line, "status line"),
-    ]
-    .into_iter()
-    .filter_map(|(there, what)| there.then_some(what))
-    .collect();
-    match parts.as_slice() {
-        [] => "gk's entries".into(),
-        [one] => format!("remove gk's {one}"),
-        [rest @ .., last] => format!("remove gk's {} and {last}", rest.join(", ")),
-    }
 }
 
 /// `--purge`: add the removal of every backup gk keeps in `backups`, and
@@ -528,7 +352,8 @@ fn switch_guard_note(client: Option<crate::hookcmd::ClientVersion>) -> Option<St
 /// (`None`: as on disk), the managed ones, and every plugin they enable,
 /// as doctor does.
 fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere> {
-    use crate::registry::{plugins, scopes, Table};
+    use crate::registry::table::Table;
+    use crate::registry::{plugins, scopes};
     let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed, &m.registry_policy);
     if let (Some(text), Some(user)) = (settings, files.first_mut()) {
         user.load = scopes::classify_text(&user.path, text);

@@ -174,7 +174,7 @@ mod tests {
             crate::registry::plugins::PluginBudget::SESSION,
         );
         let ctx = CommandContext::with_home(Os::Linux, "/h");
-        let t = crate::registry::Table::with_plugins(&files, &plugins, &ctx);
+        let t = crate::registry::table::Table::with_plugins(&files, &plugins, &ctx);
         for kind in HookKind::ALWAYS {
             let rows: Vec<_> = t.doing(kind).collect();
             assert_eq!(rows.len(), 1, "{kind:?}: {rows:?}");

@@ -68,7 +68,7 @@ pub fn read(path: &Path) -> Result<Vec<EmptyContainer>> {
 
 /// Everything the record at `path` notes (see [`read`]).
 pub fn read_all(path: &Path) -> Result<Noted> {
-    let r = parse_record(read_current(path, crate::hooks::MAX_CONFIG_BYTES)?.as_deref());
+    let r = parse_record(read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?.as_deref());
     Ok(Noted {
         containers: r.empty_before_install,
         rules: r.rules_before_install,
@@ -106,7 +106,7 @@ pub fn note_with_rules(
     blank: Option<&str>,
     created: bool,
 ) -> Result<Option<FileChange>> {
-    let old = read_current(path, crate::hooks::MAX_CONFIG_BYTES)?;
+    let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let mut record = parse_record(old.as_deref());
     let before = record.clone();
     if record.blank_before_install.is_none() {
@@ -143,7 +143,7 @@ pub fn note_with_rules(
 /// The change that removes the record at `path`, when there is one.
 pub fn remove(path: &Path) -> Result<Option<FileChange>> {
     Ok(
-        read_current(path, crate::hooks::MAX_CONFIG_BYTES)?.map(|old| {
+        read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?.map(|old| {
             let mut change = FileChange::text(path, None, None, "install's note, used up");
             change.old = Some(old);
             // gk's own note: nothing to give back, so no backup of it.

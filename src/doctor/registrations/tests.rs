@@ -1,13 +1,13 @@
 use super::*;
 use crate::hookcmd::Owner;
 use crate::registry::rules::mentions_gk;
-use crate::registry::{policy, Policy, Switch};
+use crate::registry::table::{policy, Policy, Switch};
 
 fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
     check_registrations(&Table::of_rows(regs.to_vec(), p.clone()), Path::new(USER))
 }
 
-use crate::registry::test_row as reg;
+use crate::registry::table::test_row as reg;
 
 fn codes(f: &[Finding]) -> Vec<&'static str> {
     f.iter().map(|f| f.code.as_str()).collect()

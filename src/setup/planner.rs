@@ -1,0 +1,566 @@
+//! The one planner of what gk puts on a machine through a user's
+//! settings: from what gk wants there ([`Desired`]) and the files as they
+//! are now, the changes for a set of [`Part`]s, in one of two
+//! [`Direction`]s. Install plans every part in, `gk doctor --fix` the parts
+//! its findings name, uninstall every part out (the inverse of the same
+//! parts); `--fix`'s removal of gk's copies from other settings files is
+//! the same removal, asked for by [`TakeOut`]. Each command only chooses
+//! the parts; the plan goes through [`crate::change::apply`]. Nothing here
+//! writes.
+
+use std::path::{Path, PathBuf};
+
+use super::parts::{Part, Parts, Site};
+use super::{binary, is_link, on_disk_places, record, Done};
+use crate::change::fs::{read_current, read_text};
+use crate::change::plan::{FileChange, Plan, ReplaceStrategy};
+use crate::edit::settings_keys::StatusLine;
+use crate::edit::{claude_md, settings_edit, settings_keys};
+use crate::error::Result;
+use crate::hookcmd::{HookKind, ShellForm};
+
+/// Which way a plan goes for its parts: put in, or taken out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Add,
+    Remove,
+}
+
+/// What gk wants on this machine through the user's settings: the facts
+/// its parts are spelt from, the form of its hook commands, and the
+/// permission rules for the task records (`None`: none can name the
+/// folder, or none are wanted).
+#[derive(Debug, Clone)]
+pub struct Desired<'a> {
+    pub site: Site<'a>,
+    pub shell: ShellForm,
+    pub rules: Option<[String; 2]>,
+}
+
+/// The command a plan is for: what it says of each change, and the few
+/// policies that differ between them for the same part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    /// `gk install`: every file is listed, one already as planned too; the
+    /// install record notes what settings.json held before gk.
+    Install,
+    /// `gk doctor --fix`: only what its findings name changes; the state
+    /// file is only created, CLAUDE.md keeps one block.
+    Fix,
+    /// `gk uninstall`.
+    Uninstall,
+}
+
+/// gk's registrations taken out of settings files (the inverse of
+/// [`Part::Registrations`] outside the file gk puts them in). When the
+/// user's settings is among `from`, its copies go before anything is put
+/// in, and gk's own registrations are not put back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TakeOut {
+    pub from: Vec<PathBuf>,
+    /// Only the entries of these hooks go; empty: every one of gk's.
+    pub kinds: Vec<HookKind>,
+    /// Why, in the words of the plan.
+    pub reason: String,
+}
+
+impl TakeOut {
+    fn apply(
+        &self,
+        path: &Path,
+        text: &str,
+        ctx: &crate::hookcmd::CommandContext,
+    ) -> Result<String> {
+        if self.kinds.is_empty() {
+            return settings_edit::remove_hooks(path, text, ctx);
+        }
+        settings_edit::remove_hooks_of(path, text, ctx, &self.kinds)
+    }
+}
+
+/// How the program part is put in: its bytes, read only when needed, and
+/// whether the program in place now (its bytes, if any) gives way.
+pub struct Program<'a> {
+    pub bytes: &'a dyn Fn() -> Result<Vec<u8>>,
+    pub replace: &'a dyn Fn(Option<&[u8]>) -> bool,
+}
+
+/// What to plan: the parts, which way, for which command.
+pub struct Request<'a> {
+    pub direction: Direction,
+    pub by: By,
+    pub parts: Parts,
+    pub take_out: TakeOut,
+    /// [`Part::Program`] put in; unused when taking out.
+    pub program: Option<Program<'a>>,
+}
+
+/// What a plan did to the user's settings, for the notes a command adds.
+#[derive(Debug, Clone, Default)]
+pub struct Planned {
+    /// Whose status line the settings hold now (`None`: none was asked for).
+    pub line: Option<StatusLine>,
+    /// The settings' text as planned (`None`: not planned, or removed).
+    pub settings: Option<String>,
+    pub done: Done,
+    pub notes: Vec<String>,
+}
+
+/// The parts that live in the user's settings.
+const IN_SETTINGS: [Part; 3] = [Part::Registrations, Part::PermissionRules, Part::StatusLine];
+
+/// Plan `request`'s parts of `desired` into `plan`, each file read as it is
+/// now. The one planner install, `gk doctor --fix` and uninstall share.
+pub fn plan(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Planned> {
+    match request.direction {
+        Direction::Add => put_in(desired, request, plan),
+        Direction::Remove => take_out(desired, request, plan),
+    }
+}
+
+fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Planned> {
+    let site = &desired.site;
+    let (by, parts) = (request.by, request.parts);
+    let mut planned = Planned::default();
+    if let (true, Some(program)) = (parts.has(Part::Program), &request.program) {
+        if let Some(change) = site.program(program.bytes, program.replace)? {
+            plan.push(change);
+        }
+    }
+    if parts.has(Part::StateFile) {
+        let change = match by {
+            By::Fix => site.state_file("the task state the hooks read, in the clean form")?,
+            _ => site.state_file("task state, created only when missing")?,
+        };
+        // --fix: only a file that is not there; one with content is the user's.
+        if by != By::Fix || change.old.is_none() {
+            plan.push(change);
+        }
+    }
+    if parts.has(Part::ClaudeMd) {
+        plan.push(match by {
+            By::Fix => site.claude_md(true, "the Task State Convention block")?,
+            _ => site.claude_md(false, "Task State Convention block")?,
+        });
+    }
+    if by == By::Install {
+        // Read back before anything else: a <claude dir> no command can
+        // name stops the install here, wherever the hooks are registered.
+        site.hooks(desired.shell)?;
+    }
+    let user = site.paths.settings();
+    let takes_user = request.take_out.from.contains(&user);
+    if IN_SETTINGS.iter().any(|p| parts.has(*p)) || takes_user {
+        put_in_user_settings(desired, request, takes_user, plan, &mut planned)?;
+    }
+    for path in request.take_out.from.iter().filter(|p| **p != user) {
+        let Some(old) = read_text(path)? else {
+            continue;
+        };
+        let new = request.take_out.apply(path, &old, site.ctx)?;
+        plan.push(FileChange::text(
+            path,
+            Some(old),
+            Some(new),
+            &request.take_out.reason,
+        ));
+    }
+    Ok(planned)
+}
+
+/// The user's settings with gk's copies taken out (when asked) and the
+/// settings parts put in: one change, one diff; then the install record
+/// of what gk filled (install: and what the file held before gk).
+fn put_in_user_settings(
+    desired: &Desired,
+    request: &Request,
+    takes_user: bool,
+    plan: &mut Plan,
+    planned: &mut Planned,
+) -> Result<()> {
+    let site = &desired.site;
+    let user = site.paths.settings();
+    let old = read_text(&user)?;
+    let mut text = old.clone().unwrap_or_default();
+    let mut taken_out = false;
+    if let (true, Some(on_disk)) = (takes_user, &old) {
+        text = on_disk_places(Some(on_disk), on_disk, |t| {
+            request.take_out.apply(&user, t, site.ctx)
+        })?;
+        taken_out = text != *on_disk;
+    }
+    // With the user's own copies going, none is put back.
+    let mut parts = Parts::default();
+    for part in IN_SETTINGS.into_iter().filter(|p| request.parts.has(*p)) {
+        parts.insert(part);
+    }
+    if takes_user {
+        parts.remove(Part::Registrations);
+    }
+    let (text, filled, line, mut done) = site.user_settings(
+        parts,
+        desired.shell,
+        desired.rules.as_ref(),
+        old.as_deref(),
+        text,
+    )?;
+    done.taken_out = taken_out;
+    let reason = match request.by {
+        By::Install => install_reason(&done, takes_user),
+        _ => fix_reason(desired, request, parts, takes_user),
+    };
+    let record_change = match request.by {
+        By::Install => {
+            let before = rules_there_before(site, &user, old.as_deref())?;
+            // A settings file that was there but blank is given back as it was.
+            let blank = old.clone().filter(|t| t.trim().is_empty());
+            let created = old.is_none();
+            record::note_with_rules(
+                &site.paths.install_record(),
+                &filled,
+                &before,
+                blank.as_deref(),
+                created,
+            )?
+        }
+        _ => record::note(&site.paths.install_record(), &filled)?,
+    };
+    plan.push(FileChange::text(&user, old, Some(text.clone()), &reason));
+    if request.by == By::Install {
+        for leftover in binary::leftover_copies(&site.paths.binary(site.ctx.os))? {
+            plan.push(leftover);
+        }
+    }
+    plan.changes.extend(record_change);
+    *planned = Planned {
+        line,
+        settings: Some(text),
+        done,
+        notes: Vec::new(),
+    };
+    Ok(())
+}
+
+/// What install's edit of settings.json does, in the words of its plan:
+/// only the parts its diff shows (an install that only adds the status
+/// line says only that).
+fn install_reason(done: &Done, elsewhere: bool) -> String {
+    let mut parts = Vec::new();
+    if done.taken_out {
+        parts.push("take out gk's hooks (registered elsewhere)");
+    }
+    if done.hooks {
+        parts.push("register the prompt, Stop and session hooks");
+    }
+    if done.rules {
+        parts.push("let Claude write its task records");
+    }
+    if done.statusline {
+        parts.push("show the task state in the status line");
+    }
+    match (parts.is_empty(), elsewhere) {
+        (false, _) => parts.join("; "),
+        (true, false) => "gk's hooks, permission rules and status line".into(),
+        (true, true) => "the hooks are registered elsewhere".into(),
+    }
+}
+
+/// What `--fix`'s edit of the user's settings does: the parts it was
+/// asked for, in the order they are made.
+fn fix_reason(desired: &Desired, request: &Request, parts: Parts, takes_user: bool) -> String {
+    let mut reasons: Vec<&str> = Vec::new();
+    if parts.has(Part::Registrations) {
+        reasons.push("one canonical entry per gk hook; variants and Python hooks removed");
+    }
+    if takes_user {
+        reasons.push(&request.take_out.reason);
+    }
+    if parts.has(Part::PermissionRules) && desired.rules.is_some() {
+        reasons.push("let Claude write its task records without asking");
+    }
+    if parts.has(Part::StatusLine) {
+        reasons.push("gk's status line spelled for the shell Claude Code runs it in");
+    }
+    reasons.join("; ")
+}
+
+/// gk's permission rules for the state folder that settings.json holds
+/// before gk was ever installed there (none once gk's hooks are in it:
+/// then the rules are gk's own), for uninstall to leave in place.
+fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
+    let Some(old) = old else {
+        return Ok(Vec::new());
+    };
+    let Some(rules) = site.rules() else {
+        return Ok(Vec::new());
+    };
+    if old.trim().is_empty() || settings_edit::remove_hooks(settings, old, site.ctx)? != old {
+        return Ok(Vec::new());
+    }
+    let Ok(parsed) = crate::settings::parse(settings, old) else {
+        return Ok(Vec::new());
+    };
+    let allow = parsed
+        .value
+        .pointer("/permissions/allow")
+        .and_then(serde_json::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(rules
+        .into_iter()
+        .filter(|r| allow.iter().any(|a| a.as_str() == Some(r)))
+        .collect())
+}
+
+/// The inverse of [`put_in`]: each part taken out as install put it in,
+/// and only what is gk's.
+fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Planned> {
+    let site = &desired.site;
+    let parts = request.parts;
+    let mut planned = Planned::default();
+    if IN_SETTINGS.iter().any(|p| parts.has(*p)) {
+        if let Some(change) = take_out_of_user_settings(desired, parts)? {
+            plan.push(change);
+        }
+        if let Some(change) = record::remove(&site.paths.install_record())? {
+            plan.push(change);
+        }
+    }
+    if parts.has(Part::ClaudeMd) {
+        let md = site.paths.claude_md();
+        if let Some(old) = read_text(&md)? {
+            let new = claude_md::remove_section(&md, &old)?;
+            // Only a CLAUDE.md that install created, with nothing else left
+            // in it, goes; one that was there before (even empty, or a link
+            // into a dotfiles folder) is only edited.
+            let created = claude_md::created_by_install(&old) && !is_link(&md);
+            let new = (!(created && new.is_empty())).then_some(new);
+            plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
+        }
+    }
+    if parts.has(Part::Program) {
+        let os = site.ctx.os;
+        let bin = site.paths.binary(os);
+        if let Some(bytes) = read_current(&bin, crate::bounded::PROGRAM_LIMIT)? {
+            if crate::version::embedded_version(&bytes).is_some() {
+                plan.push(FileChange {
+                    path: bin.clone(),
+                    old: Some(bytes),
+                    new: None,
+                    binary: true,
+                    create_mode: 0o755,
+                    strategy: binary::replace_strategy(os),
+                    reason: "the gk program".into(),
+                });
+            } else {
+                planned.notes.push(format!(
+                    "left {} in place: it does not look like a gk build",
+                    bin.display()
+                ));
+            }
+        }
+        for leftover in binary::leftover_copies(&bin)? {
+            plan.push(leftover);
+        }
+    }
+    if parts.has(Part::StateFile) {
+        let state = site.paths.state_file();
+        if let Some(bytes) = read_current(&state, crate::hooks::state::MAX_STATE_BYTES)? {
+            plan.push(FileChange {
+                path: state,
+                old: Some(bytes),
+                new: None,
+                binary: false,
+                create_mode: 0o644,
+                strategy: ReplaceStrategy::InPlace,
+                reason: "task state (--purge)".into(),
+            });
+        }
+    }
+    Ok(planned)
+}
+
+/// The settings parts taken out of the user's settings: gk's hook
+/// entries, the permission rules it added (the user's own copies stay)
+/// and a status line that runs gk, the containers install filled kept as
+/// the record says; a file install created with nothing else left in it
+/// goes. `None` when there is no settings.json.
+fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<FileChange>> {
+    let site = &desired.site;
+    let settings = site.paths.settings();
+    let Some(old) = read_text(&settings)? else {
+        return Ok(None);
+    };
+    let noted = record::read_all(&site.paths.install_record())?;
+    let keep = &noted.containers;
+    let mut new = old.clone();
+    if parts.has(Part::Registrations) {
+        new = settings_edit::remove_hooks_keeping(&settings, &old, site.ctx, keep)?;
+    }
+    let hooks = new != old;
+    let without_hooks = new.clone();
+    if let (true, Some(rules)) = (parts.has(Part::PermissionRules), &desired.rules) {
+        // The user's own copies of gk's rules stay.
+        let rules: Vec<String> = rules
+            .iter()
+            .filter(|r| !noted.rules.contains(r))
+            .cloned()
+            .collect();
+        new = on_disk_places(Some(&old), &new, |t| {
+            settings_keys::remove_rules_keeping(&settings, t, &rules, keep)
+        })?;
+    }
+    let rules = new != without_hooks;
+    let mut line = false;
+    if parts.has(Part::StatusLine) {
+        let without_line = on_disk_places(Some(&old), &new, |t| {
+            settings_keys::remove_statusline(&settings, t, site.ctx, keep)
+        })?;
+        line = without_line != new;
+        new = without_line;
+    }
+    let taken = [hooks, rules, line];
+    Ok(Some(settings_removal(&settings, old, new, &noted, taken)))
+}
+
+/// The change that leaves `new` in the user's settings: the blank text
+/// the record kept when nothing else is left, no file when install
+/// created it (never through a link: that is the user's).
+fn settings_removal(
+    settings: &Path,
+    old: String,
+    mut new: String,
+    noted: &record::Noted,
+    [hooks, rules, line]: [bool; 3],
+) -> FileChange {
+    let nothing_left =
+        serde_json::from_str::<serde_json::Value>(&new).ok() == Some(serde_json::json!({}));
+    // Nothing left but `{}` in a file that was blank before install.
+    if let (Some(blank), true) = (&noted.blank, nothing_left) {
+        new = blank.clone();
+    }
+    let gone = noted.created && nothing_left && !is_link(settings);
+    FileChange::text(
+        settings,
+        Some(old),
+        (!gone).then_some(new),
+        &if gone {
+            "install created it, and nothing else is in it".to_string()
+        } else {
+            uninstall_reason(hooks, rules, line)
+        },
+    )
+}
+
+/// What uninstall's edit of settings.json takes out, in the words of its
+/// plan: only the parts there.
+fn uninstall_reason(hooks: bool, rules: bool, line: bool) -> String {
+    let parts: Vec<&str> = [
+        (hooks, "hook entries"),
+        (rules, "permission rules"),
+        (line, "status line"),
+    ]
+    .into_iter()
+    .filter_map(|(there, what)| there.then_some(what))
+    .collect();
+    match parts.as_slice() {
+        [] => "gk's entries".into(),
+        [one] => format!("remove gk's {one}"),
+        [rest @ .., last] => format!("remove gk's {} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hookcmd::CommandContext;
+    use crate::machine::Machine;
+    use crate::paths::ClaudePaths;
+    use crate::platform::Os;
+
+    /// Write `plan` as the engine would, without its checks.
+    fn write(plan: &Plan) {
+        for c in &plan.changes {
+            match &c.new {
+                Some(bytes) => {
+                    std::fs::create_dir_all(c.path.parent().unwrap()).unwrap();
+                    std::fs::write(&c.path, bytes).unwrap();
+                }
+                None => std::fs::remove_file(&c.path).unwrap(),
+            }
+        }
+    }
+
+    fn request(direction: Direction, by: By, program: Option<Program<'_>>) -> Request<'_> {
+        Request {
+            direction,
+            by,
+            parts: Parts::ALL,
+            take_out: TakeOut::default(),
+            program,
+        }
+    }
+
+    #[test]
+    fn every_part_taken_out_gives_back_what_putting_it_in_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let ctx = CommandContext::with_home(Os::current(), home);
+        let paths = ClaudePaths::at(ctx.claude_dir.clone());
+        let m = Machine {
+            state_dir: Some(dir.path().join("state")),
+            ..Machine::of(ctx, paths)
+        };
+        // An empty container gk fills is noted, and given back empty.
+        let settings = "{\n  \"env\": {\"A\": \"1\"},\n  \"permissions\": { },\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"other-tool\"}]}]}\n}\n";
+        let md = "# Mine\n\nKeep this.\n";
+        std::fs::create_dir_all(m.paths.dir()).unwrap();
+        std::fs::write(m.paths.settings(), settings).unwrap();
+        std::fs::write(m.paths.claude_md(), md).unwrap();
+        let desired = Desired {
+            site: Site::of(&m),
+            shell: ShellForm::Bash,
+            rules: Site::of(&m).rules(),
+        };
+        // The test program carries gk's version marker, as a gk build does.
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let program = Program {
+            bytes: &|| Ok(own.clone()),
+            replace: &|_| true,
+        };
+        let mut plan = Plan::new("in");
+        let put = request(Direction::Add, By::Install, Some(program));
+        let planned = super::plan(&desired, &put, &mut plan).unwrap();
+        assert!(planned.done.hooks && planned.done.rules && planned.done.statusline);
+        write(&plan);
+        let now = std::fs::read_to_string(m.paths.settings()).unwrap();
+        assert!(
+            now.contains("hook prompt") && now.contains("other-tool"),
+            "{now}"
+        );
+        assert!(m.paths.binary(m.os()).exists() && m.paths.state_file().exists());
+        assert!(m.paths.install_record().exists());
+
+        let mut plan = Plan::new("out");
+        let out = request(Direction::Remove, By::Uninstall, None);
+        let planned = super::plan(&desired, &out, &mut plan).unwrap();
+        assert_eq!(planned.notes, Vec::<String>::new());
+        write(&plan);
+        assert_eq!(
+            std::fs::read_to_string(m.paths.settings()).unwrap(),
+            settings
+        );
+        assert_eq!(std::fs::read_to_string(m.paths.claude_md()).unwrap(), md);
+        for gone in [
+            m.paths.binary(m.os()),
+            m.paths.state_file(),
+            m.paths.install_record(),
+        ] {
+            assert!(!gone.exists(), "{}", gone.display());
+        }
+        // Taken out again: nothing of gk's is left to take.
+        let mut plan = Plan::new("again");
+        super::plan(&desired, &out, &mut plan).unwrap();
+        assert!(plan.changes.iter().all(|c| !c.changes_something()));
+    }
+}
