@@ -613,10 +613,26 @@ impl<'p> Reading<'p> {
         }
         text.push(b' ');
         owner.push(n.saturating_sub(1));
-        for len in 3..=5 {
-            for s in 0..(text.len() + 1).saturating_sub(len) {
-                let h = Fnv::new().feed(b"c:").feed(&text[s..s + len]);
-                emit(bucket(h), Origin::Word(owner[s + len / 2]));
+        // The runs of 3, 4 and 5 bytes that start at a place share their
+        // first bytes: one walk hashes all three (the runs of 3 emitted as
+        // it goes, the longer ones kept to be emitted after, in order).
+        let c = Fnv::new().feed(b"c:");
+        let mut longer = Vec::with_capacity(text.len());
+        for s in 0..text.len().saturating_sub(2) {
+            let h3 = c.feed(&text[s..s + 3]);
+            emit(bucket(h3), Origin::Word(owner[s + 1]));
+            let h4 = text.get(s + 3).map(|&b| h3.feed(&[b]));
+            let h5 = h4.and_then(|h| text.get(s + 4).map(|&b| h.feed(&[b])));
+            longer.push((h4, h5));
+        }
+        for (s, &(h4, _)) in longer.iter().enumerate() {
+            if let Some(h) = h4 {
+                emit(bucket(h), Origin::Word(owner[s + 2]));
+            }
+        }
+        for (s, &(_, h5)) in longer.iter().enumerate() {
+            if let Some(h) = h5 {
+                emit(bucket(h), Origin::Word(owner[s + 2]));
             }
         }
         if n > 0 {
