@@ -40,6 +40,12 @@ change run commit push deploy test document plan analyze analyse port convert
 split merge revert bump upgrade install setup configure generate make find
 check show list summarize summarise describe prove model diagnose profile
 benchmark compare evaluate improve clean format lint rebase squash
+sort center centre translate mock plot log handle draft use move replace
+extract hide swap wire connect disable enable tweak adjust align resize
+style increase decrease reduce limit cache validate sanitize support allow
+prevent edit modify append insert print return retry paginate filter group
+export import load save store send fetch call wrap simplify dedupe localize
+speed
 """.split())
 # Skipped between a verb and its object.
 DETERMINERS = set("the a an this that these those my our your its all some every each it".split())
@@ -113,6 +119,22 @@ is are was were does do did can could should would will has have isnt
 arent doesnt didnt cant wont
 """.split())
 
+# Words that may come before the verb of a request ("please", "can you",
+# "ok now", "go ahead and"): skipped to find the work a prompt names.
+LEAD_SKIP = set("""
+please pls plz can could would will you u now ok okay then also and so
+just lets let us yes yeah yep sure go ahead hey hi next first
+""".split())
+
+# Words of a symptom told in passing ("sometimes", "twice", "vanished"):
+# the shape of a hard bug phrased as a small matter.
+SYMPTOM_WORDS = set("""
+sometimes occasionally randomly rarely twice duplicate duplicated
+duplicates vanish vanished vanishes disappear disappeared disappears
+missing lost lose loses losing mismatch negative stale inconsistent
+wrong only once weird impossible garbage truncated
+""".split())
+
 QUESTION_LEAD = set("""
 what whats why how where when which who is are does do can could should
 would will any
@@ -148,6 +170,10 @@ B_CONFIRM = {w.encode() for w in CONFIRM_LEAD}
 B_QUESTION = {w.encode() for w in QUESTION_LEAD}
 B_ACK = {w.encode() for w in ACK_WORDS}
 B_YES_NO = {w.encode() for w in YES_NO_LEAD}
+B_LEAD_SKIP = {w.encode() for w in LEAD_SKIP}
+B_SYMPTOM = {w.encode() for w in SYMPTOM_WORDS}
+# How many words at the start may be skipped to find a request's verb.
+LEAD_WORDS = 4
 
 
 def fnv1a(data, h=0x811C9DC5):
@@ -299,6 +325,22 @@ def shapes(head, low, words, over):
         out.append("q-len:" + len_bucket(n))
     if 0 < n <= 5 and not any(w in B_INTENT for w in words):
         out.append("no-verb")
+    # Work named: the first word past a few courtesy words ("please", "ok
+    # now", "can you") is an intent verb and a word it acts on follows
+    # ("update the readme", not "do it"); with the prompt's length.
+    i = 0
+    while i < min(n, LEAD_WORDS) and words[i] in B_LEAD_SKIP:
+        i += 1
+    if i < n and words[i] in B_INTENT:
+        j = i + 1
+        while j < n and words[j] in B_DET:
+            j += 1
+        if j < n:
+            out.append("work")
+            out.append("work-len:" + len_bucket(n))
+    symptom = sum(1 for w in words if w in B_SYMPTOM)
+    if symptom:
+        out.append("symptom:" + str(min(symptom, 3)))
     return out
 
 

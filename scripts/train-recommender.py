@@ -63,6 +63,11 @@ TOO_LOW_COST = 1.0
 # objective (one fit per fold takes minutes: `--starter-weight` tries
 # another).
 STARTER_WEIGHT = 4.0
+# The weight of a prompt of each tier in the fit (Haiku, Sonnet, Opus,
+# Fable), on top of the starter weight. The intercepts are moved to real
+# traffic's mix afterwards either way, so this changes how hard the fit
+# works on a tier's prompts, not how often the tier is advised.
+CLASS_WEIGHT = [1.0, 1.0, 1.0, 1.0]
 SEED = 20261204
 
 
@@ -254,6 +259,8 @@ FLAG_LISTS = [
     ("PLAN_START", "first word of a plan-only phrase", {p[0].decode() for p in af.PLAN_SEQ}),
     ("ACK", "acknowledgement word", af.ACK_WORDS),
     ("YES_NO", "first word of a yes/no question", af.YES_NO_LEAD),
+    ("LEAD_SKIP", "skipped before a request's verb", af.LEAD_SKIP),
+    ("SYMPTOM", "symptom word", af.SYMPTOM_WORDS),
 ]
 
 
@@ -335,6 +342,9 @@ FIXTURE_EXTRA = [
     "did the tests pass?",
     "yes and also move the retry config into the settings file so ops can change it",
     "which branch",
+    "update the readme",
+    "ok now, please sort the table by date",
+    "some orders show up twice and the totals are sometimes wrong",
     "x" * 3000,
     "\u00e9" * 1500,
     "a " * 1200,
@@ -347,6 +357,7 @@ def main():
     ap.add_argument("--c-grid", help="the values of C to cross-validate, comma-separated")
     ap.add_argument("--starter-weight", type=float, default=STARTER_WEIGHT,
                     help="the weight of a starter prompt in the fit")
+    ap.add_argument("--class-weight", help="the weight of each tier's prompts, h,s,o,f")
     args = ap.parse_args()
     c_grid = [float(c) for c in args.c_grid.split(",")] if args.c_grid else C_GRID
     starter_weight = args.starter_weight
@@ -362,7 +373,8 @@ def main():
     y = np.array([r["tier"] for r in train])
     G = guards([r["prompt"] for r in train])
     starter = np.array([r["source"] == CORPUS[0] for r in train])
-    sw = np.where(starter, starter_weight, 1.0)
+    class_weight = [float(w) for w in args.class_weight.split(",")] if args.class_weight else CLASS_WEIGHT
+    sw = np.where(starter, starter_weight, 1.0) * np.array(class_weight)[y]
 
     print("\n5-fold cross-validation on the training part (argmax, then with margins and the Fable guard):")
     best = None
@@ -374,7 +386,7 @@ def main():
         pred = decide_all(Z, G, margins)
         assert pred == fast_decide(Z, np.array([g["autonomy"] and g["scope"] and not g["plan_only"] for g in G]), margins)
         a, h, lo = figures(pred, y)
-        print(f"  C={C:<5} starter weight {starter_weight}: argmax {a0:.1%}; with margins {margins}: "
+        print(f"  C={C:<5} starter weight {starter_weight}, class weight {class_weight}: argmax {a0:.1%}; with margins {margins}: "
               f"agree {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
         print_parts(pred, y, starter)
         s = objective(pred, y, starter)

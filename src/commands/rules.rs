@@ -381,7 +381,7 @@ mod tests {
             ("audit", "audit the login flow for security holes"),
             ("yes_no", "did the tests pass?"),
             // Sonnet leads, by less than Haiku's margin (below zero).
-            ("close_call", "add .DS_Store to gitignore"),
+            ("close_call", "remove the unused imports"),
         ];
         let config = Config::default();
         for (name, prompt) in cases {

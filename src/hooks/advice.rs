@@ -29,9 +29,12 @@
 
 use super::advice_weights::{
     ACK, AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
-    FRAMING_START, HARD_WORD, INTENT, MARGIN, PLAN_ONLY, PLAN_START, QUESTION, SCALE, SCALE_WORD,
-    WEIGHTS, WORD_FLAGS, YES_NO,
+    FRAMING_START, HARD_WORD, INTENT, LEAD_SKIP, MARGIN, PLAN_ONLY, PLAN_START, QUESTION, SCALE,
+    SCALE_WORD, SYMPTOM, WEIGHTS, WORD_FLAGS, YES_NO,
 };
+
+/// How many words at the start may be skipped to find a request's verb.
+const LEAD_WORDS: usize = 4;
 
 /// How much of the prompt the features read.
 pub const HEAD_BYTES: usize = 2048;
@@ -184,6 +187,13 @@ pub enum Shape {
     QuestionLength(&'static str),
     /// Five words or fewer, none an intent verb.
     NoVerb,
+    /// Work named: past a few courtesy words ("please", "ok now"), an
+    /// intent verb and a word it acts on ("update the readme").
+    Work,
+    /// Work named, and the prompt's length.
+    WorkLength(&'static str),
+    /// How many symptom words ("sometimes", "twice", "vanished"), up to 3.
+    Symptom(u8),
 }
 
 impl Shape {
@@ -213,6 +223,9 @@ impl Shape {
             Shape::ConfirmLength(b) => ("confirm-len:", Some(b)),
             Shape::QuestionLength(b) => ("q-len:", Some(b)),
             Shape::NoVerb => ("no-verb", None),
+            Shape::Work => ("work", None),
+            Shape::WorkLength(b) => ("work-len:", Some(b)),
+            Shape::Symptom(n) => ("symptom:", Some(DIGITS[n as usize])),
         };
         buf.extend_from_slice(name.as_bytes());
         if let Some(a) = arg {
@@ -249,6 +262,9 @@ impl Shape {
             Shape::ConfirmLength(b) => format!("a confirmation word first, {b} words in all"),
             Shape::QuestionLength(b) => format!("a question word first, {b} words in all"),
             Shape::NoVerb => "a short prompt with no task verb".into(),
+            Shape::Work => "a task verb with its object first".into(),
+            Shape::WorkLength(b) => format!("a task verb with its object first, {b} words in all"),
+            Shape::Symptom(n) => format!("{} symptom word{}", DIGITS[n as usize], plural(n)),
         }
     }
 }
@@ -263,11 +279,15 @@ const NOT_A_REASON: &[&str] = &[
 
 impl Origin {
     /// Whether this can be the one reason the hook names: a word (not a
-    /// filler word), a pair of words, or a shape that says something about
-    /// the task (not the line count, the script or the punctuation alone).
+    /// filler word, not a single letter or digit), a pair of words, or a
+    /// shape that says something about the task (not the line count, the
+    /// script or the punctuation alone).
     fn names_a_reason(self, reading: &Reading<'_>) -> bool {
         match self {
-            Origin::Word(k) => !in_sorted(NOT_A_REASON, reading.word(k)),
+            Origin::Word(k) => {
+                let w = reading.word(k);
+                w.len() > 1 && !in_sorted(NOT_A_REASON, w)
+            }
             Origin::Pair(_) => true,
             Origin::Shape(s) => !matches!(s, Shape::Lines(_) | Shape::NonAscii | Shape::Code),
         }
@@ -576,6 +596,21 @@ impl<'p> Reading<'p> {
         if (1..=5).contains(&n) && count(INTENT) == 0 {
             out.push(Shape::NoVerb);
         }
+        // Work named (the Python twin says why).
+        let lead = (0..n.min(LEAD_WORDS))
+            .find(|&i| !self.has_flag(i, LEAD_SKIP))
+            .unwrap_or(n.min(LEAD_WORDS));
+        if lead < n && self.has_flag(lead, INTENT) {
+            let object = (lead + 1..n).find(|&j| !self.has_flag(j, DETERMINER));
+            if object.is_some() {
+                out.push(Shape::Work);
+                out.push(Shape::WorkLength(len_bucket(n)));
+            }
+        }
+        let symptom = count(SYMPTOM);
+        if symptom > 0 {
+            out.push(Shape::Symptom(symptom.min(3) as u8));
+        }
         let guard = Guard {
             autonomy,
             scope: scale > 0 || number,
@@ -613,10 +648,26 @@ impl<'p> Reading<'p> {
         }
         text.push(b' ');
         owner.push(n.saturating_sub(1));
-        for len in 3..=5 {
-            for s in 0..(text.len() + 1).saturating_sub(len) {
-                let h = Fnv::new().feed(b"c:").feed(&text[s..s + len]);
-                emit(bucket(h), Origin::Word(owner[s + len / 2]));
+        // The runs of 3, 4 and 5 bytes that start at a place share their
+        // first bytes: one walk hashes all three (the runs of 3 emitted as
+        // it goes, the longer ones kept to be emitted after, in order).
+        let c = Fnv::new().feed(b"c:");
+        let mut longer = Vec::with_capacity(text.len());
+        for s in 0..text.len().saturating_sub(2) {
+            let h3 = c.feed(&text[s..s + 3]);
+            emit(bucket(h3), Origin::Word(owner[s + 1]));
+            let h4 = text.get(s + 3).map(|&b| h3.feed(&[b]));
+            let h5 = h4.and_then(|h| text.get(s + 4).map(|&b| h.feed(&[b])));
+            longer.push((h4, h5));
+        }
+        for (s, &(h4, _)) in longer.iter().enumerate() {
+            if let Some(h) = h4 {
+                emit(bucket(h), Origin::Word(owner[s + 2]));
+            }
+        }
+        for (s, &(_, h5)) in longer.iter().enumerate() {
+            if let Some(h) = h5 {
+                emit(bucket(h), Origin::Word(owner[s + 2]));
             }
         }
         if n > 0 {
@@ -971,6 +1022,34 @@ mod tests {
     }
 
     #[test]
+    fn work_named_is_a_verb_with_its_object_past_courtesy_words() {
+        let work = |p: &str| shapes_of(p).contains(&Shape::Work);
+        assert!(work("update the readme"));
+        assert!(work("ok now, please sort the table by date"));
+        assert!(shapes_of("update the readme").contains(&Shape::WorkLength("3")));
+        // No object: the verb acts on "it" alone.
+        assert!(!work("delete it"));
+        assert!(!work("ok do it"));
+        // The verb is not first: a question, an acknowledgement, a symptom.
+        assert!(!work("why does the update fail"));
+        assert!(!work("thanks"));
+        assert!(!work("the readme needs an update"));
+        // Only four courtesy words are skipped.
+        assert!(!work("ok ok ok ok ok update the readme"));
+        assert!(!work(""));
+    }
+
+    #[test]
+    fn symptom_words_are_counted_up_to_three() {
+        assert!(shapes_of("some orders show up twice").contains(&Shape::Symptom(1)));
+        let p = "the total is sometimes wrong and rows go missing, twice a week";
+        assert!(shapes_of(p).contains(&Shape::Symptom(3)));
+        assert!(!shapes_of("add a dark mode")
+            .iter()
+            .any(|s| matches!(s, Shape::Symptom(_))));
+    }
+
+    #[test]
     fn non_ascii_and_code_punctuation() {
         assert!(shapes_of("warum geht das nicht, müll").contains(&Shape::NonAscii));
         assert!(!shapes_of("plain").contains(&Shape::NonAscii));
@@ -1029,6 +1108,21 @@ mod tests {
         assert!(FRAMING
             .windows(2)
             .all(|w| w[0][0] != w[1][0] || w[0].len() >= w[1].len()));
+    }
+
+    #[test]
+    fn a_single_letter_or_a_filler_word_is_never_the_reason_named() {
+        let r = Reading::new("briefly, what does set -e do? the x");
+        let word = |w: &str| {
+            (0..r.words.len())
+                .find(|&k| r.word(k) == w.as_bytes())
+                .unwrap()
+        };
+        assert!(!Origin::Word(word("e")).names_a_reason(&r));
+        assert!(!Origin::Word(word("x")).names_a_reason(&r));
+        assert!(!Origin::Word(word("the")).names_a_reason(&r));
+        assert!(Origin::Word(word("set")).names_a_reason(&r));
+        assert!(Origin::Pair(word("e")).names_a_reason(&r));
     }
 
     #[test]

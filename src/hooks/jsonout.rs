@@ -6,8 +6,22 @@
 
 /// Append `s` as a JSON string literal, escaped as `json.dumps` does.
 pub fn push_json_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
+    let mut rest = s;
+    loop {
+        // The longest run written as it is (printable ASCII but `"` and
+        // `\`), copied at once; it ends at a character's first byte.
+        let plain = rest
+            .bytes()
+            .position(|b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..plain]);
+        rest = &rest[plain..];
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        rest = &rest[c.len_utf8()..];
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -16,7 +30,6 @@ pub fn push_json_str(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{08}' => out.push_str("\\b"),
             '\u{0c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
             _ => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
@@ -130,6 +143,25 @@ mod tests {
         assert_eq!(lit("café"), r#""caf\u00e9""#);
         assert_eq!(lit("😀"), r#""\ud83d\ude00""#);
         assert_eq!(lit("/"), r#""/""#);
+    }
+
+    #[test]
+    fn plain_runs_and_escapes_alternate_in_any_order() {
+        assert_eq!(lit(""), r#""""#);
+        assert_eq!(lit("plain text only"), r#""plain text only""#);
+        assert_eq!(
+            lit("\"quoted\" é at the end é"),
+            r#""\"quoted\" \u00e9 at the end \u00e9""#
+        );
+        assert_eq!(lit("é😀x\\\n"), r#""\u00e9\ud83d\ude00x\\\n""#);
+        // Every printable ASCII byte but `"` and `\` is written as it is.
+        let printable: String = (b' '..=b'~').map(char::from).collect();
+        let want: String = printable.replace('\\', r"\\").replace('"', r#"\""#);
+        assert_eq!(lit(&printable), format!("\"{want}\""));
+        // A JSON parser reads the same text back.
+        let mixed = "line 1\n\tcaf\u{e9} \u{1f600}\u{7f}\"end\"";
+        let back: String = serde_json::from_str(&lit(mixed)).unwrap();
+        assert_eq!(back, mixed);
     }
 
     #[test]

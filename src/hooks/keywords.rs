@@ -145,22 +145,31 @@ impl KeywordSet {
         new
     }
 
-    fn children(&self, node: u32) -> Vec<u32> {
+    /// The first child of `node` ([`NONE`] for none): the others follow by
+    /// `next_sibling`, in byte order.
+    fn first_child(&self, node: u32) -> u32 {
         if node == ROOT {
             return self
                 .root_children
                 .iter()
                 .copied()
-                .filter(|&c| c != NONE)
-                .collect();
+                .find(|&c| c != NONE)
+                .unwrap_or(NONE);
         }
-        let mut out = Vec::new();
-        let mut c = self.nodes[node as usize].first_child;
-        while c != NONE {
-            out.push(c);
-            c = self.nodes[c as usize].next_sibling;
+        self.nodes[node as usize].first_child
+    }
+
+    /// The child after `child` of `node`, in byte order.
+    fn next_child(&self, node: u32, child: u32) -> u32 {
+        if node == ROOT {
+            let b = self.nodes[child as usize].byte as usize;
+            return self.root_children[b + 1..]
+                .iter()
+                .copied()
+                .find(|&c| c != NONE)
+                .unwrap_or(NONE);
         }
-        out
+        self.nodes[child as usize].next_sibling
     }
 
     /// The state after reading byte `b` in state `state` (a node or ⊥):
@@ -186,14 +195,21 @@ impl KeywordSet {
     /// Failure and output links, breadth first (a node's links only depend
     /// on shallower nodes).
     fn link(&mut self) {
-        let mut queue = std::collections::VecDeque::new();
-        for c in self.children(ROOT) {
+        // The queue: every node but the root enters once, so a vector read
+        // from the front (no allocation per node: this runs on every prompt).
+        let mut queue = Vec::with_capacity(self.nodes.len());
+        let mut c = self.first_child(ROOT);
+        while c != NONE {
             let b = self.nodes[c as usize].byte;
             self.nodes[c as usize].fail = if is_word_byte(b) { NONE } else { ROOT };
-            queue.push_back(c);
+            queue.push(c);
+            c = self.next_child(ROOT, c);
         }
-        while let Some(u) = queue.pop_front() {
-            for v in self.children(u) {
+        let mut at = 0;
+        while let Some(&u) = queue.get(at) {
+            at += 1;
+            let mut v = self.first_child(u);
+            while v != NONE {
                 let b = self.nodes[v as usize].byte;
                 let fail = self.step(self.nodes[u as usize].fail, b, &mut 0);
                 let out = match fail {
@@ -204,7 +220,8 @@ impl KeywordSet {
                 let node = &mut self.nodes[v as usize];
                 node.fail = fail;
                 node.out = out;
-                queue.push_back(v);
+                queue.push(v);
+                v = self.next_child(u, v);
             }
         }
         // The root is eligible only where its own state says so; its failure is ⊥.
