@@ -209,22 +209,19 @@ fn put_in_user_settings(
         By::Install => install_reason(&done, takes_user),
         _ => fix_reason(desired, request, parts, takes_user),
     };
-    let record_change = match request.by {
-        By::Install => {
-            let before = rules_there_before(site, &user, old.as_deref())?;
-            // A settings file that was there but blank is given back as it was.
-            let blank = old.clone().filter(|t| t.trim().is_empty());
-            let created = old.is_none();
-            record::note_with_rules(
-                &site.paths.install_record(),
-                &filled,
-                &before,
-                blank.as_deref(),
-                created,
-            )?
-        }
-        _ => record::note(&site.paths.install_record(), &filled)?,
-    };
+    // What the file held before gk, for uninstall, whichever command puts
+    // gk in (`--fix` too: a settings.json it creates is one uninstall
+    // removes, a blank one comes back blank, rules the user had stay).
+    let before = rules_there_before(site, &user, old.as_deref())?;
+    let blank = old.clone().filter(|t| t.trim().is_empty());
+    let created = old.is_none();
+    let record_change = record::note_with_rules(
+        &site.paths.install_record(),
+        &filled,
+        &before,
+        blank.as_deref(),
+        created,
+    )?;
     plan.push(FileChange::text(&user, old, Some(text.clone()), &reason));
     if request.by == By::Install {
         for leftover in binary::leftover_copies(&site.paths.binary(site.ctx.os))? {

@@ -90,13 +90,9 @@ fn parse_record(bytes: Option<&[u8]>) -> Record {
 
 /// The change that adds `filled` to the record at `path` (what is noted
 /// already stays: a container is only ever empty before the first install),
-/// or `None` when there is nothing new to note.
-pub fn note(path: &Path, filled: &[EmptyContainer]) -> Result<Option<FileChange>> {
-    note_with_rules(path, filled, &[], None, false)
-}
-
-/// [`note`], also noting `rules` as there before install (added to what is
-/// noted already) and, when settings.json was blank, its text; `created`:
+/// or `None` when there is nothing new to note; also noting `rules` as
+/// there before install (added to what is noted already) and, when
+/// settings.json was blank, its text; `created`:
 /// settings.json is not there yet (a record that exists already keeps
 /// what it says: the first install is the one that made the file).
 pub fn note_with_rules(
@@ -169,14 +165,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gk-install.json");
         assert_eq!(read(&path).unwrap(), vec![]);
-        assert_eq!(note(&path, &[]).unwrap(), None);
-        let first = note(&path, &[c(&["hooks"], " ")]).unwrap().unwrap();
+        assert_eq!(note_with_rules(&path, &[], &[], None, false).unwrap(), None);
+        let first = note_with_rules(&path, &[c(&["hooks"], " ")], &[], None, false)
+            .unwrap()
+            .unwrap();
         assert_eq!(first.old, None);
         std::fs::write(&path, first.new.as_ref().unwrap()).unwrap();
         assert_eq!(read(&path).unwrap(), vec![c(&["hooks"], " ")]);
         // Noted already: nothing to change; a new one is added after it.
-        assert_eq!(note(&path, &[c(&["hooks"], "")]).unwrap(), None);
-        let second = note(&path, &[c(&["hooks", "Stop"], "")]).unwrap().unwrap();
+        assert_eq!(
+            note_with_rules(&path, &[c(&["hooks"], "")], &[], None, false).unwrap(),
+            None
+        );
+        let second = note_with_rules(&path, &[c(&["hooks", "Stop"], "")], &[], None, false)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             parse(second.new.as_deref()),
             vec![c(&["hooks"], " "), c(&["hooks", "Stop"], "")]

@@ -668,6 +668,34 @@ fn fix_then_uninstall_gives_back_an_empty_hooks_object() {
     assert_eq!(h.read(h.settings()), before);
 }
 
+/// What `--fix` puts in, uninstall takes out as it would install's: a
+/// settings.json `--fix` had to create goes, a blank one comes back blank,
+/// and a permission rule the user had stays. Before, `--fix` noted only
+/// the empty containers it filled, so uninstall left `{}` behind, a blank
+/// file came back as `{}`, and the user's own rule was taken out.
+#[test]
+fn fix_then_uninstall_gives_back_what_was_there() {
+    for before in [
+        None,
+        Some(""),
+        Some("\n"),
+        Some("{\"permissions\": {\"allow\": [\"Read(~/.local/state/gk/*.json)\"]}}\n"),
+    ] {
+        let h = TestEnv::new();
+        if let Some(text) = before {
+            h.write(h.settings(), text);
+        }
+        let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+        assert!(h.settings().is_file(), "{}", fix.stdout_text());
+        let out = h.cmd().args(["uninstall", "--yes"]).output();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        match before {
+            None => assert!(!h.settings().exists(), "{}", h.read(h.settings())),
+            Some(text) => assert_eq!(h.read(h.settings()), text),
+        }
+    }
+}
+
 #[test]
 fn hook_missing_for_each_hook() {
     let h = TestEnv::new();
