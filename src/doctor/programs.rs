@@ -9,7 +9,7 @@ use super::finding::{Code, Finding, Group, FIX_COMMAND};
 use super::registrations;
 use super::render::Report;
 use super::{Inputs, SLOW_THRESHOLD};
-use crate::hookcmd::{self, HookKind, Owner, ShellForm};
+use crate::hookcmd::{self, ClientVersion, HookKind, Owner, ShellForm};
 use crate::registry::locate::locate;
 use crate::registry::scopes;
 use crate::registry::table::Registration;
@@ -344,10 +344,21 @@ pub(super) fn check_client_events(
         ));
         return;
     };
+    // A plugin naming an event the client does not know is not loaded at
+    // all (`claude plugin list`: "failed to load", measured on 2.1.250):
+    // one finding per plugin, with the events it names.
+    let mut plugins: Vec<(&str, &Registration, Vec<&str>, ClientVersion)> = Vec::new();
     for (kind, r) in gated {
         let Some(since) = kind.spec().since.filter(|s| version < *s) else {
             continue;
         };
+        if let Some(p) = &r.plugin {
+            match plugins.iter_mut().find(|(id, ..)| *id == p.id) {
+                Some((_, _, events, _)) => events.push(kind.event()),
+                None => plugins.push((&p.id, r, vec![kind.event()], since)),
+            }
+            continue;
+        }
         report.findings.push(
             Finding::new(
                 Code::SwitchEventUnknown,
@@ -362,6 +373,22 @@ pub(super) fn check_client_events(
             .fix(format!(
                 "update Claude Code to {since} or later, or run `gk install` again, which takes the switch hooks out for this client"
             )),
+        );
+    }
+    for (id, r, events, since) in plugins {
+        report.findings.push(
+            Finding::new(
+                Code::SwitchEventUnknown,
+                format!(
+                    "plugin {id} registers {}, which Claude Code {version} does not know (they came in {since}): the client does not load the plugin at all (`claude plugin list` shows it as failed to load), so none of its hooks run",
+                    and_list(&events)
+                ),
+            )
+            .at(&r.path, None)
+            .fix(format!(
+                "update Claude Code to {since} or later, or switch the plugin off (`claude plugin disable {id}`)"
+            ))
+            .by_hand(),
         );
     }
 }

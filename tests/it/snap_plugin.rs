@@ -257,3 +257,27 @@ fn install_beside_only_the_switch_guard_plugin_registers_the_other_hooks_once() 
         assert!(!doctor.contains(wrong), "{doctor}");
     }
 }
+
+/// An older client fails to load a plugin that names an event it does not
+/// know (measured on 2.1.250: `claude plugin list` shows the switch guard
+/// plugin "failed to load", gk's main plugin enabled): doctor says that of
+/// the plugin, once, with the plugin's fix, not install's.
+#[cfg(unix)]
+#[test]
+fn doctor_with_an_older_client_says_the_switch_guard_plugin_does_not_load() {
+    let env = TestEnv::new();
+    with_switch_plugin(&env, true);
+    let client = client_only(&env, "2.1.250");
+    let text = gk_in_project(&env, ["doctor"])
+        .env("PATH", &client)
+        .run()
+        .stdout_text();
+    let said = "plugin gk-switch-guard@mkt registers PreModelSwitch and PostModelSwitch, which Claude Code 2.1.250 does not know (they came in 2.1.251): the client does not load the plugin at all";
+    assert_eq!(text.matches(said).count(), 1, "{text}");
+    assert!(
+        text.contains("`claude plugin disable gk-switch-guard@mkt`"),
+        "{text}"
+    );
+    assert!(!text.contains("run `gk install` again"), "{text}");
+    assert!(!text.contains("plugin gk@mkt registers"), "{text}");
+}
