@@ -281,3 +281,46 @@ fn doctor_with_an_older_client_says_the_switch_guard_plugin_does_not_load() {
     assert!(!text.contains("run `gk install` again"), "{text}");
     assert!(!text.contains("plugin gk@mkt registers"), "{text}");
 }
+
+/// An install from before the switch guard's plugin (the switch hooks in
+/// settings), then the plugin enabled alone: doctor finds each switch hook
+/// in both places, and install's plan takes the settings copies out and
+/// says why.
+#[cfg(unix)]
+#[test]
+fn beside_the_switch_guard_plugin_the_settings_copies_of_its_hooks_go() {
+    let env = TestEnv::new();
+    let client = client_only(&env, "2.1.332");
+    gk_in_project(&env, ["install", "--yes", "--no-smoke"])
+        .env("PATH", &client)
+        .run()
+        .ok();
+    with_switch_plugin(&env, false);
+    let shown = |name: &str, run: crate::common::Run| {
+        let text = transcript(&run);
+        platform_settings(&env).bind(|| insta::assert_snapshot!(name, text));
+        text
+    };
+    let doctor = shown(
+        "plugin_switch_guard_doctor_fix_dry_run",
+        gk_in_project(&env, ["doctor", "--fix", "--dry-run", "--no-smoke"])
+            .env("PATH", &client)
+            .run(),
+    );
+    assert!(doctor.contains("[hook-in-plugin-and-settings]"), "{doctor}");
+    // The fix it offers is one it makes: the settings copies go.
+    assert!(
+        doctor.contains("gk doctor --fix will change 1 file"),
+        "{doctor}"
+    );
+    let plan = shown(
+        "plugin_switch_guard_install_dry_run",
+        gk_in_project(&env, ["install", "--dry-run", "--no-smoke"])
+            .env("PATH", &client)
+            .run(),
+    );
+    assert!(
+        plan.contains("plugin gk-switch-guard@mkt registers gk's switch hooks"),
+        "{plan}"
+    );
+}
