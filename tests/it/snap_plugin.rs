@@ -93,6 +93,22 @@ fn client_only(env: &TestEnv, version: &str) -> PathBuf {
     dir
 }
 
+/// `gk install` with a client that knows the switch events (they go
+/// into settings), then the switch guard's plugin enabled alone. Returns
+/// the machine and the client's folder.
+#[cfg(unix)]
+fn installed_then_switch_plugin() -> (TestEnv, PathBuf) {
+    let env = TestEnv::new();
+    let client = client_only(&env, "2.1.332");
+    gk_in_project(&env, ["install", "--yes", "--no-smoke"])
+        .env("PATH", &client)
+        .run()
+        .ok();
+    assert!(env.read(env.settings()).contains("PreModelSwitch"));
+    with_switch_plugin(&env, false);
+    (env, client)
+}
+
 /// Run gk with `args` in `env`'s project, with no gk on PATH (a folder
 /// with nothing in it), and snapshot what it printed as `name`.
 fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) -> String {
@@ -219,16 +235,9 @@ fn install_beside_both_of_gks_plugins_registers_no_hook() {
 #[cfg(unix)]
 #[test]
 fn install_beside_only_the_switch_guard_plugin_registers_the_other_hooks_once() {
-    let env = TestEnv::new();
-    let client = client_only(&env, "2.1.332");
     // An install from before the plugin registered the switch hooks in
     // settings; with the plugin enabled, install takes them out.
-    gk_in_project(&env, ["install", "--yes", "--no-smoke"])
-        .env("PATH", &client)
-        .run()
-        .ok();
-    assert!(env.read(env.settings()).contains("PreModelSwitch"));
-    with_switch_plugin(&env, false);
+    let (env, client) = installed_then_switch_plugin();
     let out = gk_in_project(&env, ["install", "--yes", "--no-smoke"])
         .env("PATH", &client)
         .run()
@@ -289,13 +298,7 @@ fn doctor_with_an_older_client_says_the_switch_guard_plugin_does_not_load() {
 #[cfg(unix)]
 #[test]
 fn beside_the_switch_guard_plugin_the_settings_copies_of_its_hooks_go() {
-    let env = TestEnv::new();
-    let client = client_only(&env, "2.1.332");
-    gk_in_project(&env, ["install", "--yes", "--no-smoke"])
-        .env("PATH", &client)
-        .run()
-        .ok();
-    with_switch_plugin(&env, false);
+    let (env, client) = installed_then_switch_plugin();
     let shown = |name: &str, run: crate::common::Run| {
         let text = transcript(&run);
         platform_settings(&env).bind(|| insta::assert_snapshot!(name, text));
