@@ -47,7 +47,9 @@ pub mod hooks {
 /// gk as a plugin: the marketplace and plugin files and their names (the
 /// end-to-end test installs the plugin from them).
 pub mod plugin {
-    pub use crate::setup::plugin::{files, plugin_hooks, MARKETPLACE, PLUGIN, PLUGIN_DIR};
+    pub use crate::setup::plugin::{
+        files, plugin_hooks, MARKETPLACE, PLUGIN, PLUGIN_DIR, SWITCH_PLUGIN,
+    };
 }
 
 pub mod paths {

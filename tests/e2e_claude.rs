@@ -67,6 +67,7 @@ fn main() -> std::process::ExitCode {
                 an_older_client_gets_no_switch_events_and_no_warning_after_install,
                 install_and_uninstall_with_an_old_then_a_new_client_give_the_settings_back,
                 an_older_client_starts_quietly_with_the_managed_dropin_unless_it_has_the_switch_guard,
+                an_older_client_loads_gks_plugin_and_fails_only_the_switch_guard_plugin,
             ],
             old_skip,
         ),
@@ -91,6 +92,7 @@ fn main() -> std::process::ExitCode {
                 a_clean_session_switches_with_no_gk_dialog,
                 json_the_client_loads_is_not_called_skipped,
                 gk_as_a_plugin_runs_each_hook_once_with_no_hooks_in_settings,
+                with_both_plugins_a_model_switch_mid_task_shows_gks_reason,
                 the_plugin_route_without_gk_on_path_fails_each_hook_then_advises_once_gk_is_there,
                 the_tui_shows_the_clients_line_for_each_hook_when_the_plugin_finds_no_gk,
                 the_advice_reads_the_model_of_the_last_reply_from_the_real_transcript,
@@ -1452,6 +1454,114 @@ fn add_gk_plugin(sb: &mut Sandbox) -> String {
     let id = format!("{}@{}", plugin::PLUGIN, plugin::MARKETPLACE);
     sb.claude_ok(&["plugin", "install", &id]);
     id
+}
+
+/// gk's switch guard plugin installed from the marketplace
+/// [`add_gk_plugin`] added (the opt-in: `claude plugin install
+/// gk-switch-guard@gk`). Returns its id.
+fn add_switch_guard_plugin(sb: &mut Sandbox) -> String {
+    use gk::testing::plugin;
+    let id = format!("{}@{}", plugin::SWITCH_PLUGIN, plugin::MARKETPLACE);
+    sb.claude_ok(&["plugin", "install", &id]);
+    id
+}
+
+/// Both of gk's plugins on the pinned client (which knows
+/// PreModelSwitch), gk on PATH and `gk install` beside them (the rules,
+/// no hooks in settings): mid-task, `/model sonnet` opens the client's
+/// "Switch model?" dialog with gk's reason, from the opt-in plugin.
+fn with_both_plugins_a_model_switch_mid_task_shows_gks_reason() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("with_both_plugins_a_model_switch_mid_task_shows_gks_reason");
+    sb.without_managed_policy();
+    install_gk_plugin(&mut sb);
+    add_switch_guard_plugin(&mut sb);
+    sb.gk_ok(&["install", "--yes", "--no-smoke"]);
+    let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
+    assert_eq!(settings.get("hooks"), None, "{settings:#}");
+    assert_eq!(settings["enabledPlugins"]["gk-switch-guard@gk"], true);
+
+    let tools = json!({"implement the parser refactor": start_a_task("Refactor parser", None)});
+    let project = sb.project();
+    // No status line here (a plugin cannot carry one): ready at the prompt.
+    let tui = harness::Tui::start_until(&mut sb, &project, &tools, started_or_warned);
+    tui.send("implement the parser refactor");
+    tui.wait_until("the DIRTY Stop line", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
+    });
+    tui.send("/model sonnet");
+    let screen = tui.wait_until("the switch dialog with gk's reason", |s| {
+        s.contains("A PreModelSwitch hook asked you to confirm")
+            && s.contains("gk: Task in progress: 'Refactor parser' [E2E]")
+    });
+    eprintln!("the dialog, from the plugin:\n{screen}");
+    assert!(
+        screen.contains("Switching now hands half-done work"),
+        "{screen}"
+    );
+    tui.press(&["Escape"]);
+    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert_eq!(saved_model(&sb), None, "No switched the model");
+}
+
+/// Both of gk's plugins on the older client (which predates
+/// PreModelSwitch). Measured on 2.1.250: both install (exit 0);
+/// `claude plugin list` shows gk-switch-guard@gk "✘ failed to load" with
+/// "Hook load failed" naming `PreModelSwitch` and `PostModelSwitch`, and
+/// gk@gk "✔ enabled". A turn runs the main plugin's three hooks once each
+/// (the prompt hook's context reaches the model), and gk doctor names the
+/// opt-in plugin as not loaded.
+fn an_older_client_loads_gks_plugin_and_fails_only_the_switch_guard_plugin() {
+    let _serial = harness::serial();
+    let test = "an_older_client_loads_gks_plugin_and_fails_only_the_switch_guard_plugin";
+    let mut sb = Sandbox::new(harness::old_client(test));
+    sb.without_managed_policy();
+    let main = install_gk_plugin(&mut sb);
+    let opt_in = add_switch_guard_plugin(&mut sb);
+    // The older client beside gk on PATH, for doctor to ask its version.
+    let old = std::env::var("GK_E2E_CLAUDE_OLD").expect("GK_E2E_CLAUDE_OLD");
+    std::os::unix::fs::symlink(old, sb.home().join("bin/claude")).expect("link the client");
+    let list = sb.claude_ok(&["plugin", "list"]);
+    let listed = String::from_utf8_lossy(&list.stdout).into_owned();
+    eprintln!("claude plugin list:\n{}", &listed[..listed.len().min(600)]);
+    let status_of = |id: &str| -> String {
+        let at = listed
+            .find(&format!("\u{276f} {id}"))
+            .unwrap_or_else(|| panic!("{id} not listed:\n{listed}"));
+        listed[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("Status:"))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(status_of(&opt_in), "Status: \u{2718} failed to load");
+    assert_eq!(status_of(&main), "Status: \u{2714} enabled");
+    assert!(
+        listed.contains("Hook load failed") && listed.contains("\"PreModelSwitch\""),
+        "{listed}"
+    );
+
+    let turn = sb.turn("explain the build");
+    turn.assert_completed();
+    // Each of the three ran once, and settings hold no hooks: they ran
+    // from the main plugin (this client's debug log does not tag a
+    // plugin's runs, so the runs are counted from the stream).
+    turn.assert_gk_hooks_ran(1);
+    let settings = parse(&sb.read(&sb.user_settings()), "settings.json");
+    assert_eq!(settings.get("hooks"), None, "{settings:#}");
+    assert!(turn.model_saw(harness::CONTEXT_MARKER));
+
+    let doctor = sb.gk(&["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        said.contains(&format!(
+            "plugin {opt_in} registers PreModelSwitch and PostModelSwitch, which Claude Code {} does not know",
+            harness::old_client_version()
+        )),
+        "{said}"
+    );
 }
 
 /// gk as a plugin. The repository's marketplace files

@@ -9,7 +9,7 @@ use super::finding::{Code, Finding, Group, FIX_COMMAND};
 use super::registrations;
 use super::render::Report;
 use super::{Inputs, SLOW_THRESHOLD};
-use crate::hookcmd::{self, HookKind, Owner, ShellForm};
+use crate::hookcmd::{self, ClientVersion, HookKind, Owner, ShellForm};
 use crate::registry::locate::locate;
 use crate::registry::scopes;
 use crate::registry::table::Registration;
@@ -46,54 +46,81 @@ pub(super) fn check_binaries(
                     ),
                 )
                 .at(&first.path, Some(first.line));
-                let plugin = places
-                    .iter()
-                    .all(|r| r.plugin.is_some())
-                    .then(|| places[0].plugin.as_ref().map(|p| p.id.as_str()))
-                    .flatten()
-                    .filter(|_| !crate::registry::locate::is_absolute(program));
+                // Every plugin whose hooks run it (gk's main plugin and
+                // its switch guard plugin both run a bare `gk`), named in
+                // the order met.
+                let mut ids: Vec<&str> = Vec::new();
+                for r in places {
+                    if let Some(p) = &r.plugin {
+                        if !ids.contains(&p.id.as_str()) {
+                            ids.push(&p.id);
+                        }
+                    }
+                }
+                let plugin = (places.iter().all(|r| r.plugin.is_some())
+                    && !crate::registry::locate::is_absolute(program))
+                .then_some(ids)
+                .filter(|ids| !ids.is_empty());
                 let mut f = match (owner, plugin) {
                     // A plugin carries no program: its bare `gk` is looked
                     // up on PATH, and only the user can put one there.
-                    (Owner::Gk(_), Some(id)) => Finding::new(
-                        Code::HookBinaryMissing,
-                        format!(
-                            "{program} is not on PATH; plugin {id}'s hooks fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
-                            and_list(&p.events())
-                        ),
-                    )
-                    .at(&first.path, Some(first.line))
-                    .fix(format!(
-                        "put gk on PATH (the release installer, scoop, winget or `cargo install`), then start a new session: plugin {id} carries no program"
-                    )),
-                    (owner, _) => match owner {
-                    // The program managed settings run is where gk puts itself.
-                    Owner::Gk(_) if in_managed && at_canonical => f
+                    (Owner::Gk(_), Some(ids)) => {
+                        let (whose, carry) = match ids.as_slice() {
+                            [id] => (
+                                format!("plugin {id}'s hooks"),
+                                format!("plugin {id} carries"),
+                            ),
+                            ids => {
+                                let named = and_list(ids);
+                                (
+                                    format!("the hooks of plugins {named}"),
+                                    format!("plugins {named} carry"),
+                                )
+                            }
+                        };
+                        Finding::new(
+                            Code::HookBinaryMissing,
+                            format!(
+                                "{program} is not on PATH; {whose} fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
+                                and_list(&p.events())
+                            ),
+                        )
+                        .at(&first.path, Some(first.line))
                         .fix(format!(
-                            "{FIX_COMMAND} (puts this gk at {})",
-                            canonical.display()
+                            "put gk on PATH (the release installer, scoop, winget or `cargo install`), then start a new session: {carry} no program"
                         ))
-                        .fixed_by(Part::Program),
-                    Owner::Gk(_) => how.fix(
-                        f,
-                        format!(
-                            "{FIX_COMMAND} (puts this gk at {} and registers it there)",
-                            canonical.display()
+                    }
+                    (owner, _) => match owner {
+                        // The program managed settings run is where gk puts itself.
+                        Owner::Gk(_) if in_managed && at_canonical => f
+                            .fix(format!(
+                                "{FIX_COMMAND} (puts this gk at {})",
+                                canonical.display()
+                            ))
+                            .fixed_by(Part::Program),
+                        Owner::Gk(_) => how.fix(
+                            f,
+                            format!(
+                                "{FIX_COMMAND} (puts this gk at {} and registers it there)",
+                                canonical.display()
+                            ),
+                            &format!(
+                                "point the entry at an existing gk, or put gk at {}",
+                                p.spelled()
+                            ),
+                            in_managed,
                         ),
-                        &format!("point the entry at an existing gk, or put gk at {}", p.spelled()),
-                        in_managed,
-                    ),
-                    Owner::Legacy(_) => how.fix(
-                        f,
-                        format!("{FIX_COMMAND} (replaces the Python hook with gk)"),
-                        "replace the Python hook with `gk hook …`",
-                        in_managed,
-                    ),
-                    Owner::Foreign => f.fix(format!(
-                        "install {}, or delete that entry from {}",
-                        p.spelled(),
-                        first.path.display()
-                    )),
+                        Owner::Legacy(_) => how.fix(
+                            f,
+                            format!("{FIX_COMMAND} (replaces the Python hook with gk)"),
+                            "replace the Python hook with `gk hook …`",
+                            in_managed,
+                        ),
+                        Owner::Foreign => f.fix(format!(
+                            "install {}, or delete that entry from {}",
+                            p.spelled(),
+                            first.path.display()
+                        )),
                     },
                 };
                 for r in places {
@@ -317,10 +344,21 @@ pub(super) fn check_client_events(
         ));
         return;
     };
+    // A plugin naming an event the client does not know is not loaded at
+    // all (`claude plugin list`: "failed to load", measured on 2.1.250):
+    // one finding per plugin, with the events it names.
+    let mut plugins: Vec<(&str, &Registration, Vec<&str>, ClientVersion)> = Vec::new();
     for (kind, r) in gated {
         let Some(since) = kind.spec().since.filter(|s| version < *s) else {
             continue;
         };
+        if let Some(p) = &r.plugin {
+            match plugins.iter_mut().find(|(id, ..)| *id == p.id) {
+                Some((_, _, events, _)) => events.push(kind.event()),
+                None => plugins.push((&p.id, r, vec![kind.event()], since)),
+            }
+            continue;
+        }
         report.findings.push(
             Finding::new(
                 Code::SwitchEventUnknown,
@@ -335,6 +373,22 @@ pub(super) fn check_client_events(
             .fix(format!(
                 "update Claude Code to {since} or later, or run `gk install` again, which takes the switch hooks out for this client"
             )),
+        );
+    }
+    for (id, r, events, since) in plugins {
+        report.findings.push(
+            Finding::new(
+                Code::SwitchEventUnknown,
+                format!(
+                    "plugin {id} registers {}, which Claude Code {version} does not know (they came in {since}): the client does not load the plugin at all (`claude plugin list` shows it as failed to load), so none of its hooks run",
+                    and_list(&events)
+                ),
+            )
+            .at(&r.path, None)
+            .fix(format!(
+                "update Claude Code to {since} or later, or switch the plugin off (`claude plugin disable {id}`)"
+            ))
+            .by_hand(),
         );
     }
 }

@@ -124,14 +124,22 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             .find(|r| r.plugin.is_some() && r.does(kind))
             .and_then(|r| r.plugin.as_ref().map(|p| p.id.clone()))
     };
-    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALWAYS
+    // Every hook of gk's a plugin carries, the switch guard's included
+    // (its own plugin, gk-switch-guard, carries only those): their
+    // settings copies would run beside the plugin's.
+    let plugin_kinds: Vec<(HookKind, String)> = HookKind::ALL
         .into_iter()
         .filter_map(|kind| plugin(kind).map(|id| (kind, id)))
         .collect();
+    let carries_always = HookKind::ALWAYS
+        .iter()
+        .all(|k| plugin_kinds.iter().any(|(c, _)| c == k));
     match managed_kinds.first() {
         None => match plugin_kinds.first() {
             None => unsure.unwrap_or(RegistrationFix::UserEntry),
-            Some((_, id)) if plugin_kinds.len() == HookKind::ALWAYS.len() => {
+            // HookKind::ALL starts with the always-on hooks: `id` is the
+            // plugin of the first of them.
+            Some((_, id)) if carries_always => {
                 RegistrationFix::RemoveOutsidePlugin { plugin: id.clone() }
             }
             Some(_) => RegistrationFix::RemovePluginCopies {

@@ -110,6 +110,25 @@ impl WantedHooks {
     pub fn leaves(&self, kind: HookKind) -> bool {
         self.slots[kind.index()] == Slot::Leave
     }
+
+    /// These hooks, with gk's entries for `kinds` taken out (another
+    /// channel registers them).
+    pub fn removing(mut self, kinds: &[HookKind]) -> WantedHooks {
+        for k in kinds {
+            self.slots[k.index()] = Slot::Remove;
+        }
+        self
+    }
+
+    /// These hooks, with `kinds` left out: gk's entries for them are left
+    /// as they are (a file that carries only the others, such as the
+    /// switch guard's own plugin).
+    pub fn leaving(mut self, kinds: &[HookKind]) -> WantedHooks {
+        for k in kinds {
+            self.slots[k.index()] = Slot::Leave;
+        }
+        self
+    }
 }
 
 /// Register gk's three hooks: keep the first entry per hook that already has

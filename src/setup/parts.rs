@@ -85,6 +85,10 @@ pub struct Site<'a> {
     /// or no client found; doctor does not ask, and leaves the switch
     /// hooks' entries as they are.
     pub client: Option<crate::hookcmd::ClientVersion>,
+    /// gk's hooks a plugin registers here (the switch guard's plugin
+    /// beside an install): gk's settings entries for them are taken out
+    /// and none is added, so each runs once.
+    pub by_plugin: &'a [crate::hookcmd::HookKind],
 }
 
 impl<'a> Site<'a> {
@@ -96,6 +100,7 @@ impl<'a> Site<'a> {
             bash_home: m.bash_home.as_deref(),
             state_dir: m.state_dir.as_deref(),
             client: None,
+            by_plugin: &[],
         }
     }
 
@@ -199,7 +204,10 @@ impl<'a> Site<'a> {
     /// ([`Part::Registrations`]).
     pub fn hooks(&self, shell: ShellForm) -> Result<WantedHooks> {
         let bin = self.paths.binary(self.os());
-        verified_wanted_hooks(self.ctx, shell, self.bash_home, &bin, self.client)
+        Ok(
+            verified_wanted_hooks(self.ctx, shell, self.bash_home, &bin, self.client)?
+                .removing(self.by_plugin),
+        )
     }
 
     /// gk's status line for hooks spelt for `shell` ([`Part::StatusLine`]).

@@ -72,12 +72,20 @@ pub fn plan_install_with(
 ) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk install");
     let mut notes = Vec::new();
-    let site = Site {
-        client: extras.client,
-        ..Site::of(m)
-    };
     let settings = m.paths.settings();
     let old_settings = read_text(&settings)?;
+    // The switch guard's plugin beside an install: its hooks run from the
+    // plugin, so settings hold none of them (both would run).
+    let switch_kinds = [HookKind::PreSwitch, HookKind::PostSwitch];
+    let switch_plugin = registered_by(m, old_settings.as_deref(), &switch_kinds);
+    let site = Site {
+        client: extras.client,
+        by_plugin: match switch_plugin {
+            Some(Elsewhere::Plugin(_)) => &switch_kinds,
+            _ => &[],
+        },
+        ..Site::of(m)
+    };
     // gk's plugin (or any plugin), or managed settings, registering all of
     // gk's hooks: the client runs a user settings copy beside either, so
     // install registers none and takes out the ones an earlier install
@@ -123,7 +131,13 @@ pub fn plan_install_with(
     if let Some(text) = &old_settings {
         notes.extend(left_as_they_are(&settings, text));
     }
-    notes.extend(switch_guard_note(extras.client));
+    match &switch_plugin {
+        Some(by @ Elsewhere::Plugin(_)) => notes.push(format!(
+            "note: {by} registers gk's switch hooks (PreModelSwitch, PostModelSwitch), so install leaves them out of {} (both would run)",
+            settings.display()
+        )),
+        _ => notes.extend(switch_guard_note(extras.client)),
+    }
     if let (Some(by), true) = (&elsewhere, planned.done.taken_out) {
         notes.push(format!(
             "note: {by} registers gk's hooks; the ones an earlier install put in {} are taken out (both would run)",
@@ -352,6 +366,12 @@ fn switch_guard_note(client: Option<crate::hookcmd::ClientVersion>) -> Option<St
 /// (`None`: as on disk), the managed ones, and every plugin they enable,
 /// as doctor does.
 fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere> {
+    registered_by(m, settings, &HookKind::ALWAYS)
+}
+
+/// The plugin or the managed settings that register every one of `kinds`
+/// ([`registered_elsewhere`] for any set of gk's hooks).
+fn registered_by(m: &Machine, settings: Option<&str>, kinds: &[HookKind]) -> Option<Elsewhere> {
     use crate::registry::table::Table;
     use crate::registry::{plugins, scopes};
     let mut files = scopes::load_scopes(&m.paths.settings(), None, &m.managed, &m.registry_policy);
@@ -372,8 +392,8 @@ fn registered_elsewhere(m: &Machine, settings: Option<&str>) -> Option<Elsewhere
         }
     };
     let mut found = None;
-    for kind in HookKind::ALWAYS {
-        found = Some(by(kind)?);
+    for kind in kinds {
+        found = Some(by(*kind)?);
     }
     found
 }

@@ -1,7 +1,12 @@
 //! gk as a Claude Code plugin: the repository is a plugin marketplace
-//! (`.claude-plugin/marketplace.json` at its root) holding one plugin,
-//! `plugin/`, whose `hooks/hooks.json` registers gk's three hooks. Those
-//! files are rendered here from the same description install writes into
+//! (`.claude-plugin/marketplace.json` at its root) holding two plugins:
+//! `plugin/`, whose `hooks/hooks.json` registers gk's three hooks every
+//! client knows, and `plugin-switch-guard/`, the opt-in one registering
+//! the switch guard (PreModelSwitch, PostModelSwitch). A client older than
+//! [`SWITCH_EVENTS_SINCE`] fails to load a plugin whose hooks file names an
+//! event it does not know, the whole plugin (measured), so the switch
+//! guard's events are a plugin of their own: such a client loses only
+//! that one. Those files are rendered here from the same description install writes into
 //! settings.json ([`WantedHooks`], the groups of
 //! [`settings_edit::hooks_file`]); a test fails when the committed files
 //! differ, so there is one description, not two.
@@ -14,7 +19,7 @@
 //! program of its own.
 
 use crate::edit::settings_edit::{self, WantedHooks};
-use crate::hookcmd::HookCommand;
+use crate::hookcmd::{HookCommand, HookKind, SWITCH_EVENTS_SINCE};
 
 /// The marketplace's name (`claude plugin install gk@gk`).
 pub const MARKETPLACE: &str = "gk";
@@ -23,16 +28,39 @@ pub const PLUGIN: &str = "gk";
 /// The plugin's folder, relative to the repository root.
 pub const PLUGIN_DIR: &str = "plugin";
 
+/// The switch guard's plugin (`claude plugin install gk-switch-guard@gk`).
+pub const SWITCH_PLUGIN: &str = "gk-switch-guard";
+/// Its folder, relative to the repository root.
+pub const SWITCH_PLUGIN_DIR: &str = "plugin-switch-guard";
+
 const DESCRIPTION: &str =
     "gk's hooks: the prompt gatekeeper, the task-state monitor and the session check. The plugin carries no program: install gk on PATH first (the release installer, scoop, winget or cargo install: see README.md in the plugin folder), then run `gk install` for the permission rules a plugin cannot carry";
 
-/// What the plugin registers: each hook as `gk hook <kind>` in the exec form.
-pub fn plugin_hooks() -> WantedHooks {
-    WantedHooks::of(|kind| HookCommand {
+fn switch_description() -> String {
+    format!(
+        "gk's switch guard: asks before a /model switch in the middle of a task, and tells Claude about the switch after it. Needs Claude Code {SWITCH_EVENTS_SINCE} or newer (an older client fails to load this plugin, and only this one), gk on PATH, and gk's main plugin (gk@gk) or `gk install` for the other hooks"
+    )
+}
+
+/// `gk hook <kind>` in the exec form, the program found by name on PATH.
+fn exec_form(kind: HookKind) -> HookCommand {
+    HookCommand {
         command: "gk".into(),
         args: Some(vec!["hook".into(), kind.arg().into()]),
         shell: None,
-    })
+    }
+}
+
+/// What the main plugin registers: each hook every client knows as
+/// `gk hook <kind>` in the exec form.
+pub fn plugin_hooks() -> WantedHooks {
+    WantedHooks::of(exec_form)
+}
+
+/// What the switch guard's plugin registers: the hooks a client of
+/// [`SWITCH_EVENTS_SINCE`] knows, minus the main plugin's.
+pub fn switch_plugin_hooks() -> WantedHooks {
+    WantedHooks::for_client(Some(SWITCH_EVENTS_SINCE), exec_form).leaving(&HookKind::ALWAYS)
 }
 
 fn json(v: &serde_json::Value) -> String {
@@ -45,32 +73,40 @@ fn json(v: &serde_json::Value) -> String {
 /// repository root, text).
 pub fn files() -> Vec<(String, String)> {
     let version = env!("CARGO_PKG_VERSION");
+    let switch_description = switch_description();
+    let plugins = [
+        (PLUGIN, PLUGIN_DIR, DESCRIPTION, plugin_hooks()),
+        (
+            SWITCH_PLUGIN,
+            SWITCH_PLUGIN_DIR,
+            switch_description.as_str(),
+            switch_plugin_hooks(),
+        ),
+    ];
     let marketplace = serde_json::json!({
         "name": MARKETPLACE,
         "owner": {"name": "gk"},
-        "plugins": [{
-            "name": PLUGIN,
-            "source": format!("./{PLUGIN_DIR}"),
-            "description": DESCRIPTION,
+        "plugins": plugins.iter().map(|(name, dir, description, _)| serde_json::json!({
+            "name": name,
+            "source": format!("./{dir}"),
+            "description": description,
             "version": version,
-        }],
+        })).collect::<Vec<_>>(),
     });
-    let manifest = serde_json::json!({
-        "name": PLUGIN,
-        "version": version,
-        "description": DESCRIPTION,
-    });
-    vec![
-        (".claude-plugin/marketplace.json".into(), json(&marketplace)),
-        (
-            format!("{PLUGIN_DIR}/.claude-plugin/plugin.json"),
-            json(&manifest),
-        ),
-        (
-            format!("{PLUGIN_DIR}/hooks/hooks.json"),
-            settings_edit::hooks_file(DESCRIPTION, &plugin_hooks()),
-        ),
-    ]
+    let mut out = vec![(".claude-plugin/marketplace.json".into(), json(&marketplace))];
+    for (name, dir, description, hooks) in &plugins {
+        let manifest = serde_json::json!({
+            "name": name,
+            "version": version,
+            "description": description,
+        });
+        out.push((format!("{dir}/.claude-plugin/plugin.json"), json(&manifest)));
+        out.push((
+            format!("{dir}/hooks/hooks.json"),
+            settings_edit::hooks_file(description, hooks),
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -109,8 +145,7 @@ mod tests {
 
     #[test]
     fn the_plugin_registers_each_hook_as_install_does_in_the_exec_form() {
-        let (_, text) = files().pop().unwrap();
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let v = file("plugin/hooks/hooks.json");
         let events = v["hooks"].as_object().unwrap();
         assert_eq!(events.len(), 3);
         for kind in HookKind::ALWAYS {
@@ -147,6 +182,51 @@ mod tests {
         let m: serde_json::Value = serde_json::from_str(market).unwrap();
         assert_eq!(m["plugins"][0]["source"], "./plugin");
         assert_eq!(m["name"], MARKETPLACE);
+    }
+
+    /// The rendered file at `rel`, parsed.
+    fn file(rel: &str) -> serde_json::Value {
+        let (_, text) = files().into_iter().find(|(p, _)| p == rel).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn the_switch_guard_plugin_registers_only_the_switch_events_as_install_does() {
+        let v = file("plugin-switch-guard/hooks/hooks.json");
+        let mut events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
+        events.sort();
+        assert_eq!(events, ["PostModelSwitch", "PreModelSwitch"]);
+        let ctx = CommandContext::with_home(Os::Linux, "/h");
+        for kind in [HookKind::PreSwitch, HookKind::PostSwitch] {
+            let groups = v["hooks"][kind.event()].as_array().unwrap();
+            assert_eq!(groups.len(), 1, "{kind:?}");
+            let handler = &groups[0]["hooks"][0];
+            assert_eq!(handler["command"], "gk");
+            assert_eq!(handler["args"], serde_json::json!(["hook", kind.arg()]));
+            assert_eq!(handler.get("shell"), None);
+            assert_eq!(
+                handler.get("timeout").and_then(|t| t.as_i64()),
+                kind.spec().timeout
+            );
+            let cmd = switch_plugin_hooks().get(kind).unwrap().run_command();
+            assert_eq!(
+                crate::hookcmd::classify_under(kind.event(), &cmd, &ctx),
+                crate::hookcmd::Owner::Gk(kind)
+            );
+        }
+        // The main plugin names none of them: an older client keeps it.
+        let main = file("plugin/hooks/hooks.json");
+        assert!(main["hooks"].get("PreModelSwitch").is_none());
+        // Both listed in the one marketplace, the opt-in second.
+        let m = file(".claude-plugin/marketplace.json");
+        assert_eq!(m["plugins"][1]["name"], SWITCH_PLUGIN);
+        assert_eq!(m["plugins"][1]["source"], "./plugin-switch-guard");
+        let says = m["plugins"][1]["description"].as_str().unwrap();
+        assert!(says.contains("Claude Code 2.1.251 or newer"), "{says}");
+        assert_eq!(
+            file("plugin-switch-guard/.claude-plugin/plugin.json")["name"],
+            SWITCH_PLUGIN
+        );
     }
 
     // The session check from a plugin (`crate::hooks::plugin`).
