@@ -76,7 +76,14 @@ pub(crate) fn remove_if_there(path: &Path) -> Result<()> {
         path.to_path_buf()
     };
     match fs::remove_file(&doomed) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("remove", path, &e)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            // Not deleted after all (a read-only file): back to its name,
+            // so the error tells the truth and nothing is left aside.
+            if doomed != path {
+                let _ = rename(&doomed, path);
+            }
+            Err(Error::io("remove", path, &e))
+        }
         _ => Ok(()),
     }
 }

@@ -115,6 +115,25 @@ fn a_removed_file_that_is_held_open_is_gone_from_its_name_at_once() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
+/// A file Windows refuses to delete (read-only) is reported and left at
+/// its name: not renamed aside and abandoned there.
+#[cfg(windows)]
+#[test]
+fn a_file_windows_will_not_delete_stays_at_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let dropin = dir.path().join("gk.json");
+    fs::write(&dropin, "{}").unwrap();
+    let mut perms = fs::metadata(&dropin).unwrap().permissions();
+    perms.set_readonly(true);
+    fs::set_permissions(&dropin, perms.clone()).unwrap();
+    assert!(remove_if_there(&dropin).is_err());
+    assert_eq!(fs::read_to_string(&dropin).unwrap(), "{}");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    fs::set_permissions(&dropin, perms).unwrap();
+}
+
 #[cfg(unix)]
 #[test]
 fn backup_keeps_mode_and_write_keeps_mode_and_symlink() {
