@@ -65,7 +65,8 @@ pub(crate) fn put_in_place(from: &Path, to: &Path) -> Result<bool> {
 /// undone behind it. Renaming frees the name at once.
 pub(crate) fn remove_if_there(path: &Path) -> Result<()> {
     let doomed = if cfg!(windows) {
-        let aside = sibling(path, &format!(".gk-del-{}", std::process::id()));
+        // A free name: a file someone keeps under that name is never replaced.
+        let aside = free_sibling(path, &format!(".gk-del-{}", std::process::id()));
         match rename(path, &aside) {
             Ok(()) => aside,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
