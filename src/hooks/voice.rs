@@ -109,6 +109,15 @@ pub fn on_the_pick(current: &str, pick: &Pick<'_>) -> bool {
     tier_words(current).any(|w| picked.contains(&w))
 }
 
+/// Whose task is in flight, as the prompt's line and the switch dialog say it.
+fn whose(earlier: bool) -> &'static str {
+    if earlier {
+        "an earlier session's task is in progress"
+    } else {
+        "task in progress"
+    }
+}
+
 /// The user's lines for a turn, joined; empty when there is nothing to say.
 pub fn prompt_message(t: &Turn<'_>) -> String {
     let mut lines: Vec<String> = Vec::with_capacity(MAX_LINES + 2);
@@ -120,11 +129,7 @@ pub fn prompt_message(t: &Turn<'_>) -> String {
             age,
             earlier,
         } => {
-            let whose = if *earlier {
-                "an earlier session's task is in progress"
-            } else {
-                "task in progress"
-            };
+            let whose = whose(*earlier);
             lines.push(format!(
                 " ! {whose}: {words} (updated {age}) -- hold off switching model or effort until it is done"
             ));
@@ -253,12 +258,12 @@ pub fn switch_reason(task: &Task, to: Option<&str>, cost: Option<&SwitchCost>) -
             age,
             earlier,
         } => {
-            let whose = if *earlier {
-                "An earlier session's task is in progress"
-            } else {
-                "Task in progress"
-            };
-            lines.push(format!("gk: {whose}: {words} (updated {age})."));
+            // The same words as the prompt's line, as a sentence.
+            let (first, rest) = whose(*earlier).split_at(1);
+            lines.push(format!(
+                "gk: {}{rest}: {words} (updated {age}).",
+                first.to_uppercase()
+            ));
         }
         Task::Stale { words, age } => lines.push(format!(
             "gk: {words} is still marked in progress (updated {age}; probably done)."
