@@ -1111,27 +1111,7 @@ fn a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model() {
     let tools = json!({"implement the parser refactor": start_a_task("Refactor parser", None)});
     let project = sb.project();
     let tui = harness::Tui::start(&mut sb, &project, &tools);
-    tui.send("implement the parser refactor");
-    tui.wait_until("the DIRTY Stop line", |s| {
-        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
-    });
-
-    tui.send("/model sonnet");
-    let screen = tui.wait_until("the switch dialog with gk's reason", |s| {
-        s.contains("A PreModelSwitch hook asked you to confirm")
-            && s.contains("gk: Task in progress: 'Refactor parser' [E2E]")
-    });
-    eprintln!("the dialog:\n{screen}");
-    assert!(
-        screen.contains("Switching now hands half-done work"),
-        "{screen}"
-    );
-    // "No, go back": the dialog goes, and no switch is saved (`/model`
-    // writes the model into the user settings when it switches).
-    tui.press(&["Escape"]);
-    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    assert_eq!(saved_model(&sb), None, "No switched the model");
+    mid_task_switch_shows_gks_reason_and_no_keeps_the_model(&tui, &sb);
 
     tui.send("/model sonnet");
     tui.wait_until("the dialog again", |s| s.contains("asked you to confirm"));
@@ -1156,6 +1136,31 @@ fn a_model_switch_mid_task_shows_gks_reason_and_no_keeps_the_model() {
             && requests.contains("during task 'Refactor parser' [E2E]"),
         "the next request does not carry gk's PostModelSwitch context"
     );
+}
+
+/// A turn that starts a task, then `/model sonnet`: the client's "Switch
+/// model?" dialog shows gk's reason, and "No, go back" (Escape) closes it
+/// with no switch saved (`/model` writes the model into the user settings
+/// when it switches).
+fn mid_task_switch_shows_gks_reason_and_no_keeps_the_model(tui: &harness::Tui, sb: &Sandbox) {
+    tui.send("implement the parser refactor");
+    tui.wait_until("the DIRTY Stop line", |s| {
+        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
+    });
+    tui.send("/model sonnet");
+    let screen = tui.wait_until("the switch dialog with gk's reason", |s| {
+        s.contains("A PreModelSwitch hook asked you to confirm")
+            && s.contains("gk: Task in progress: 'Refactor parser' [E2E]")
+    });
+    eprintln!("the dialog:\n{screen}");
+    assert!(
+        screen.contains("Switching now hands half-done work"),
+        "{screen}"
+    );
+    tui.press(&["Escape"]);
+    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert_eq!(saved_model(sb), None, "No switched the model");
 }
 
 /// The model `/model` saved in the user settings, if any.
@@ -1485,24 +1490,7 @@ fn with_both_plugins_a_model_switch_mid_task_shows_gks_reason() {
     let project = sb.project();
     // No status line here (a plugin cannot carry one): ready at the prompt.
     let tui = harness::Tui::start_until(&mut sb, &project, &tools, started_or_warned);
-    tui.send("implement the parser refactor");
-    tui.wait_until("the DIRTY Stop line", |s| {
-        s.contains("STATE [DIRTY] task in progress: 'Refactor parser' [E2E]")
-    });
-    tui.send("/model sonnet");
-    let screen = tui.wait_until("the switch dialog with gk's reason", |s| {
-        s.contains("A PreModelSwitch hook asked you to confirm")
-            && s.contains("gk: Task in progress: 'Refactor parser' [E2E]")
-    });
-    eprintln!("the dialog, from the plugin:\n{screen}");
-    assert!(
-        screen.contains("Switching now hands half-done work"),
-        "{screen}"
-    );
-    tui.press(&["Escape"]);
-    tui.wait_until("the dialog gone", |s| !s.contains("asked you to confirm"));
-    std::thread::sleep(std::time::Duration::from_secs(1));
-    assert_eq!(saved_model(&sb), None, "No switched the model");
+    mid_task_switch_shows_gks_reason_and_no_keeps_the_model(&tui, &sb);
 }
 
 /// Both of gk's plugins on the older client (which predates
