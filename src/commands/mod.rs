@@ -28,6 +28,12 @@ use crate::{doctor, hooks};
 /// real stdout, stderr and stdin (see [`Console`]); everything else is
 /// [`run`], which the in-process tests call with their own.
 pub fn main() -> ExitCode {
+    ExitCode::from(main_code())
+}
+
+/// [`main`] as the number the process exits with: what a C-level entry
+/// point returns (see `src/main.rs`).
+pub fn main_code() -> u8 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let env = Env::from_process();
     let (stdout, stderr, stdin) = (std::io::stdout(), std::io::stderr(), std::io::stdin());
@@ -40,7 +46,7 @@ pub fn main() -> ExitCode {
     let code = run(&args, &env, &mut console, &guard_hot_path);
     console.flush();
     let _ = console.err.flush();
-    ExitCode::from(code)
+    code
 }
 
 /// The process's panic hook on the hot path: even a bug can neither print

@@ -81,7 +81,8 @@ fn software_rules() -> Config {
                 ],
             ),
             haiku,
-        ],
+        ]
+        .into(),
         default_model: DefaultModel {
             label: "Sonnet 5".into(),
             model: "claude-sonnet-5".into(),
@@ -100,7 +101,8 @@ fn software_rules() -> Config {
                 "whole codebase",
             ]),
             low: keywords(&["typo", "quick", "briefly", "one line", "rename"]),
-        },
+        }
+        .into(),
         ..Config::default()
     }
 }

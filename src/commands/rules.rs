@@ -77,8 +77,8 @@ pub fn rules_text(mut config: Config) -> crate::error::Result<String> {
     // keywords used. Saved as gk.json, it changes nothing.
     if config.state.scope == crate::hooks::config::StateScope::Session {
         config.advice = Some(config.advice());
-        config.models = config.rules().to_vec();
-        config.effort = config.effort_keywords().clone();
+        config.models = config.rules().to_vec().into();
+        config.effort = config.effort_keywords().clone().into();
     }
     let text = serde_json::to_string_pretty(&config)
         .map_err(|e| crate::error::Error::new(format!("could not print the rules: {e}")))?;
@@ -397,7 +397,7 @@ mod tests {
     #[test]
     fn a_users_rule_wins_over_the_recommender() {
         let c = Config {
-            models: vec![config::rule("Big", "big-1", "hard things", &["prove"])],
+            models: vec![config::rule("Big", "big-1", "hard things", &["prove"])].into(),
             ..Config::default()
         };
         let text = explanation("prove it", &c);

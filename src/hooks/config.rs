@@ -25,7 +25,9 @@
 //! }
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -41,13 +43,13 @@ pub struct Config {
     #[serde(default)]
     pub session: HookSwitch,
     /// Tried in order; the first rule with a keyword in the prompt wins.
-    #[serde(default = "default_models")]
-    pub models: Vec<ModelRule>,
+    #[serde(default)]
+    pub models: Defaulted<Vec<ModelRule>>,
     /// Recommended when no rule matches.
     #[serde(default = "default_default_model")]
     pub default_model: DefaultModel,
     #[serde(default)]
-    pub effort: EffortKeywords,
+    pub effort: Defaulted<EffortKeywords>,
     /// Word limit for rules whose label starts with "Haiku" and that set no
     /// `max_words` of their own.
     #[serde(default = "default_haiku_max_words")]
@@ -205,7 +207,7 @@ impl Config {
     /// the user's own: a `models` list left out (or the built-in list
     /// saved unchanged from an older `gk rules`) is none.
     pub fn rules(&self) -> &[ModelRule] {
-        if self.advice() == Advice::Learned && self.models == *builtin_models() {
+        if self.advice() == Advice::Learned && self.models.is_builtin() {
             return &[];
         }
         &self.models
@@ -215,7 +217,7 @@ impl Config {
     /// lists are the wider [`learned_effort`] ones; lists of the user's
     /// own are used as they are.
     pub fn effort_keywords(&self) -> &EffortKeywords {
-        if self.advice() == Advice::Learned && self.effort == *builtin_effort() {
+        if self.advice() == Advice::Learned && self.effort.is_builtin() {
             return learned_effort();
         }
         &self.effort
@@ -343,11 +345,18 @@ pub struct EffortKeywords {
 /// matching, so a keyword with capitals could never fire).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct Keyword(String);
+pub struct Keyword(Cow<'static, str>);
 
 impl Keyword {
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+impl From<&'static str> for Keyword {
+    /// A built-in keyword (lower-case by construction), borrowed, not copied.
+    fn from(k: &'static str) -> Self {
+        Keyword(Cow::Borrowed(k))
     }
 }
 
@@ -362,7 +371,7 @@ impl<'de> Deserialize<'de> for Keyword {
                 "keyword {s:?} has capitals and could never match (prompts are matched lower-cased)"
             )));
         }
-        Ok(Keyword(s))
+        Ok(Keyword(Cow::Owned(s)))
     }
 }
 
@@ -422,9 +431,9 @@ impl Default for Config {
             prompt: HookSwitch::default(),
             stop: HookSwitch::default(),
             session: HookSwitch::default(),
-            models: default_models(),
+            models: Defaulted::Builtin,
             default_model: default_default_model(),
-            effort: EffortKeywords::default(),
+            effort: Defaulted::Builtin,
             haiku_max_words: default_haiku_max_words(),
             stale_hours: default_stale_hours(),
             state: StateConfig::default(),
@@ -450,6 +459,104 @@ pub fn builtin_models() -> &'static Vec<ModelRule> {
 fn builtin_effort() -> &'static EffortKeywords {
     static EFFORT: std::sync::OnceLock<EffortKeywords> = std::sync::OnceLock::new();
     EFFORT.get_or_init(EffortKeywords::default)
+}
+
+/// A gk.json list the user may leave out: the built-in one, shared and
+/// built only when something reads it (the prompt hook with the
+/// recommender never does, so it never builds the seed's rules), or the
+/// user's own. Reads as the list either way; written out as the list.
+#[derive(Clone, Default)]
+pub enum Defaulted<T: Builtin> {
+    #[default]
+    Builtin,
+    Own(T),
+}
+
+/// A list with a built-in value, built once when first read.
+pub trait Builtin: Sized + 'static {
+    fn builtin() -> &'static Self;
+}
+
+impl Builtin for Vec<ModelRule> {
+    fn builtin() -> &'static Self {
+        builtin_models()
+    }
+}
+
+impl Builtin for EffortKeywords {
+    fn builtin() -> &'static Self {
+        builtin_effort()
+    }
+}
+
+impl<T: Builtin + PartialEq> Defaulted<T> {
+    /// Left out, or the built-in list written out unchanged (as an older
+    /// `gk rules` saved it). Only a list the user wrote is compared.
+    pub fn is_builtin(&self) -> bool {
+        match self {
+            Defaulted::Builtin => true,
+            Defaulted::Own(own) => own == T::builtin(),
+        }
+    }
+}
+
+impl<T: Builtin> Deref for Defaulted<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Defaulted::Builtin => T::builtin(),
+            Defaulted::Own(own) => own,
+        }
+    }
+}
+
+impl<T: Builtin + Clone> DerefMut for Defaulted<T> {
+    /// Editing the built-in list makes it the user's own copy.
+    fn deref_mut(&mut self) -> &mut T {
+        if let Defaulted::Builtin = self {
+            *self = Defaulted::Own(T::builtin().clone());
+        }
+        match self {
+            Defaulted::Own(own) => own,
+            Defaulted::Builtin => unreachable!("made the user's own just above"),
+        }
+    }
+}
+
+impl<T: Builtin> From<T> for Defaulted<T> {
+    fn from(own: T) -> Self {
+        Defaulted::Own(own)
+    }
+}
+
+impl<T: Builtin + PartialEq> PartialEq for Defaulted<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Builtin + PartialEq> PartialEq<T> for Defaulted<T> {
+    fn eq(&self, other: &T) -> bool {
+        **self == *other
+    }
+}
+
+impl<T: Builtin + fmt::Debug> fmt::Debug for Defaulted<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl<T: Builtin + Serialize> Serialize for Defaulted<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de, T: Builtin + Deserialize<'de>> Deserialize<'de> for Defaulted<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(Defaulted::Own)
+    }
 }
 
 /// The effort rule beside the recommender: the seed's keywords and more of
@@ -521,11 +628,11 @@ fn yes() -> bool {
     true
 }
 
-pub(crate) fn keywords(list: &[&str]) -> Vec<Keyword> {
-    list.iter().map(|k| Keyword((*k).to_string())).collect()
+pub(crate) fn keywords(list: &[&'static str]) -> Vec<Keyword> {
+    list.iter().map(|k| Keyword::from(*k)).collect()
 }
 
-pub(crate) fn rule(label: &str, model: &str, purpose: &str, kws: &[&str]) -> ModelRule {
+pub(crate) fn rule(label: &str, model: &str, purpose: &str, kws: &[&'static str]) -> ModelRule {
     ModelRule {
         label: label.into(),
         model: model.into(),
@@ -935,7 +1042,7 @@ mod tests {
         let c = parse(r#"{"advice": "keywords"}"#).unwrap();
         assert_eq!(c.advice(), Advice::Keywords);
         assert_eq!(c.rules(), default_models().as_slice());
-        assert_eq!(c.effort_keywords(), &c.effort);
+        assert_eq!(c.effort_keywords(), &*c.effort);
         let c = parse(r#"{"advice": "learned", "state": {"scope": "global"}}"#).unwrap();
         assert_eq!(c.advice(), Advice::Keywords);
         let c = parse(r#"{"models": []}"#).unwrap();

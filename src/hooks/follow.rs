@@ -459,7 +459,7 @@ mod tests {
         // No rules of the user's (as `gk rules` prints them per session):
         // the recommender's tiers are still known.
         let printed = Config {
-            models: Vec::new(),
+            models: Vec::new().into(),
             ..Config::default()
         };
         assert_eq!(hinted_model("opus next", &printed), Some("Opus 5.5"));

@@ -662,7 +662,7 @@ mod tests {
         assert!(a.choice.learned.is_some());
         // A rule of the user's wins.
         let mine = Config {
-            models: vec![super::super::config::rule("Big", "big-1", "hard", &["ok"])],
+            models: vec![super::super::config::rule("Big", "big-1", "hard", &["ok"])].into(),
             ..Config::default()
         };
         let a = analyse("ok", &mine);
