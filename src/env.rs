@@ -15,8 +15,12 @@ use crate::platform::Os;
 #[derive(Debug, Clone)]
 pub struct Env {
     os: Os,
-    /// Every variable, in the order the process had them.
-    vars: Vec<(OsString, OsString)>,
+    /// Every variable, in the order the process had them; `None`: the
+    /// process's own, looked up one by one when asked (the process never
+    /// changes them, and a hook asks for a handful of the hundred or so
+    /// Claude Code passes: copying them all cost more than the rest of the
+    /// hook's set-up).
+    vars: Option<Vec<(OsString, OsString)>>,
     /// The current folder, or why it could not be read.
     cwd: Result<PathBuf, String>,
     /// The running gk program, or why it could not be found.
@@ -36,7 +40,7 @@ impl Env {
         use std::io::IsTerminal;
         Env {
             os: Os::current(),
-            vars: std::env::vars_os().collect(),
+            vars: None,
             cwd: std::env::current_dir().map_err(|e| e.to_string()),
             exe: std::env::current_exe().map_err(|e| e.to_string()),
             stdin_terminal: std::io::stdin().is_terminal(),
@@ -52,7 +56,7 @@ impl Env {
     pub fn new(cwd: impl Into<PathBuf>, exe: impl Into<PathBuf>) -> Env {
         Env {
             os: Os::current(),
-            vars: Vec::new(),
+            vars: Some(Vec::new()),
             cwd: Ok(cwd.into()),
             exe: Ok(exe.into()),
             stdin_terminal: false,
@@ -65,21 +69,27 @@ impl Env {
     /// Set (or replace) the variable `name`.
     pub fn set(&mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> &mut Env {
         let (name, value) = (name.as_ref(), value.as_ref());
-        match self
-            .vars
-            .iter_mut()
-            .find(|(k, _)| same_name(self.os, k, name))
-        {
+        let os = self.os;
+        let vars = self.own_vars();
+        match vars.iter_mut().find(|(k, _)| same_name(os, k, name)) {
             Some((_, v)) => *v = value.to_os_string(),
-            None => self.vars.push((name.to_os_string(), value.to_os_string())),
+            None => vars.push((name.to_os_string(), value.to_os_string())),
         }
         self
+    }
+
+    /// The variables as a list of this environment's own, copied from the
+    /// process when they were its.
+    fn own_vars(&mut self) -> &mut Vec<(OsString, OsString)> {
+        self.vars
+            .get_or_insert_with(|| std::env::vars_os().collect())
     }
 
     /// Remove the variable `name`, if set.
     pub fn remove(&mut self, name: impl AsRef<OsStr>) -> &mut Env {
         let os = self.os;
-        self.vars.retain(|(k, _)| !same_name(os, k, name.as_ref()));
+        self.own_vars()
+            .retain(|(k, _)| !same_name(os, k, name.as_ref()));
         self
     }
 
@@ -96,15 +106,20 @@ impl Env {
     /// The variable `name` (names are compared without case on Windows,
     /// as the system does).
     pub fn var_os(&self, name: &str) -> Option<OsString> {
-        self.vars
-            .iter()
+        let Some(vars) = &self.vars else {
+            return std::env::var_os(name);
+        };
+        vars.iter()
             .find(|(k, _)| same_name(self.os, k, OsStr::new(name)))
             .map(|(_, v)| v.clone())
     }
 
     /// Every variable, for a child process.
-    pub fn vars(&self) -> &[(OsString, OsString)] {
-        &self.vars
+    pub fn vars(&self) -> Vec<(OsString, OsString)> {
+        match &self.vars {
+            Some(vars) => vars.clone(),
+            None => std::env::vars_os().collect(),
+        }
     }
 
     /// The current folder; the error says why it could not be read.

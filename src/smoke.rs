@@ -176,7 +176,7 @@ pub fn run(
     let mut child = command
         .args(&invocation.args)
         .env_clear()
-        .envs(base.vars().iter().map(|(k, v)| (k, v)))
+        .envs(base.vars())
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
