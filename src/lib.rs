@@ -60,6 +60,6 @@ pub(crate) mod smoke;
 pub(crate) mod text;
 pub(crate) mod version;
 
-pub use commands::main;
+pub use commands::{main, main_code};
 #[doc(hidden)]
 pub mod testing;

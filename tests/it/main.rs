@@ -22,6 +22,7 @@ mod install_managed;
 mod install_permissions;
 mod install_safety;
 mod linear_budgets;
+mod process_start;
 mod report;
 mod rules_presets;
 mod settings_shapes;
