@@ -7,8 +7,7 @@
 use std::path::Path;
 
 use super::{
-    binary, put_in_settings, statusline_for, verified_wanted_hooks, Done, SettingsWanted,
-    CLEAN_STATE,
+    put_in_settings, statusline_for, verified_wanted_hooks, Done, SettingsWanted, CLEAN_STATE,
 };
 use crate::change::fs::{read_current, read_text};
 use crate::change::plan::FileChange;
@@ -67,6 +66,17 @@ impl Parts {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+
+    /// `self` with `part` too.
+    pub fn with(mut self, part: Part) -> Parts {
+        self.insert(part);
+        self
+    }
+
+    /// The parts of `self` that are also in `other`.
+    pub fn within(self, other: Parts) -> Parts {
+        Parts(self.0 & other.0)
+    }
 }
 
 /// The facts of a machine the parts are spelt from: install reads them
@@ -106,30 +116,6 @@ impl<'a> Site<'a> {
 
     fn os(&self) -> Os {
         self.ctx.os
-    }
-
-    /// [`Part::Program`]: `program` (the running gk's bytes, read only
-    /// when needed) at the path gk's hooks run, unless `replace` refuses
-    /// the program there now (its bytes, if any).
-    pub fn program(
-        &self,
-        program: impl FnOnce() -> Result<Vec<u8>>,
-        replace: impl FnOnce(Option<&[u8]>) -> bool,
-    ) -> Result<Option<FileChange>> {
-        let bin = self.paths.binary(self.os());
-        let old = read_current(&bin, crate::bounded::PROGRAM_LIMIT)?;
-        if !replace(old.as_deref()) {
-            return Ok(None);
-        }
-        Ok(Some(FileChange {
-            path: bin,
-            old,
-            new: Some(program()?),
-            binary: true,
-            create_mode: 0o755,
-            strategy: binary::replace_strategy(self.os()),
-            reason: "the program gk's hooks run".into(),
-        }))
     }
 
     /// [`Part::StateFile`]: task_state.json as it is, or in the clean form
