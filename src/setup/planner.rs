@@ -217,14 +217,29 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
             _ => site.claude_md(false, "Task State Convention block")?,
         });
     }
-    if let Channel::Managed(dropin) = &desired.channel {
-        if parts.has(Part::Registrations) {
+    match &desired.channel {
+        Channel::User => put_in_user(desired, request, parts, plan, &mut planned)?,
+        Channel::Managed(dropin) if parts.has(Part::Registrations) => {
             plan.push(dropin.put_in()?);
             plan.changes.extend(dropin.record_in()?);
         }
-        return Ok(planned);
+        Channel::Managed(_) => {}
     }
-    if by == By::Install {
+    Ok(planned)
+}
+
+/// The user channel's registrations step: the hooks read back, the
+/// settings parts put into the user's settings, gk's copies taken out of
+/// the other files [`TakeOut`] names.
+fn put_in_user(
+    desired: &Desired,
+    request: &Request,
+    parts: Parts,
+    plan: &mut Plan,
+    planned: &mut Planned,
+) -> Result<()> {
+    let site = &desired.site;
+    if request.by == By::Install {
         // Read back before anything else: a <claude dir> no command can
         // name stops the install here, wherever the hooks are registered.
         site.hooks(desired.shell)?;
@@ -232,7 +247,7 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
     let user = site.paths.settings();
     let takes_user = request.take_out.from.contains(&user);
     if IN_SETTINGS.iter().any(|p| parts.has(*p)) || takes_user {
-        put_in_user_settings(desired, request, takes_user, plan, &mut planned)?;
+        put_in_user_settings(desired, request, takes_user, plan, planned)?;
     }
     for path in request.take_out.from.iter().filter(|p| **p != user) {
         let Some(old) = read_text(path)? else {
@@ -246,7 +261,7 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
             &request.take_out.reason,
         ));
     }
-    Ok(planned)
+    Ok(())
 }
 
 /// The user's settings with gk's copies taken out (when asked) and the
