@@ -27,7 +27,8 @@ pub enum Part {
     /// gk's registrations in user settings: one canonical entry per hook,
     /// every other gk spelling and the Python hooks taken out.
     Registrations,
-    /// The running gk in place of the registered program.
+    /// The running gk in place of the registered program, at the path the
+    /// channel's hooks run ([`super::binary::put_in`], `take_out`).
     Program,
     /// The Task State Convention block in CLAUDE.md.
     ClaudeMd,
