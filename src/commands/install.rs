@@ -5,21 +5,39 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::change::apply::{execute, Outcome};
+use crate::change::apply::{execute, ChangeOptions, Outcome};
 use crate::change::backup;
 use crate::change::fs::read_text_within;
+use crate::change::plan::Plan;
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
 use crate::console::{outln, Console};
+use crate::edit::settings_edit::WantedHooks;
 use crate::edit::switch;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::HookKind;
 use crate::machine::Machine;
-use crate::setup::plans::{plan_install_with, plan_purge_backups, plan_uninstall};
+use crate::setup::plans::{
+    plan_install_with, plan_managed_install, plan_managed_uninstall, plan_purge_backups,
+    plan_uninstall,
+};
 use crate::setup::*;
 use crate::smoke;
 
+/// What an install plans on one channel, for the one run path: the plan,
+/// the notes said after it, and the hooks the smoke test runs once it is
+/// written (`None`: none, a drop-in written to a file).
+struct Install {
+    plan: Plan,
+    notes: Vec<String>,
+    smoke: Option<WantedHooks>,
+    /// What a failed smoke test says.
+    failed: &'static str,
+}
+
+/// `gk install [--managed]`: the channel's plan, shown and written by the
+/// one change path, its notes, then the smoke test of what was installed.
 pub fn run_install(
     args: &InstallArgs,
     color: ColorChoice,
@@ -28,52 +46,120 @@ pub fn run_install(
 ) -> Result<u8> {
     let m = Machine::from_env(env)?;
     let program = running_program(env)?;
-    if args.managed {
-        return run_managed_install(&m, args, &program, color, env, c);
-    }
-    let shell = shell_form(args.shell, m.os());
-    if !args.no_permissions {
-        check_state_folder(&m)?;
-    }
-    let (mut extras, mut notes) = Extras::for_machine(&m, !args.no_permissions, args.statusline);
-    // Install may start a program (hooks may not): the client's version
-    // decides whether the switch hooks are registered.
-    extras.client = smoke::client_version(m.os(), env);
-    let (mut plan, more) = plan_install_with(&m, shell, &program, &extras)?;
-    notes.extend(more);
-    if let Some(change) = offer_presets(&m, args, env, c)? {
-        plan.push(change);
-    }
-    let outcome = execute(
-        &plan,
-        &crate::commands::options(&args.change),
-        Style::for_stdout(color.forced(), env),
-        env,
-        c,
-    )?;
-    for note in notes {
+    let opts = crate::commands::options(&args.change);
+    let install = match args.managed {
+        true => managed_install(&m, args, &program, &opts, env)?,
+        false => user_install(&m, args, &program, env, c)?,
+    };
+    let style = Style::for_stdout(color.forced(), env);
+    let outcome = execute(&install.plan, &opts, style, env, c)?;
+    for note in &install.notes {
         // A note may quote a settings value (another tool's status line).
-        outln!(c, "{}", crate::text::escaped(&note));
+        outln!(c, "{}", crate::text::escaped(note));
     }
     report_running_copies(c, &outcome);
     let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
-    if !ran || args.no_smoke {
+    let Some(wanted) = install.smoke.filter(|_| ran && !args.no_smoke) else {
         return Ok(outcome.exit_code());
+    };
+    if !smoke_test(&m, &wanted, env, c) {
+        return Err(Error::new(install.failed));
+    }
+    Ok(outcome.exit_code())
+}
+
+/// The user channel's install: the state folder checked, the client asked
+/// its version (install may start a program, hooks may not: it decides
+/// whether the switch hooks are registered), the rule set offered.
+fn user_install(
+    m: &Machine,
+    args: &InstallArgs,
+    program: &[u8],
+    env: &Env,
+    c: &mut Console<'_>,
+) -> Result<Install> {
+    let shell = shell_form(args.shell, m.os());
+    if !args.no_permissions {
+        check_state_folder(m)?;
+    }
+    let (mut extras, mut notes) = Extras::for_machine(m, !args.no_permissions, args.statusline);
+    extras.client = smoke::client_version(m.os(), env);
+    let (mut plan, more) = plan_install_with(m, shell, program, &extras)?;
+    notes.extend(more);
+    if let Some(change) = offer_presets(m, args, env, c)? {
+        plan.push(change);
     }
     // Beside gk's plugin install copies no program: the hooks that run are
     // the plugin's, `gk` from PATH, and that is what the smoke test starts.
     let bin = m.paths.binary(m.os());
-    let wanted = match plan.changes.iter().any(|ch| ch.path == bin) {
+    let smoke = match plan.changes.iter().any(|ch| ch.path == bin) {
         true => wanted_hooks(&m.ctx, shell, m.bash_home.as_deref(), extras.client),
         false => crate::setup::plugin::plugin_hooks(),
     };
-    let all_passed = smoke_test(&m, &wanted, env, c);
-    if !all_passed {
-        return Err(Error::new(
-            "the files are in place, but a hook failed its smoke test (see above; `gk doctor` digs deeper)",
-        ));
+    Ok(Install {
+        plan,
+        notes,
+        smoke: Some(smoke),
+        failed: "the files are in place, but a hook failed its smoke test (see above; `gk doctor` digs deeper)",
+    })
+}
+
+/// The managed channel's install (`--managed [--output FILE]
+/// [--platform P]`): refused before anything is shown when this process
+/// cannot write there; the smoke test runs the machine-wide program (not
+/// with `--output`: it is not copied then).
+fn managed_install(
+    m: &Machine,
+    args: &InstallArgs,
+    program: &[u8],
+    opts: &ChangeOptions,
+    env: &Env,
+) -> Result<Install> {
+    let output = output_file(args.output.as_deref(), env)?;
+    let output = output.as_deref();
+    let target = managed::Target {
+        switch_guard: args.with_switch_guard,
+        ..platform_target(m, args.platform, output)?
+    };
+    if !opts.dry_run && !opts.check {
+        let can_output = output.is_none();
+        let paths = managed::targets(m, output);
+        check_rights(&paths, "gk install --managed", can_output)?;
     }
-    Ok(outcome.exit_code())
+    let smoke = match output {
+        None => Some(target.hooks()?),
+        Some(_) => None,
+    };
+    let dropin = managed::DropIn { m, target, output };
+    let (plan, notes) = plan_managed_install(dropin, program)?;
+    Ok(Install {
+        plan,
+        notes,
+        smoke,
+        failed: "the files are in place, but a hook failed its smoke test (see above)",
+    })
+}
+
+/// The platform a drop-in is written for: this machine's, or the one
+/// `--platform` names, which only a drop-in written to a file can have.
+fn platform_target(
+    m: &Machine,
+    platform: Option<crate::cli::Platform>,
+    output: Option<&Path>,
+) -> Result<managed::Target> {
+    match (platform, output) {
+        (Some(p), Some(_)) => Ok(managed::Target::for_platform(m, p.os())),
+        (Some(_), None) => Err(Error::refused(
+            "--platform names the platform of a drop-in written to a file: add --output FILE (without it, gk install --managed installs for this machine)",
+        )),
+        (None, _) => Ok(managed::Target::here(m)),
+    }
+}
+
+/// `--output FILE`, when given, as a path from the current folder
+/// ([`in_current_folder`]).
+fn output_file(output: Option<&Path>, env: &Env) -> Result<Option<PathBuf>> {
+    output.map(|f| in_current_folder(f, env)).transpose()
 }
 
 /// Asked by `gk install` at a terminal (not with `--yes`, `--dry-run` or
@@ -128,64 +214,6 @@ fn running_program(env: &Env) -> Result<Vec<u8>> {
     Ok(crate::bounded::read(exe, crate::bounded::PROGRAM_LIMIT)
         .map_err(|e| Error::io("read", exe, &e.into_io()))?
         .bytes)
-}
-
-/// `gk install --managed [--output FILE]`: the plan from
-/// [`crate::setup::managed`], through the same path as every change; then
-/// the smoke test of the machine-wide program (not with --output: it is not
-/// copied then).
-fn run_managed_install(
-    m: &Machine,
-    args: &InstallArgs,
-    program: &[u8],
-    color: ColorChoice,
-    env: &Env,
-    c: &mut Console<'_>,
-) -> Result<u8> {
-    let output = args
-        .output
-        .as_deref()
-        .map(|f| in_current_folder(f, env))
-        .transpose()?;
-    let output = output.as_deref();
-    let target = match (args.platform, output) {
-        (Some(p), Some(_)) => managed::Target::for_platform(m, p.os()),
-        (Some(_), None) => {
-            return Err(Error::refused(
-                "--platform names the platform of a drop-in written to a file: add --output FILE (without it, gk install --managed installs for this machine)",
-            ))
-        }
-        (None, _) => managed::Target::here(m),
-    };
-    let target = managed::Target {
-        switch_guard: args.with_switch_guard,
-        ..target
-    };
-    let opts = crate::commands::options(&args.change);
-    if !opts.dry_run && !opts.check {
-        check_rights(
-            &managed::targets(m, output),
-            "gk install --managed",
-            output.is_none(),
-        )?;
-    }
-    let (plan, notes) = managed::plan_install(m, program, output, &target)?;
-    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)?;
-    for note in notes {
-        outln!(c, "{}", crate::text::escaped(&note));
-    }
-    report_running_copies(c, &outcome);
-    let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
-    if !ran || args.no_smoke || output.is_some() {
-        return Ok(outcome.exit_code());
-    }
-    let hooks = managed::wanted_hooks(&m.managed_program, m.os(), target.switch_guard)?;
-    if !smoke_test(m, &hooks, env, c) {
-        return Err(Error::new(
-            "the files are in place, but a hook failed its smoke test (see above)",
-        ));
-    }
-    Ok(outcome.exit_code())
 }
 
 /// `--output FILE` as a path from the current folder: a bare name
@@ -251,39 +279,6 @@ fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::ReadOnlyFilesystem => "a read-only file system".into(),
         _ => e.to_string(),
     }
-}
-
-/// `gk uninstall --managed [--output FILE]`.
-fn run_managed_uninstall(
-    m: &Machine,
-    args: &UninstallArgs,
-    color: ColorChoice,
-    env: &Env,
-    c: &mut Console<'_>,
-) -> Result<u8> {
-    let output = args
-        .output
-        .as_deref()
-        .map(|f| in_current_folder(f, env))
-        .transpose()?;
-    let output = output.as_deref();
-    let (plan, notes) = managed::plan_uninstall(m, output)?;
-    let opts = crate::commands::options(&args.change);
-    if !opts.dry_run && !opts.check {
-        let paths: Vec<PathBuf> = plan
-            .changes
-            .iter()
-            .filter(|c| c.changes_something())
-            .map(|c| c.path.clone())
-            .collect();
-        check_rights(&paths, "gk uninstall --managed", false)?;
-    }
-    let outcome = execute(&plan, &opts, Style::for_stdout(color.forced(), env), env, c)?;
-    for note in notes {
-        outln!(c, "{}", crate::text::escaped(&note));
-    }
-    report_running_copies(c, &outcome);
-    Ok(outcome.exit_code())
 }
 
 /// Refuse to grant Claude a state folder that is not gk's own (see
@@ -373,6 +368,26 @@ fn session_lines(kind: HookKind, stdout: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What an uninstall plans on one channel, for the one run path: the plan,
+/// its notes, the folders `--purge` empties, and the line said once the
+/// plan ran (where the gk that ran it still is).
+struct Uninstall {
+    plan: Plan,
+    notes: Vec<String>,
+    purge: Option<Emptied>,
+    last: Option<String>,
+}
+
+/// What `--purge` removes once its plan is written, each only when empty
+/// (`remove_dir` removes nothing else, and no link): the folders the plan
+/// emptied, and first the lock of gk's writing runs in the backup folder.
+struct Emptied {
+    folders: Vec<PathBuf>,
+    lock: Option<PathBuf>,
+}
+
+/// `gk uninstall [--managed]`: the channel's plan, shown and written by
+/// the one change path, then its notes.
 pub fn run_uninstall(
     args: &UninstallArgs,
     color: ColorChoice,
@@ -380,18 +395,49 @@ pub fn run_uninstall(
     c: &mut Console<'_>,
 ) -> Result<u8> {
     let m = Machine::from_env(env)?;
-    if args.managed {
-        return run_managed_uninstall(&m, args, color, env, c);
-    }
-    let (mut plan, mut notes) = plan_uninstall(&m, args.purge)?;
-    let backups = backup::Backups::from_env(env);
-    if args.purge {
-        if let Ok(b) = &backups {
-            plan_purge_backups(&mut plan, b, &m.paths)?;
+    let opts = crate::commands::options(&args.change);
+    let uninstall = match args.managed {
+        true => managed_uninstall(&m, args, &opts, env)?,
+        false => user_uninstall(&m, args, env)?,
+    };
+    let style = Style::for_stdout(color.forced(), env);
+    let outcome = execute(&uninstall.plan, &opts, style, env, c)?;
+    if let (Some(purge), Outcome::Written { .. }) = (&uninstall.purge, &outcome) {
+        if let Some(lock) = &purge.lock {
+            // The lock of gk's writing runs is gk's too: taken, then removed.
+            if let Ok(lock) = crate::change::lock::RunLock::take(lock) {
+                lock.remove();
+            }
+        }
+        for dir in &purge.folders {
+            if std::fs::remove_dir(dir).is_ok() {
+                outln!(c, "removed   {} (an empty folder)", dir.display());
+            }
         }
     }
-    // The per-session records: Claude's, kept by a plain uninstall.
-    let state_dir = if args.purge {
+    for note in &uninstall.notes {
+        // A note may quote a settings value (another tool's status line).
+        outln!(c, "{}", crate::text::escaped(note));
+    }
+    report_running_copies(c, &outcome);
+    let ran = matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo);
+    if let (true, Some(last)) = (ran, &uninstall.last) {
+        outln!(c, "{last}");
+    }
+    Ok(outcome.exit_code())
+}
+
+/// The user channel's uninstall; with `--purge` the task records, gk's
+/// config and backups too.
+fn user_uninstall(m: &Machine, args: &UninstallArgs, env: &Env) -> Result<Uninstall> {
+    let (mut plan, mut notes) = plan_uninstall(m, args.purge)?;
+    let mut purge = None;
+    if args.purge {
+        let backups = backup::Backups::from_env(env).ok();
+        if let Some(b) = &backups {
+            plan_purge_backups(&mut plan, b, &m.paths)?;
+        }
+        // The per-session records: Claude's, kept by a plain uninstall.
         let places = crate::records::Places::from_env(env)?;
         let records = crate::records::list(&places)?;
         let (changes, left) = crate::records::purge_changes(&places.state_dir, &records)?;
@@ -399,54 +445,60 @@ pub fn run_uninstall(
             plan.push(change);
         }
         notes.extend(left);
-        Some(places.state_dir)
-    } else {
-        None
-    };
-    let outcome = execute(
-        &plan,
-        &crate::commands::options(&args.change),
-        Style::for_stdout(color.forced(), env),
-        env,
-        c,
-    )?;
-    if let (true, Outcome::Written { .. }) = (args.purge, &outcome) {
-        // Emptied by the plan: the folders go too, each only when empty
-        // (`remove_dir` removes nothing else, and no link).
-        let mut emptied = vec![m.paths.hooks_dir()];
-        emptied.extend(state_dir);
-        if let Ok(b) = &backups {
-            // The lock of gk's writing runs is gk's too: taken, then removed.
-            if let Ok(lock) = crate::change::lock::RunLock::take(b.dir()) {
-                lock.remove();
-            }
-            emptied.push(b.dir().to_path_buf());
-            emptied.extend(
+        let mut folders = vec![m.paths.hooks_dir(), places.state_dir];
+        if let Some(b) = &backups {
+            folders.push(b.dir().to_path_buf());
+            folders.extend(
                 b.dir()
                     .parent()
                     .filter(|p| p.ends_with("gk"))
                     .map(Path::to_path_buf),
             );
         }
-        for dir in emptied {
-            if std::fs::remove_dir(&dir).is_ok() {
-                outln!(c, "removed   {} (an empty folder)", dir.display());
-            }
-        }
+        let lock = backups.map(|b| b.dir().to_path_buf());
+        purge = Some(Emptied { folders, lock });
     }
-    for note in notes {
-        // A note may quote a settings value (another tool's status line).
-        outln!(c, "{}", crate::text::escaped(&note));
+    let last = env
+        .current_exe()
+        .ok()
+        .filter(|exe| *exe != m.paths.binary(m.os()))
+        .map(|exe| program_note(exe, cargo_bin(env).as_deref()));
+    Ok(Uninstall {
+        plan,
+        notes,
+        purge,
+        last,
+    })
+}
+
+/// The managed channel's uninstall (`--managed [--output FILE]`): refused
+/// before anything is shown when this process cannot write what the plan
+/// changes.
+fn managed_uninstall(
+    m: &Machine,
+    args: &UninstallArgs,
+    opts: &ChangeOptions,
+    env: &Env,
+) -> Result<Uninstall> {
+    let output = output_file(args.output.as_deref(), env)?;
+    let output = output.as_deref();
+    let target = managed::Target::here(m);
+    let (plan, notes) = plan_managed_uninstall(managed::DropIn { m, target, output })?;
+    if !opts.dry_run && !opts.check {
+        let paths: Vec<PathBuf> = plan
+            .changes
+            .iter()
+            .filter(|c| c.changes_something())
+            .map(|c| c.path.clone())
+            .collect();
+        check_rights(&paths, "gk uninstall --managed", false)?;
     }
-    report_running_copies(c, &outcome);
-    if matches!(outcome, Outcome::Written { .. } | Outcome::NothingToDo) {
-        if let Ok(exe) = env.current_exe() {
-            if exe != m.paths.binary(m.os()) {
-                outln!(c, "{}", program_note(exe, cargo_bin(env).as_deref()));
-            }
-        }
-    }
-    Ok(outcome.exit_code())
+    Ok(Uninstall {
+        plan,
+        notes,
+        purge: None,
+        last: None,
+    })
 }
 
 /// Where `cargo install` puts programs: `$CARGO_HOME/bin`, or

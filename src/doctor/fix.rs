@@ -270,6 +270,7 @@ pub fn plan(
         site,
         shell: setup::shell_form(ShellChoice::Auto, inputs.machine.ctx.os),
         rules: site.rules(),
+        channel: planner::Channel::User,
     };
     // Never downgrade: a gk in place that is newer than this one stays
     // (its own hook-binary-outdated finding says so).

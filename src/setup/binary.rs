@@ -1,6 +1,8 @@
-//! The gk program copied into `<claude dir>/hooks/`: how it is replaced on
-//! each platform, and how its version is read back from the bytes without
-//! running it (gk never starts a process outside the smoke test).
+//! The gk program copied into `<claude dir>/hooks/` (or, for the managed
+//! channel, to its machine-wide path): how it is put in and taken out, how
+//! it is replaced on each platform, and how its version is read back from
+//! the bytes without running it (gk never starts a process outside the
+//! smoke test).
 
 use std::path::Path;
 
@@ -18,6 +20,63 @@ pub fn replace_strategy(os: Os) -> ReplaceStrategy {
     } else {
         ReplaceStrategy::InPlace
     }
+}
+
+/// [`crate::setup::parts::Part::Program`] put in at `at`, gk's program
+/// for `os` (a user's copy or the machine-wide one): `bytes` (the running
+/// gk's, read only when needed) in place, unless `replace` refuses the
+/// program there now (its bytes, if any).
+pub fn put_in(
+    at: &Path,
+    os: Os,
+    bytes: impl FnOnce() -> crate::error::Result<Vec<u8>>,
+    replace: impl FnOnce(Option<&[u8]>) -> bool,
+    reason: &str,
+) -> crate::error::Result<Option<FileChange>> {
+    let old = read_current(at, crate::bounded::PROGRAM_LIMIT)?;
+    if !replace(old.as_deref()) {
+        return Ok(None);
+    }
+    Ok(Some(FileChange {
+        path: at.to_path_buf(),
+        old,
+        new: Some(bytes()?),
+        binary: true,
+        create_mode: 0o755,
+        strategy: replace_strategy(os),
+        reason: reason.into(),
+    }))
+}
+
+/// [`crate::setup::parts::Part::Program`] taken out of `at`: only a gk
+/// build goes; any other file there stays, and the note says so.
+pub fn take_out(
+    at: &Path,
+    os: Os,
+    reason: &str,
+) -> crate::error::Result<(Option<FileChange>, Option<String>)> {
+    let Some(bytes) = read_current(at, crate::bounded::PROGRAM_LIMIT)? else {
+        return Ok((None, None));
+    };
+    if embedded_version(&bytes).is_none() {
+        let note = format!(
+            "left {} in place: it does not look like a gk build",
+            at.display()
+        );
+        return Ok((None, Some(note)));
+    }
+    Ok((
+        Some(FileChange {
+            path: at.to_path_buf(),
+            old: Some(bytes),
+            new: None,
+            binary: true,
+            create_mode: 0o755,
+            strategy: replace_strategy(os),
+            reason: reason.into(),
+        }),
+        None,
+    ))
 }
 
 /// Copies of the gk program that earlier runs moved aside because they

@@ -16,11 +16,15 @@
 //! keeps them. Only the permission rules, the status line and the Task
 //! State Convention stay per user: a drop-in cannot carry them for every
 //! home folder (`gk doctor --fix` adds them for one user).
+//!
+//! This file holds what is the drop-in's own (where it lives, what it
+//! registers, the record of the folders gk made); the one planner
+//! ([`crate::setup::planner`], channel [`DropIn`]) decides which of these
+//! a plan takes in or out, beside the program part every channel shares
+//! ([`crate::setup::binary`]).
 
 use std::path::{Path, PathBuf};
 
-use super::binary;
-use crate::change::fs::read_current;
 use crate::change::fs::read_text;
 use crate::change::plan::{FileChange, Plan};
 use crate::edit::settings_edit::{self, WantedHooks};
@@ -208,58 +212,81 @@ fn record_change(m: &Machine) -> Result<Option<FileChange>> {
     )))
 }
 
-/// The plan of `gk install --managed`: the drop-in (at `output` when given,
-/// else in the managed folder) and, without `output`, the program at its
-/// machine-wide path. Notes say what the administrator still has to do.
-pub fn plan_install(
-    m: &Machine,
-    program: &[u8],
-    output: Option<&Path>,
-    t: &Target,
-) -> Result<(Plan, Vec<String>)> {
-    let mut plan = Plan::new("gk install --managed");
-    let mut notes = Vec::new();
-    let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
-    let wanted = t.hooks()?;
-    notes.push(switch_guard_note(t.switch_guard));
-    if output.is_none() {
-        plan.push(FileChange {
-            path: m.managed_program.clone(),
-            old: read_current(&m.managed_program, crate::bounded::PROGRAM_LIMIT)?,
-            new: Some(program.to_vec()),
-            binary: true,
-            create_mode: 0o755,
-            strategy: binary::replace_strategy(m.os()),
-            reason: "the program every user's hooks run".into(),
-        });
-        for leftover in binary::leftover_copies(&m.managed_program)? {
-            plan.push(leftover);
-        }
-    } else {
-        notes.push(format!(
-            "note: the drop-in runs {}; put a gk program built for {} there on every machine with your own tools (it is not copied by --output)",
-            t.program.display(),
-            os_name(t.os)
-        ));
-        notes.push(format!(
-            "note: deploy {} as {} (the file name may differ; it must end in .json and not start with a dot)",
-            at.display(),
-            dropin_spelling(t.os)
-        ));
+/// The managed channel as the planner reads it
+/// ([`crate::setup::planner::Channel::Managed`]): the drop-in (in the
+/// managed folder, or at `output`), what it registers, and, without
+/// `output`, the machine-wide program and the record of the folders gk
+/// made. It has no permission rules, status line, CLAUDE.md or state
+/// file: a drop-in cannot carry them for every home folder.
+#[derive(Debug, Clone)]
+pub struct DropIn<'a> {
+    pub m: &'a Machine,
+    pub target: Target,
+    /// `--output FILE`: the drop-in alone, written there.
+    pub output: Option<&'a Path>,
+}
+
+impl DropIn<'_> {
+    /// Where the drop-in is written.
+    pub fn at(&self) -> PathBuf {
+        self.output
+            .map_or_else(|| dropin_path(&self.m.managed), Path::to_path_buf)
     }
-    let old = read_text(&at)?;
-    let new = settings_edit::add_hooks(&at, old.as_deref().unwrap_or(""), &wanted, &t.ctx)?;
-    let reason = match t.switch_guard {
-        true => "register gk's prompt, Stop and session hooks and the switch guard for every user",
-        false => "register gk's prompt, Stop and session hooks for every user",
-    };
-    plan.push(FileChange::text(&at, old, Some(new), reason));
-    if output.is_none() {
-        if let Some(record) = record_change(m)? {
-            plan.push(record);
+
+    /// The machine-wide program every user's hooks run (`None` with
+    /// `output`: it is not copied then).
+    pub fn program(&self) -> Option<&Path> {
+        match self.output {
+            Some(_) => None,
+            None => Some(&self.m.managed_program),
         }
     }
-    Ok((plan, notes))
+
+    /// [`crate::setup::parts::Part::Registrations`] put in: gk's entries
+    /// in the drop-in's text (a new file when there is none), the rest of
+    /// it kept.
+    pub fn put_in(&self) -> Result<FileChange> {
+        let at = self.at();
+        let wanted = self.target.hooks()?;
+        let old = read_text(&at)?;
+        let text = old.as_deref().unwrap_or("");
+        let new = settings_edit::add_hooks(&at, text, &wanted, &self.target.ctx)?;
+        let reason = match self.target.switch_guard {
+            true => {
+                "register gk's prompt, Stop and session hooks and the switch guard for every user"
+            }
+            false => "register gk's prompt, Stop and session hooks for every user",
+        };
+        Ok(FileChange::text(&at, old, Some(new), reason))
+    }
+
+    /// The record of the folders this install makes, beside the drop-in
+    /// (none with `output`, or when gk makes none).
+    pub fn record_in(&self) -> Result<Option<FileChange>> {
+        match self.output {
+            Some(_) => Ok(None),
+            None => record_change(self.m),
+        }
+    }
+
+    /// What the plan of `gk install --managed` tells the administrator.
+    pub fn install_notes(&self) -> Vec<String> {
+        let t = &self.target;
+        let mut notes = vec![switch_guard_note(t.switch_guard)];
+        if self.output.is_some() {
+            notes.push(format!(
+                "note: the drop-in runs {}; put a gk program built for {} there on every machine with your own tools (it is not copied by --output)",
+                t.program.display(),
+                os_name(t.os)
+            ));
+            notes.push(format!(
+                "note: deploy {} as {} (the file name may differ; it must end in .json and not start with a dot)",
+                self.at().display(),
+                dropin_spelling(t.os)
+            ));
+        }
+        notes
+    }
 }
 
 /// What the plan of `gk install --managed` says of the switch guard.
@@ -311,38 +338,29 @@ fn target_of(m: &Machine, at: &Path, text: &str) -> Result<Target> {
     Ok(here)
 }
 
-/// The plan of `gk uninstall --managed`: gk's entries out of the drop-in
-/// (the file goes when nothing else is left in it) and, without `output`,
-/// the machine-wide program when it is a gk build. A file written with
-/// `--output --platform` for another platform is read in that platform's
-/// spelling.
-pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<String>)> {
-    let at = output.map_or_else(|| dropin_path(&m.managed), Path::to_path_buf);
-    let dropin = read_text(&at)?;
-    let t = match (&dropin, output) {
-        (Some(text), Some(_)) => target_of(m, &at, text)?,
-        _ => Target::here(m),
-    };
-    let why = match &dropin {
-        None => "is not there",
-        Some(_) => "holds none of gk's hooks",
-    };
-    let mut plan = Plan::new("gk uninstall --managed").when_idle(format!(
-        "gk is not installed for every user here ({} {why}); nothing to remove",
-        at.display()
-    ));
-    let mut notes = Vec::new();
-    // A drop-in with none of gk's hooks is not gk's to touch, even when
-    // it holds nothing at all.
-    let dropin = match dropin {
-        Some(old) if settings_edit::remove_hooks(&at, &old, &t.ctx)? == old => None,
-        other => other,
-    };
-    if let Some(old) = dropin {
+impl DropIn<'_> {
+    /// [`crate::setup::parts::Part::Registrations`] taken out: gk's
+    /// entries out of the drop-in; the file goes when nothing else is left
+    /// in it, one an administrator added keys to keeps them. A drop-in with
+    /// none of gk's hooks is not gk's to touch, even when it holds nothing
+    /// at all. A file written with `--output --platform` for another
+    /// platform is read in that platform's spelling.
+    pub fn take_out(&self) -> Result<Option<FileChange>> {
+        let at = self.at();
+        let Some(old) = read_text(&at)? else {
+            return Ok(None);
+        };
+        let t = match self.output {
+            Some(_) => target_of(self.m, &at, &old)?,
+            None => self.target.clone(),
+        };
+        let left = settings_edit::remove_hooks(&at, &old, &t.ctx)?;
+        if left == old {
+            return Ok(None);
+        }
         let new = if old == render_dropin(&t, &at)? {
             None
         } else {
-            let left = settings_edit::remove_hooks(&at, &old, &t.ctx)?;
             let empty = left.trim().is_empty()
                 || serde_json::from_str::<serde_json::Value>(&left).ok()
                     == Some(serde_json::json!({}));
@@ -353,64 +371,47 @@ pub fn plan_uninstall(m: &Machine, output: Option<&Path>) -> Result<(Plan, Vec<S
         } else {
             "gk's drop-in"
         };
-        plan.push(FileChange::text(&at, Some(old), new, reason));
+        Ok(Some(FileChange::text(&at, Some(old), new, reason)))
     }
-    if output.is_some() {
-        return Ok((plan, notes));
-    }
-    let program = &m.managed_program;
-    if let Some(bytes) = read_current(program, crate::bounded::PROGRAM_LIMIT)? {
-        if crate::version::embedded_version(&bytes).is_some() {
-            plan.push(FileChange {
-                path: program.clone(),
-                old: Some(bytes),
-                new: None,
-                binary: true,
-                create_mode: 0o755,
-                strategy: binary::replace_strategy(m.os()),
-                reason: "the machine-wide gk program".into(),
-            });
-        } else {
-            notes.push(format!(
-                "left {} in place: it does not look like a gk build",
-                program.display()
+
+    /// The folders gk made, taken out last (none with `output`): the
+    /// record of them goes, and each folder it names that `plan` leaves
+    /// empty goes after it. A record gk cannot read (too large, not a
+    /// file, not UTF-8) does not stop the uninstall: it stays, and so do
+    /// the folders.
+    pub fn folders_out(&self, plan: &mut Plan, notes: &mut Vec<String>) {
+        if self.output.is_some() {
+            return;
+        }
+        let record_at = record_path(self.m);
+        let record = match crate::bounded::read_no_link(&record_at, crate::bounded::TEXT_LIMIT) {
+            Ok(c) => String::from_utf8(c.bytes)
+                .map(Some)
+                .map_err(|_| "not UTF-8 text".to_string()),
+            Err(crate::bounded::ReadError::NotFound) => Ok(None),
+            Err(e) => Err(e.reason()),
+        };
+        let record = match record {
+            Ok(text) => text,
+            Err(why) => {
+                notes.push(format!(
+                    "left {} in place ({why}): the folders gk's install made stay too",
+                    record_at.display()
+                ));
+                None
+            }
+        };
+        let made = recorded(self.m, record.as_deref());
+        if let Some(old) = record {
+            plan.push(FileChange::text(
+                &record_at,
+                Some(old),
+                None,
+                "gk's record of the folders it made",
             ));
         }
+        plan.empty_folders = left_empty(&made, plan);
     }
-    for leftover in binary::leftover_copies(program)? {
-        plan.push(leftover);
-    }
-    let record_at = record_path(m);
-    // A record gk cannot read (too large, not a file, not UTF-8) does not
-    // stop the uninstall: it stays, and so do the folders.
-    let record = match crate::bounded::read_no_link(&record_at, crate::bounded::TEXT_LIMIT) {
-        Ok(c) => String::from_utf8(c.bytes)
-            .map(Some)
-            .map_err(|_| "not UTF-8 text".to_string()),
-        Err(crate::bounded::ReadError::NotFound) => Ok(None),
-        Err(e) => Err(e.reason()),
-    };
-    let record = match record {
-        Ok(text) => text,
-        Err(why) => {
-            notes.push(format!(
-                "left {} in place ({why}): the folders gk's install made stay too",
-                record_at.display()
-            ));
-            None
-        }
-    };
-    let made = recorded(m, record.as_deref());
-    if let Some(old) = record {
-        plan.push(FileChange::text(
-            &record_at,
-            Some(old),
-            None,
-            "gk's record of the folders it made",
-        ));
-    }
-    plan.empty_folders = left_empty(&made, &plan);
-    Ok((plan, notes))
 }
 
 /// Which of `folders` (inner ones first) hold nothing once `plan` has
@@ -452,16 +453,6 @@ fn left_empty(folders: &[PathBuf], plan: &Plan) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::paths::ClaudePaths;
-
-    fn machine(dir: &Path) -> Machine {
-        let paths = ClaudePaths::at(dir.join("home/.claude"));
-        let mut env = crate::env::Env::new(dir, dir.join("gk"));
-        env.set("GK_MANAGED_SETTINGS", dir.join("etc/managed-settings.json"))
-            .set("GK_MANAGED_PROGRAM", dir.join("bin/gk"));
-        Machine::with_paths(Some(dir.join("home")), &paths, &env)
-    }
-
     #[test]
     fn the_dropin_sits_in_managed_settings_d() {
         assert_eq!(
@@ -503,24 +494,5 @@ mod tests {
         let kinds = |guard| wanted_hooks(program, Os::Linux, guard).unwrap().kinds();
         assert_eq!(kinds(false), crate::hookcmd::HookKind::ALWAYS);
         assert_eq!(kinds(true), crate::hookcmd::HookKind::ALL);
-    }
-
-    #[test]
-    fn install_then_uninstall_gives_an_edited_dropin_back_byte_for_byte() {
-        let dir = tempfile::tempdir().unwrap();
-        let m = machine(dir.path());
-        let at = dropin_path(&m.managed);
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        let admin = "{\n  \"allowManagedHooksOnly\": true\n}\n";
-        std::fs::write(&at, admin).unwrap();
-        let (plan, _) = plan_install(&m, b"gk", None, &Target::here(&m)).unwrap();
-        let added = plan.changes.iter().find(|c| c.path == at).unwrap();
-        let text = String::from_utf8(added.new.clone().unwrap()).unwrap();
-        assert!(text.contains("allowManagedHooksOnly"), "{text}");
-        assert!(text.contains("\"args\""), "{text}");
-        std::fs::write(&at, &text).unwrap();
-        let (plan, _) = plan_uninstall(&m, None).unwrap();
-        let back = plan.changes.iter().find(|c| c.path == at).unwrap();
-        assert_eq!(back.new.as_deref(), Some(admin.as_bytes()));
     }
 }

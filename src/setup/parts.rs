@@ -7,8 +7,7 @@
 use std::path::Path;
 
 use super::{
-    binary, put_in_settings, statusline_for, verified_wanted_hooks, Done, SettingsWanted,
-    CLEAN_STATE,
+    put_in_settings, statusline_for, verified_wanted_hooks, Done, SettingsWanted, CLEAN_STATE,
 };
 use crate::change::fs::{read_current, read_text};
 use crate::change::plan::FileChange;
@@ -28,7 +27,8 @@ pub enum Part {
     /// gk's registrations in user settings: one canonical entry per hook,
     /// every other gk spelling and the Python hooks taken out.
     Registrations,
-    /// The running gk in place of the registered program.
+    /// The running gk in place of the registered program, at the path the
+    /// channel's hooks run ([`super::binary::put_in`], `take_out`).
     Program,
     /// The Task State Convention block in CLAUDE.md.
     ClaudeMd,
@@ -66,6 +66,17 @@ impl Parts {
 
     pub fn is_empty(self) -> bool {
         self.0 == 0
+    }
+
+    /// `self` with `part` too.
+    pub fn with(mut self, part: Part) -> Parts {
+        self.insert(part);
+        self
+    }
+
+    /// The parts of `self` that are also in `other`.
+    pub fn within(self, other: Parts) -> Parts {
+        Parts(self.0 & other.0)
     }
 }
 
@@ -106,30 +117,6 @@ impl<'a> Site<'a> {
 
     fn os(&self) -> Os {
         self.ctx.os
-    }
-
-    /// [`Part::Program`]: `program` (the running gk's bytes, read only
-    /// when needed) at the path gk's hooks run, unless `replace` refuses
-    /// the program there now (its bytes, if any).
-    pub fn program(
-        &self,
-        program: impl FnOnce() -> Result<Vec<u8>>,
-        replace: impl FnOnce(Option<&[u8]>) -> bool,
-    ) -> Result<Option<FileChange>> {
-        let bin = self.paths.binary(self.os());
-        let old = read_current(&bin, crate::bounded::PROGRAM_LIMIT)?;
-        if !replace(old.as_deref()) {
-            return Ok(None);
-        }
-        Ok(Some(FileChange {
-            path: bin,
-            old,
-            new: Some(program()?),
-            binary: true,
-            create_mode: 0o755,
-            strategy: binary::replace_strategy(self.os()),
-            reason: "the program gk's hooks run".into(),
-        }))
     }
 
     /// [`Part::StateFile`]: task_state.json as it is, or in the clean form

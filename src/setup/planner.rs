@@ -1,15 +1,18 @@
-//! The one planner of what gk puts on a machine through a user's
-//! settings: from what gk wants there ([`Desired`]) and the files as they
-//! are now, the changes for a set of [`Part`]s, in one of two
+//! The one planner of what gk puts on a machine: from what gk wants there
+//! ([`Desired`]: the machine's facts and a [`Channel`]) and the files as
+//! they are now, the changes for a set of [`Part`]s, in one of two
 //! [`Direction`]s. Install plans every part in, `gk doctor --fix` the parts
 //! its findings name, uninstall every part out (the inverse of the same
 //! parts); `--fix`'s removal of gk's copies from other settings files is
-//! the same removal, asked for by [`TakeOut`]. Each command only chooses
-//! the parts; the plan goes through [`crate::change::apply`]. Nothing here
-//! writes.
+//! the same removal, asked for by [`TakeOut`]. The channel says which
+//! parts there are and where each lives (the user's settings, or a managed
+//! drop-in and the machine-wide program); each command only chooses the
+//! parts and the channel; the plan goes through [`crate::change::apply`].
+//! Nothing here writes.
 
 use std::path::{Path, PathBuf};
 
+use super::managed::DropIn;
 use super::parts::{Part, Parts, Site};
 use super::{binary, is_link, on_disk_places, record, Done};
 use crate::change::fs::{read_current, read_text};
@@ -26,15 +29,75 @@ pub enum Direction {
     Remove,
 }
 
-/// What gk wants on this machine through the user's settings: the facts
-/// its parts are spelt from, the form of its hook commands, and the
-/// permission rules for the task records (`None`: none can name the
-/// folder, or none are wanted).
+/// Where gk puts its hooks, and so which [`Part`]s there are and where
+/// each lives.
+#[derive(Debug, Clone)]
+pub enum Channel<'a> {
+    /// The user's settings: every part, the program in `<claude dir>/hooks/`.
+    User,
+    /// A managed drop-in for every user of the machine: the registrations
+    /// in the drop-in and the machine-wide program (neither with
+    /// `--output`: the drop-in alone); no permission rules, status line,
+    /// CLAUDE.md or state file, which a drop-in cannot carry per user.
+    Managed(DropIn<'a>),
+}
+
+impl Channel<'_> {
+    /// The parts this channel carries: a request for others plans nothing.
+    pub fn parts(&self) -> Parts {
+        let Channel::Managed(dropin) = self else {
+            return Parts::ALL;
+        };
+        let parts = Parts::default().with(Part::Registrations);
+        match dropin.program() {
+            Some(_) => parts.with(Part::Program),
+            None => parts,
+        }
+    }
+
+    /// Where the channel's hooks run gk from (`None`: the channel puts no
+    /// program on this machine), and what a plan says of it put in and
+    /// taken out.
+    fn program(&self, site: &Site) -> Option<(PathBuf, [&'static str; 2])> {
+        match self {
+            Channel::User => Some((
+                site.paths.binary(site.ctx.os),
+                ["the program gk's hooks run", "the gk program"],
+            )),
+            Channel::Managed(dropin) => dropin.program().map(|p| {
+                let why = [
+                    "the program every user's hooks run",
+                    "the machine-wide gk program",
+                ];
+                (p.to_path_buf(), why)
+            }),
+        }
+    }
+}
+
+/// What gk wants on this machine through one channel: the facts its parts
+/// are spelt from, the form of its hook commands in the user's settings,
+/// the permission rules for the task records (`None`: none can name the
+/// folder, none are wanted, or the channel carries none), and the channel.
 #[derive(Debug, Clone)]
 pub struct Desired<'a> {
     pub site: Site<'a>,
     pub shell: ShellForm,
     pub rules: Option<[String; 2]>,
+    pub channel: Channel<'a>,
+}
+
+impl<'a> Desired<'a> {
+    /// The managed channel on machine `dropin.m`: the drop-in's hooks are
+    /// spelt in the exec form ([`super::managed::wanted_hooks`]).
+    pub fn managed(dropin: DropIn<'a>) -> Desired<'a> {
+        Desired {
+            site: Site::of(dropin.m),
+            shell: ShellForm::Exec,
+            rules: None,
+            channel: Channel::Managed(dropin),
+        }
+    }
 }
 
 /// The command a plan is for: what it says of each change, and the few
@@ -120,11 +183,22 @@ pub fn plan(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
 
 fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Planned> {
     let site = &desired.site;
-    let (by, parts) = (request.by, request.parts);
+    let by = request.by;
+    let parts = request.parts.within(desired.channel.parts());
     let mut planned = Planned::default();
-    if let (true, Some(program)) = (parts.has(Part::Program), &request.program) {
-        if let Some(change) = site.program(program.bytes, program.replace)? {
-            plan.push(change);
+    if let Some((bin, [why, _])) = desired.channel.program(site) {
+        if let (true, Some(program)) = (parts.has(Part::Program), &request.program) {
+            let os = site.ctx.os;
+            plan.changes.extend(binary::put_in(
+                &bin,
+                os,
+                program.bytes,
+                program.replace,
+                why,
+            )?);
+        }
+        if by == By::Install {
+            plan.changes.extend(binary::leftover_copies(&bin)?);
         }
     }
     if parts.has(Part::StateFile) {
@@ -143,7 +217,29 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
             _ => site.claude_md(false, "Task State Convention block")?,
         });
     }
-    if by == By::Install {
+    match &desired.channel {
+        Channel::User => put_in_user(desired, request, parts, plan, &mut planned)?,
+        Channel::Managed(dropin) if parts.has(Part::Registrations) => {
+            plan.push(dropin.put_in()?);
+            plan.changes.extend(dropin.record_in()?);
+        }
+        Channel::Managed(_) => {}
+    }
+    Ok(planned)
+}
+
+/// The user channel's registrations step: the hooks read back, the
+/// settings parts put into the user's settings, gk's copies taken out of
+/// the other files [`TakeOut`] names.
+fn put_in_user(
+    desired: &Desired,
+    request: &Request,
+    parts: Parts,
+    plan: &mut Plan,
+    planned: &mut Planned,
+) -> Result<()> {
+    let site = &desired.site;
+    if request.by == By::Install {
         // Read back before anything else: a <claude dir> no command can
         // name stops the install here, wherever the hooks are registered.
         site.hooks(desired.shell)?;
@@ -151,7 +247,7 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
     let user = site.paths.settings();
     let takes_user = request.take_out.from.contains(&user);
     if IN_SETTINGS.iter().any(|p| parts.has(*p)) || takes_user {
-        put_in_user_settings(desired, request, takes_user, plan, &mut planned)?;
+        put_in_user_settings(desired, request, takes_user, plan, planned)?;
     }
     for path in request.take_out.from.iter().filter(|p| **p != user) {
         let Some(old) = read_text(path)? else {
@@ -165,7 +261,7 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
             &request.take_out.reason,
         ));
     }
-    Ok(planned)
+    Ok(())
 }
 
 /// The user's settings with gk's copies taken out (when asked) and the
@@ -223,11 +319,6 @@ fn put_in_user_settings(
         created,
     )?;
     plan.push(FileChange::text(&user, old, Some(text.clone()), &reason));
-    if request.by == By::Install {
-        for leftover in binary::leftover_copies(&site.paths.binary(site.ctx.os))? {
-            plan.push(leftover);
-        }
-    }
     plan.changes.extend(record_change);
     *planned = Planned {
         line,
@@ -313,15 +404,19 @@ fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result
 /// and only what is gk's.
 fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Planned> {
     let site = &desired.site;
-    let parts = request.parts;
+    let parts = request.parts.within(desired.channel.parts());
     let mut planned = Planned::default();
-    if IN_SETTINGS.iter().any(|p| parts.has(*p)) {
-        if let Some(change) = take_out_of_user_settings(desired, parts)? {
-            plan.push(change);
+    match &desired.channel {
+        Channel::User if IN_SETTINGS.iter().any(|p| parts.has(*p)) => {
+            plan.changes
+                .extend(take_out_of_user_settings(desired, parts)?);
+            plan.changes
+                .extend(record::remove(&site.paths.install_record())?);
         }
-        if let Some(change) = record::remove(&site.paths.install_record())? {
-            plan.push(change);
+        Channel::Managed(dropin) if parts.has(Part::Registrations) => {
+            plan.changes.extend(dropin.take_out()?);
         }
+        _ => {}
     }
     if parts.has(Part::ClaudeMd) {
         let md = site.paths.claude_md();
@@ -335,30 +430,12 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
             plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
         }
     }
-    if parts.has(Part::Program) {
-        let os = site.ctx.os;
-        let bin = site.paths.binary(os);
-        if let Some(bytes) = read_current(&bin, crate::bounded::PROGRAM_LIMIT)? {
-            if crate::version::embedded_version(&bytes).is_some() {
-                plan.push(FileChange {
-                    path: bin.clone(),
-                    old: Some(bytes),
-                    new: None,
-                    binary: true,
-                    create_mode: 0o755,
-                    strategy: binary::replace_strategy(os),
-                    reason: "the gk program".into(),
-                });
-            } else {
-                planned.notes.push(format!(
-                    "left {} in place: it does not look like a gk build",
-                    bin.display()
-                ));
-            }
-        }
-        for leftover in binary::leftover_copies(&bin)? {
-            plan.push(leftover);
-        }
+    if let (true, Some((bin, [_, why]))) = (parts.has(Part::Program), desired.channel.program(site))
+    {
+        let (change, note) = binary::take_out(&bin, site.ctx.os, why)?;
+        plan.changes.extend(change);
+        planned.notes.extend(note);
+        plan.changes.extend(binary::leftover_copies(&bin)?);
     }
     if parts.has(Part::StateFile) {
         let state = site.paths.state_file();
@@ -373,6 +450,10 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
                 reason: "task state (--purge)".into(),
             });
         }
+    }
+    if let Channel::Managed(dropin) = &desired.channel {
+        // Last: a folder goes only when the plan leaves it empty.
+        dropin.folders_out(plan, &mut planned.notes);
     }
     Ok(planned)
 }
@@ -518,6 +599,7 @@ mod tests {
             site: Site::of(&m),
             shell: ShellForm::Bash,
             rules: Site::of(&m).rules(),
+            channel: Channel::User,
         };
         // The test program carries gk's version marker, as a gk build does.
         let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
@@ -559,5 +641,97 @@ mod tests {
         let mut plan = Plan::new("again");
         super::plan(&desired, &out, &mut plan).unwrap();
         assert!(plan.changes.iter().all(|c| !c.changes_something()));
+    }
+
+    fn managed_machine(dir: &Path) -> Machine {
+        let paths = ClaudePaths::at(dir.join("home/.claude"));
+        let mut env = crate::env::Env::new(dir, dir.join("gk"));
+        env.set("GK_MANAGED_SETTINGS", dir.join("etc/managed-settings.json"))
+            .set("GK_MANAGED_PROGRAM", dir.join("bin/gk"));
+        Machine::with_paths(Some(dir.join("home")), &paths, &env)
+    }
+
+    fn dropin(m: &Machine) -> DropIn<'_> {
+        DropIn {
+            m,
+            target: crate::setup::managed::Target::here(m),
+            output: None,
+        }
+    }
+
+    #[test]
+    fn the_managed_channel_plans_only_the_parts_a_dropin_carries() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = managed_machine(dir.path());
+        // Every part asked for: the channel keeps the program, the drop-in
+        // and the record of the folders gk makes; nothing per user.
+        let mut plan = Plan::new("in");
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let program = Program {
+            bytes: &|| Ok(own.clone()),
+            replace: &|_| true,
+        };
+        let put = request(Direction::Add, By::Install, Some(program));
+        super::plan(&Desired::managed(dropin(&m)), &put, &mut plan).unwrap();
+        let dropins = crate::registry::scopes::dropin_dir(&m.managed);
+        let paths: Vec<PathBuf> = plan.changes.iter().map(|c| c.path.clone()).collect();
+        assert_eq!(
+            paths,
+            [
+                m.managed_program.clone(),
+                dropins.join("gk.json"),
+                dropins.join(".gk-install.json"),
+            ]
+        );
+        // With --output: the drop-in alone.
+        let file = dir.path().join("ship/gk.json");
+        let alone = DropIn {
+            output: Some(&file),
+            ..dropin(&m)
+        };
+        let mut plan = Plan::new("out");
+        super::plan(&Desired::managed(alone.clone()), &put, &mut plan).unwrap();
+        let paths: Vec<&Path> = plan.changes.iter().map(|c| c.path.as_path()).collect();
+        assert_eq!(paths, [file.as_path()]);
+        assert_eq!(
+            Desired::managed(alone).channel.parts(),
+            Parts::default().with(Part::Registrations)
+        );
+    }
+
+    #[test]
+    fn a_dropin_an_administrator_edited_is_given_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = managed_machine(dir.path());
+        let at = crate::setup::managed::dropin_path(&m.managed);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        let admin = "{\n  \"allowManagedHooksOnly\": true\n}\n";
+        std::fs::write(&at, admin).unwrap();
+        let desired = Desired::managed(dropin(&m));
+        let program = Program {
+            bytes: &|| Ok(b"gk".to_vec()),
+            replace: &|_| true,
+        };
+        let mut plan = Plan::new("in");
+        let put = request(Direction::Add, By::Install, Some(program));
+        super::plan(&desired, &put, &mut plan).unwrap();
+        let added = plan.changes.iter().find(|c| c.path == at).unwrap();
+        let text = String::from_utf8(added.new.clone().unwrap()).unwrap();
+        assert!(text.contains("allowManagedHooksOnly"), "{text}");
+        assert!(text.contains("\"args\""), "{text}");
+        std::fs::write(&at, &text).unwrap();
+        let mut plan = Plan::new("out");
+        let out = request(Direction::Remove, By::Uninstall, None);
+        let planned = super::plan(&desired, &out, &mut plan).unwrap();
+        let back = plan.changes.iter().find(|c| c.path == at).unwrap();
+        assert_eq!(back.new.as_deref(), Some(admin.as_bytes()));
+        // The program there is not a gk build: it stays, and a note says so.
+        std::fs::create_dir_all(m.managed_program.parent().unwrap()).unwrap();
+        std::fs::write(&m.managed_program, "an admin's tool").unwrap();
+        let mut plan = Plan::new("out");
+        let planned_again = super::plan(&desired, &out, &mut plan).unwrap();
+        assert!(plan.changes.iter().all(|c| c.path != m.managed_program));
+        assert_eq!(planned.notes, Vec::<String>::new());
+        assert_eq!(planned_again.notes.len(), 1, "{:?}", planned_again.notes);
     }
 }

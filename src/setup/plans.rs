@@ -2,8 +2,9 @@
 //! read, every new text computed from what gk wants ([`super`]), nothing
 //! written (a plan goes through [`crate::change::apply`]).
 
+use super::managed::DropIn;
 use super::parts::{Part, Parts, Site};
-use super::planner::{self, By, Desired, Direction, Program, Request, TakeOut};
+use super::planner::{self, By, Channel, Desired, Direction, Program, Request, TakeOut};
 use super::*;
 use crate::change::backup;
 use crate::change::fs::{read_current, read_text};
@@ -116,6 +117,7 @@ pub fn plan_install_with(
         site,
         shell,
         rules: extras.rules.clone(),
+        channel: Channel::User,
     };
     let request = Request {
         direction: Direction::Add,
@@ -258,6 +260,7 @@ pub fn plan_uninstall_with(
         site: Site::of(m),
         shell: shell_form(ShellChoice::Auto, m.os()),
         rules: extras.rules.clone(),
+        channel: Channel::User,
     };
     let request = Request {
         direction: Direction::Remove,
@@ -294,6 +297,53 @@ pub fn plan_uninstall_with(
             reason: "gk's config (--purge)".into(),
         });
     }
+    Ok((plan, notes))
+}
+
+/// The plan of `gk install --managed`: every part the managed channel
+/// carries ([`Channel::parts`]), planned in by [`planner::plan`]: the
+/// drop-in and, without `--output`, the program at its machine-wide path
+/// and the record of the folders gk makes. Notes say what the
+/// administrator still has to do.
+pub fn plan_managed_install(dropin: DropIn, program: &[u8]) -> Result<(Plan, Vec<String>)> {
+    let mut plan = Plan::new("gk install --managed");
+    let notes = dropin.install_notes();
+    let request = Request {
+        direction: Direction::Add,
+        by: By::Install,
+        parts: Parts::ALL,
+        take_out: TakeOut::default(),
+        program: Some(Program {
+            bytes: &|| Ok(program.to_vec()),
+            replace: &|_| true,
+        }),
+    };
+    planner::plan(&Desired::managed(dropin), &request, &mut plan)?;
+    Ok((plan, notes))
+}
+
+/// The plan of `gk uninstall --managed`: every part the managed channel
+/// carries, planned out by [`planner::plan`] (gk's entries out of the
+/// drop-in, the machine-wide program when it is a gk build, the folders
+/// gk made that are left empty).
+pub fn plan_managed_uninstall(dropin: DropIn) -> Result<(Plan, Vec<String>)> {
+    let at = dropin.at();
+    let why = match read_text(&at)? {
+        None => "is not there",
+        Some(_) => "holds none of gk's hooks",
+    };
+    let mut plan = Plan::new("gk uninstall --managed").when_idle(format!(
+        "gk is not installed for every user here ({} {why}); nothing to remove",
+        at.display()
+    ));
+    let request = Request {
+        direction: Direction::Remove,
+        by: By::Uninstall,
+        parts: Parts::ALL,
+        take_out: TakeOut::default(),
+        program: None,
+    };
+    let notes = planner::plan(&Desired::managed(dropin), &request, &mut plan)?.notes;
     Ok((plan, notes))
 }
 
