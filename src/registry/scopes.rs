@@ -299,12 +299,8 @@ const SOURCES: &[Source] = &[
         scope: Scope::Project,
         read: Read::File,
         at: |p| {
-            Some(
-                p.project_dir
-                    .as_ref()?
-                    .join(".claude")
-                    .join("settings.json"),
-            )
+            let dir = p.project_dir.as_ref()?;
+            Some(dir.join(".claude").join("settings.json"))
         },
         place: 1,
         tier: Tier::Own,
