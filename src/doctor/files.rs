@@ -65,7 +65,11 @@ pub(super) fn redactor_for(files: &[ScopeFile]) -> Redactor {
 /// What each settings file gave, in file order: a note for one with
 /// nothing to check, a finding for one the client reads twice or skips,
 /// and for a parsed one its BOM, schema issues and handler count.
-pub(super) fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, report: &mut Report) {
+pub(super) fn check_settings_files(
+    files: &[ScopeFile],
+    paths: &ScopePaths<'_>,
+    report: &mut Report,
+) {
     for f in files {
         match &f.load {
             Load::Absent => report
@@ -97,7 +101,7 @@ pub(super) fn check_settings_files(files: &[ScopeFile], paths: &ScopePaths, repo
 /// Who corrects `f` by hand, as the start of a fix.
 fn who_corrects(f: &ScopeFile) -> &'static str {
     // Managed files are policy: only their administrator changes them.
-    if f.scope == scopes::Scope::Managed {
+    if f.scope.is_policy() {
         "managed policy: ask whoever manages this machine to correct"
     } else {
         "correct by hand:"
@@ -106,7 +110,9 @@ fn who_corrects(f: &ScopeFile) -> &'static str {
 
 /// `home-is-project`: started in the home folder, the client reads the
 /// user file as project settings too.
-fn home_is_project(f: &ScopeFile, paths: &ScopePaths) -> Finding {
+fn home_is_project(f: &ScopeFile, paths: &ScopePaths<'_>) -> Finding {
+    // Only a project file is the user file: there is a project folder.
+    let home = paths.project_dir.as_deref().unwrap_or(Path::new(""));
     // Measured (2.1.332): started in the home folder, the client runs
     // every hook of that file once, command, prompt and http hooks
     // alike, so nothing runs twice because of it. Said, not warned.
@@ -114,7 +120,7 @@ fn home_is_project(f: &ScopeFile, paths: &ScopePaths) -> Finding {
         Code::HomeIsProject,
         format!(
             "Claude Code started in {} (the home folder) reads {} as user and as project settings; each of its hooks still runs once, so nothing runs twice because of it (doctor counts the file once)",
-            paths.project_dir.display(),
+            home.display(),
             paths.user.display()
         ),
     )

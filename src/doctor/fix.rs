@@ -18,7 +18,7 @@ use crate::cli::{ColorChoice, DoctorArgs, ShellChoice};
 use crate::console::{out, outln, Console};
 use crate::edit::claude_md;
 use crate::error::{Error, Result};
-use crate::registry::scopes::{Load, Scope, ScopeFile};
+use crate::registry::scopes::{Load, ScopeFile};
 use crate::setup;
 use crate::setup::parts::{Part, Parts};
 use crate::setup::planner::{self, By, Desired, Direction, Program, Request, TakeOut};
@@ -112,7 +112,7 @@ pub fn needs(
     registrations: &[crate::registry::table::Registration],
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
-    let user = files.iter().find(|f| f.scope == Scope::User);
+    let user = files.iter().find(|f| f.scope.is_user());
     let how = super::registrations::registration_fix(registrations);
     // Managed settings or a plugin already do every job: only removals of
     // settings entries are needed, and the program they run is theirs.
@@ -180,7 +180,7 @@ fn take_out_carried(
     let kinds: Vec<_> = n.carried.iter().map(|(k, _)| *k).collect();
     for r in registrations {
         let of = matches!(r.owner, crate::hookcmd::Owner::Gk(k) | crate::hookcmd::Owner::Legacy(k) if kinds.contains(&k));
-        let settings = matches!(r.scope, Scope::User | Scope::Project | Scope::Local);
+        let settings = r.scope.gk_edits();
         if of && settings && !n.remove_from.contains(&r.path) {
             n.remove_from.push(r.path.clone());
         }
@@ -209,17 +209,17 @@ fn take_out_copies(
         RegistrationFix::RemoveOutsideManaged { .. } | RegistrationFix::RemoveOutsidePlugin { .. }
     );
     let managed_provides = matches!(how, RegistrationFix::RemoveOutsideManaged { .. });
-    for r in registrations.iter().filter(|r| r.scope != Scope::Plugin) {
+    for r in registrations.iter().filter(|r| r.plugin.is_none()) {
         let ours = !matches!(r.owner, crate::hookcmd::Owner::Foreign);
         let outside = if outside_managed {
-            r.scope != Scope::Managed
+            !r.scope.is_policy()
         } else {
-            matches!(r.scope, Scope::Project | Scope::Local)
+            r.scope.in_project()
         };
         if ours && outside && !n.remove_from.contains(&r.path) {
             n.remove_from.push(r.path.clone());
         }
-        if ours && r.scope == Scope::Managed && !managed_provides {
+        if ours && r.scope.is_policy() && !managed_provides {
             n.manual.push(format!(
                 "gk is registered in managed settings {}:{}; doctor cannot change managed policy — ask whoever manages this machine",
                 r.path.display(),
@@ -404,11 +404,7 @@ pub fn confine_to_project(
     project_dir: &Path,
     outside: &dyn Fn(&Path) -> Option<PathBuf>,
 ) {
-    let in_project = |p: &PathBuf| {
-        files
-            .iter()
-            .any(|f| &f.path == p && matches!(f.scope, Scope::Project | Scope::Local))
-    };
+    let in_project = |p: &PathBuf| files.iter().any(|f| &f.path == p && f.scope.in_project());
     let mut kept = Vec::new();
     for path in std::mem::take(&mut needs.remove_from) {
         match outside(&path).filter(|_| in_project(&path)) {

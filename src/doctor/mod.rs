@@ -67,14 +67,9 @@ impl Inputs {
         crate::setup::parts::Site::of(&self.machine)
     }
 
-    /// Where every scope's settings file is.
-    pub fn scope_paths(&self) -> ScopePaths {
-        ScopePaths {
-            user: self.machine.paths.settings(),
-            project_dir: self.project_dir.clone(),
-            managed: self.machine.managed.clone(),
-            registry: self.machine.registry_policy.clone(),
-        }
+    /// Where every settings source is.
+    pub fn scope_paths(&self) -> ScopePaths<'_> {
+        ScopePaths::of(&self.machine, Some(&self.project_dir))
     }
 
     /// Read the process environment and the flags.
@@ -347,7 +342,7 @@ fn check_state(
     ));
     let user_editable = files
         .iter()
-        .find(|f| f.scope == scopes::Scope::User)
+        .find(|f| f.scope.is_user())
         .map_or(Ok(()), fix::editable);
     report.findings.extend(permissions::check_rules(
         files,
@@ -413,7 +408,6 @@ fn blocked_edit(
     regs: &[Registration],
 ) -> Option<String> {
     use registrations::RegistrationFix;
-    use scopes::Scope;
     let adds = match how {
         RegistrationFix::UserEntry => true,
         RegistrationFix::RemoveOutsideManaged { .. }
@@ -421,8 +415,8 @@ fn blocked_edit(
         _ => return None,
     };
     let edited = |f: &ScopeFile| {
-        (adds && f.scope == Scope::User)
-            || (f.scope != Scope::Managed
+        (adds && f.scope.is_user())
+            || (!f.scope.is_policy()
                 && regs
                     .iter()
                     .any(|r| r.path == f.path && !matches!(r.owner, Owner::Foreign)))

@@ -178,7 +178,7 @@ fn is_gks(id: &str) -> bool {
 fn never_installed(id: &str, enabled_in: &(Scope, std::path::PathBuf)) -> Finding {
     let (name, mkt) = id.split_once('@').unwrap_or((id, ""));
     let who = match enabled_in.0 {
-        Scope::Project | Scope::Local => "this project enables".to_string(),
+        scope if scope.in_project() => "this project enables".to_string(),
         scope => format!("{} settings enable", scope.name()),
     };
     let from = match mkt {

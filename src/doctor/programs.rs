@@ -31,7 +31,7 @@ pub(super) fn check_binaries(
     for p in crate::registry::rules::programs(table, &locate) {
         let (program, owner, places) = (p.program, p.owner, &p.places);
         let first = places[0];
-        let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
+        let in_managed = places.iter().all(|r| r.scope.is_policy());
         let at_canonical = program == hookcmd::normalize_path(&canonical.to_string_lossy(), os);
         match &p.located {
             None => {
@@ -240,7 +240,7 @@ pub(super) fn outdated(
     if scopes::same_file(path, canonical) {
         return Some(finding.fix(fix).fixed_by(Part::Program));
     }
-    let in_managed = places.iter().all(|r| r.scope == scopes::Scope::Managed);
+    let in_managed = places.iter().all(|r| r.scope.is_policy());
     Some(how.fix(
         finding,
         fix,
@@ -301,7 +301,7 @@ pub(super) fn check_smoke(
             .find(|r| matches!(r.owner, Owner::Gk(_)) && !table.runs(r))
             .and_then(|r| {
                 let p = &table.policy;
-                if r.scope == scopes::Scope::Managed {
+                if r.scope.is_policy() {
                     p.managed_off.as_ref()
                 } else {
                     p.nonmanaged_off.as_ref()

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use super::finding::{Code, Finding, Severity, FIX_COMMAND};
 use crate::hookcmd::{HookKind, WhenMissing};
 use crate::registry::rules::{self, maybe_gk};
-use crate::registry::scopes::Scope;
 use crate::registry::table::{Registration, SwitchKey, Table};
 use crate::setup::parts::Part;
 
@@ -101,7 +100,7 @@ pub enum RegistrationFix {
 pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
     let managed = |kind: HookKind| {
         regs.iter()
-            .find(|r| r.scope == Scope::Managed && r.does(kind))
+            .find(|r| r.scope.is_policy() && r.does(kind))
             .map(|r| r.path.clone())
     };
     let unsure = HookKind::ALL.into_iter().find_map(|kind| {
@@ -348,7 +347,7 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
         ),
     }
     .at(&first.path, Some(first.line));
-    let all_managed = places().all(|r| r.scope == Scope::Managed);
+    let all_managed = places().all(|r| r.scope.is_policy());
     let carrier = match how {
         RegistrationFix::RemovePluginCopies { carried } => carried
             .iter()
@@ -356,7 +355,7 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
             .map(|(_, id)| id.as_str()),
         _ => None,
     };
-    let in_settings = places().any(|r| r.plugin.is_none() && r.scope != Scope::Managed);
+    let in_settings = places().any(|r| r.plugin.is_none() && !r.scope.is_policy());
     f = match carrier {
         // A plugin's copy and settings copies: the settings ones go.
         Some(plugin) if in_settings && plugins.len() == 1 => f
@@ -438,7 +437,7 @@ fn repeated_string(
             user_settings.display()
         ),
         "keep one of these entries and delete the others",
-        places.iter().all(|r| r.scope == Scope::Managed),
+        places.iter().all(|r| r.scope.is_policy()),
     );
     for p in places {
         f = f.detail(p.place());
@@ -460,7 +459,7 @@ fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
         .at(&r.path, Some(r.line)),
         format!("{FIX_COMMAND} (replaces it with `gk hook {}`)", kind.arg()),
         &format!("replace it with `gk hook {}`", kind.arg()),
-        r.scope == Scope::Managed,
+        r.scope.is_policy(),
     )
 }
 
@@ -479,7 +478,7 @@ fn wrong_event(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Findi
         .at(&r.path, Some(r.line)),
         format!("{FIX_COMMAND} (removes it there)"),
         &format!("delete that entry from {}", r.path.display()),
-        r.scope == Scope::Managed,
+        r.scope.is_policy(),
     )
 }
 

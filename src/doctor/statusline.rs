@@ -11,15 +11,13 @@
 use super::finding::{Code, Finding, FIX_COMMAND};
 use super::Inputs;
 use crate::edit::settings_keys::is_gk_statusline;
-use crate::registry::scopes::{Scope, ScopeFile};
+use crate::registry::scopes::ScopeFile;
 use crate::registry::table::{SwitchKey, Table};
 use crate::setup::parts::Part;
 
 /// The user settings and their status line's command, when it is gk's.
 fn gk_statusline<'f>(files: &'f [ScopeFile], inputs: &Inputs) -> Option<(&'f ScopeFile, &'f str)> {
-    let user = files
-        .iter()
-        .find(|f| f.scope == Scope::User && f.effective())?;
+    let user = files.iter().find(|f| f.scope.is_user() && f.effective())?;
     let command = user
         .settings()?
         .value
@@ -39,7 +37,7 @@ pub fn check_policy(files: &[ScopeFile], table: &Table, inputs: &Inputs) -> Opti
         .policy
         .nonmanaged_off
         .as_ref()
-        .filter(|s| s.scope == Scope::Managed && s.key == SwitchKey::AllowManagedHooksOnly)?;
+        .filter(|s| s.scope.is_policy() && s.key == SwitchKey::AllowManagedHooksOnly)?;
     let (user, command) = gk_statusline(files, inputs)?;
     let place = match s.line {
         Some(line) => format!("{}:{line}", s.path.display()),
@@ -100,6 +98,7 @@ mod tests {
     use crate::paths::ClaudePaths;
     use crate::platform::Os;
     use crate::registry::scopes::test_files;
+    use crate::registry::scopes::Scope;
     use std::path::PathBuf;
 
     fn inputs(os: Os, git_bash: Option<&str>) -> Inputs {

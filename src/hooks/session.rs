@@ -40,7 +40,7 @@ use crate::hookcmd::HookKind;
 use crate::platform::Os;
 use crate::registry::plugins::{Plugins, Trouble};
 use crate::registry::rules::{self, Skipped};
-use crate::registry::scopes::{self, Scope, ScopeFile};
+use crate::registry::scopes::{self, ScopeFile};
 use crate::registry::table::{Registration, Table};
 
 /// The most of stdin the session hook keeps: a SessionStart event is a few
@@ -76,13 +76,8 @@ pub fn answer(
     // One budget for everything read: settings files, drop-ins, then what
     // the plugins they enable bring.
     let mut spent = scopes::Spent::new(scopes::Budget::SESSION);
-    let files = scopes::load_scopes_spending(
-        &machine.paths.settings(),
-        project.as_deref(),
-        &machine.managed,
-        &machine.registry_policy,
-        Some(&mut spent),
-    );
+    let paths = scopes::ScopePaths::of(machine, project.as_deref());
+    let files = scopes::load(&paths, Some(&mut spent));
     let plugins = crate::registry::plugins::load_plugins_spending(
         &files,
         &machine.plugins_dir,
@@ -153,10 +148,6 @@ pub struct Problem {
     pub project: bool,
 }
 
-fn in_project(scope: Scope) -> bool {
-    matches!(scope, Scope::Project | Scope::Local)
-}
-
 /// Every problem with the setup, in the order the message gives them: gk's
 /// config, files the client skips, hooks that fire twice, misplaced,
 /// missing, and programs that are not there.
@@ -221,7 +212,7 @@ fn dropped_hooks(files: &[ScopeFile], out: &mut Vec<Problem>) {
                     f.scope.name()
                 ),
                 fix: false,
-                project: in_project(f.scope),
+                project: f.scope.in_project(),
             });
         }
     }
@@ -259,7 +250,7 @@ fn skipped_files(files: &[ScopeFile], out: &mut Vec<Problem>) {
         out.push(Problem {
             text,
             fix: false,
-            project: in_project(f.scope),
+            project: f.scope.in_project(),
         });
     }
 }
@@ -275,7 +266,7 @@ fn unchecked_files(files: &[ScopeFile], plugins: &Plugins, out: &mut Vec<Problem
             out.push(Problem {
                 text: format!("{} {why}", shown_path(&f.path)),
                 fix: false,
-                project: in_project(f.scope),
+                project: f.scope.in_project(),
             });
         }
     }
@@ -284,7 +275,7 @@ fn unchecked_files(files: &[ScopeFile], plugins: &Plugins, out: &mut Vec<Problem
         out.push(Problem {
             text: format!("{} {}", shown_path(&u.path), u.why),
             fix: false,
-            project: in_project(u.scope),
+            project: u.scope.in_project(),
         });
     }
     for t in &plugins.trouble {
@@ -316,12 +307,12 @@ fn hooks_that_fire_twice(t: &Table, out: &mut Vec<Problem>) {
                 twice.kind.event(),
                 places(&firsts)
             ),
-            fix: !firsts.iter().all(|r| r.scope == Scope::Managed),
+            fix: !firsts.iter().all(|r| r.scope.is_policy()),
             project: twice
                 .spellings
                 .iter()
                 .flat_map(|s| &s.places)
-                .any(|r| in_project(r.scope)),
+                .any(|r| r.scope.in_project()),
         });
     }
 }
@@ -341,8 +332,8 @@ fn hooks_under_another_event(t: &Table, out: &mut Vec<Problem>) {
                 place(r),
                 kind.event()
             ),
-            fix: r.scope != Scope::Managed,
-            project: in_project(r.scope),
+            fix: !r.scope.is_policy(),
+            project: r.scope.in_project(),
         });
     }
 }
@@ -375,8 +366,8 @@ fn programs_not_there(t: &Table, locate: &dyn Fn(&str) -> Option<PathBuf>, out: 
         if p.located.is_some() || running.is_empty() {
             continue;
         }
-        let fix = !running.iter().all(|r| r.scope == Scope::Managed);
-        let project = running.iter().any(|r| in_project(r.scope));
+        let fix = !running.iter().all(|r| r.scope.is_policy());
+        let project = running.iter().any(|r| r.scope.in_project());
         // Past the lines the message can show, a problem is only counted:
         // its words (and the open `absence` makes to choose them) would be
         // thrown away.
@@ -541,7 +532,7 @@ fn and_list(items: &[&str]) -> String {
 mod tests {
     use super::*;
     use crate::hookcmd::CommandContext;
-    use crate::registry::scopes::classify_text;
+    use crate::registry::scopes::{classify_text, Scope};
 
     fn ctx() -> CommandContext {
         CommandContext::with_home(Os::Linux, "/home/u")

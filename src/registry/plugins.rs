@@ -698,7 +698,7 @@ pub fn load_plugins_spending(
                     id: id.clone(),
                     name: name.to_string(),
                     enabled_in,
-                    forced: *scope == Scope::Managed,
+                    forced: scope.is_policy(),
                     hooks,
                     hangs,
                     root: Some(root),

@@ -7,12 +7,17 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::machine::{PolicyValue, RegistryPolicy, POLICY_MACHINE_NAME, POLICY_USER_NAME};
+use crate::machine::{Machine, PolicyValue, RegistryPolicy, POLICY_MACHINE_NAME, POLICY_USER_NAME};
 #[cfg(test)]
 use crate::platform::Os;
 use crate::settings::{self, HookEntry, ParseError, SchemaIssue, Settings};
 
-/// Which settings scope a file is loaded as.
+/// Which settings scope a file is loaded as: the tier the client merges it
+/// in. Several sources may load as one scope (the managed file, its
+/// drop-ins and the registry values are all managed). What a scope is to
+/// the client and to gk is one row of `Scope::about`; code outside this
+/// module asks those properties, not the variant, so a new source of an
+/// existing scope is one row of [`SOURCES`] and touches nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
     User,
@@ -23,15 +28,97 @@ pub enum Scope {
     Plugin,
 }
 
+/// What a scope is, to the client and to gk.
+struct About {
+    /// As messages name it (`user settings …`).
+    name: &'static str,
+    /// Of two settings files that set one thing, the client keeps the
+    /// higher one's; 0: not a settings file (a plugin's hooks file).
+    precedence: u8,
+    /// The administrator's: gk never edits it; a person asks whoever
+    /// manages the machine.
+    policy: bool,
+    /// A file of the project folder (shared, or local to this checkout).
+    in_project: bool,
+    /// A settings file gk may edit: add its entries, take copies out.
+    gk_edits: bool,
+    /// The user's own settings: where gk registers its hooks, its
+    /// permission rules and its status line.
+    user: bool,
+}
+
 impl Scope {
-    pub fn name(self) -> &'static str {
+    const fn about(self) -> About {
+        let none = About {
+            name: "",
+            precedence: 0,
+            policy: false,
+            in_project: false,
+            gk_edits: false,
+            user: false,
+        };
         match self {
-            Scope::User => "user",
-            Scope::Project => "project",
-            Scope::Local => "local",
-            Scope::Managed => "managed",
-            Scope::Plugin => "plugin",
+            Scope::User => About {
+                name: "user",
+                precedence: 1,
+                gk_edits: true,
+                user: true,
+                ..none
+            },
+            Scope::Project => About {
+                name: "project",
+                precedence: 2,
+                in_project: true,
+                gk_edits: true,
+                ..none
+            },
+            Scope::Local => About {
+                name: "local",
+                precedence: 3,
+                in_project: true,
+                gk_edits: true,
+                ..none
+            },
+            Scope::Managed => About {
+                name: "managed",
+                precedence: 4,
+                policy: true,
+                ..none
+            },
+            Scope::Plugin => About {
+                name: "plugin",
+                ..none
+            },
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.about().name
+    }
+
+    /// See `About::precedence`.
+    pub fn precedence(self) -> u8 {
+        self.about().precedence
+    }
+
+    /// Managed policy: gk never edits it.
+    pub fn is_policy(self) -> bool {
+        self.about().policy
+    }
+
+    /// The project's settings or the local ones.
+    pub fn in_project(self) -> bool {
+        self.about().in_project
+    }
+
+    /// A settings file gk may edit (user, project, local).
+    pub fn gk_edits(self) -> bool {
+        self.about().gk_edits
+    }
+
+    /// The user's settings, where gk puts what it wants.
+    pub fn is_user(self) -> bool {
+        self.about().user
     }
 }
 
@@ -67,7 +154,7 @@ pub enum Load {
     },
     /// There, but not read by the client: another managed source takes the
     /// managed tier's place (`by`, a registry value's name or the managed
-    /// file). Windows only; see [`load_scopes_within`].
+    /// file). Windows only; see [`load`].
     Hidden { by: PathBuf },
 }
 
@@ -115,21 +202,134 @@ pub(crate) fn test_files(files: &[(Scope, &str)]) -> Vec<ScopeFile> {
 #[cfg(test)]
 use crate::paths::default_managed_path;
 
-/// Where every scope's file is, for one run.
+/// Where every source is, for one run: what [`SOURCES`] locate them from.
+/// Doctor and the session check make it one way, [`ScopePaths::of`].
 #[derive(Debug, Clone)]
-pub struct ScopePaths {
+pub struct ScopePaths<'m> {
     pub user: PathBuf,
-    pub project_dir: PathBuf,
+    /// `None`: no project folder (a session hook whose event names a
+    /// folder that is not there): no project or local file is listed.
+    pub project_dir: Option<PathBuf>,
     pub managed: PathBuf,
-    pub registry: RegistryPolicy,
+    pub registry: &'m RegistryPolicy,
 }
 
-#[cfg(test)]
-impl ScopePaths {
-    pub fn local(&self) -> PathBuf {
-        self.project_dir.join(".claude").join("settings.local.json")
+impl ScopePaths<'_> {
+    /// The sources of `machine` for the project folder `project_dir`.
+    pub fn of<'m>(machine: &'m Machine, project_dir: Option<&Path>) -> ScopePaths<'m> {
+        ScopePaths {
+            user: machine.paths.settings(),
+            project_dir: project_dir.map(Path::to_path_buf),
+            managed: machine.managed.clone(),
+            registry: &machine.registry_policy,
+        }
     }
 }
+
+/// How the client reads a source.
+#[derive(Clone, Copy)]
+enum Read {
+    /// One settings file.
+    File,
+    /// Every `*.json` in a folder, in name order, later ones over earlier
+    /// ones ([`Budget::dropins`] bounds the listing).
+    Folder,
+    /// A registry value, as the machine's facts hold it
+    /// ([`RegistryPolicy`], read on Windows only); its path is the name
+    /// the client gives it.
+    Value(fn(&RegistryPolicy) -> Option<&PolicyValue>),
+}
+
+/// The part a source plays in the managed tier, which the client takes
+/// from one source ([`one_managed_source`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tier {
+    /// Not of the managed tier.
+    Own,
+    /// The managed file and its drop-ins.
+    Files,
+    /// `HKEY_LOCAL_MACHINE`'s value: takes the tier when it holds any
+    /// setting.
+    MachineValue,
+    /// `HKEY_CURRENT_USER`'s value: counts only where neither the machine
+    /// value nor a managed file or drop-in does.
+    UserValue,
+}
+
+/// One place the client loads settings from.
+struct Source {
+    scope: Scope,
+    read: Read,
+    /// Where it lives this run (`None`: not this run).
+    at: fn(&ScopePaths<'_>) -> Option<PathBuf>,
+    /// Where its files stand among the loaded ones: the order the client
+    /// merges them in (later over earlier). [`SOURCES`]' own order is the
+    /// order they are read in, and charged to the budget.
+    place: u8,
+    tier: Tier,
+}
+
+/// Every settings source, in the order they are read and charged to one
+/// budget: the registry values first (they depend on no file), then the
+/// files. A new source is one row here (and its [`Read`], if it is read
+/// another way).
+const SOURCES: &[Source] = &[
+    Source {
+        scope: Scope::Managed,
+        read: Read::Value(|r| r.machine.as_ref()),
+        at: |_| Some(PathBuf::from(POLICY_MACHINE_NAME)),
+        place: 3,
+        tier: Tier::MachineValue,
+    },
+    Source {
+        scope: Scope::Managed,
+        read: Read::Value(|r| r.user.as_ref()),
+        at: |_| Some(PathBuf::from(POLICY_USER_NAME)),
+        place: 5,
+        tier: Tier::UserValue,
+    },
+    Source {
+        scope: Scope::User,
+        read: Read::File,
+        at: |p| Some(p.user.clone()),
+        place: 0,
+        tier: Tier::Own,
+    },
+    Source {
+        scope: Scope::Project,
+        read: Read::File,
+        at: |p| {
+            let dir = p.project_dir.as_ref()?;
+            Some(dir.join(".claude").join("settings.json"))
+        },
+        place: 1,
+        tier: Tier::Own,
+    },
+    Source {
+        scope: Scope::Local,
+        read: Read::File,
+        at: |p| {
+            let dir = p.project_dir.as_ref()?;
+            Some(dir.join(".claude").join("settings.local.json"))
+        },
+        place: 2,
+        tier: Tier::Own,
+    },
+    Source {
+        scope: Scope::Managed,
+        read: Read::File,
+        at: |p| Some(p.managed.clone()),
+        place: 4,
+        tier: Tier::Files,
+    },
+    Source {
+        scope: Scope::Managed,
+        read: Read::Folder,
+        at: |p| Some(dropin_dir(&p.managed)),
+        place: 4,
+        tier: Tier::Files,
+    },
+];
 
 /// The `managed-settings.d/` folder beside the managed file.
 pub fn dropin_dir(managed: &Path) -> PathBuf {
@@ -312,31 +512,33 @@ impl Spent {
     }
 }
 
-/// Read every scope: user, project, local, managed, then managed drop-ins
+/// Read every source: user, project, local, managed, then managed drop-ins
 /// in name order (later ones override earlier ones, as Claude Code merges them).
-pub fn load_all(paths: &ScopePaths) -> Vec<ScopeFile> {
-    load_scopes(
-        &paths.user,
-        Some(&paths.project_dir),
-        &paths.managed,
-        &paths.registry,
-    )
+pub fn load_all(paths: &ScopePaths<'_>) -> Vec<ScopeFile> {
+    load(paths, None)
 }
 
-/// [`load_all`] for a run that may have no project folder (`None`: a
-/// session hook whose event names a folder that is not there): then only
-/// user and managed settings are read, and no project or local entry is
-/// listed at all.
+/// [`load_all`] from the paths themselves (`project_dir`: `None`, no
+/// project or local file is listed).
 pub fn load_scopes(
     user: &Path,
     project_dir: Option<&Path>,
     managed: &Path,
     registry: &RegistryPolicy,
 ) -> Vec<ScopeFile> {
-    load_scopes_within(user, project_dir, managed, registry, None)
+    let paths = ScopePaths {
+        user: user.to_path_buf(),
+        project_dir: project_dir.map(Path::to_path_buf),
+        managed: managed.to_path_buf(),
+        registry,
+    };
+    load(&paths, None)
 }
 
-/// [`load_scopes`] within `budget` (`None`: every file whole).
+/// Every source of [`SOURCES`] there is this run, read in that order,
+/// spending `spent` (`None`: every file whole) so that what is read next
+/// (the plugins) spends what is left of it; the files come in the order
+/// the client merges them.
 ///
 /// The managed tier is one source, never a merge (measured on the Windows
 /// client 2.1.332 under Wine; docs/maintainers/claude-code-facts.md,
@@ -345,85 +547,81 @@ pub fn load_scopes(
 /// its drop-ins and the `HKEY_CURRENT_USER` value are [`Load::Hidden`]);
 /// else the managed file and its drop-ins; and the `HKEY_CURRENT_USER`
 /// value only where neither the file nor a drop-in exists.
-pub fn load_scopes_within(
-    user: &Path,
-    project_dir: Option<&Path>,
-    managed: &Path,
-    registry: &RegistryPolicy,
-    budget: Option<Budget>,
-) -> Vec<ScopeFile> {
-    let mut spent = budget.map(Spent::new);
-    load_scopes_spending(user, project_dir, managed, registry, spent.as_mut())
-}
-
-/// [`load_scopes_within`], spending `spent` (`None`: every file whole), so
-/// that what is read next (the plugins) spends what is left of it.
-pub fn load_scopes_spending(
-    user: &Path,
-    project_dir: Option<&Path>,
-    managed: &Path,
-    registry: &RegistryPolicy,
-    spent: Option<&mut Spent>,
-) -> Vec<ScopeFile> {
-    let budget = spent.as_ref().map(|s| s.budget);
+pub fn load(paths: &ScopePaths<'_>, spent: Option<&mut Spent>) -> Vec<ScopeFile> {
     let mut r = Reader {
+        budget: spent.as_ref().map(|s| s.budget),
         spent,
         seen: Vec::new(),
         files: Vec::new(),
     };
-    // The registry values first: they depend on no file.
-    let machine_policy = registry
-        .machine
-        .as_ref()
-        .map(|v| r.policy(POLICY_MACHINE_NAME, v));
-    let user_policy = registry
-        .user
-        .as_ref()
-        .map(|v| r.policy(POLICY_USER_NAME, v));
-    let machine_rules = machine_policy.as_ref().is_some_and(holds_policy);
-    r.add(Scope::User, user.to_path_buf());
-    if let Some(dir) = project_dir {
-        r.add(Scope::Project, dir.join(".claude").join("settings.json"));
-        r.add(
-            Scope::Local,
-            dir.join(".claude").join("settings.local.json"),
-        );
-    }
-    r.files.extend(machine_policy);
-    let on_disk = r.files.len();
-    r.add(Scope::Managed, managed.to_path_buf());
-    let dir = dropin_dir(managed);
-    match dropins(&dir, budget.map(|b| b.dropins)) {
-        Some(paths) => {
-            for path in paths {
-                r.add(Scope::Managed, path);
-            }
+    for source in SOURCES {
+        if let Some(path) = (source.at)(paths) {
+            r.source(source, path, paths.registry);
         }
-        None => r.files.push(ScopeFile {
-            scope: Scope::Managed,
-            path: dir,
-            load: Load::Unchecked(format!(
-                "holds more than {} files, too many to check at session start",
-                budget.map_or(0, |b| b.dropins)
-            )),
-        }),
     }
     let mut files = r.files;
-    one_managed_source(&mut files, on_disk, machine_rules, user_policy, managed);
-    files
+    // Stable: the files of one place keep the order they were read in.
+    files.sort_by_key(|f| f.place);
+    one_managed_source(&mut files);
+    files.into_iter().map(|f| f.file).collect()
+}
+
+/// One file read, with where its source stands.
+struct Placed {
+    place: u8,
+    tier: Tier,
+    file: ScopeFile,
 }
 
 /// One reading of the settings sources: what it has spent, the files read
 /// so far, and what each is on disk.
 struct Reader<'s> {
+    budget: Option<Budget>,
     spent: Option<&'s mut Spent>,
     /// Every file is told apart from the ones before it by what it is on
     /// disk (device and inode), not by its name: one file is read once.
     seen: Vec<(FileKey, Scope, PathBuf)>,
-    files: Vec<ScopeFile>,
+    files: Vec<Placed>,
 }
 
 impl Reader<'_> {
+    /// What `source`, at `path`, gives.
+    fn source(&mut self, source: &Source, path: PathBuf, registry: &RegistryPolicy) {
+        let file = match source.read {
+            Read::File => self.add(source.scope, path),
+            Read::Value(value) => match value(registry) {
+                Some(v) => self.policy(source.scope, path, v),
+                None => return,
+            },
+            Read::Folder => match dropins(&path, self.budget.map(|b| b.dropins)) {
+                Some(paths) => {
+                    for p in paths {
+                        let file = self.add(source.scope, p);
+                        self.push(source, file);
+                    }
+                    return;
+                }
+                None => ScopeFile {
+                    scope: source.scope,
+                    path,
+                    load: Load::Unchecked(format!(
+                        "holds more than {} files, too many to check at session start",
+                        self.budget.map_or(0, |b| b.dropins)
+                    )),
+                },
+            },
+        };
+        self.push(source, file);
+    }
+
+    fn push(&mut self, source: &Source, file: ScopeFile) {
+        self.files.push(Placed {
+            place: source.place,
+            tier: source.tier,
+            file,
+        });
+    }
+
     /// The file at `path` (or `text`, a registry value's), within the budget.
     fn load(&mut self, path: &Path, text: Option<&str>) -> Load {
         match (self.spent.as_deref_mut(), text) {
@@ -434,9 +632,8 @@ impl Reader<'_> {
         }
     }
 
-    /// A registry value of the managed tier, named as the client names it.
-    fn policy(&mut self, name: &str, value: &PolicyValue) -> ScopeFile {
-        let path = PathBuf::from(name);
+    /// A registry value, named (`path`) as the client names it.
+    fn policy(&mut self, scope: Scope, path: PathBuf, value: &PolicyValue) -> ScopeFile {
         let load = match value {
             PolicyValue::Unreadable(why) => Load::Unreadable(why.clone()),
             PolicyValue::Text(text) => match self.load(&path, Some(text)) {
@@ -452,16 +649,12 @@ impl Reader<'_> {
                 load => load,
             },
         };
-        ScopeFile {
-            scope: Scope::Managed,
-            path,
-            load,
-        }
+        ScopeFile { scope, path, load }
     }
 
     /// The file at `path` as `scope`: read, unless it is a file read
     /// before under another name.
-    fn add(&mut self, scope: Scope, path: PathBuf) {
+    fn add(&mut self, scope: Scope, path: PathBuf) -> ScopeFile {
         let key = file_key(&path);
         let earlier = key
             .as_ref()
@@ -476,43 +669,41 @@ impl Reader<'_> {
         if let (Some(k), true) = (key, first) {
             self.seen.push((k, scope, path.clone()));
         }
-        self.files.push(ScopeFile { scope, path, load });
+        ScopeFile { scope, path, load }
     }
 }
 
-/// The managed tier as the client takes it, one source ([`load_scopes_within`]):
-/// the files from `on_disk` on (the managed file and its drop-ins) hidden
-/// by a machine value that holds any setting; the user value (pushed last)
-/// hidden by that value or by any managed file there.
-fn one_managed_source(
-    files: &mut Vec<ScopeFile>,
-    on_disk: usize,
-    machine_rules: bool,
-    user_policy: Option<ScopeFile>,
-    managed: &Path,
-) {
-    let file_based = files[on_disk..]
+/// The managed tier as the client takes it, one source ([`load`]): the
+/// managed file and its drop-ins hidden by a machine value that holds any
+/// setting; the user value hidden by that value or by any managed file or
+/// drop-in there (then by the managed file's name).
+fn one_managed_source(files: &mut [Placed]) {
+    let tier = |t: Tier| move |f: &&Placed| f.tier == t;
+    let machine = files
         .iter()
-        .any(|f| !matches!(f.load, Load::Absent));
-    let hidden = |f: &mut ScopeFile, by: &Path| {
-        if !matches!(f.load, Load::Absent) {
-            f.load = Load::Hidden {
-                by: by.to_path_buf(),
-            };
+        .filter(tier(Tier::MachineValue))
+        .find(|f| holds_policy(&f.file))
+        .map(|f| f.file.path.clone());
+    let on_disk = files
+        .iter()
+        .filter(tier(Tier::Files))
+        .any(|f| !matches!(f.file.load, Load::Absent));
+    let managed = files
+        .iter()
+        .find(tier(Tier::Files))
+        .map(|f| f.file.path.clone());
+    for f in files.iter_mut() {
+        let by = match (f.tier, &machine) {
+            (Tier::Files | Tier::UserValue, Some(machine)) => machine,
+            (Tier::UserValue, None) if on_disk => match &managed {
+                Some(managed) => managed,
+                None => continue,
+            },
+            _ => continue,
+        };
+        if !matches!(f.file.load, Load::Absent) {
+            f.file.load = Load::Hidden { by: by.clone() };
         }
-    };
-    if machine_rules {
-        for f in &mut files[on_disk..] {
-            hidden(f, Path::new(POLICY_MACHINE_NAME));
-        }
-    }
-    if let Some(mut f) = user_policy {
-        if machine_rules {
-            hidden(&mut f, Path::new(POLICY_MACHINE_NAME));
-        } else if file_based {
-            hidden(&mut f, managed);
-        }
-        files.push(f);
     }
 }
 
@@ -677,17 +868,10 @@ mod tests {
 
     #[test]
     fn dropin_dir_sits_beside_the_managed_file() {
-        let p = ScopePaths {
-            user: "/h/.claude/settings.json".into(),
-            project_dir: "/p".into(),
-            managed: "/etc/claude-code/managed-settings.json".into(),
-            registry: RegistryPolicy::default(),
-        };
         assert_eq!(
-            dropin_dir(&p.managed),
+            dropin_dir(Path::new("/etc/claude-code/managed-settings.json")),
             Path::new("/etc/claude-code/managed-settings.d")
         );
-        assert_eq!(p.local(), Path::new("/p/.claude/settings.local.json"));
     }
 
     #[test]
@@ -735,8 +919,13 @@ mod tests {
             ..Budget::SESSION
         };
         let none = RegistryPolicy::default();
-        let read =
-            |b: Option<Budget>| load_scopes_within(&user, Some(&d.join("p")), &managed, &none, b);
+        let paths = ScopePaths {
+            user: user.clone(),
+            project_dir: Some(d.join("p")),
+            managed,
+            registry: &none,
+        };
+        let read = |b: Option<Budget>| load(&paths, b.map(Spent::new).as_mut());
         let unchecked = |files: &[ScopeFile]| -> Vec<String> {
             files
                 .iter()
@@ -785,9 +974,9 @@ mod tests {
         std::fs::write(&user, "").unwrap();
         let paths = ScopePaths {
             user: user.clone(),
-            project_dir: home.path().to_path_buf(),
+            project_dir: Some(home.path().to_path_buf()),
             managed: home.path().join("none/managed-settings.json"),
-            registry: RegistryPolicy::default(),
+            registry: &RegistryPolicy::default(),
         };
         let files = load_all(&paths);
         assert!(matches!(files[0].load, Load::Empty));
@@ -931,6 +1120,68 @@ mod tests {
         assert_eq!(
             kinds(&files),
             own(&[(HKLM, "unreadable"), ("gk.json", "read")])
+        );
+    }
+
+    /// The order sources are read in is the order they spend the budget:
+    /// both registry values before any file (they depend on none), so a
+    /// large machine value leaves less for the files; the files still come
+    /// in the order the client merges them, the values in the managed tier.
+    #[test]
+    fn registry_values_spend_the_budget_before_the_files_and_stand_in_the_managed_tier() {
+        let d = tempfile::tempdir().unwrap();
+        let user = d.path().join("settings.json");
+        std::fs::write(&user, format!("{{}}{}", " ".repeat(298))).unwrap();
+        let dir = d.path().join("ClaudeCode/managed-settings.d");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("gk.json"), PROMPT_HOOK).unwrap();
+        // `{}`: no setting, so the managed files keep the tier.
+        let machine = format!("{{}}{}", " ".repeat(348));
+        let registry = RegistryPolicy {
+            machine: Some(PolicyValue::Text(machine)),
+            user: Some(PolicyValue::Text("{}".into())),
+        };
+        let paths = ScopePaths {
+            user,
+            project_dir: Some(d.path().join("p")),
+            managed: d.path().join("ClaudeCode/managed-settings.json"),
+            registry: &registry,
+        };
+        let budget = Budget {
+            file_bytes: 1_000,
+            total_bytes: 500,
+            ..Budget::SESSION
+        };
+        let files = load(&paths, Some(&mut Spent::new(budget)));
+        let listed: Vec<(String, &str)> = files
+            .iter()
+            .map(|f| {
+                let name = match is_registry_value(&f.path) {
+                    true => f.path.display().to_string(),
+                    false => f.path.file_name().unwrap().to_string_lossy().into_owned(),
+                };
+                let kind = match &f.load {
+                    Load::Absent => "absent",
+                    Load::Unchecked(_) => "unchecked",
+                    Load::Hidden { .. } => "hidden",
+                    _ if f.effective() => "read",
+                    _ => "other",
+                };
+                (name, kind)
+            })
+            .collect();
+        // 350 + 2 bytes of values read first: the user file's 300 do not fit.
+        assert_eq!(
+            listed,
+            own(&[
+                ("settings.json", "unchecked"),
+                ("settings.json", "absent"),
+                ("settings.local.json", "absent"),
+                (HKLM, "read"),
+                ("managed-settings.json", "absent"),
+                ("gk.json", "read"),
+                (HKCU, "hidden"),
+            ])
         );
     }
 }

@@ -96,7 +96,7 @@ impl Registration {
     pub fn source(&self) -> Source<'_> {
         match (&self.plugin, self.scope) {
             (Some(p), _) => Source::Plugin(p.id.split('@').next().unwrap_or(&p.id)),
-            (None, Scope::Managed) => Source::Managed,
+            (None, scope) if scope.is_policy() => Source::Managed,
             (None, _) => Source::Settings,
         }
     }
@@ -171,9 +171,10 @@ pub struct Policy {
 impl Policy {
     /// Does a row of `scope` run? (A plugin's: see [`Policy::runs_row`].)
     pub fn runs(&self, scope: Scope) -> bool {
-        match scope {
-            Scope::Managed => self.managed_off.is_none(),
-            _ => self.nonmanaged_off.is_none(),
+        if scope.is_policy() {
+            self.managed_off.is_none()
+        } else {
+            self.nonmanaged_off.is_none()
         }
     }
 
@@ -194,21 +195,22 @@ impl Policy {
 /// hook, a non-managed one only the non-managed hooks. `allowManagedHooksOnly`
 /// counts only in managed settings.
 pub fn policy(switches: &[Switch]) -> Policy {
-    let last = |scope: Scope, key: SwitchKey| {
+    // The last one read of the highest precedence (`max_by_key` keeps the
+    // last of equals), among managed settings or among the others.
+    let last = |policy: bool, key: SwitchKey| {
         switches
             .iter()
-            .rev()
-            .find(|s| s.scope == scope && s.key == key)
+            .filter(|s| s.key == key && s.scope.is_policy() == policy)
+            .filter(|s| s.scope.precedence() > 0)
+            .max_by_key(|s| s.scope.precedence())
     };
-    let managed_disable = last(Scope::Managed, SwitchKey::DisableAllHooks);
-    let nonmanaged_disable = [Scope::Local, Scope::Project, Scope::User]
-        .into_iter()
-        .find_map(|scope| last(scope, SwitchKey::DisableAllHooks));
-    let only_managed = last(Scope::Managed, SwitchKey::AllowManagedHooksOnly).filter(|s| s.value);
+    let managed_disable = last(true, SwitchKey::DisableAllHooks);
+    let nonmanaged_disable = last(false, SwitchKey::DisableAllHooks);
+    let only_managed = last(true, SwitchKey::AllowManagedHooksOnly).filter(|s| s.value);
 
     let mut policy = Policy::default();
     match managed_disable.or(nonmanaged_disable) {
-        Some(s) if s.value && s.scope == Scope::Managed => {
+        Some(s) if s.value && s.scope.is_policy() => {
             policy.managed_off = Some(s.clone());
             policy.nonmanaged_off = Some(s.clone());
         }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::hookcmd::Owner;
 use crate::registry::rules::mentions_gk;
+use crate::registry::scopes::Scope;
 use crate::registry::table::{policy, Policy, Switch};
 
 fn check(regs: &[Registration], p: &Policy) -> Vec<Finding> {
