@@ -437,7 +437,7 @@ fn registered_by(m: &Machine, settings: Option<&str>, kinds: &[HookKind]) -> Opt
             Some(p) => Some(Elsewhere::Plugin(p.id.clone())),
             None => rows
                 .iter()
-                .find(|r| r.scope == scopes::Scope::Managed)
+                .find(|r| r.scope.is_policy())
                 .map(|r| Elsewhere::Managed(r.path.clone())),
         }
     };
