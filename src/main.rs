@@ -35,18 +35,11 @@ extern "C" fn main(
 mod start {
     use std::os::fd::{AsRawFd, IntoRawFd};
 
-    unsafe extern "C" {
-        fn signal(signum: std::ffi::c_int, handler: usize) -> usize;
-    }
-
-    const SIGPIPE: std::ffi::c_int = 13;
-    const SIG_IGN: usize = 1;
-
     pub fn ignore_sigpipe() {
         // SAFETY: setting a signal's disposition to "ignore" runs no code
-        // of ours in a handler; 13 is SIGPIPE on every Linux architecture.
+        // of ours in a handler.
         unsafe {
-            signal(SIGPIPE, SIG_IGN);
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
         }
     }
 
