@@ -270,7 +270,11 @@ fn per_session_your_rules_win_and_the_recommender_speaks_after_them() {
         "{msg}"
     );
     // Nothing strong: silence.
-    assert_eq!(env.prompt("fix the typo in the readme").shown(), None);
+    assert_eq!(
+        env.prompt("add a retry with backoff to the upload function")
+            .shown(),
+        None
+    );
     // `"advice": "keywords"`: the seed's rules again, first match.
     env.write_config(r#"{"advice": "keywords"}"#);
     assert!(env
@@ -809,7 +813,7 @@ fn completions_for_every_shell_name_every_command() {
 fn per_session_the_model_lines_show_only_when_a_keyword_matched_unless_asked() {
     let env = TestEnv::new();
     // No keyword: nothing shown, Claude still told the state and the model.
-    let p = env.prompt("fix the typo in the readme");
+    let p = env.prompt("add a retry with backoff to the upload function");
     p.assert_hook_contract("no keyword");
     assert_eq!(p.shown(), None, "{}", p.stdout_text());
     assert!(p.context().starts_with("[Gatekeeper] State: "));
@@ -818,14 +822,18 @@ fn per_session_the_model_lines_show_only_when_a_keyword_matched_unless_asked() {
     assert!(msg.contains("consider /effort low"), "{msg}");
     // A task in progress is always shown, advice or not.
     env.write_state(r#"{"status":"in_progress","task":"t"}"#, 60);
-    let msg = env.prompt("fix the typo in the readme").system_message();
+    let msg = env
+        .prompt("add a retry with backoff to the upload function")
+        .system_message();
     assert_eq!(
         msg,
         "GATEKEEPER\n ! task in progress: 't' (updated just now) -- hold off switching model or effort until it is done"
     );
     // Asked for every prompt: the default's line, in plain words.
     env.write_config(r#"{"show_model": "every_prompt"}"#);
-    let msg = env.prompt("fix the typo in the readme").system_message();
+    let msg = env
+        .prompt("add a retry with backoff to the upload function")
+        .system_message();
     assert!(
         msg.ends_with("\n For the next task: /model claude-sonnet-5 (Sonnet 5; no strong sign for another model: the default)"),
         "{msg}"
