@@ -370,9 +370,17 @@ pub(super) fn check_client_events(
                 ),
             )
             .at(&r.path, None)
-            .fix(format!(
-                "update Claude Code to {since} or later, or run `gk install` again, which takes the switch hooks out for this client"
-            )),
+            .fix(match r.scope.is_policy() {
+                // A drop-in serves every user: the user install does not
+                // edit it, the managed one leaves the switch hooks out
+                // unless asked.
+                true => format!(
+                    "update Claude Code to {since} or later, or install the drop-in again without --with-switch-guard (`gk install --managed`, as administrator), which leaves the switch hooks out"
+                ),
+                false => format!(
+                    "update Claude Code to {since} or later, or run `gk install` again, which takes the switch hooks out for this client"
+                ),
+            }),
         );
     }
     for (id, r, events, since) in plugins {

@@ -462,6 +462,55 @@ fn install_registers_the_switch_hooks_only_for_a_client_that_knows_them_and_unin
 
 #[cfg(unix)]
 #[test]
+fn with_an_old_client_doctor_sends_a_managed_dropins_switch_hooks_to_the_managed_install() {
+    let env = TestEnv::new();
+    with_client(
+        &env,
+        Some("2.1.332"),
+        &[
+            "install",
+            "--managed",
+            "--with-switch-guard",
+            "--yes",
+            "--no-smoke",
+        ],
+    )
+    .ok();
+    let dropin = env.read(managed_dropin(&env));
+    assert!(dropin.contains("PreModelSwitch"), "{dropin}");
+    // The client went back to an older version: the drop-in is what
+    // names the events, and the user install does not edit it.
+    let doctor = with_client(&env, Some("2.1.250"), &["doctor"]).stdout_text();
+    assert!(
+        doctor.contains("Claude Code 2.1.250 does not know PreModelSwitch"),
+        "{doctor}"
+    );
+    assert!(doctor.contains("`gk install --managed`"), "{doctor}");
+    assert!(!doctor.contains("run `gk install` again"), "{doctor}");
+    // Doing what it says takes the events out, and doctor no longer names them.
+    with_client(
+        &env,
+        Some("2.1.250"),
+        &["install", "--managed", "--yes", "--no-smoke"],
+    )
+    .ok();
+    let dropin = env.read(managed_dropin(&env));
+    assert!(!dropin.contains("ModelSwitch"), "{dropin}");
+    let doctor = with_client(&env, Some("2.1.250"), &["doctor"]).stdout_text();
+    assert!(!doctor.contains("PreModelSwitch"), "{doctor}");
+}
+
+#[cfg(unix)]
+fn managed_dropin(env: &TestEnv) -> std::path::PathBuf {
+    env.managed_settings()
+        .parent()
+        .unwrap()
+        .join("managed-settings.d")
+        .join("gk.json")
+}
+
+#[cfg(unix)]
+#[test]
 fn a_fresh_install_with_an_old_client_or_none_adds_no_switch_event() {
     for version in [Some("2.1.250"), None, Some("not a version")] {
         let env = TestEnv::new();
