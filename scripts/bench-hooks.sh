@@ -17,6 +17,9 @@
 # static build, say) that binary's hooks and status line are timed in the
 # same interleaved run, so a change is judged side by side, not against
 # figures from another day.
+# Put the baseline under target/bench/ beside the build: a copy of the
+# same baseline run from /tmp measured 1.71x where its copy there measured
+# 1.34x (docs/maintainers/benchmarks.md).
 # Timing uses scripts/bench-spawn.rs (spawn + wait, stdin from a file, no
 # shell in between): hyperfine 1.15, as Debian packages it, cannot give a
 # command a stdin file without a shell, whose own start-up would swamp a
