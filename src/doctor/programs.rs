@@ -46,50 +46,8 @@ pub(super) fn check_binaries(
                     ),
                 )
                 .at(&first.path, Some(first.line));
-                // Every plugin whose hooks run it (gk's main plugin and
-                // its switch guard plugin both run a bare `gk`), named in
-                // the order met.
-                let mut ids: Vec<&str> = Vec::new();
-                for r in places {
-                    if let Some(p) = &r.plugin {
-                        if !ids.contains(&p.id.as_str()) {
-                            ids.push(&p.id);
-                        }
-                    }
-                }
-                let plugin = (places.iter().all(|r| r.plugin.is_some())
-                    && !crate::registry::locate::is_absolute(program))
-                .then_some(ids)
-                .filter(|ids| !ids.is_empty());
-                let mut f = match (owner, plugin) {
-                    // A plugin carries no program: its bare `gk` is looked
-                    // up on PATH, and only the user can put one there.
-                    (Owner::Gk(_), Some(ids)) => {
-                        let (whose, carry) = match ids.as_slice() {
-                            [id] => (
-                                format!("plugin {id}'s hooks"),
-                                format!("plugin {id} carries"),
-                            ),
-                            ids => {
-                                let named = and_list(ids);
-                                (
-                                    format!("the hooks of plugins {named}"),
-                                    format!("plugins {named} carry"),
-                                )
-                            }
-                        };
-                        Finding::new(
-                            Code::HookBinaryMissing,
-                            format!(
-                                "{program} is not on PATH; {whose} fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
-                                and_list(&p.events())
-                            ),
-                        )
-                        .at(&first.path, Some(first.line))
-                        .fix(format!(
-                            "put gk on PATH (the release installer, scoop, winget or `cargo install`), then start a new session: {carry} no program"
-                        ))
-                    }
+                let mut f = match (owner, plugin_hooks_off_path(program, places)) {
+                    (Owner::Gk(_), Some(ids)) => plugin_program_missing(&p, &ids),
                     (owner, _) => match owner {
                         // The program managed settings run is where gk puts itself.
                         Owner::Gk(_) if in_managed && at_canonical => f
@@ -317,6 +275,54 @@ pub(super) fn check_smoke(
         };
         report.skipped.push((Group::Smoke, why));
     }
+}
+
+/// The plugins whose hooks all run `program` from PATH (none is absolute),
+/// named in the order met (gk's main plugin and its switch-guard plugin
+/// both run a bare `gk`); `None` when some run it from settings, or it is
+/// a path.
+fn plugin_hooks_off_path<'t>(program: &str, places: &[&'t Registration]) -> Option<Vec<&'t str>> {
+    let mut ids: Vec<&str> = Vec::new();
+    for r in places {
+        if let Some(p) = &r.plugin {
+            if !ids.contains(&p.id.as_str()) {
+                ids.push(&p.id);
+            }
+        }
+    }
+    (places.iter().all(|r| r.plugin.is_some()) && !crate::registry::locate::is_absolute(program))
+        .then_some(ids)
+        .filter(|ids| !ids.is_empty())
+}
+
+/// `hook-binary-missing` for gk's plugins: a plugin carries no program,
+/// its bare `gk` is looked up on PATH, and only the user can put one there.
+fn plugin_program_missing(p: &crate::registry::rules::Program<'_>, ids: &[&str]) -> Finding {
+    let (program, first) = (p.program, p.places[0]);
+    let (whose, carry) = match ids {
+        [id] => (
+            format!("plugin {id}'s hooks"),
+            format!("plugin {id} carries"),
+        ),
+        ids => {
+            let named = and_list(ids);
+            (
+                format!("the hooks of plugins {named}"),
+                format!("plugins {named} carry"),
+            )
+        }
+    };
+    Finding::new(
+        Code::HookBinaryMissing,
+        format!(
+            "{program} is not on PATH; {whose} fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
+            and_list(&p.events())
+        ),
+    )
+    .at(&first.path, Some(first.line))
+    .fix(format!(
+        "put gk on PATH (the release installer, scoop, winget or `cargo install`), then start a new session: {carry} no program"
+    ))
 }
 
 /// `switch-event-unknown`: a file registers one of gk's hooks whose event

@@ -493,12 +493,12 @@ impl<'p> Reading<'p> {
         })
     }
 
-    fn shapes(&self) -> (Vec<Shape>, Guard) {
+    /// The shapes read from the text itself rather than its words: a code
+    /// fence, an `@path`, an image marker, a pasted error or stack trace,
+    /// the number of lines, a question mark at the end (in the Python
+    /// twin's order).
+    fn text_shapes(&self, out: &mut Vec<Shape>) {
         let (head, low) = (self.head, self.low.as_slice());
-        let mut out = vec![Shape::Length(len_bucket(self.words.len()))];
-        if self.over {
-            out.push(Shape::LongPaste);
-        }
         if contains(head, b"```") {
             out.push(Shape::Fence);
         }
@@ -542,6 +542,15 @@ impl<'p> Reading<'p> {
         if low[..end].ends_with(b"?") {
             out.push(Shape::QuestionMark);
         }
+    }
+
+    fn shapes(&self) -> (Vec<Shape>, Guard) {
+        let head = self.head;
+        let mut out = vec![Shape::Length(len_bucket(self.words.len()))];
+        if self.over {
+            out.push(Shape::LongPaste);
+        }
+        self.text_shapes(&mut out);
         let first = self.flags.first().copied().unwrap_or(0);
         if first & QUESTION != 0 {
             out.push(Shape::QuestionLead);
