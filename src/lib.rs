@@ -8,7 +8,8 @@
 //!    ground (one error type, the bounded reader, the text sanitiser, the
 //!    platform as a value, the version marker, the one output and input
 //!    handle)
-//! 1. `env`: what gk reads of its process, read once in `main`
+//! 1. `env`: what gk reads of its process, taken in `main` (each variable
+//!    looked up when asked)
 //! 2. `paths`: where the client and gk keep their files
 //! 3. `hookcmd`: what a registered command runs, whatever its spelling
 //! 4. `cli`: the command line as data
