@@ -34,7 +34,7 @@ pub mod hooks {
     pub use crate::hooks::config::Config;
     pub use crate::hooks::input::Input;
     pub use crate::hooks::jsonout::{prompt_output, push_json_str};
-    pub use crate::hooks::keywords::KeywordSet;
+    pub use crate::hooks::keywords::{find_all, KeywordSet};
     pub use crate::hooks::session::{message, problems, MAX_LINES};
     pub use crate::hooks::state::{
         read_state, Located, StateFile, StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS,

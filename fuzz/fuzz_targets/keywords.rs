@@ -1,12 +1,13 @@
 //! The keyword automaton (`hooks::KeywordSet`) against the rule it
-//! implements, keyword by keyword: a keyword is found where it occurs with
+//! implements, and `hooks::find_all` (keyword by keyword for short
+//! texts, the automaton past its bound) against the same rule: a keyword is found where it occurs with
 //! no `[a-z0-9]` byte right before or after it.
 //!
 //! Input: keywords and then the text, separated by NUL bytes (the last
 //! part is the text).
 #![no_main]
 
-use gk::testing::hooks::KeywordSet;
+use gk::testing::hooks::{KeywordSet, find_all};
 use libfuzzer_sys::fuzz_target;
 
 fn word(b: u8) -> bool {
@@ -33,4 +34,6 @@ fuzz_target!(|data: &[u8]| {
     let got = KeywordSet::new(parts.iter().copied()).find(text);
     let want: Vec<bool> = parts.iter().map(|k| naive(k, text)).collect();
     assert_eq!(got, want, "keywords {parts:?} in {text:?}");
+    let direct = find_all(&parts, text);
+    assert_eq!(direct, want, "keywords {parts:?} in {text:?}, keyword by keyword");
 });

@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::config::Config;
-use super::keywords::KeywordSet;
+use super::keywords;
 use super::pytext::{strip_check_prefix, word_count};
 use super::state::{StateFile, StateRead, DETAIL_CHARS, PROJECT_CHARS, STATUS_CHARS, TASK_CHARS};
 
@@ -119,8 +119,11 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
         .map(|r| r.keywords.as_slice())
         .chain([effort_lists.high.as_slice(), effort_lists.low.as_slice()])
         .collect();
-    let set = KeywordSet::new(lists.iter().flat_map(|l| l.iter().map(|k| k.as_str())));
-    let hits = set.find(&lowered);
+    let all: Vec<&str> = lists
+        .iter()
+        .flat_map(|l| l.iter().map(|k| k.as_str()))
+        .collect();
+    let hits = keywords::find_all(&all, &lowered);
     let mut first_of_list = Vec::with_capacity(lists.len());
     let mut at = 0;
     for list in &lists {
