@@ -11,19 +11,27 @@ use super::{fix, Inputs};
 use crate::registry::scopes::{self, Load, ScopeFile, ScopePaths};
 use crate::settings::{ParseError, SchemaIssue};
 
-/// A settings file that does not parse is skipped by the client, so the
-/// hooks and rules it holds count as missing; but every such finding's fix
-/// starts with "correct that file by hand". One thing to do is one
-/// finding: those findings go, and their messages are listed under the
-/// file's `settings-unparseable` one, whose fix says what comes after.
-pub(super) fn fold_into_unparseable(files: &[ScopeFile], findings: &mut Vec<Finding>) {
+/// A settings file the client skips whole (it cannot be read, does not
+/// parse, or a schema issue voids it) makes the hooks and rules it holds
+/// count as missing; but every such finding's fix starts with "correct
+/// that file first". One thing to do is one finding: those findings go,
+/// and their messages are listed under the file's own finding
+/// (`settings-unparseable` or `settings-schema`), whose fix says what
+/// comes after.
+pub(super) fn fold_into_skipped(files: &[ScopeFile], findings: &mut Vec<Finding>) {
     for f in files {
-        let (Load::Unparseable(_), Err(why)) = (&f.load, fix::editable(f)) else {
+        let skipped_as = match &f.load {
+            Load::Unparseable(_) | Load::Unreadable(_) => Code::SettingsUnparseable,
+            Load::Parsed { .. } if !f.effective() => Code::SettingsSchema,
+            _ => continue,
+        };
+        let Err(why) = fix::editable(f) else {
             continue;
         };
-        let Some(at) = findings.iter().position(|x| {
-            x.code == Code::SettingsUnparseable && x.path.as_deref() == Some(&f.path)
-        }) else {
+        let Some(at) = findings
+            .iter()
+            .position(|x| x.code == skipped_as && x.path.as_deref() == Some(&f.path))
+        else {
             continue;
         };
         let blocked = |x: &Finding| x.fix.as_deref().is_some_and(|fix| fix.starts_with(&why));

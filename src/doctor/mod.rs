@@ -198,7 +198,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         .findings
         .extend(statusline::check_policy(&files, &table, inputs));
     check_claude_md(inputs, &table, &switched_off, &mut report);
-    files::fold_into_unparseable(&files, &mut report.findings);
+    files::fold_into_skipped(&files, &mut report.findings);
     let redactor = files::redactor_for(&files);
     Diagnosis {
         report,

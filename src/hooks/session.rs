@@ -171,6 +171,16 @@ pub fn problems(
         hooks_not_registered(t, config, &mut out);
     }
     programs_not_there(t, locate, &mut out);
+    // `--fix` writes the user's settings: while the client skips that file
+    // it does nothing, and doctor says to correct the file first.
+    if rules::skipped_files(files)
+        .iter()
+        .any(|(f, _)| f.scope.is_user())
+    {
+        for p in &mut out {
+            p.fix = false;
+        }
+    }
     out
 }
 
@@ -688,8 +698,14 @@ mod tests {
             msg.starts_with("gk: /home/u/.claude/settings.json:1:39: hooks.PreToolUse[0].matcher: `matcher` must be a string; Claude Code skips this whole file (user settings): none of its hooks, permissions or env are in effect -- gk doctor\n"),
             "{msg}"
         );
-        // The hooks that file held do not load: reported as missing.
-        assert!(msg.contains("gk's prompt hook (UserPromptSubmit) is not registered"));
+        // The hooks that file held do not load: reported as missing, and
+        // sent to doctor, not to `--fix`, which cannot write the file the
+        // client skips (doctor says to correct it first).
+        assert!(
+            msg.contains("gk: gk's prompt hook (UserPromptSubmit) is not registered in any settings file Claude Code loads -- gk doctor\n"),
+            "{msg}"
+        );
+        assert!(!msg.contains("--fix"), "{msg}");
     }
 
     #[test]

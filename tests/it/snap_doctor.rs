@@ -67,6 +67,28 @@ fn doctor_on_a_settings_file_with_a_trailing_comma_says_claude_code_skips_it() {
     doctor_both(&env, "doctor_trailing_comma");
 }
 
+/// A settings file the client skips for another reason than a parse
+/// error: what waits for it is listed under it too, and `--fix` is not
+/// offered for what it cannot do until the file is corrected.
+#[test]
+fn doctor_on_a_settings_file_a_schema_issue_voids_lists_what_waits_for_it_under_it() {
+    let env = installed();
+    // First in the file, so its place is the same on every platform.
+    let text = env.read(env.settings());
+    let voided = text.replacen('{', "{\n  \"model\": 5,", 1);
+    assert_ne!(voided, text);
+    env.write(env.settings(), voided);
+    doctor_both(&env, "doctor_schema_void");
+}
+
+#[test]
+fn doctor_on_a_settings_path_that_is_a_folder_lists_what_waits_for_it_under_it() {
+    let env = installed();
+    std::fs::remove_file(env.settings()).unwrap();
+    std::fs::create_dir(env.settings()).unwrap();
+    doctor_both(&env, "doctor_settings_unreadable");
+}
+
 #[test]
 fn doctor_on_gk_registered_twice_says_the_prompt_hook_fires_twice() {
     let env = installed();
