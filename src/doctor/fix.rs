@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::claude_md::SectionSpec;
-use super::finding::{Finding, Severity};
+use super::finding::{Code, Finding, Severity};
 use super::registrations::RegistrationFix;
 use super::render;
 use super::{Diagnosis, Inputs};
@@ -135,10 +135,16 @@ pub fn needs(
     };
     for f in findings.iter().filter(|f| f.severity > Severity::Info) {
         match f.remedy {
-            // Plugins register some of gk's hooks: only the settings copies
-            // of those go; nothing is added, the program is not touched.
+            // Plugins register some of gk's hooks: the settings copies of
+            // those go; a finding about another hook (missing, misspelt)
+            // has it registered in user settings, and never the carried
+            // ones (the plan is told they are a plugin's).
             Some(Part::Registrations) if carried.is_some() => {
                 n.carried = carried.cloned().unwrap_or_default();
+                if f.code != Code::HookInPluginAndSettings {
+                    n.parts.insert(Part::Registrations);
+                    n.parts.insert(Part::Program);
+                }
             }
             None => n.manual.push(match &f.fix {
                 Some(fix) => format!("[{}] {fix}", f.code),
@@ -265,7 +271,12 @@ pub fn plan(
     needs: &FixNeeds,
     program: &dyn Fn() -> Result<Vec<u8>>,
 ) -> Result<Plan> {
-    let site = inputs.site();
+    // The hooks plugins carry are not registered in user settings.
+    let carried: Vec<_> = needs.carried.iter().map(|(k, _)| *k).collect();
+    let site = setup::parts::Site {
+        by_plugin: &carried,
+        ..inputs.site()
+    };
     let desired = Desired {
         site,
         shell: setup::shell_form(ShellChoice::Auto, inputs.machine.ctx.os),

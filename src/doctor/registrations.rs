@@ -78,8 +78,8 @@ pub enum RegistrationFix {
     /// Plugins do some of the jobs only: each hook a plugin registers, with
     /// that plugin (the first that does). `--fix` removes gk's and the
     /// Python hooks' settings copies of those hooks from user, project and
-    /// local settings (a plugin's files are never edited), and leaves the
-    /// other hooks' registrations as they are.
+    /// local settings (a plugin's files are never edited), and registers
+    /// the other hooks in user settings as install does.
     RemovePluginCopies { carried: Vec<(HookKind, String)> },
     /// Doctor could not read `source` (past what it reads), which may
     /// register gk's hooks: no registration fix is offered on a guess.
@@ -185,10 +185,10 @@ impl RegistrationFix {
             RegistrationFix::RemovePluginCopies { carried } => {
                 let (kind, plugin) = &carried[0];
                 f.fix(format!(
-                    "{by_hand}; plugin {plugin} registers gk's {} hook but not all of gk's hooks, so gk doctor --fix only takes out the settings copies of the hooks plugins register",
+                    "{user_fix}; plugin {plugin} registers gk's {} hook, so --fix registers only the hooks no plugin does, and takes gk's settings copies of that one out",
                     kind.arg()
                 ))
-                .by_hand()
+                .fixed_by(Part::Registrations)
             }
             RegistrationFix::Unread { source } => f
                 .fix(format!(

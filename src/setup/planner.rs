@@ -285,14 +285,24 @@ fn put_in_user_settings(
         })?;
         taken_out = text != *on_disk;
     }
-    // With the user's own copies going, none is put back.
+    // With every one of the user's own copies going, none is put back;
+    // with only some hooks' going (plugins carry those), the others are,
+    // and never those.
     let mut parts = Parts::default();
     for part in IN_SETTINGS.into_iter().filter(|p| request.parts.has(*p)) {
         parts.insert(part);
     }
-    if takes_user {
+    if takes_user && request.take_out.kinds.is_empty() {
         parts.remove(Part::Registrations);
     }
+    let by_plugin: Vec<HookKind> = (site.by_plugin.iter())
+        .chain(&request.take_out.kinds)
+        .copied()
+        .collect();
+    let site = &Site {
+        by_plugin: &by_plugin,
+        ..*site
+    };
     let (text, filled, line, mut done) = site.user_settings(
         parts,
         desired.shell,

@@ -2397,6 +2397,53 @@ fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy
 }
 
 #[test]
+fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_hook() {
+    let h = TestEnv::new();
+    h.install();
+    let gk = h.binary();
+    let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
+    .to_string();
+    add_plugin(&h, "team", &prompt_only);
+    // The user took install's Stop entry out by hand.
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    user["hooks"].as_object_mut().unwrap().remove("Stop");
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let missing = doc_findings(&doc, "hook-missing")[0];
+    assert_eq!(missing["fixable"], true, "{missing}");
+    assert!(
+        missing["fix"]
+            .as_str()
+            .unwrap()
+            .contains("plugin team@mkt registers gk's prompt hook"),
+        "{missing}"
+    );
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(fix.code, Some(0), "{}", fix.stdout_text());
+    // The prompt hook once, from the plugin; Stop back in user settings.
+    let after = prompt_rows(&h);
+    assert_eq!(after.len(), 1, "{after:#?}");
+    assert!(after[0].contains("plugin team@mkt"), "{after:#?}");
+    let settings = h.read(h.settings());
+    let events: Value = serde_json::from_str(&settings).unwrap();
+    assert!(
+        events["hooks"].get("UserPromptSubmit").is_none(),
+        "{settings}"
+    );
+    assert!(events["hooks"].get("Stop").is_some(), "{settings}");
+    assert!(events["hooks"].get("SessionStart").is_some(), "{settings}");
+    let (code, codes, doc) = h.codes(&[]);
+    assert!(
+        !has(&codes, "hook-in-plugin-and-settings") && !has(&codes, "hook-missing"),
+        "{doc}"
+    );
+    assert!(code < 2, "{doc}");
+}
+
+#[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
     let h = TestEnv::new();
     h.install();
