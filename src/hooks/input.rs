@@ -68,6 +68,44 @@ pub fn read_input(mut r: impl Read, keep: usize) -> Input {
     Input { bytes, complete }
 }
 
+/// `bytes` as text, each invalid sequence replaced by U+FFFD as
+/// `String::from_utf8_lossy` does, but at most `max` bytes of text (cut at
+/// a character), and whether some was left out. An invalid byte becomes
+/// three bytes of text, so a kept part of such bytes would triple, and
+/// every copy the parse makes after it with it. Valid UTF-8 within `max`
+/// is borrowed, not copied.
+pub fn lossy_within(bytes: &[u8], max: usize) -> (std::borrow::Cow<'_, str>, bool) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if text.len() <= max {
+            return (std::borrow::Cow::Borrowed(text), false);
+        }
+    }
+    let whole: usize = bytes
+        .utf8_chunks()
+        .map(|c| c.valid().len() + if c.invalid().is_empty() { 0 } else { 3 })
+        .sum();
+    let mut out = String::with_capacity(whole.min(max));
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if out.len() + valid.len() > max {
+            let mut end = max - out.len();
+            while !valid.is_char_boundary(end) {
+                end -= 1;
+            }
+            out.push_str(&valid[..end]);
+            return (std::borrow::Cow::Owned(out), true);
+        }
+        out.push_str(valid);
+        if !chunk.invalid().is_empty() {
+            if out.len() + 3 > max {
+                return (std::borrow::Cow::Owned(out), true);
+            }
+            out.push('\u{FFFD}');
+        }
+    }
+    (std::borrow::Cow::Owned(out), false)
+}
+
 /// The top-level members of a JSON object whose text was cut off: each
 /// member read whole, and a string member cut by the end read up to the
 /// cut (its name returned too). `None` when the text does not start as an
@@ -126,7 +164,13 @@ pub fn members_of_prefix(text: &str) -> Option<(Map<String, Value>, Option<Strin
             }
             None if first == b'"' => {
                 let cut = cut_string(&text[i + 1..]);
-                if let Ok(v) = parse_lenient(&format!("\"{cut}\"")) {
+                // One copy of its exact size: the cut string is most of
+                // what was read.
+                let mut quoted = String::with_capacity(cut.len() + 2);
+                quoted.push('"');
+                quoted.push_str(cut);
+                quoted.push('"');
+                if let Ok(v) = parse_lenient(&quoted) {
                     map.insert(key.clone(), v);
                 }
                 return Some((map, Some(key)));
@@ -224,6 +268,40 @@ mod tests {
         assert_eq!(v["p"], "a\u{fffd}b");
         assert_eq!(v["q"], "\u{fffd}");
         assert_eq!(v["r"], "😀");
+    }
+
+    #[test]
+    fn lossy_text_is_the_standard_one_within_its_bound() {
+        let samples: [&[u8]; 6] = [
+            b"plain",
+            b"caf\xc3\xa9",
+            b"\xff\xfe a \xc3",
+            b"\xe4\xb8",
+            b"\xf0\x9f\x98\x80\xff",
+            b"",
+        ];
+        for b in samples {
+            let (text, cut) = lossy_within(b, 1 << 10);
+            assert_eq!(text, String::from_utf8_lossy(b), "{b:?}");
+            assert!(!cut, "{b:?}");
+        }
+        // Valid text within the bound is not copied.
+        assert!(matches!(
+            lossy_within(b"plain", 5).0,
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // Past the bound: a prefix of the standard text, cut at a character.
+        let b: Vec<u8> = [b"ab".as_slice(), &[0xff; 10], "é".as_bytes()].concat();
+        let whole = String::from_utf8_lossy(&b);
+        for max in 0..whole.len() {
+            let (text, cut) = lossy_within(&b, max);
+            assert!(cut && text.len() <= max, "{max}: {text:?}");
+            assert!(whole.starts_with(text.as_ref()), "{max}: {text:?}");
+            assert!(
+                text.len() + 3 > max,
+                "{max}: cut more than a character: {text:?}"
+            );
+        }
     }
 
     #[test]

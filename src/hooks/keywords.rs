@@ -45,11 +45,15 @@ const DIRECT_WORK: usize = 1 << 16;
 /// linear in the text plus the keywords, whatever either holds.
 pub fn find_all(keywords: &[&str], text: &str) -> Vec<bool> {
     let t = text.as_bytes();
+    let bytes: usize = keywords.iter().map(|k| k.len().max(1)).sum();
+    // The places are collected only up to the bound: a long text goes to
+    // the automaton without a list of its places (8 bytes each).
+    let most = DIRECT_WORK / bytes.max(1);
     let starts: Vec<usize> = (0..=t.len())
         .filter(|&s| s == 0 || !is_word_byte(t[s - 1]))
+        .take(most + 1)
         .collect();
-    let bytes: usize = keywords.iter().map(|k| k.len().max(1)).sum();
-    if starts.len().saturating_mul(bytes) > DIRECT_WORK {
+    if starts.len() > most {
         return KeywordSet::new(keywords.iter().copied()).find(text);
     }
     keywords

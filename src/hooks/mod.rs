@@ -453,8 +453,10 @@ fn turn_of<'a>(
 /// so the DIRTY warning is never lost to a long paste.
 fn event_of(input: &input::Input) -> Option<(serde_json::Value, Option<String>)> {
     use serde_json::Value;
-    let text = String::from_utf8_lossy(&input.bytes);
-    if input.complete {
+    // Invalid bytes made text (three bytes each) count against the same
+    // bound: past it the event is read as one cut off.
+    let (text, cut_here) = input::lossy_within(&input.bytes, input::MAX_EVENT_BYTES);
+    if input.complete && !cut_here {
         return input::parse_lenient(&text).ok().map(|v| (v, None));
     }
     let size = crate::bounded::size_text(input::MAX_EVENT_BYTES as u64);

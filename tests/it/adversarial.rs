@@ -881,6 +881,70 @@ fn prompt_hook_answers_a_fifty_megabyte_prompt_under_a_160_mib_limit() {
     assert!(out.stdout_text().contains("STATE ["), "{}", all(&out));
 }
 
+/// The same limit with prompts of what costs the most per byte: non-word
+/// bytes (every one a place a keyword may start), characters of two to
+/// four bytes, and bytes that are not UTF-8 (each read as three bytes of
+/// text). Every hook that reads the event answers, exit 0, nothing on
+/// stderr; before, the dashes took a 128 MiB list of places and the
+/// invalid bytes a 96 MiB copy, and the hooks aborted.
+#[cfg(unix)]
+#[test]
+fn hooks_answer_fifty_megabytes_of_costly_bytes_under_a_160_mib_limit() {
+    require_ulimit();
+    let m = machine();
+    let event = |body: &[u8]| {
+        let mut e = br#"{"session_id":"s","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"write the sparql "#.to_vec();
+        e.extend_from_slice(body);
+        e.extend_from_slice(br#""}"#);
+        e
+    };
+    let n = 50_000_000;
+    let cases: [(&str, Vec<u8>); 3] = [
+        ("dashes", event(&vec![b'-'; n])),
+        (
+            "multi-byte characters",
+            event("é中😀".repeat(n / 9).as_bytes()),
+        ),
+        ("bytes that are not UTF-8", event(&vec![0xff; n])),
+    ];
+    for config in ["{}", r#"{"advice": "keywords"}"#] {
+        std::fs::write(m.claude().join("hooks/gk.json"), config).unwrap();
+        for (name, stdin) in &cases {
+            for args in [
+                &["hook", "prompt"][..],
+                &["hook", "stop"],
+                &["statusline"],
+                &["hook", "pre-model-switch"],
+            ] {
+                let what = format!("{args:?}, 50 MB of {name}, 160 MiB address space, {config}");
+                let run = run_limited(
+                    m.gk_limited(args),
+                    Stdin::Bytes(stdin.clone()),
+                    SMALL_MEMORY,
+                    &what,
+                );
+                if args == ["statusline"] {
+                    // A line of text, not JSON.
+                    assert_eq!(run.code, Some(0), "{what}\n{}", all(&run));
+                    assert!(run.stderr.is_empty(), "{what}\n{}", all(&run));
+                    assert!(
+                        run.stdout_text().starts_with("gk "),
+                        "{what}\n{}",
+                        all(&run)
+                    );
+                    continue;
+                }
+                run.assert_hook_contract(&what);
+                if args == ["hook", "prompt"] {
+                    let v: serde_json::Value = serde_json::from_str(&run.stdout_text())
+                        .unwrap_or_else(|e| panic!("{what}: {e}\n{}", all(&run)));
+                    assert!(v["systemMessage"].is_string(), "{what}\n{}", all(&run));
+                }
+            }
+        }
+    }
+}
+
 /// An event longer than the part the prompt hook keeps (16 MiB): what a
 /// user sees. A prompt read whole is answered as ever; a prompt cut off is
 /// judged on its first part, and the answer says so; an event whose prompt
