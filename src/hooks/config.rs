@@ -303,32 +303,101 @@ pub struct HookSwitch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelRule {
+    #[serde(deserialize_with = "name_text")]
     pub label: String,
+    #[serde(deserialize_with = "name_text")]
     pub model: String,
+    #[serde(deserialize_with = "sentence_text")]
     pub purpose: String,
     pub keywords: Vec<Keyword>,
     /// The rule only applies to prompts of at most this many words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_words: Option<usize>,
     /// Shown to the user and to Claude whenever this rule is recommended.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_sentence_text"
+    )]
     pub warning: Option<String>,
     /// What to type after `/model` (an alias such as `opus`); absent: the
     /// model id, which the client takes as typed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_name_text"
+    )]
     pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DefaultModel {
+    #[serde(deserialize_with = "name_text")]
     pub label: String,
+    #[serde(deserialize_with = "name_text")]
     pub model: String,
+    #[serde(deserialize_with = "sentence_text")]
     pub purpose: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_sentence_text"
+    )]
     pub warning: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_name_text"
+    )]
     pub command: Option<String>,
+}
+
+/// The most characters of a name in gk.json (a label, a model id, a
+/// `/model` argument, a keyword) and of a sentence (a purpose, a warning):
+/// each is shown on the user's line and in Claude's context on every
+/// prompt it decides.
+const NAME_CHARS: usize = 200;
+const SENTENCE_CHARS: usize = 1_000;
+
+/// A string of gk.json that gk shows: at most `max` characters, none that
+/// could change how a terminal or Claude reads the text around it (a
+/// control character, a line break, an escape, a direction mark).
+fn shown_text<E: serde::de::Error>(s: String, max: usize) -> Result<String, E> {
+    if let Some(c) = s.chars().find(|&c| crate::text::is_unsafe(c)) {
+        return Err(E::custom(format!(
+            "{:?} holds the character U+{:04X}, which gk does not show (a control, line-break or direction character)",
+            crate::text::one_line(&s, 60),
+            u32::from(c)
+        )));
+    }
+    let n = s.chars().count();
+    if n > max {
+        return Err(E::custom(format!(
+            "a text of {n} characters; gk shows at most {max} here"
+        )));
+    }
+    Ok(s)
+}
+
+fn name_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    shown_text(String::deserialize(d)?, NAME_CHARS)
+}
+
+fn sentence_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    shown_text(String::deserialize(d)?, SENTENCE_CHARS)
+}
+
+fn some_name_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<String>::deserialize(d)?
+        .map(|s| shown_text(s, NAME_CHARS))
+        .transpose()
+}
+
+fn some_sentence_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<String>::deserialize(d)?
+        .map(|s| shown_text(s, SENTENCE_CHARS))
+        .transpose()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -362,7 +431,7 @@ impl From<&'static str> for Keyword {
 
 impl<'de> Deserialize<'de> for Keyword {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
+        let s = shown_text(String::deserialize(d)?, NAME_CHARS)?;
         if s.is_empty() {
             return Err(serde::de::Error::custom("a keyword may not be empty"));
         }
@@ -1022,6 +1091,57 @@ mod tests {
             .unwrap_err()
             .reason
             .contains("capitals"));
+    }
+
+    #[test]
+    fn text_gk_shows_holds_no_control_characters_and_has_a_bound() {
+        let rule = |field: &str, value: &str| {
+            let mut r =
+                serde_json::json!({"label": "L", "model": "m", "purpose": "p", "keywords": ["k"]});
+            r[field] = if field == "keywords" {
+                serde_json::json!([value])
+            } else {
+                serde_json::json!(value)
+            };
+            serde_json::json!({"models": [r]}).to_string()
+        };
+        let fields = [
+            "label", "model", "purpose", "warning", "command", "keywords",
+        ];
+        for field in fields {
+            assert!(parse(&rule(field, "plain text")).is_ok(), "{field}");
+            for bad in [
+                "a\u{1b}[31mred",
+                "two\nlines",
+                "\u{9b}2J",
+                "rtl\u{202e}x",
+                "bell\u{7}",
+            ] {
+                let e = parse(&rule(field, bad)).unwrap_err();
+                assert!(e.reason.contains("does not show"), "{field} {bad:?}: {e}");
+                assert!(e.position.is_some(), "{field}: {e}");
+                assert!(!e.to_string().chars().any(crate::text::is_unsafe), "{e}");
+            }
+        }
+        let long = "x".repeat(NAME_CHARS + 1);
+        for field in ["label", "model", "command", "keywords"] {
+            let e = parse(&rule(field, &long)).unwrap_err();
+            assert!(e.reason.contains("at most 200"), "{field}: {e}");
+        }
+        assert!(parse(&rule("purpose", &long)).is_ok());
+        let longer = "x".repeat(SENTENCE_CHARS + 1);
+        assert!(parse(&rule("warning", &longer))
+            .unwrap_err()
+            .reason
+            .contains("at most 1000"));
+        let default = serde_json::json!({"default_model": {"label": "L", "model": "m", "purpose": "p\u{1b}"}});
+        let effort = serde_json::json!({"effort": {"low": ["quick\u{7}"]}});
+        for text in [default.to_string(), effort.to_string()] {
+            assert!(
+                parse(&text).unwrap_err().reason.contains("does not show"),
+                "{text}"
+            );
+        }
     }
 
     #[test]
