@@ -397,7 +397,8 @@ fn read_claude_md(path: &Path) -> std::result::Result<Option<String>, String> {
 }
 
 /// Why `--fix` could not make its registration edits, if it could not: a
-/// file it would edit (user settings when it adds entries; every project,
+/// file it would edit (user settings when it adds entries, beside a plugin
+/// that carries some of gk's hooks too; every project,
 /// local — and, when managed settings do every job, user — file holding
 /// gk's or the Python hooks' entries) does not parse or breaks the schema
 /// where gk edits. A half-done fix could leave a hook missing, so it is
@@ -409,7 +410,8 @@ fn blocked_edit(
 ) -> Option<String> {
     use registrations::RegistrationFix;
     let adds = match how {
-        RegistrationFix::UserEntry => true,
+        // Beside a plugin carrying some hooks, the others are added.
+        RegistrationFix::UserEntry | RegistrationFix::RemovePluginCopies { .. } => true,
         RegistrationFix::RemoveOutsideManaged { .. }
         | RegistrationFix::RemoveOutsidePlugin { .. } => false,
         _ => return None,

@@ -2444,6 +2444,36 @@ fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_ho
 }
 
 #[test]
+fn beside_a_team_plugin_a_user_settings_file_gk_cannot_edit_is_left_whole() {
+    let h = TestEnv::new();
+    h.install();
+    let gk = h.binary();
+    let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
+    .to_string();
+    let root = add_plugin(&h, "team", &prompt_only);
+    // `hooks` twice: the client reads the last copy (install's, so the
+    // plugin is enabled and Stop is there), gk's editor would change the
+    // first, so it edits nothing in this file. Stop taken out of the
+    // copy the client reads: a finding --fix would otherwise fix here.
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    user["hooks"].as_object_mut().unwrap().remove("Stop");
+    let text = serde_json::to_string_pretty(&user).unwrap();
+    h.write(h.settings(), text.replacen('{', "{\n  \"hooks\": {},", 1));
+    let (settings, plugin) = (h.read(h.settings()), h.read(root.join("hooks/hooks.json")));
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-missing"), "{doc}");
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    for f in doc["findings"].as_array().unwrap() {
+        assert_eq!(f["fixable"], false, "{f}");
+    }
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(h.read(h.settings()), settings, "{}", fix.stdout_text());
+    assert_eq!(h.read(root.join("hooks/hooks.json")), plugin);
+    assert!(fix.stderr.is_empty(), "{}", fix.stderr_text());
+}
+
+#[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
     let h = TestEnv::new();
     h.install();
