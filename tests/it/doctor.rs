@@ -2347,84 +2347,20 @@ fn prompt_rows(h: &TestEnv) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy_to_fix() {
-    let h = TestEnv::new();
-    h.install();
-    // A team plugin registering gk's prompt hook, and not the others.
-    let gk = h.binary();
+/// A team plugin registering gk's prompt hook and not the others; its root.
+fn team_plugin_carrying_the_prompt_hook(h: &TestEnv) -> PathBuf {
     let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
-        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
+        {"type": "command", "command": h.binary(), "args": ["hook", "prompt"]}]}]}})
     .to_string();
-    let root = add_plugin(&h, "team", &prompt_only);
-    let plugin_before = h.read(root.join("hooks/hooks.json"));
-    let before = prompt_rows(&h);
-    assert_eq!(before.len(), 2, "{before:#?}");
-    let (code, codes, doc) = h.codes(&[]);
-    assert_eq!(code, 2, "{doc}");
-    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
-    let f = doc_findings(&doc, "hook-in-plugin-and-settings")[0];
-    assert_eq!(f["fixable"], true, "{f}");
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(
-        fix.stdout_text()
-            .contains("plugin team@mkt now carries gk's prompt hook"),
-        "{}",
-        fix.stdout_text()
-    );
-    // Once now, from the plugin; the plugin's file as it was; install's
-    // Stop and SessionStart entries still there.
-    let after = prompt_rows(&h);
-    assert_eq!(after.len(), 1, "{after:#?}");
-    assert!(after[0].contains("plugin team@mkt"), "{after:#?}");
-    assert_eq!(h.read(root.join("hooks/hooks.json")), plugin_before);
-    // By event, not by spelling: Windows registers the exec form
-    // (`"args": ["hook", "stop"]`), elsewhere `… hook stop`.
-    let settings = h.read(h.settings());
-    let events: serde_json::Value = serde_json::from_str(&settings).unwrap();
-    assert!(
-        events["hooks"].get("UserPromptSubmit").is_none(),
-        "{settings}"
-    );
-    assert!(events["hooks"].get("Stop").is_some(), "{settings}");
-    assert!(events["hooks"].get("SessionStart").is_some(), "{settings}");
-    let (code, codes, doc) = h.codes(&[]);
-    assert!(
-        !has(&codes, "hook-in-plugin-and-settings") && !has(&codes, "hook-missing"),
-        "{doc}"
-    );
-    assert!(code < 2, "{doc}");
+    add_plugin(h, "team", &prompt_only)
 }
 
-#[test]
-fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_hook() {
-    let h = TestEnv::new();
-    h.install();
-    let gk = h.binary();
-    let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
-        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
-    .to_string();
-    add_plugin(&h, "team", &prompt_only);
-    // The user took install's Stop entry out by hand.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    user["hooks"].as_object_mut().unwrap().remove("Stop");
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
-    let (code, codes, doc) = h.codes(&[]);
-    assert_eq!(code, 2, "{doc}");
-    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
-    let missing = doc_findings(&doc, "hook-missing")[0];
-    assert_eq!(missing["fixable"], true, "{missing}");
-    assert!(
-        missing["fix"]
-            .as_str()
-            .unwrap()
-            .contains("plugin team@mkt registers gk's prompt hook"),
-        "{missing}"
-    );
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert_eq!(fix.code, Some(0), "{}", fix.stdout_text());
-    // The prompt hook once, from the plugin; Stop back in user settings.
-    let after = prompt_rows(&h);
+/// The end a fix beside that plugin reaches: the prompt hook once, from
+/// the plugin; Stop and SessionStart in user settings (by event, not by
+/// spelling: Windows registers the exec form, `"args": ["hook", "stop"]`,
+/// elsewhere `… hook stop`); doctor content.
+fn prompt_hook_from_the_plugin_and_the_rest_in_user_settings(h: &TestEnv) {
+    let after = prompt_rows(h);
     assert_eq!(after.len(), 1, "{after:#?}");
     assert!(after[0].contains("plugin team@mkt"), "{after:#?}");
     let settings = h.read(h.settings());
@@ -2444,14 +2380,64 @@ fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_ho
 }
 
 #[test]
+fn a_team_plugin_carrying_the_prompt_hook_beside_install_loses_the_settings_copy_to_fix() {
+    let h = TestEnv::new();
+    h.install();
+    // A team plugin registering gk's prompt hook, and not the others.
+    let root = team_plugin_carrying_the_prompt_hook(&h);
+    let plugin_before = h.read(root.join("hooks/hooks.json"));
+    let before = prompt_rows(&h);
+    assert_eq!(before.len(), 2, "{before:#?}");
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let f = doc_findings(&doc, "hook-in-plugin-and-settings")[0];
+    assert_eq!(f["fixable"], true, "{f}");
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(
+        fix.stdout_text()
+            .contains("plugin team@mkt now carries gk's prompt hook"),
+        "{}",
+        fix.stdout_text()
+    );
+    // The plugin's file as it was; install's Stop and SessionStart
+    // entries still there.
+    assert_eq!(h.read(root.join("hooks/hooks.json")), plugin_before);
+    prompt_hook_from_the_plugin_and_the_rest_in_user_settings(&h);
+}
+
+#[test]
+fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_hook() {
+    let h = TestEnv::new();
+    h.install();
+    team_plugin_carrying_the_prompt_hook(&h);
+    // The user took install's Stop entry out by hand.
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    user["hooks"].as_object_mut().unwrap().remove("Stop");
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    let (code, codes, doc) = h.codes(&[]);
+    assert_eq!(code, 2, "{doc}");
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let missing = doc_findings(&doc, "hook-missing")[0];
+    assert_eq!(missing["fixable"], true, "{missing}");
+    assert!(
+        missing["fix"]
+            .as_str()
+            .unwrap()
+            .contains("plugin team@mkt registers gk's prompt hook"),
+        "{missing}"
+    );
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(fix.code, Some(0), "{}", fix.stdout_text());
+    // Stop back in user settings.
+    prompt_hook_from_the_plugin_and_the_rest_in_user_settings(&h);
+}
+
+#[test]
 fn beside_a_team_plugin_a_user_settings_file_gk_cannot_edit_is_left_whole() {
     let h = TestEnv::new();
     h.install();
-    let gk = h.binary();
-    let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
-        {"type": "command", "command": gk, "args": ["hook", "prompt"]}]}]}})
-    .to_string();
-    let root = add_plugin(&h, "team", &prompt_only);
+    let root = team_plugin_carrying_the_prompt_hook(&h);
     // `hooks` twice: the client reads the last copy (install's, so the
     // plugin is enabled and Stop is there), gk's editor would change the
     // first, so it edits nothing in this file. Stop taken out of the
