@@ -110,21 +110,21 @@ pub fn needs(
     findings: &[Finding],
     files: &[ScopeFile],
     registrations: &[crate::registry::table::Registration],
+    how: &RegistrationFix,
 ) -> FixNeeds {
     let mut n = FixNeeds::default();
     let user = files.iter().find(|f| f.scope.is_user());
-    let how = super::registrations::registration_fix(registrations);
     // Managed settings or a plugin already do every job: only removals of
     // settings entries are needed, and the program they run is theirs.
     let outside_managed = matches!(
         how,
         RegistrationFix::RemoveOutsideManaged { .. } | RegistrationFix::RemoveOutsidePlugin { .. }
     );
-    let carried = match &how {
+    let carried = match how {
         RegistrationFix::RemovePluginCopies { carried } => Some(carried),
         _ => None,
     };
-    n.registered_by = match &how {
+    n.registered_by = match how {
         RegistrationFix::RemoveOutsideManaged { .. } => {
             Some("managed settings register".to_string())
         }
@@ -171,7 +171,7 @@ pub fn needs(
         take_out_carried(&mut n, files, registrations);
     }
     if n.parts.has(Part::Registrations) {
-        take_out_copies(&mut n, files, registrations, &how, user);
+        take_out_copies(&mut n, files, registrations, how, user);
     }
     n
 }
@@ -442,6 +442,7 @@ pub fn run(
         &diagnosis.report.findings,
         &diagnosis.files,
         &diagnosis.registrations,
+        &diagnosis.how,
     );
     let project_dir = &inputs.project_dir;
     confine_to_project(&mut needs, &diagnosis.files, project_dir, &|p| {

@@ -161,6 +161,8 @@ pub struct Diagnosis {
     pub report: Report,
     pub files: Vec<ScopeFile>,
     pub registrations: Vec<Registration>,
+    /// What `--fix` may do about the registrations, as the report decided it.
+    pub how: registrations::RegistrationFix,
     pub redactor: Redactor,
 }
 
@@ -204,6 +206,7 @@ pub fn diagnose(inputs: &Inputs) -> Diagnosis {
         report,
         files,
         registrations: table.rows,
+        how,
         redactor,
     }
 }
@@ -220,7 +223,20 @@ fn check_registrations(
     report: &mut Report,
 ) -> registrations::RegistrationFix {
     report.findings.extend(registrations::check_policy(table));
-    let mut how = registrations::registration_fix(&table.rows);
+    let os = inputs.machine.ctx.os;
+    let exists = |p: &Path| p.is_file();
+    let runs = |r: &Registration| {
+        r.invocation.as_ref().is_some_and(|i| {
+            crate::registry::locate::locate(
+                os,
+                &i.program,
+                inputs.machine.path_var.as_deref(),
+                &exists,
+            )
+            .is_some()
+        })
+    };
+    let mut how = registrations::registration_fix(&table.rows, &runs);
     if let Some(why) = blocked_edit(&how, files, &table.rows) {
         how = registrations::RegistrationFix::Blocked { why };
     }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::finding::{Code, Finding, Severity, FIX_COMMAND};
-use crate::hookcmd::{HookKind, WhenMissing};
+use crate::hookcmd::{HookKind, Owner, WhenMissing};
 use crate::registry::rules::{self, maybe_gk};
 use crate::registry::table::{Registration, SwitchKey, Table};
 use crate::setup::parts::Part;
@@ -97,7 +97,15 @@ pub enum RegistrationFix {
 }
 
 /// Decide [`RegistrationFix`] from every registration of the loaded files.
-pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
+/// A plugin counts as doing a hook's job only when its copy is gk's,
+/// runs (`runs`: its program is there) and runs in every project (the
+/// plugin is enabled by user or managed settings): taking the settings
+/// copy out for one that does not would leave the hook running nowhere,
+/// or only in one project.
+pub fn registration_fix(
+    regs: &[Registration],
+    runs: &dyn Fn(&Registration) -> bool,
+) -> RegistrationFix {
     let managed = |kind: HookKind| {
         regs.iter()
             .find(|r| r.scope.is_policy() && r.does(kind))
@@ -120,7 +128,7 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
         .collect();
     let plugin = |kind: HookKind| {
         regs.iter()
-            .find(|r| r.plugin.is_some() && r.does(kind))
+            .find(|r| carries(r, kind, runs))
             .and_then(|r| r.plugin.as_ref().map(|p| p.id.clone()))
     };
     // Every hook of gk's a plugin carries, the switch guard's included
@@ -155,6 +163,16 @@ pub fn registration_fix(regs: &[Registration]) -> RegistrationFix {
             kind: *kind,
         },
     }
+}
+
+/// Does `r`, a plugin's row, do `kind`'s job for every project: gk's
+/// command, a program that is there, the plugin enabled outside a
+/// project's own settings?
+fn carries(r: &Registration, kind: HookKind, runs: &dyn Fn(&Registration) -> bool) -> bool {
+    r.plugin.as_ref().is_some_and(|p| p.everywhere)
+        && r.does(kind)
+        && matches!(r.owner, Owner::Gk(_))
+        && runs(r)
 }
 
 impl RegistrationFix {
@@ -221,7 +239,7 @@ impl RegistrationFix {
 /// file order. `t` holds every registration of the files Claude Code uses.
 #[cfg(test)]
 pub fn check_registrations(t: &Table, user_settings: &Path) -> Vec<Finding> {
-    check_registrations_with(t, user_settings, &registration_fix(&t.rows))
+    check_registrations_with(t, user_settings, &registration_fix(&t.rows, &|_| true))
 }
 
 /// [`check_registrations`] with what `--fix` can do decided by the caller.
@@ -364,6 +382,21 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
                 t.kind.arg()
             ))
             .fixed_by(Part::Registrations),
+        // A plugin's copy gk does not count as doing the job (it cannot
+        // run, or its plugin is enabled for one project only): --fix
+        // takes no settings copy out for it, and never edits a plugin.
+        None if !plugins.is_empty()
+            && in_settings
+            && !matches!(how, RegistrationFix::RemoveOutsidePlugin { .. }) =>
+        {
+            f.fix(format!(
+                "by hand: plugin {} registers gk's {} hook too, but its copy cannot run or its plugin is enabled only in a project's settings, so gk doctor --fix keeps the settings copy (taking it out could leave the hook running nowhere); switch the plugin off where it runs twice (`enabledPlugins` \"{}\": false), or correct its copy",
+                plugins[0],
+                t.kind.arg(),
+                plugins[0]
+            ))
+            .by_hand()
+        }
         _ => how.fix(
             f,
             format!(

@@ -636,6 +636,7 @@ mod tests {
         r.plugin = Some(crate::registry::table::PluginTag {
             id: "gk\u{1b}[31m@mkt".to_string(),
             forced: false,
+            everywhere: true,
         });
         let shown = place(&r);
         assert!(shown.starts_with("plugin gk"), "{shown}");

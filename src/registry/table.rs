@@ -42,6 +42,9 @@ pub struct PluginTag {
     pub id: String,
     /// Enabled by managed settings (see [`super::plugins::Plugin::forced`]).
     pub forced: bool,
+    /// Enabled for every project: by user or managed settings, not only by
+    /// a project's own (its copy of a hook does not run elsewhere).
+    pub everywhere: bool,
 }
 
 /// Where the client counts a handler from when it drops identical ones:
@@ -307,6 +310,7 @@ impl Table {
             let tag = PluginTag {
                 id: p.id.clone(),
                 forced: p.forced,
+                everywhere: p.forced || !p.enabled_in.0.in_project(),
             };
             for file in p.hooks.iter().filter(|f| f.effective()) {
                 rows.extend(file_rows(file, Some(&tag), &identify));

@@ -2459,6 +2459,63 @@ fn beside_a_team_plugin_a_user_settings_file_gk_cannot_edit_is_left_whole() {
     assert!(fix.stderr.is_empty(), "{}", fix.stderr_text());
 }
 
+/// `--fix` takes no settings copy out for a plugin copy that does not do
+/// the job everywhere, and says why: the user's copy is the one that runs.
+fn a_plugin_copy_that_does_not_count_leaves_the_users_copy(h: &TestEnv) {
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let f = doc_findings(&doc, "hook-in-plugin-and-settings")[0];
+    assert_eq!(f["fixable"], false, "{f}");
+    assert!(
+        f["fix"]
+            .as_str()
+            .unwrap()
+            .starts_with("by hand: plugin team@mkt"),
+        "{f}"
+    );
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    let settings = h.read(h.settings());
+    let events: Value = serde_json::from_str(&settings).unwrap();
+    assert!(
+        events["hooks"].get("UserPromptSubmit").is_some(),
+        "{}\n{settings}",
+        fix.stdout_text()
+    );
+}
+
+#[test]
+fn a_plugin_whose_copy_cannot_run_does_not_take_the_users_copy_away() {
+    let h = TestEnv::new();
+    h.install();
+    let gone = h.home().join("nowhere/gk");
+    let hooks = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": gone, "args": ["hook", "prompt"]}]}]}})
+    .to_string();
+    add_plugin(&h, "team", &hooks);
+    a_plugin_copy_that_does_not_count_leaves_the_users_copy(&h);
+}
+
+#[test]
+fn a_plugin_enabled_in_one_project_does_not_take_the_users_copy_away() {
+    let h = TestEnv::new();
+    h.install();
+    team_plugin_carrying_the_prompt_hook(&h);
+    // Enabled by the project's settings, not the user's.
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    let enabled = user
+        .as_object_mut()
+        .unwrap()
+        .remove("enabledPlugins")
+        .unwrap();
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    let project = h.project().join(".claude/settings.json");
+    h.write(
+        &project,
+        serde_json::json!({"enabledPlugins": enabled}).to_string(),
+    );
+    a_plugin_copy_that_does_not_count_leaves_the_users_copy(&h);
+}
+
 #[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
     let h = TestEnv::new();

@@ -5,7 +5,7 @@
 //! program copy in `<claude dir>/hooks/`, no hooks in settings.json; doctor
 //! words the plugin's findings as the plugin's.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -106,6 +106,8 @@ fn installed_then_switch_plugin() -> (TestEnv, PathBuf) {
         .ok();
     assert!(env.read(env.settings()).contains("PreModelSwitch"));
     with_switch_plugin(&env, false);
+    // gk on PATH beside the client: the plugin's copies run.
+    gk_in(&client);
     (env, client)
 }
 
@@ -114,10 +116,27 @@ fn installed_then_switch_plugin() -> (TestEnv, PathBuf) {
 fn snap<const N: usize>(env: &TestEnv, name: &str, args: [&str; N]) -> String {
     let empty = env.home().join("empty-bin");
     std::fs::create_dir_all(&empty).unwrap();
-    let run = gk_in_project(env, args).env("PATH", &empty).run();
+    snap_with_path(env, &empty, name, args)
+}
+
+/// [`snap`] with `path` as PATH.
+fn snap_with_path<const N: usize>(
+    env: &TestEnv,
+    path: &Path,
+    name: &str,
+    args: [&str; N],
+) -> String {
+    let run = gk_in_project(env, args).env("PATH", path).run();
     let text = transcript(&run);
     platform_settings(env).bind(|| insta::assert_snapshot!(name, text));
     text
+}
+
+/// Put this gk in `dir`, so a plugin's bare `gk` finds it on PATH there.
+fn gk_in(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let name = if cfg!(windows) { "gk.exe" } else { "gk" };
+    std::fs::copy(assert_cmd::cargo::cargo_bin("gk"), dir.join(name)).unwrap();
 }
 
 #[test]
@@ -186,8 +205,12 @@ fn doctor_fix_beside_gks_plugin_says_the_plugin_registers_the_hooks() {
             serde_json::json!({"type": "command", "command": format!("~/.claude/hooks/gk hook {kind}")}),
         );
     }
-    let text = snap(
+    // gk on PATH: the plugin's copies run.
+    let bin = env.home().join("gk-bin");
+    gk_in(&bin);
+    let text = snap_with_path(
         &env,
+        &bin,
         "plugin_doctor_fix_dry_run",
         ["doctor", "--fix", "--dry-run", "--no-smoke"],
     );

@@ -323,18 +323,21 @@ fn managed_registration_runs_under_allow_managed_only() {
 
 #[test]
 fn what_fix_may_do_follows_managed_and_undecidable_registrations() {
-    assert_eq!(registration_fix(&healthy()), RegistrationFix::UserEntry);
+    assert_eq!(
+        registration_fix(&healthy(), &|_| true),
+        RegistrationFix::UserEntry
+    );
     let mut managed = healthy();
     for r in &mut managed {
         r.scope = Scope::Managed;
     }
     assert!(matches!(
-        registration_fix(&managed),
+        registration_fix(&managed, &|_| true),
         RegistrationFix::RemoveOutsideManaged { .. }
     ));
     let one = vec![managed[0].clone(), healthy()[1].clone()];
     assert!(matches!(
-        registration_fix(&one),
+        registration_fix(&one, &|_| true),
         RegistrationFix::Manual {
             kind: HookKind::Prompt,
             ..
@@ -349,7 +352,7 @@ fn what_fix_may_do_follows_managed_and_undecidable_registrations() {
     wrapped.invocation = None;
     let unsure = vec![wrapped, healthy()[1].clone()];
     assert!(matches!(
-        registration_fix(&unsure),
+        registration_fix(&unsure, &|_| true),
         RegistrationFix::Unsure {
             kind: HookKind::Prompt,
             ..
@@ -362,7 +365,7 @@ fn what_fix_may_do_follows_managed_and_undecidable_registrations() {
     // Managed settings doing the two v5 jobs but not the session check
     // (an older gk there): a person decides, --fix would register twice.
     assert!(matches!(
-        registration_fix(&managed[..2]),
+        registration_fix(&managed[..2], &|_| true),
         RegistrationFix::Manual {
             kind: HookKind::Prompt,
             ..
