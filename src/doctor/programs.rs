@@ -46,8 +46,17 @@ pub(super) fn check_binaries(
                     ),
                 )
                 .at(&first.path, Some(first.line));
+                // Every place in one plugin's hooks files: gk never edits those.
+                let only_plugin = places[0].plugin.as_ref().filter(|t| {
+                    places
+                        .iter()
+                        .all(|r| r.plugin.as_ref().is_some_and(|o| o.id == t.id))
+                });
                 let mut f = match (owner, plugin_hooks_off_path(program, places)) {
                     (Owner::Gk(_), Some(ids)) => plugin_program_missing(&p, &ids),
+                    _ if only_plugin.is_some() => {
+                        registrations::in_a_plugin(f, &only_plugin.unwrap().id)
+                    }
                     (owner, _) => match owner {
                         // The program managed settings run is where gk puts itself.
                         Owner::Gk(_) if in_managed && at_canonical => f

@@ -280,8 +280,24 @@ pub fn check_registrations_with(
         per_row.push((u.row, unrecognised(&t.rows[u.row], &u)));
     }
     per_row.sort_by_key(|(row, _)| *row);
-    out.extend(per_row.into_iter().map(|(_, f)| f));
+    out.extend(
+        per_row
+            .into_iter()
+            .map(|(row, f)| match &t.rows[row].plugin {
+                Some(p) => in_a_plugin(f, &p.id),
+                None => f,
+            }),
+    );
     out
+}
+
+/// A finding about a row of a plugin's hooks file: gk never edits a
+/// plugin's files, so the fix is the plugin's or the user's.
+pub fn in_a_plugin(f: Finding, id: &str) -> Finding {
+    f.fix(format!(
+        "by hand: this is in plugin {id}'s hooks file, which gk never edits: update the plugin, or switch it off (`enabledPlugins` \"{id}\": false)"
+    ))
+    .by_hand()
 }
 
 fn hook_missing(kind: HookKind, user_settings: &Path, how: &RegistrationFix) -> Finding {
@@ -343,6 +359,20 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
     let in_files = places().any(|r| r.plugin.is_none());
     if !in_files && plugins.len() >= 2 {
         return in_two_plugins(t, &plugins);
+    }
+    if !in_files {
+        // Two spellings inside one plugin's hooks files.
+        let f = Finding::new(
+            Code::HookFiresTwice,
+            format!(
+                "gk's {} hook is registered {} in plugin {}; Claude Code runs each, so it fires {n} times",
+                t.kind.arg(),
+                registered_how(t),
+                plugins[0]
+            ),
+        )
+        .at(&first.path, Some(first.line));
+        return with_places(in_a_plugin(f, plugins[0]), t);
     }
     let mut f = match plugins.first() {
         // Measured: the client merges identical handlers within one source
@@ -407,19 +437,14 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
             all_managed,
         ),
     };
-    for s in &t.spellings {
-        for r in &s.places {
-            f = f.detail(format!("{}  `{}`", r.place(), r.command));
-        }
-    }
-    f
+    with_places(f, t)
 }
 
 /// `hook-in-two-plugins`: only plugins register the hook, and more than one
 /// does. gk never edits a plugin: the fix is the client's command.
 fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
     let first = t.spellings[0].places[0];
-    let mut f = Finding::new(
+    let f = Finding::new(
         Code::HookInTwoPlugins,
         format!(
             "gk's {} hook is registered by {} plugins ({}); Claude Code runs each plugin's copy, so it fires {} times",
@@ -439,6 +464,11 @@ fn in_two_plugins(t: &rules::FiresTwice<'_>, plugins: &[&str]) -> Finding {
             .join(", ")
     ))
     .by_hand();
+    with_places(f, t)
+}
+
+/// `f` with each place and command of `t` as a detail line.
+fn with_places(mut f: Finding, t: &rules::FiresTwice<'_>) -> Finding {
     for s in &t.spellings {
         for r in &s.places {
             f = f.detail(format!("{}  `{}`", r.place(), r.command));

@@ -2517,6 +2517,54 @@ fn a_plugin_enabled_in_one_project_does_not_take_the_users_copy_away() {
 }
 
 #[test]
+fn what_is_wrong_inside_a_plugin_is_told_as_the_plugins_to_mend() {
+    type Hooks = fn(&TestEnv) -> Value;
+    let cases: [(&str, Hooks); 3] = [
+        ("hook-wrong-event", |h| {
+            serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+                {"type": "command", "command": format!("{} hook stop", h.binary().display())}]}]}})
+        }),
+        ("hook-fires-twice", |_| {
+            serde_json::json!({"hooks": {"Stop": [{"hooks": [
+                {"type": "command", "command": "$HOME/.claude/hooks/gk hook stop"},
+                {"type": "command", "command": "~/.claude/hooks/gk hook stop"}]}]}})
+        }),
+        ("hook-binary-missing", |h| {
+            serde_json::json!({"hooks": {"Stop": [{"hooks": [
+                {"type": "command", "command": h.home().join("nowhere/gk"), "args": ["hook", "stop"]}]}]}})
+        }),
+    ];
+    for (code, hooks) in cases {
+        let h = TestEnv::new();
+        h.install();
+        if code == "hook-fires-twice" {
+            // The plugin's two spellings alone: no settings copy beside.
+            let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+            user["hooks"].as_object_mut().unwrap().remove("Stop");
+            h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+        }
+        add_plugin(&h, "team", &hooks(&h).to_string());
+        let (_, codes, doc) = h.codes(&[]);
+        assert!(has(&codes, code), "{code}: {doc}");
+        let f = doc_findings(&doc, code)
+            .into_iter()
+            .find(|f| {
+                f["details"].to_string().contains("plugin team@mkt")
+                    || f["message"].to_string().contains("plugin team@mkt")
+            })
+            .unwrap_or_else(|| panic!("{code}: no finding about the plugin: {doc}"));
+        assert_eq!(f["fixable"], false, "{code}: {f}");
+        assert!(
+            f["fix"].as_str().unwrap().contains("plugin team@mkt"),
+            "{code}: {f}"
+        );
+        if code == "hook-fires-twice" {
+            assert!(!has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+        }
+    }
+}
+
+#[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
     let h = TestEnv::new();
     h.install();
