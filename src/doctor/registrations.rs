@@ -201,10 +201,14 @@ impl RegistrationFix {
                 ))
                 .fixed_by(Part::Registrations),
             RegistrationFix::RemovePluginCopies { carried } => {
-                let (kind, plugin) = &carried[0];
+                let by: Vec<String> = carried
+                    .iter()
+                    .map(|(kind, plugin)| format!("{} ({plugin})", kind.arg()))
+                    .collect();
                 f.fix(format!(
-                    "{user_fix}; plugin {plugin} registers gk's {} hook, so --fix registers only the hooks no plugin does, and takes gk's settings copies of that one out",
-                    kind.arg()
+                    "{user_fix}; plugins register gk's {} hook{}, so --fix registers only the hooks no plugin does, and takes gk's settings copies of those out",
+                    super::programs::and_list(&by.iter().map(String::as_str).collect::<Vec<_>>()),
+                    if by.len() == 1 { "" } else { "s" }
                 ))
                 .fixed_by(Part::Registrations)
             }

@@ -2424,7 +2424,7 @@ fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_ho
         missing["fix"]
             .as_str()
             .unwrap()
-            .contains("plugin team@mkt registers gk's prompt hook"),
+            .contains("plugins register gk's prompt (team@mkt) hook,"),
         "{missing}"
     );
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
