@@ -56,7 +56,20 @@ pub fn take_out(
     reason: &str,
 ) -> crate::error::Result<(Option<FileChange>, Option<String>)> {
     let Some(bytes) = read_current(at, crate::bounded::PROGRAM_LIMIT)? else {
-        return Ok((None, None));
+        // Absent, and checked so when the plan is written (another run
+        // that puts the program in meanwhile stops this one).
+        return Ok((
+            Some(FileChange {
+                path: at.to_path_buf(),
+                old: None,
+                new: None,
+                binary: true,
+                create_mode: 0o755,
+                strategy: replace_strategy(os),
+                reason: reason.into(),
+            }),
+            None,
+        ));
     };
     if embedded_version(&bytes).is_none() {
         let note = format!(

@@ -347,8 +347,12 @@ impl DropIn<'_> {
     /// platform is read in that platform's spelling.
     pub fn take_out(&self) -> Result<Option<FileChange>> {
         let at = self.at();
+        // A drop-in the plan finds absent, or without gk's hooks, is left
+        // so, and checked so when the plan is written: an install that
+        // puts it in meanwhile stops this run instead of leaving its
+        // drop-in without the program this run takes out.
         let Some(old) = read_text(&at)? else {
-            return Ok(None);
+            return Ok(Some(FileChange::text(&at, None, None, "no drop-in")));
         };
         let t = match self.output {
             Some(_) => target_of(self.m, &at, &old)?,
@@ -356,7 +360,12 @@ impl DropIn<'_> {
         };
         let left = settings_edit::remove_hooks(&at, &old, &t.ctx)?;
         if left == old {
-            return Ok(None);
+            return Ok(Some(FileChange::text(
+                &at,
+                Some(old.clone()),
+                Some(old),
+                "no gk hooks in it",
+            )));
         }
         let new = if old == render_dropin(&t, &at)? {
             None

@@ -710,6 +710,29 @@ mod tests {
     }
 
     #[test]
+    fn an_uninstall_planned_without_a_dropin_stops_when_one_appears() {
+        // Planned while another run was between its writes: the program in
+        // place, the drop-in not yet. That run then writes the drop-in;
+        // taking the program out now would leave a drop-in whose hooks run
+        // a program that is gone (a state no order of the two runs gives).
+        let dir = tempfile::tempdir().unwrap();
+        let m = managed_machine(dir.path());
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        std::fs::create_dir_all(m.managed_program.parent().unwrap()).unwrap();
+        std::fs::write(&m.managed_program, &own).unwrap();
+        let desired = Desired::managed(dropin(&m));
+        let mut plan = Plan::new("out");
+        let out = request(Direction::Remove, By::Uninstall, None);
+        super::plan(&desired, &out, &mut plan).unwrap();
+        let at = crate::setup::managed::dropin_path(&m.managed);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(&at, "{}").unwrap();
+        let err = crate::change::apply::write_plan(&plan, "t", None, &|_| {}).unwrap_err();
+        assert!(err.to_string().contains("changed since the plan"), "{err}");
+        assert_eq!(std::fs::read(&m.managed_program).unwrap(), own);
+    }
+
+    #[test]
     fn a_dropin_an_administrator_edited_is_given_back_byte_for_byte() {
         let dir = tempfile::tempdir().unwrap();
         let m = managed_machine(dir.path());
