@@ -430,7 +430,11 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
     }
     if parts.has(Part::ClaudeMd) {
         let md = site.paths.claude_md();
-        if let Some(old) = read_text(&md)? {
+        let found = read_text(&md)?;
+        if found.is_none() {
+            plan.push(FileChange::text(&md, None, None, "no CLAUDE.md"));
+        }
+        if let Some(old) = found {
             let new = claude_md::remove_section(&md, &old)?;
             // Only a CLAUDE.md that install created, with nothing else left
             // in it, goes; one that was there before (even empty, or a link
@@ -477,7 +481,14 @@ fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<F
     let site = &desired.site;
     let settings = site.paths.settings();
     let Some(old) = read_text(&settings)? else {
-        return Ok(None);
+        // Absent, and checked so when the plan is written: an install that
+        // writes it meanwhile stops this run (see the drop-in's take_out).
+        return Ok(Some(FileChange::text(
+            &settings,
+            None,
+            None,
+            "no settings.json",
+        )));
     };
     let noted = record::read_all(&site.paths.install_record())?;
     let keep = &noted.containers;
@@ -730,6 +741,29 @@ mod tests {
         let err = crate::change::apply::write_plan(&plan, "t", None, &|_| {}).unwrap_err();
         assert!(err.to_string().contains("changed since the plan"), "{err}");
         assert_eq!(std::fs::read(&m.managed_program).unwrap(), own);
+    }
+
+    #[test]
+    fn a_user_uninstall_planned_without_settings_stops_when_they_appear() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = managed_machine(dir.path());
+        let bin = m.paths.binary(m.os());
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        std::fs::write(&bin, &own).unwrap();
+        let desired = Desired {
+            site: Site::of(&m),
+            shell: ShellForm::Bash,
+            rules: None,
+            channel: Channel::User,
+        };
+        let mut plan = Plan::new("out");
+        let out = request(Direction::Remove, By::Uninstall, None);
+        super::plan(&desired, &out, &mut plan).unwrap();
+        std::fs::write(m.paths.settings(), "{}").unwrap();
+        let err = crate::change::apply::write_plan(&plan, "t", None, &|_| {}).unwrap_err();
+        assert!(err.to_string().contains("changed since the plan"), "{err}");
+        assert_eq!(std::fs::read(&bin).unwrap(), own);
     }
 
     #[test]
