@@ -37,59 +37,50 @@ pub fn put_in(
     if !replace(old.as_deref()) {
         return Ok(None);
     }
-    Ok(Some(FileChange {
-        path: at.to_path_buf(),
-        old,
-        new: Some(bytes()?),
-        binary: true,
-        create_mode: 0o755,
-        strategy: replace_strategy(os),
-        reason: reason.into(),
-    }))
+    Ok(Some(program_change(at, os, old, Some(bytes()?), reason)))
 }
 
 /// [`crate::setup::parts::Part::Program`] taken out of `at`: only a gk
-/// build goes; any other file there stays, and the note says so.
+/// build goes; any other file there stays, and the note says so. One
+/// that is absent is in the plan as left so, and checked so when the plan
+/// is written (another run that puts the program in meanwhile stops this
+/// one).
 pub fn take_out(
     at: &Path,
     os: Os,
     reason: &str,
 ) -> crate::error::Result<(Option<FileChange>, Option<String>)> {
-    let Some(bytes) = read_current(at, crate::bounded::PROGRAM_LIMIT)? else {
-        // Absent, and checked so when the plan is written (another run
-        // that puts the program in meanwhile stops this one).
-        return Ok((
-            Some(FileChange {
-                path: at.to_path_buf(),
-                old: None,
-                new: None,
-                binary: true,
-                create_mode: 0o755,
-                strategy: replace_strategy(os),
-                reason: reason.into(),
-            }),
-            None,
-        ));
-    };
-    if embedded_version(&bytes).is_none() {
+    let old = read_current(at, crate::bounded::PROGRAM_LIMIT)?;
+    if old
+        .as_deref()
+        .is_some_and(|b| embedded_version(b).is_none())
+    {
         let note = format!(
             "left {} in place: it does not look like a gk build",
             at.display()
         );
         return Ok((None, Some(note)));
     }
-    Ok((
-        Some(FileChange {
-            path: at.to_path_buf(),
-            old: Some(bytes),
-            new: None,
-            binary: true,
-            create_mode: 0o755,
-            strategy: replace_strategy(os),
-            reason: reason.into(),
-        }),
-        None,
-    ))
+    Ok((Some(program_change(at, os, old, None, reason)), None))
+}
+
+/// The change of the program file at `at` from `old` to `new`.
+fn program_change(
+    at: &Path,
+    os: Os,
+    old: Option<Vec<u8>>,
+    new: Option<Vec<u8>>,
+    reason: &str,
+) -> FileChange {
+    FileChange {
+        path: at.to_path_buf(),
+        old,
+        new,
+        binary: true,
+        create_mode: 0o755,
+        strategy: replace_strategy(os),
+        reason: reason.into(),
+    }
 }
 
 /// Copies of the gk program that earlier runs moved aside because they
