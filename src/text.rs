@@ -30,11 +30,22 @@
 //! - [`json_escaped`]: JSON text as serde_json writes it, with the unsafe
 //!   characters it leaves raw inside strings (DEL, C1, U+2028, direction
 //!   marks, …) written as `\uXXXX`: every `--json` output goes through it.
+//! - [`and_list`]: names joined as a sentence says them (`a, b and c`),
+//!   for the hooks' lines and doctor's findings alike.
 
 use std::borrow::Cow;
 
 /// The marker put where text was cut.
 pub const CUT: &str = "...";
+
+/// `a`, `a and b`, `a, b and c`.
+pub fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
 
 /// Whether `c` may change how a terminal or a reader takes the text around
 /// it, rather than being seen as itself.

@@ -42,7 +42,7 @@ pub(super) fn check_binaries(
                         p.spelled(),
                         p.absence(),
                         first.place(),
-                        and_list(&p.events())
+                        crate::text::and_list(&p.events())
                     ),
                 )
                 .at(&first.path, Some(first.line));
@@ -123,7 +123,7 @@ pub(super) fn check_binaries(
 /// not on PATH here.
 fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &Path) -> Finding {
     let first = p.places[0];
-    let events = and_list(&p.events());
+    let events = crate::text::and_list(&p.events());
     let program = crate::text::one_line(&p.program, 200);
     let mut f = if p.on_path {
         Finding::new(
@@ -160,15 +160,6 @@ fn tool_program_missing(p: &crate::registry::rules::ToolProgram<'_>, project: &P
         ));
     }
     f
-}
-
-/// `a`, `a and b`, `a, b and c`.
-pub(super) fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 pub(super) fn outdated(
@@ -314,7 +305,7 @@ fn plugin_program_missing(p: &crate::registry::rules::Program<'_>, ids: &[&str])
             format!("plugin {id} carries"),
         ),
         ids => {
-            let named = and_list(ids);
+            let named = crate::text::and_list(ids);
             (
                 format!("the hooks of plugins {named}"),
                 format!("plugins {named} carry"),
@@ -325,7 +316,7 @@ fn plugin_program_missing(p: &crate::registry::rules::Program<'_>, ids: &[&str])
         Code::HookBinaryMissing,
         format!(
             "{program} is not on PATH; {whose} fail on every {} (Claude Code shows `Executable not found in $PATH: \"{program}\"`)",
-            and_list(&p.events())
+            crate::text::and_list(&p.events())
         ),
     )
     .at(&first.path, Some(first.line))
@@ -404,7 +395,7 @@ pub(super) fn check_client_events(
                 Code::SwitchEventUnknown,
                 format!(
                     "plugin {id} registers {}, which Claude Code {version} does not know (they came in {since}): the client does not load the plugin at all (`claude plugin list` shows it as failed to load), so none of its hooks run",
-                    and_list(&events)
+                    crate::text::and_list(&events)
                 ),
             )
             .at(&r.path, None)

@@ -207,7 +207,7 @@ impl RegistrationFix {
                     .collect();
                 f.fix(format!(
                     "{user_fix}; plugins register gk's {} hook{}, so --fix registers only the hooks no plugin does, and takes gk's settings copies of those out",
-                    super::programs::and_list(&by.iter().map(String::as_str).collect::<Vec<_>>()),
+                    crate::text::and_list(&by.iter().map(String::as_str).collect::<Vec<_>>()),
                     if by.len() == 1 { "" } else { "s" }
                 ))
                 .fixed_by(Part::Registrations)

@@ -396,7 +396,7 @@ fn programs_not_there(t: &Table, locate: &dyn Fn(&str) -> Option<PathBuf>, out: 
                 "{} {}, so every {} fails (registered in {})",
                 shown(p.spelled()),
                 p.absence(),
-                and_list(&events),
+                crate::text::and_list(&events),
                 places(&running)
             ),
             fix,
@@ -519,22 +519,13 @@ fn places(regs: &[&Registration]) -> String {
     if regs.len() > MAX_PLACES {
         named.push(format!("{} more", regs.len() - MAX_PLACES));
     }
-    and_list(&named.iter().map(String::as_str).collect::<Vec<_>>())
+    crate::text::and_list(&named.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn times(n: usize) -> String {
     match n {
         2 => "twice".to_string(),
         n => format!("{n} times"),
-    }
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
