@@ -410,12 +410,26 @@ fn fires_twice(t: &rules::FiresTwice<'_>, user_settings: &Path, how: &Registrati
     let in_settings = places().any(|r| r.plugin.is_none() && !r.scope.is_policy());
     f = match carrier {
         // A plugin's copy and settings copies: the settings ones go.
-        Some(plugin) if in_settings && plugins.len() == 1 => f
-            .fix(format!(
-                "{FIX_COMMAND} (removes gk's settings copy of the {} hook from user, project and local settings; plugin {plugin} carries it)",
+        Some(plugin) if in_settings => {
+            let others: Vec<String> = plugins
+                .iter()
+                .filter(|p| **p != plugin)
+                .map(|p| format!("`claude plugin disable {p}`"))
+                .collect();
+            let also = if others.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; more plugins carry it too, keep one: {} (gk never edits a plugin's files)",
+                    others.join(", ")
+                )
+            };
+            f.fix(format!(
+                "{FIX_COMMAND} (removes gk's settings copy of the {} hook from user, project and local settings; plugin {plugin} carries it){also}",
                 t.kind.arg()
             ))
-            .fixed_by(Part::Registrations),
+            .fixed_by(Part::Registrations)
+        }
         // A plugin's copy gk does not count as doing the job (it cannot
         // run, or its plugin is enabled for one project only): --fix
         // takes no settings copy out for it, and never edits a plugin.

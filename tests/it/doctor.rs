@@ -2595,6 +2595,37 @@ fn what_is_wrong_inside_a_plugin_is_told_as_the_plugins_to_mend() {
 }
 
 #[test]
+fn beside_two_plugins_and_a_settings_copy_the_fix_says_what_it_takes_out_and_what_is_left() {
+    let h = TestEnv::new();
+    h.install();
+    // Two plugins carrying the prompt hook alone.
+    let prompt_only = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": h.binary(), "args": ["hook", "prompt"]}]}]}})
+    .to_string();
+    add_plugin(&h, "gkp", &prompt_only);
+    add_plugin(&h, "gkq", &prompt_only);
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+    let fix = doc_findings(&doc, "hook-in-plugin-and-settings")[0]["fix"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(fix.contains("removes gk's settings copy"), "{fix}");
+    assert!(fix.contains("`claude plugin disable gkq@mkt`"), "{fix}");
+    assert!(!fix.contains("keeps one canonical entry"), "{fix}");
+    // What it says is what it does: the settings copies go, both plugins stay.
+    h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(
+        !h.read(h.settings()).contains("hook prompt"),
+        "{}",
+        h.read(h.settings())
+    );
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-in-two-plugins"), "{doc}");
+    assert!(!has(&codes, "hook-in-plugin-and-settings"), "{doc}");
+}
+
+#[test]
 fn gk_in_two_plugins_is_told_with_the_clients_command_and_not_fixed() {
     let h = TestEnv::new();
     h.install();
