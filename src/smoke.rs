@@ -173,21 +173,35 @@ pub fn run(
     if let Ok(dir) = base.current_dir() {
         command.current_dir(dir);
     }
-    let mut child = command
+    command
         .args(&invocation.args)
         .env_clear()
         .envs(base.vars())
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Error::new(format!(
-                "could not start {}: {e}",
-                invocation.program.display()
-            ))
-        })?;
+        .stderr(Stdio::piped());
+    // A program written a moment ago can be "busy" (ETXTBSY on Linux) while
+    // some process still holds a write handle to it: another thread's child
+    // between its fork and its exec inherits every open file for an
+    // instant. It passes; a few tries a few milliseconds apart see it go.
+    let mut tries = 0;
+    let mut child = loop {
+        match command.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => {
+                break other.map_err(|e| {
+                    Error::new(format!(
+                        "could not start {}: {e}",
+                        invocation.program.display()
+                    ))
+                })?
+            }
+        }
+    };
 
     let mut child_stdin = child.stdin.take();
     let input = stdin.as_bytes().to_vec();
@@ -459,6 +473,35 @@ fn ps_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    #[allow(clippy::disallowed_methods)] // a thread that lets go of the file
+    fn a_program_busy_for_a_moment_after_its_write_still_starts() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("hook");
+        std::fs::write(&program, "#!/bin/sh\necho ok\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A write handle held for 50 ms: starting it now is ETXTBSY.
+        let held = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&program)
+            .unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(held);
+        });
+        let invocation = ShellInvocation {
+            program: program.clone(),
+            args: Vec::new(),
+        };
+        let base = crate::env::Env::new(dir.path(), dir.path().join("gk"));
+        let run = run(&invocation, "", Duration::from_secs(10), &base, &[]).unwrap();
+        release.join().unwrap();
+        assert_eq!(run.exit_code, Some(0));
+        assert_eq!(run.stdout.trim(), "ok");
+    }
 
     fn ran(code: Option<i32>, stdout: &str, stderr: &str) -> SmokeRun {
         SmokeRun {
