@@ -384,22 +384,11 @@ fn fix_reason(desired: &Desired, request: &Request, parts: Parts, takes_user: bo
 
 /// gk's permission rules for the state folder that settings.json holds
 /// before gk was ever installed there (none once gk's hooks are in it:
-/// then the rules are gk's own), for uninstall to leave in place. None
-/// either once gk's install record is there: gk was installed here, what
-/// the user had before it is noted already, and gk's rules found without
-/// its hooks (a --fix took those out for a plugin) are gk's own.
+/// then the rules are gk's own), for uninstall to leave in place.
 fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
     let Some(old) = old else {
         return Ok(Vec::new());
     };
-    if read_current(
-        &site.paths.install_record(),
-        crate::hooks::config::MAX_CONFIG_BYTES,
-    )?
-    .is_some()
-    {
-        return Ok(Vec::new());
-    }
     let Some(rules) = site.rules() else {
         return Ok(Vec::new());
     };

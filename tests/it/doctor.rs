@@ -2336,36 +2336,6 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
     assert!(code < 2, "{doc}");
 }
 
-#[test]
-fn the_rules_install_added_stay_its_own_through_a_plugin_coming_and_going() {
-    let h = TestEnv::new();
-    h.install();
-    add_plugin(&h, "gkp", &gk_plugin_hooks(&h));
-    // The plugin does every job: --fix takes the settings copies out and
-    // leaves the rules (the plugin's sessions write records too).
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(
-        !h.read(h.settings()).contains("hook prompt"),
-        "{}",
-        fix.stdout_text()
-    );
-    // The plugin switched off: --fix puts the hooks back.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    user["enabledPlugins"]["gkp@mkt"] = Value::Bool(false);
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
-    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
-    assert!(
-        h.read(h.settings()).contains("hook prompt"),
-        "{}",
-        fix.stdout_text()
-    );
-    // Uninstall takes back everything install and --fix added, the rules too.
-    let out = h.cmd().args(["uninstall", "--yes"]).output();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let left = std::fs::read_to_string(h.settings()).unwrap_or_default();
-    assert!(!left.contains("state/gk"), "{left}");
-}
-
 /// The rows of the registration table (doctor's verbose notes) that run
 /// gk's prompt hook: one per copy the client starts.
 fn prompt_rows(h: &TestEnv) -> Vec<String> {
