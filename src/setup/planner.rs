@@ -329,7 +329,7 @@ fn put_in_user_settings(
         created,
     )?;
     plan.push(FileChange::text(&user, old, Some(text.clone()), &reason));
-    plan.changes.extend(record_change);
+    plan.push(record_change);
     *planned = Planned {
         line,
         settings: Some(text),
@@ -384,11 +384,22 @@ fn fix_reason(desired: &Desired, request: &Request, parts: Parts, takes_user: bo
 
 /// gk's permission rules for the state folder that settings.json holds
 /// before gk was ever installed there (none once gk's hooks are in it:
-/// then the rules are gk's own), for uninstall to leave in place.
+/// then the rules are gk's own), for uninstall to leave in place. None
+/// either once gk's install record is there: gk was installed here, what
+/// the user had before it is noted already, and gk's rules found without
+/// its hooks (a --fix took those out for a plugin) are gk's own.
 fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
     let Some(old) = old else {
         return Ok(Vec::new());
     };
+    if read_current(
+        &site.paths.install_record(),
+        crate::hooks::config::MAX_CONFIG_BYTES,
+    )?
+    .is_some()
+    {
+        return Ok(Vec::new());
+    }
     let Some(rules) = site.rules() else {
         return Ok(Vec::new());
     };
@@ -420,8 +431,7 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
         Channel::User if IN_SETTINGS.iter().any(|p| parts.has(*p)) => {
             plan.changes
                 .extend(take_out_of_user_settings(desired, parts)?);
-            plan.changes
-                .extend(record::remove(&site.paths.install_record())?);
+            plan.push(record::remove(&site.paths.install_record())?);
         }
         Channel::Managed(dropin) if parts.has(Part::Registrations) => {
             plan.changes.extend(dropin.take_out()?);

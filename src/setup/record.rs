@@ -28,7 +28,7 @@ use crate::change::plan::FileChange;
 use crate::edit::settings_edit::EmptyContainer;
 use crate::error::Result;
 
-const ABOUT: &str = "Written by gk install: containers of settings.json that were empty before gk put its hooks in them, permission rules that were there before gk, and whether gk created settings.json. gk uninstall gives them back as they were and removes this file.";
+const ABOUT: &str = "Written by gk install: that gk was installed here, containers of settings.json that were empty before gk put its hooks in them, permission rules that were there before gk, and whether gk created settings.json. gk uninstall gives them back as they were and removes this file.";
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Record {
@@ -90,7 +90,9 @@ fn parse_record(bytes: Option<&[u8]>) -> Record {
 
 /// The change that adds `filled` to the record at `path` (what is noted
 /// already stays: a container is only ever empty before the first install),
-/// or `None` when there is nothing new to note; also noting `rules` as
+/// an unchanged one when there is nothing new to note (the record is still
+/// part of the plan: checked at write, and a killed run's temp file beside
+/// it swept); also noting `rules` as
 /// there before install (added to what is noted already) and, when
 /// settings.json was blank, its text; `created`:
 /// settings.json is not there yet (a record that exists already keeps
@@ -101,7 +103,7 @@ pub fn note_with_rules(
     rules: &[String],
     blank: Option<&str>,
     created: bool,
-) -> Result<Option<FileChange>> {
+) -> Result<FileChange> {
     let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let mut record = parse_record(old.as_deref());
     let before = record.clone();
@@ -121,32 +123,37 @@ pub fn note_with_rules(
             record.rules_before_install.push(r.clone());
         }
     }
-    if record == before {
-        return Ok(None);
+    // No record yet: this run is the first to put gk in here, and the
+    // record says so even with nothing else to note (gk's rules found
+    // later without its hooks, as after a `--fix` that gave them to a
+    // plugin, are then gk's own, not the user's).
+    if record == before && old.is_some() {
+        let mut same = FileChange::text(path, None, None, "install's note");
+        same.new.clone_from(&old);
+        same.old = old;
+        return Ok(same);
     }
+    let reason = if record == Record::default() {
+        "that gk was installed here, for uninstall"
+    } else {
+        "what settings.json held before gk, for uninstall"
+    };
     record.about = ABOUT.to_string();
     let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-    let mut change = FileChange::text(
-        path,
-        None,
-        Some(text),
-        "what settings.json held before gk, for uninstall",
-    );
+    let mut change = FileChange::text(path, None, Some(text), reason);
     change.old = old;
-    Ok(Some(change))
+    Ok(change)
 }
 
-/// The change that removes the record at `path`, when there is one.
-pub fn remove(path: &Path) -> Result<Option<FileChange>> {
-    Ok(
-        read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?.map(|old| {
-            let mut change = FileChange::text(path, None, None, "install's note, used up");
-            change.old = Some(old);
-            // gk's own note: nothing to give back, so no backup of it.
-            change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
-            change
-        }),
-    )
+/// The change that removes the record at `path`; an unchanged one when
+/// there is none (still checked at write, and a killed run's temp file
+/// beside it swept).
+pub fn remove(path: &Path) -> Result<FileChange> {
+    let mut change = FileChange::text(path, None, None, "install's note, used up");
+    change.old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
+    // gk's own note: nothing to give back, so no backup of it.
+    change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
+    Ok(change)
 }
 
 #[cfg(test)]
@@ -165,26 +172,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gk-install.json");
         assert_eq!(read(&path).unwrap(), vec![]);
-        assert_eq!(note_with_rules(&path, &[], &[], None, false).unwrap(), None);
-        let first = note_with_rules(&path, &[c(&["hooks"], " ")], &[], None, false)
-            .unwrap()
-            .unwrap();
+        // The first run to put gk in writes the record, even with nothing
+        // else to note; after that, nothing new to note changes nothing.
+        let here = note_with_rules(&path, &[], &[], None, false).unwrap();
+        assert_eq!((here.old.is_none(), here.new.is_some()), (true, true));
+        std::fs::write(&path, here.new.as_ref().unwrap()).unwrap();
+        assert_eq!(read(&path).unwrap(), vec![]);
+        let nothing = note_with_rules(&path, &[], &[], None, false).unwrap();
+        assert!(!nothing.changes_something());
+        std::fs::remove_file(&path).unwrap();
+        let first = note_with_rules(&path, &[c(&["hooks"], " ")], &[], None, false).unwrap();
         assert_eq!(first.old, None);
         std::fs::write(&path, first.new.as_ref().unwrap()).unwrap();
         assert_eq!(read(&path).unwrap(), vec![c(&["hooks"], " ")]);
         // Noted already: nothing to change; a new one is added after it.
-        assert_eq!(
-            note_with_rules(&path, &[c(&["hooks"], "")], &[], None, false).unwrap(),
-            None
-        );
-        let second = note_with_rules(&path, &[c(&["hooks", "Stop"], "")], &[], None, false)
-            .unwrap()
-            .unwrap();
+        let same = note_with_rules(&path, &[c(&["hooks"], "")], &[], None, false).unwrap();
+        assert!(!same.changes_something());
+        assert_eq!(same.old, same.new);
+        let second =
+            note_with_rules(&path, &[c(&["hooks", "Stop"], "")], &[], None, false).unwrap();
         assert_eq!(
             parse(second.new.as_deref()),
             vec![c(&["hooks"], " "), c(&["hooks", "Stop"], "")]
         );
-        assert!(remove(&path).unwrap().unwrap().new.is_none());
+        assert!(remove(&path).unwrap().new.is_none());
         std::fs::write(&path, "not json").unwrap();
         assert_eq!(read(&path).unwrap(), vec![]);
     }

@@ -2336,6 +2336,54 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
     assert!(code < 2, "{doc}");
 }
 
+/// The events settings.json registers any hook for.
+fn events_in(h: &TestEnv) -> Vec<String> {
+    let user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    user["hooks"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_rules_install_added_stay_its_own_through_a_plugin_coming_and_going() {
+    // A settings file with something of the user's in it, as on most
+    // machines: install has nothing of it to note, and writes its record
+    // all the same.
+    let h = TestEnv::new();
+    h.write(h.settings(), r#"{"env": {"KEEP": "1"}}"#);
+    h.install();
+    let installed = h.read(h.settings());
+    add_plugin(&h, "gkp", &gk_plugin_hooks(&h));
+    // The plugin does every job: --fix takes the settings copies out, no
+    // empty event list left behind, and leaves the rules (the plugin's
+    // sessions write records too).
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(events_in(&h), Vec::<String>::new(), "{}", fix.stdout_text());
+    assert!(h.read(h.settings()).contains("state/gk"));
+    // The plugin switched off: --fix puts the hooks back.
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    user["enabledPlugins"]["gkp@mkt"] = Value::Bool(false);
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(
+        events_in(&h),
+        ["SessionStart", "Stop", "UserPromptSubmit"],
+        "{}",
+        fix.stdout_text()
+    );
+    // Uninstall takes back everything install and --fix added, the rules
+    // too: only the user's own key and the plugin switch are left.
+    let out = h.cmd().args(["uninstall", "--yes"]).output();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let left: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    assert_eq!(
+        left,
+        serde_json::json!({"env": {"KEEP": "1"}, "enabledPlugins": {"gkp@mkt": false}}),
+        "installed: {installed}"
+    );
+}
+
 /// The rows of the registration table (doctor's verbose notes) that run
 /// gk's prompt hook: one per copy the client starts.
 fn prompt_rows(h: &TestEnv) -> Vec<String> {
@@ -2430,6 +2478,36 @@ fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_ho
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert_eq!(fix.code, Some(0), "{}", fix.stdout_text());
     // Stop back in user settings.
+    prompt_hook_from_the_plugin_and_the_rest_in_user_settings(&h);
+}
+
+#[test]
+fn beside_a_team_plugin_a_repeated_settings_copy_is_told_as_taken_out_not_kept() {
+    let h = TestEnv::new();
+    h.install();
+    team_plugin_carrying_the_prompt_hook(&h);
+    // install's prompt entry twice in user settings.
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    let group = user["hooks"]["UserPromptSubmit"][0].clone();
+    user["hooks"]["UserPromptSubmit"]
+        .as_array_mut()
+        .unwrap()
+        .push(group);
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    let (_, codes, doc) = h.codes(&[]);
+    assert!(has(&codes, "hook-redundant"), "{doc}");
+    let f = doc_findings(&doc, "hook-redundant")[0];
+    let fix = f["fix"].as_str().unwrap();
+    // --fix keeps none of them (the plugin runs the hook), and says so.
+    assert!(!fix.contains("keeps one entry"), "{f}");
+    assert!(
+        fix.contains(
+            "takes gk's settings copies of the prompt hook out: plugin team@mkt registers it"
+        ),
+        "{f}"
+    );
+    let out = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert_eq!(out.code, Some(0), "{}", out.stdout_text());
     prompt_hook_from_the_plugin_and_the_rest_in_user_settings(&h);
 }
 

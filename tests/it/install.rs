@@ -768,7 +768,8 @@ fn a_plan_lists_under_will_change_only_the_files_that_change() {
     );
     assert!(!out.contains("unchanged"), "{out}");
     assert_eq!(head[2], "already up to date:", "{out}");
-    assert_eq!(head.len(), 6, "{out}");
+    // The program, CLAUDE.md, settings.json and install's record.
+    assert_eq!(head.len(), 7, "{out}");
     for rest in &head[3..] {
         assert!(
             rest.starts_with("  ") && !rest.contains("task_state"),
