@@ -176,6 +176,30 @@ fn carries(r: &Registration, kind: HookKind, runs: &dyn Fn(&Registration) -> boo
 }
 
 impl RegistrationFix {
+    /// [`RegistrationFix::fix`] for a finding about a settings copy of
+    /// `kind`: beside a plugin that carries `kind`, `--fix` takes every
+    /// settings copy of it out (none is kept), and the fix says so.
+    pub fn fix_of(
+        &self,
+        kind: HookKind,
+        f: Finding,
+        user_fix: String,
+        by_hand: &str,
+        in_managed: bool,
+    ) -> Finding {
+        if let (false, RegistrationFix::RemovePluginCopies { carried }) = (in_managed, self) {
+            if let Some((_, plugin)) = carried.iter().find(|(k, _)| *k == kind) {
+                return f
+                    .fix(format!(
+                        "{FIX_COMMAND} (takes gk's settings copies of the {} hook out: plugin {plugin} registers it)",
+                        kind.arg()
+                    ))
+                    .fixed_by(Part::Registrations);
+            }
+        }
+        self.fix(f, user_fix, by_hand, in_managed)
+    }
+
     /// Give a registration finding its fix. `user_fix`: what `--fix` does
     /// when nothing is managed; `by_hand`: what a person does otherwise;
     /// `in_managed`: the finding is about an entry of managed settings.
@@ -511,7 +535,8 @@ fn repeated_string(
         ),
     )
     .at(&places[0].path, Some(places[0].line));
-    f = how.fix(
+    f = how.fix_of(
+        r.kind,
         f,
         format!(
             "{FIX_COMMAND} (keeps one entry in {})",
@@ -527,7 +552,8 @@ fn repeated_string(
 }
 
 fn legacy(r: &Registration, kind: HookKind, how: &RegistrationFix) -> Finding {
-    how.fix(
+    how.fix_of(
+        kind,
         Finding::new(
             Code::HookLegacy,
             format!(
@@ -569,7 +595,8 @@ fn in_project(
     user_settings: &Path,
     how: &RegistrationFix,
 ) -> Finding {
-    how.fix(
+    how.fix_of(
+        kind,
         Finding::new(
             Code::HookRedundant,
             format!(
