@@ -262,10 +262,19 @@ def len_bucket(n):
     return "121+"
 
 
+def size_in_words(words):
+    """The prompt's length in words, for the length features. Chinese and
+    Japanese are written without spaces, so a sentence is one token: each
+    two characters of those scripts (a UTF-8 lead byte 0xE3-0xE9, U+3000 to
+    U+9FFF: kana and CJK ideographs) in a token count as one more word."""
+    return len(words) + sum(sum(1 for c in w if 0xE3 <= c <= 0xE9) // 2 for w in words)
+
+
 def shapes(head, low, words, over):
     """The structural features, as names (each present once)."""
     out = []
-    out.append("len:" + len_bucket(len(words)))
+    size = size_in_words(words)
+    out.append("len:" + len_bucket(size))
     if over:
         out.append("long-paste")
     if b"```" in head:
@@ -317,13 +326,13 @@ def shapes(head, low, words, over):
     n = len(words)
     if words and all(w in B_ACK for w in words):
         out.append("ack-only")
-    if words and words[0] in B_YES_NO and n <= 12:
+    if words and words[0] in B_YES_NO and size <= 12:
         out.append("yes-no")
     if words and words[0] in B_CONFIRM:
-        out.append("confirm-len:" + len_bucket(n))
+        out.append("confirm-len:" + len_bucket(size))
     if words and words[0] in B_QUESTION:
-        out.append("q-len:" + len_bucket(n))
-    if 0 < n <= 5 and not any(w in B_INTENT for w in words):
+        out.append("q-len:" + len_bucket(size))
+    if 0 < size <= 5 and not any(w in B_INTENT for w in words):
         out.append("no-verb")
     # Work named: the first word past a few courtesy words ("please", "ok
     # now", "can you") is an intent verb and a word it acts on follows
@@ -337,7 +346,7 @@ def shapes(head, low, words, over):
             j += 1
         if j < n:
             out.append("work")
-            out.append("work-len:" + len_bucket(n))
+            out.append("work-len:" + len_bucket(size))
     symptom = sum(1 for w in words if w in B_SYMPTOM)
     if symptom:
         out.append("symptom:" + str(min(symptom, 3)))

@@ -380,7 +380,8 @@ mod tests {
             ("briefly", "briefly, what does set -e do?"),
             ("audit", "audit the login flow for security holes"),
             ("yes_no", "did the tests pass?"),
-            // Sonnet leads, by less than Haiku's margin (below zero).
+            // Sonnet leads Haiku by a little: silence (Haiku is advised
+            // only when it leads; a margin below zero once advised it).
             ("close_call", "remove the unused imports"),
         ];
         let config = Config::default();

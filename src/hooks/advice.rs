@@ -439,6 +439,22 @@ impl<'p> Reading<'p> {
         &self.low[s..e]
     }
 
+    /// The prompt's length in words, for the length features. Chinese and
+    /// Japanese are written without spaces, so a sentence is one word
+    /// here: each two characters of those scripts in a word (a UTF-8 lead
+    /// byte 0xE3 to 0xE9, U+3000 to U+9FFF: kana and CJK ideographs) count
+    /// as one more word.
+    fn size(&self) -> usize {
+        let wide = |i: usize| {
+            self.word(i)
+                .iter()
+                .filter(|c| (0xE3..=0xE9).contains(*c))
+                .count()
+                / 2
+        };
+        self.words.len() + (0..self.words.len()).map(wide).sum::<usize>()
+    }
+
     /// Does the phrase start at word `at`?
     fn starts(&self, at: usize, phrase: &[&str]) -> bool {
         phrase.len() <= self.words.len() - at
@@ -546,7 +562,8 @@ impl<'p> Reading<'p> {
 
     fn shapes(&self) -> (Vec<Shape>, Guard) {
         let head = self.head;
-        let mut out = vec![Shape::Length(len_bucket(self.words.len()))];
+        let size = self.size();
+        let mut out = vec![Shape::Length(len_bucket(size))];
         if self.over {
             out.push(Shape::LongPaste);
         }
@@ -593,16 +610,16 @@ impl<'p> Reading<'p> {
         if n > 0 && self.flags.iter().all(|&f| f & ACK != 0) {
             out.push(Shape::AckOnly);
         }
-        if first & YES_NO != 0 && n <= 12 {
+        if first & YES_NO != 0 && size <= 12 {
             out.push(Shape::YesNo);
         }
         if first & CONFIRM != 0 {
-            out.push(Shape::ConfirmLength(len_bucket(n)));
+            out.push(Shape::ConfirmLength(len_bucket(size)));
         }
         if first & QUESTION != 0 {
-            out.push(Shape::QuestionLength(len_bucket(n)));
+            out.push(Shape::QuestionLength(len_bucket(size)));
         }
-        if (1..=5).contains(&n) && count(INTENT) == 0 {
+        if (1..=5).contains(&size) && count(INTENT) == 0 {
             out.push(Shape::NoVerb);
         }
         // Work named (the Python twin says why).
@@ -613,7 +630,7 @@ impl<'p> Reading<'p> {
             let object = (lead + 1..n).find(|&j| !self.has_flag(j, DETERMINER));
             if object.is_some() {
                 out.push(Shape::Work);
-                out.push(Shape::WorkLength(len_bucket(n)));
+                out.push(Shape::WorkLength(len_bucket(size)));
             }
         }
         let symptom = count(SYMPTOM);
@@ -1075,6 +1092,24 @@ mod tests {
         let o = bucket(Fnv::new().feed(b"o:fix typo"));
         assert!(origins.contains(&(v, Origin::Word(1))));
         assert!(origins.contains(&(o, Origin::Word(1))));
+    }
+
+    #[test]
+    fn a_sentence_written_without_spaces_is_as_long_as_its_characters_say() {
+        // Twenty ideographs and a full-width question mark: one token, ten
+        // more words; the same in kana and kanji; Korean is spaced already.
+        let zh = "为什么这个函数在多线程下会返回错误的结果？";
+        assert_eq!(Reading::new(zh).size(), 11);
+        assert_eq!(
+            Reading::new("このテストが失敗する理由を説明して").size(),
+            1 + 8
+        );
+        assert_eq!(Reading::new("테스트가 왜 실패하나요").size(), 3);
+        assert_eq!(Reading::new("why does the pool deadlock").size(), 5);
+        // So the length features read it as a question of 9-12 words, not
+        // a one-word reply.
+        let (shapes, _) = Reading::new(zh).shapes();
+        assert!(shapes.contains(&Shape::Length("9-12")), "{shapes:?}");
     }
 
     #[test]
