@@ -112,8 +112,10 @@ pub fn settings_copy_runs(t: &Table) -> bool {
 /// The event as far as the hook kept it (the members of a cut one), or
 /// `None` when stdin held no JSON object.
 fn event_of(input: &Input) -> Option<Value> {
-    let text = String::from_utf8_lossy(&input.bytes);
-    if input.complete {
+    // Invalid bytes made text (three bytes each) count against the bound
+    // the prompt hook keeps: past it the event is read as one cut off.
+    let (text, cut) = input::lossy_within(&input.bytes, input::MAX_EVENT_BYTES);
+    if input.complete && !cut {
         input::parse_lenient(&text).ok()
     } else {
         input::members_of_prefix(&text).map(|(members, _)| Value::Object(members))

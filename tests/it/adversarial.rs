@@ -915,6 +915,7 @@ fn hooks_answer_fifty_megabytes_of_costly_bytes_under_a_160_mib_limit() {
                 &["hook", "stop"],
                 &["statusline"],
                 &["hook", "pre-model-switch"],
+                &["hook", "session"],
             ] {
                 let what = format!("{args:?}, 50 MB of {name}, 160 MiB address space, {config}");
                 let run = run_limited(
