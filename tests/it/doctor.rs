@@ -1696,10 +1696,10 @@ fn secrets_of_every_scope_stay_hidden_in_every_output_mode() {
         "managed-secret-value-2d3e4f",
     ];
     // User settings: env and a *KEY* key, plus a variant for --fix to remove.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    user["env"] = serde_json::json!({"ANTHROPIC_AUTH_TOKEN": secrets[0]});
-    user["apiKeyHelper"] = Value::String(secrets[1].into());
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    edit_user_settings(&h, |user| {
+        user["env"] = serde_json::json!({"ANTHROPIC_AUTH_TOKEN": secrets[0]});
+        user["apiKeyHelper"] = Value::String(secrets[1].into());
+    });
     h.register(&h.settings(), "Stop", "~/.claude/hooks/gk hook stop");
     // Project settings voided by a schema error (matcher array), quoting one.
     h.write(
@@ -2336,6 +2336,13 @@ fn gk_in_a_plugin_and_in_settings_fires_twice_and_fix_takes_out_the_settings_cop
     assert!(code < 2, "{doc}");
 }
 
+/// Read user settings as JSON, change them with `f`, write them back.
+fn edit_user_settings(h: &TestEnv, f: impl FnOnce(&mut Value)) {
+    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    f(&mut user);
+    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+}
+
 /// The events settings.json registers any hook for.
 fn events_in(h: &TestEnv) -> Vec<String> {
     let user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
@@ -2362,9 +2369,9 @@ fn the_rules_install_added_stay_its_own_through_a_plugin_coming_and_going() {
     assert_eq!(events_in(&h), Vec::<String>::new(), "{}", fix.stdout_text());
     assert!(h.read(h.settings()).contains("state/gk"));
     // The plugin switched off: --fix puts the hooks back.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    user["enabledPlugins"]["gkp@mkt"] = Value::Bool(false);
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    edit_user_settings(&h, |user| {
+        user["enabledPlugins"]["gkp@mkt"] = Value::Bool(false);
+    });
     let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
     assert_eq!(
         events_in(&h),
@@ -2460,9 +2467,9 @@ fn beside_a_team_plugin_carrying_the_prompt_hook_fix_registers_a_missing_stop_ho
     h.install();
     team_plugin_carrying_the_prompt_hook(&h);
     // The user took install's Stop entry out by hand.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    user["hooks"].as_object_mut().unwrap().remove("Stop");
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    edit_user_settings(&h, |user| {
+        user["hooks"].as_object_mut().unwrap().remove("Stop");
+    });
     let (code, codes, doc) = h.codes(&[]);
     assert_eq!(code, 2, "{doc}");
     assert!(has(&codes, "hook-in-plugin-and-settings"), "{doc}");
@@ -2487,13 +2494,13 @@ fn beside_a_team_plugin_a_repeated_settings_copy_is_told_as_taken_out_not_kept()
     h.install();
     team_plugin_carrying_the_prompt_hook(&h);
     // install's prompt entry twice in user settings.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    let group = user["hooks"]["UserPromptSubmit"][0].clone();
-    user["hooks"]["UserPromptSubmit"]
-        .as_array_mut()
-        .unwrap()
-        .push(group);
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    edit_user_settings(&h, |user| {
+        let group = user["hooks"]["UserPromptSubmit"][0].clone();
+        user["hooks"]["UserPromptSubmit"]
+            .as_array_mut()
+            .unwrap()
+            .push(group);
+    });
     let (_, codes, doc) = h.codes(&[]);
     assert!(has(&codes, "hook-redundant"), "{doc}");
     let f = doc_findings(&doc, "hook-redundant")[0];
@@ -2579,13 +2586,14 @@ fn a_plugin_enabled_in_one_project_does_not_take_the_users_copy_away() {
     h.install();
     team_plugin_carrying_the_prompt_hook(&h);
     // Enabled by the project's settings, not the user's.
-    let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-    let enabled = user
-        .as_object_mut()
-        .unwrap()
-        .remove("enabledPlugins")
-        .unwrap();
-    h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+    let mut enabled = Value::Null;
+    edit_user_settings(&h, |user| {
+        enabled = user
+            .as_object_mut()
+            .unwrap()
+            .remove("enabledPlugins")
+            .unwrap();
+    });
     let project = h.project().join(".claude/settings.json");
     h.write(
         &project,
@@ -2617,9 +2625,9 @@ fn what_is_wrong_inside_a_plugin_is_told_as_the_plugins_to_mend() {
         h.install();
         if code == "hook-fires-twice" {
             // The plugin's two spellings alone: no settings copy beside.
-            let mut user: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
-            user["hooks"].as_object_mut().unwrap().remove("Stop");
-            h.write(h.settings(), serde_json::to_string_pretty(&user).unwrap());
+            edit_user_settings(&h, |user| {
+                user["hooks"].as_object_mut().unwrap().remove("Stop");
+            });
         }
         add_plugin(&h, "team", &hooks(&h).to_string());
         let (_, codes, doc) = h.codes(&[]);
