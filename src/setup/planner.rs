@@ -392,12 +392,7 @@ fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result
     let Some(old) = old else {
         return Ok(Vec::new());
     };
-    if read_current(
-        &site.paths.install_record(),
-        crate::hooks::config::MAX_CONFIG_BYTES,
-    )?
-    .is_some()
-    {
+    if record::is_there(&site.paths.install_record())? {
         return Ok(Vec::new());
     }
     let Some(rules) = site.rules() else {

@@ -126,8 +126,15 @@ pub fn note_with_rules(
     // No record yet: this run is the first to put gk in here, and the
     // record says so even with nothing else to note (gk's rules found
     // later without its hooks, as after a `--fix` that gave them to a
-    // plugin, are then gk's own, not the user's).
-    if record == before && old.is_some() {
+    // plugin, are then gk's own, not the user's). A file there that is no
+    // record (empty, not JSON) is replaced; a link to nothing is left as
+    // it is unless there is something to note (gk would create a file
+    // wherever it points, and uninstall removes the link, not that file).
+    let readable = old
+        .as_deref()
+        .is_some_and(|b| serde_json::from_slice::<Record>(b).is_ok());
+    let dangling = old.is_none() && std::fs::symlink_metadata(path).is_ok();
+    if record == before && (readable || dangling) {
         let mut same = FileChange::text(path, None, None, "install's note");
         same.new.clone_from(&old);
         same.old = old;
@@ -143,6 +150,13 @@ pub fn note_with_rules(
     let mut change = FileChange::text(path, None, Some(text), reason);
     change.old = old;
     Ok(change)
+}
+
+/// Is there a record at `path` that gk can read, so gk was installed here?
+/// A file that is no record (empty, not JSON, `{}`) says nothing.
+pub fn is_there(path: &Path) -> Result<bool> {
+    Ok(read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?
+        .is_some_and(|b| serde_json::from_slice::<Record>(&b).is_ok()))
 }
 
 /// The change that removes the record at `path`; an unchanged one when

@@ -387,3 +387,42 @@ fn the_claude_md_block_explains_the_per_session_record_once() {
         .join("task_state.json");
     assert!(md.contains(&shared.display().to_string()), "{md}");
 }
+
+#[test]
+fn a_broken_install_note_does_not_make_the_users_rules_gks() {
+    // gk-install.json is there before the first install but is no record
+    // gk can read (empty, not JSON): it says nothing, so the user's own
+    // copies of gk's rules are still theirs, noted by install and left by
+    // uninstall, as when there is no file at all.
+    let before = format!(
+        "{{\n  \"permissions\": {{\n    \"allow\": [\n      \"{READ_RULE}\",\n      \"{EDIT_RULE}\"\n    ]\n  }}\n}}\n"
+    );
+    for note in ["", "not json\n", "{}\n"] {
+        let home = home_with(Some(&before));
+        std::fs::create_dir_all(home.hooks_dir()).unwrap();
+        home.write(home.hooks_dir().join("gk-install.json"), note);
+        home.ok(&["install", "--yes", "--no-smoke"]);
+        home.ok(&["uninstall", "--yes"]);
+        assert_eq!(home.settings_text(), before, "gk-install.json was {note:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_at_the_install_note_leaves_nothing_behind_after_uninstall() {
+    // A link where gk-install.json goes, to a file that is not there (a
+    // dotfiles link to a folder that is gone): install -> uninstall writes
+    // nothing outside the Claude folder that stays behind.
+    let home = home_with(Some("{\n  \"model\": \"opus\"\n}\n"));
+    std::fs::create_dir_all(home.hooks_dir()).unwrap();
+    let gone = home.root().join("elsewhere").join("note.json");
+    std::os::unix::fs::symlink(&gone, home.hooks_dir().join("gk-install.json")).unwrap();
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert!(
+        !gone.exists(),
+        "left behind: {}",
+        std::fs::read_to_string(&gone).unwrap_or_default()
+    );
+    assert!(!home.root().join("elsewhere").exists());
+}
