@@ -249,11 +249,23 @@ fn put_in_user(
     if IN_SETTINGS.iter().any(|p| parts.has(*p)) || takes_user {
         put_in_user_settings(desired, request, takes_user, plan, planned)?;
     }
+    // Outside user settings no copy of gk's is the one kept: with the
+    // registrations asked for (user settings gets each hook no plugin
+    // carries), every entry of gk's goes there, not only the carried ones'.
+    let every = TakeOut {
+        kinds: Vec::new(),
+        ..request.take_out.clone()
+    };
+    let elsewhere = if request.parts.has(Part::Registrations) {
+        &every
+    } else {
+        &request.take_out
+    };
     for path in request.take_out.from.iter().filter(|p| **p != user) {
         let Some(old) = read_text(path)? else {
             continue;
         };
-        let new = request.take_out.apply(path, &old, site.ctx)?;
+        let new = elsewhere.apply(path, &old, site.ctx)?;
         plan.push(FileChange::text(
             path,
             Some(old),

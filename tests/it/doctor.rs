@@ -2923,3 +2923,39 @@ fn project_hooks_through_claude_project_dir_and_bare_names_are_looked_up() {
     let (_, codes, doc) = h.codes(&[]);
     assert_eq!(codes, ["hook-program-not-found"], "{doc}");
 }
+
+#[test]
+fn beside_a_team_plugin_a_project_copy_of_a_hook_it_does_not_carry_goes_as_told() {
+    // The plugin carries the prompt hook only. gk's stop hook in shared
+    // project settings: doctor says --fix removes it there (user settings
+    // keeps the one entry), so --fix must, and leave doctor content.
+    let h = TestEnv::new();
+    h.install();
+    team_plugin_carrying_the_prompt_hook(&h);
+    h.register(
+        &h.project_settings(),
+        "Stop",
+        "$HOME/.claude/hooks/gk hook stop",
+    );
+    let (_, _, doc) = h.codes(&[]);
+    let told = doc_findings(&doc, "hook-redundant")
+        .into_iter()
+        .find(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("shared project settings")
+        })
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert!(
+        told["fix"].as_str().unwrap().contains("removes it there"),
+        "{told}"
+    );
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    assert!(
+        !h.read(h.project_settings()).contains("hook stop"),
+        "{}",
+        fix.stdout_text()
+    );
+    assert_eq!(fix.code, Some(0), "{}", fix.stdout_text());
+}
