@@ -121,7 +121,10 @@ pub enum By {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TakeOut {
     pub from: Vec<PathBuf>,
-    /// Only the entries of these hooks go; empty: every one of gk's.
+    /// Only the entries of these hooks go; empty: every one of gk's. With
+    /// the registrations asked for too, this holds for user settings only:
+    /// from the other files every entry of gk's goes (user settings keeps
+    /// the one copy of each hook no plugin carries).
     pub kinds: Vec<HookKind>,
     /// Why, in the words of the plan.
     pub reason: String,

@@ -83,9 +83,13 @@ fn parse(bytes: Option<&[u8]>) -> Vec<EmptyContainer> {
 }
 
 fn parse_record(bytes: Option<&[u8]>) -> Record {
-    bytes
-        .and_then(|b| serde_json::from_slice::<Record>(b).ok())
-        .unwrap_or_default()
+    record_in(bytes).unwrap_or_default()
+}
+
+/// The record `bytes` hold; `None` when there are none or they are no
+/// record (empty, not JSON, `{}`).
+fn record_in(bytes: Option<&[u8]>) -> Option<Record> {
+    bytes.and_then(|b| serde_json::from_slice::<Record>(b).ok())
 }
 
 /// The change that adds `filled` to the record at `path` (what is noted
@@ -105,7 +109,9 @@ pub fn note_with_rules(
     created: bool,
 ) -> Result<FileChange> {
     let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    let mut record = parse_record(old.as_deref());
+    let found = record_in(old.as_deref());
+    let readable = found.is_some();
+    let mut record = found.unwrap_or_default();
     let before = record.clone();
     if record.blank_before_install.is_none() {
         record.blank_before_install = blank.map(str::to_string);
@@ -130,9 +136,6 @@ pub fn note_with_rules(
     // record (empty, not JSON) is replaced; a link to nothing is left as
     // it is unless there is something to note (gk would create a file
     // wherever it points, and uninstall removes the link, not that file).
-    let readable = old
-        .as_deref()
-        .is_some_and(|b| serde_json::from_slice::<Record>(b).is_ok());
     let dangling = old.is_none() && std::fs::symlink_metadata(path).is_ok();
     if record == before && (readable || dangling) {
         let mut same = FileChange::text(path, None, None, "install's note");
@@ -155,8 +158,8 @@ pub fn note_with_rules(
 /// Is there a record at `path` that gk can read, so gk was installed here?
 /// A file that is no record (empty, not JSON, `{}`) says nothing.
 pub fn is_there(path: &Path) -> Result<bool> {
-    Ok(read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?
-        .is_some_and(|b| serde_json::from_slice::<Record>(&b).is_ok()))
+    let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
+    Ok(record_in(bytes.as_deref()).is_some())
 }
 
 /// The change that removes the record at `path`; an unchanged one when
