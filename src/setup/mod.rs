@@ -499,6 +499,15 @@ mod tests {
         );
     }
 
+    /// The new text of the settings.json `plan` writes.
+    fn settings_in(plan: &plan::Plan) -> String {
+        let change = plan
+            .changes
+            .iter()
+            .find(|c| c.path.ends_with("settings.json"));
+        String::from_utf8(change.unwrap().new.clone().unwrap()).unwrap()
+    }
+
     #[test]
     fn windows_plans_use_gk_exe_move_the_old_copy_aside_and_need_no_shell() {
         let dir = tempfile::tempdir().unwrap();
@@ -510,7 +519,7 @@ mod tests {
             let bin = &plan.changes[0];
             assert!(bin.path.ends_with("hooks/gk.exe"));
             assert_eq!(bin.strategy, plan::ReplaceStrategy::MoveAsideFirst);
-            let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+            let settings = settings_in(&plan);
             let exe = m.paths.dir().to_string_lossy().replace('/', "\\") + "\\hooks\\gk.exe";
             let exe_json = serde_json::to_string(&exe).unwrap();
             assert!(
@@ -528,7 +537,7 @@ mod tests {
         // The other forms stay available.
         let m = windows_machine(dir.path(), None);
         let (plan, _) = plan_install(&m, ShellForm::PowerShell, b"new build").unwrap();
-        let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+        let settings = settings_in(&plan);
         assert!(settings.contains("\"shell\": \"powershell\""), "{settings}");
         assert!(
             settings
@@ -536,7 +545,7 @@ mod tests {
             "{settings}"
         );
         let (plan, _) = plan_install(&m, ShellForm::Bash, b"new build").unwrap();
-        let settings = String::from_utf8(plan.changes[3].new.clone().unwrap()).unwrap();
+        let settings = settings_in(&plan);
         assert!(
             settings.contains("\"\\\"$HOME/.claude/hooks/gk.exe\\\" hook stop\""),
             "{settings}"

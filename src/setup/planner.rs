@@ -338,13 +338,16 @@ fn put_in_user_settings(
     let created = old.is_none();
     let record_change = record::note_with_rules(
         &site.paths.install_record(),
+        &user,
         &filled,
         &before,
         blank.as_deref(),
         created,
     )?;
-    plan.push(FileChange::text(&user, old, Some(text.clone()), &reason));
+    // The note first: a run killed between the two has noted what
+    // settings.json held, and the next run, which finds the note, keeps it.
     plan.push(record_change);
+    plan.push(FileChange::text(&user, old, Some(text.clone()), &reason));
     *planned = Planned {
         line,
         settings: Some(text),
@@ -407,7 +410,7 @@ fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result
     let Some(old) = old else {
         return Ok(Vec::new());
     };
-    if record::is_there(&site.paths.install_record())? {
+    if record::is_there(&site.paths.install_record(), settings)? {
         return Ok(Vec::new());
     }
     let Some(rules) = site.rules() else {
@@ -441,7 +444,8 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
         Channel::User if IN_SETTINGS.iter().any(|p| parts.has(*p)) => {
             plan.changes
                 .extend(take_out_of_user_settings(desired, parts)?);
-            plan.push(record::remove(&site.paths.install_record())?);
+            let settings = site.paths.settings();
+            plan.push(record::remove(&site.paths.install_record(), &settings)?);
         }
         Channel::Managed(dropin) if parts.has(Part::Registrations) => {
             plan.changes.extend(dropin.take_out()?);
@@ -464,14 +468,28 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
             plan.push(FileChange::text(&md, Some(old), new, "remove the gk block"));
         }
     }
+    // A Claude folder sharing this hooks folder (through a link) where gk
+    // is installed too, by the record: its hooks still run the program.
+    let sharing = match desired.channel {
+        Channel::User => record::others(&site.paths.install_record(), &site.paths.settings())?,
+        Channel::Managed(_) => Vec::new(),
+    };
     if let (true, Some((bin, [_, why]))) = (parts.has(Part::Program), desired.channel.program(site))
     {
-        let (change, note) = binary::take_out(&bin, site.ctx.os, why)?;
-        plan.changes.extend(change);
-        planned.notes.extend(note);
-        plan.changes.extend(binary::leftover_copies(&bin)?);
+        if let Some(other) = sharing.first() {
+            planned.notes.push(format!(
+                "left {} in place: {} runs it too (gk is installed there, through the same hooks folder)",
+                bin.display(),
+                crate::text::one_line_ends(&other.to_string_lossy(), 160)
+            ));
+        } else {
+            let (change, note) = binary::take_out(&bin, site.ctx.os, why)?;
+            plan.changes.extend(change);
+            planned.notes.extend(note);
+            plan.changes.extend(binary::leftover_copies(&bin)?);
+        }
     }
-    if parts.has(Part::StateFile) {
+    if parts.has(Part::StateFile) && sharing.is_empty() {
         let state = site.paths.state_file();
         if let Some(bytes) = read_current(&state, crate::hooks::state::MAX_STATE_BYTES)? {
             plan.push(FileChange {
@@ -510,7 +528,7 @@ fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<F
             "no settings.json",
         )));
     };
-    let noted = record::read_all(&site.paths.install_record())?;
+    let noted = record::read_all(&site.paths.install_record(), &settings)?;
     let keep = &noted.containers;
     let mut new = old.clone();
     if parts.has(Part::Registrations) {
@@ -620,16 +638,20 @@ mod tests {
         }
     }
 
+    /// This machine, its home at `dir`, its state folder in it.
+    fn home_machine(dir: &Path) -> Machine {
+        let ctx = CommandContext::with_home(Os::current(), dir.to_str().unwrap());
+        let paths = ClaudePaths::at(ctx.claude_dir.clone());
+        Machine {
+            state_dir: Some(dir.join("state")),
+            ..Machine::of(ctx, paths)
+        }
+    }
+
     #[test]
     fn every_part_taken_out_gives_back_what_putting_it_in_found() {
         let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().to_str().unwrap();
-        let ctx = CommandContext::with_home(Os::current(), home);
-        let paths = ClaudePaths::at(ctx.claude_dir.clone());
-        let m = Machine {
-            state_dir: Some(dir.path().join("state")),
-            ..Machine::of(ctx, paths)
-        };
+        let m = home_machine(dir.path());
         // An empty container gk fills is noted, and given back empty.
         let settings = "{\n  \"env\": {\"A\": \"1\"},\n  \"permissions\": { },\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"other-tool\"}]}]}\n}\n";
         let md = "# Mine\n\nKeep this.\n";
@@ -820,5 +842,57 @@ mod tests {
         assert!(plan.changes.iter().all(|c| c.path != m.managed_program));
         assert_eq!(planned.notes, Vec::<String>::new());
         assert_eq!(planned_again.notes.len(), 1, "{:?}", planned_again.notes);
+    }
+
+    #[test]
+    fn a_first_install_stopped_after_its_note_still_leaves_the_users_rules() {
+        // The note of what settings.json held is written before
+        // settings.json: a run killed between the two has noted the user's
+        // own copies of gk's rules, and the install run again (which then
+        // finds a note) does not take them for gk's.
+        let dir = tempfile::tempdir().unwrap();
+        let m = home_machine(dir.path());
+        let desired = Desired {
+            site: Site::of(&m),
+            shell: ShellForm::Bash,
+            rules: Site::of(&m).rules(),
+            channel: Channel::User,
+        };
+        let rules = desired.rules.clone().unwrap();
+        let settings = format!(
+            "{{\n  \"permissions\": {{\n    \"allow\": {}\n  }}\n}}\n",
+            serde_json::to_string(&rules).unwrap()
+        );
+        std::fs::create_dir_all(m.paths.dir()).unwrap();
+        std::fs::write(m.paths.settings(), &settings).unwrap();
+        let mut put = request(Direction::Add, By::Install, None);
+        put.parts = Parts::default()
+            .with(Part::Registrations)
+            .with(Part::PermissionRules);
+        let mut plan = Plan::new("in");
+        super::plan(&desired, &put, &mut plan).unwrap();
+        let at = |p: &Path| plan.changes.iter().position(|c| c.path == p).unwrap();
+        let (note, user) = (at(&m.paths.install_record()), at(&m.paths.settings()));
+        assert!(note < user, "the note is written after settings.json");
+        // Killed after the note: only the changes before settings.json.
+        let mut killed = Plan::new("killed");
+        killed.changes = plan.changes[..user].to_vec();
+        write(&killed);
+        assert_eq!(
+            std::fs::read_to_string(m.paths.settings()).unwrap(),
+            settings
+        );
+        let mut plan = Plan::new("again");
+        super::plan(&desired, &put, &mut plan).unwrap();
+        write(&plan);
+        let mut plan = Plan::new("out");
+        let mut out = request(Direction::Remove, By::Uninstall, None);
+        out.parts = put.parts;
+        super::plan(&desired, &out, &mut plan).unwrap();
+        write(&plan);
+        assert_eq!(
+            std::fs::read_to_string(m.paths.settings()).unwrap(),
+            settings
+        );
     }
 }

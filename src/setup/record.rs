@@ -18,6 +18,11 @@
 //! before the first install (or installed with `--no-permissions` beside
 //! rules of their own). Install notes those that were there before it,
 //! and uninstall leaves them in place.
+//!
+//! A note is about one settings file, and names it: Claude folders whose
+//! hooks folders are one (a link from one to the other) keep a note each
+//! in the one record, and uninstalling one takes out its note only (and
+//! the record with the last note).
 
 use std::path::Path;
 
@@ -33,6 +38,24 @@ const ABOUT: &str = "Written by gk install: that gk was installed here, containe
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Record {
     about: String,
+    /// The note of the first settings file gk was installed into here.
+    #[serde(flatten)]
+    first: Entry,
+    /// Notes of other settings files whose Claude folders share this hooks
+    /// folder (a link to one folder from two): each folder's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    others: Vec<Entry>,
+}
+
+/// What one settings file held before gk was installed into it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Entry {
+    /// The settings file this note is about; none in a record written
+    /// before a record could hold more than one (it is then about whichever
+    /// settings file installs or uninstalls beside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    settings: Option<String>,
+    #[serde(default)]
     empty_before_install: Vec<EmptyContainer>,
     /// gk's permission rules that settings.json held before the first
     /// install: uninstall leaves them.
@@ -48,7 +71,64 @@ struct Record {
     created_by_install: bool,
 }
 
-/// What the record at `path` notes.
+impl Entry {
+    /// Is this the note of `settings`?
+    fn is_for(&self, settings: &Path) -> bool {
+        self.settings
+            .as_deref()
+            .is_none_or(|noted| same_place(Path::new(noted), settings))
+    }
+}
+
+impl Record {
+    /// The note of `settings`, if the record has one.
+    fn entry(&self, settings: &Path) -> Option<&Entry> {
+        std::iter::once(&self.first)
+            .chain(&self.others)
+            .find(|e| e.is_for(settings))
+    }
+
+    /// The note of `settings`, added (after the others) when there is none.
+    fn entry_mut(&mut self, settings: &Path) -> &mut Entry {
+        if self.first.is_for(settings) {
+            return &mut self.first;
+        }
+        let at = match self.others.iter().position(|e| e.is_for(settings)) {
+            Some(at) => at,
+            None => {
+                self.others.push(Entry::default());
+                self.others.len() - 1
+            }
+        };
+        &mut self.others[at]
+    }
+
+    /// The record without the note of `settings`; `None` when nothing is
+    /// left in it.
+    fn without(mut self, settings: &Path) -> Option<Record> {
+        if self.first.is_for(settings) {
+            if self.others.is_empty() {
+                return None;
+            }
+            self.first = self.others.remove(0);
+        } else {
+            self.others.retain(|e| !e.is_for(settings));
+        }
+        Some(self)
+    }
+}
+
+/// Are `a` and `b` one settings file: the same spelling, the same file,
+/// or (one not there yet) the same name in the same folder, through links.
+fn same_place(a: &Path, b: &Path) -> bool {
+    if a == b || crate::registry::scopes::same_file(a, b) {
+        return true;
+    }
+    let folder = |p: &Path| p.parent().and_then(|d| std::fs::canonicalize(d).ok());
+    a.file_name() == b.file_name() && folder(a).is_some_and(|d| Some(d) == folder(b))
+}
+
+/// What the record at `path` notes of one settings file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Noted {
     pub containers: Vec<EmptyContainer>,
@@ -58,28 +138,24 @@ pub struct Noted {
     pub created: bool,
 }
 
-/// The containers noted in the record at `path`: none when there is no
-/// record, or when it cannot be read as one (it is gk's own note; a broken
-/// one is replaced by install and removed by uninstall).
+/// The containers the record at `path` notes for `settings`: none when
+/// there is no record, or when it cannot be read as one (it is gk's own
+/// note; a broken one is replaced by install and removed by uninstall).
 #[cfg(test)]
-pub fn read(path: &Path) -> Result<Vec<EmptyContainer>> {
-    Ok(read_all(path)?.containers)
+pub fn read(path: &Path, settings: &Path) -> Result<Vec<EmptyContainer>> {
+    Ok(read_all(path, settings)?.containers)
 }
 
-/// Everything the record at `path` notes (see [`read`]).
-pub fn read_all(path: &Path) -> Result<Noted> {
+/// Everything the record at `path` notes for `settings` (see [`read`]).
+pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
     let r = parse_record(read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?.as_deref());
+    let e = r.entry(settings).cloned().unwrap_or_default();
     Ok(Noted {
-        containers: r.empty_before_install,
-        rules: r.rules_before_install,
-        blank: r.blank_before_install,
-        created: r.created_by_install,
+        containers: e.empty_before_install,
+        rules: e.rules_before_install,
+        blank: e.blank_before_install,
+        created: e.created_by_install,
     })
-}
-
-#[cfg(test)]
-fn parse(bytes: Option<&[u8]>) -> Vec<EmptyContainer> {
-    parse_record(bytes).empty_before_install
 }
 
 fn parse_record(bytes: Option<&[u8]>) -> Record {
@@ -92,17 +168,24 @@ fn record_in(bytes: Option<&[u8]>) -> Option<Record> {
     bytes.and_then(|b| serde_json::from_slice::<Record>(b).ok())
 }
 
-/// The change that adds `filled` to the record at `path` (what is noted
-/// already stays: a container is only ever empty before the first install),
-/// an unchanged one when there is nothing new to note (the record is still
-/// part of the plan: checked at write, and a killed run's temp file beside
-/// it swept); also noting `rules` as
+fn record_text(mut record: Record) -> String {
+    record.about = ABOUT.to_string();
+    serde_json::to_string_pretty(&record).unwrap_or_default() + "\n"
+}
+
+/// The change that adds `filled` to what the record at `path` notes for
+/// `settings` (what is noted already stays: a container is only ever
+/// empty before the first install), an unchanged one when there is nothing
+/// new to note (the record is still part of the plan: checked at write,
+/// and a killed run's temp file beside it swept); also noting `rules` as
 /// there before install (added to what is noted already) and, when
-/// settings.json was blank, its text; `created`:
-/// settings.json is not there yet (a record that exists already keeps
-/// what it says: the first install is the one that made the file).
+/// settings.json was blank, its text; `created`: settings.json is not
+/// there yet (a note that exists already keeps what it says: the first
+/// install is the one that made the file). Another settings file's note
+/// (a Claude folder sharing this hooks folder) is kept as it is.
 pub fn note_with_rules(
     path: &Path,
+    settings: &Path,
     filled: &[EmptyContainer],
     rules: &[String],
     blank: Option<&str>,
@@ -110,26 +193,36 @@ pub fn note_with_rules(
 ) -> Result<FileChange> {
     let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let found = record_in(old.as_deref());
-    let readable = found.is_some();
+    let noted = found.as_ref().is_some_and(|r| r.entry(settings).is_some());
     let mut record = found.unwrap_or_default();
     let before = record.clone();
-    if record.blank_before_install.is_none() {
-        record.blank_before_install = blank.map(str::to_string);
+    let entry = record.entry_mut(settings);
+    let fresh = !noted;
+    if entry.settings.is_none() || fresh {
+        entry.settings = Some(settings.to_string_lossy().into_owned());
     }
-    if old.is_none() && created {
-        record.created_by_install = true;
+    if entry.blank_before_install.is_none() {
+        entry.blank_before_install = blank.map(str::to_string);
+    }
+    if fresh && created {
+        entry.created_by_install = true;
     }
     for c in filled {
-        if !record.empty_before_install.iter().any(|n| n.at == c.at) {
-            record.empty_before_install.push(c.clone());
+        if !entry.empty_before_install.iter().any(|n| n.at == c.at) {
+            entry.empty_before_install.push(c.clone());
         }
     }
     for r in rules {
-        if !record.rules_before_install.contains(r) {
-            record.rules_before_install.push(r.clone());
+        if !entry.rules_before_install.contains(r) {
+            entry.rules_before_install.push(r.clone());
         }
     }
-    // No record yet: this run is the first to put gk in here, and the
+    let something = *entry
+        != Entry {
+            settings: entry.settings.clone(),
+            ..Entry::default()
+        };
+    // No note yet: this run is the first to put gk in here, and the
     // record says so even with nothing else to note (gk's rules found
     // later without its hooks, as after a `--fix` that gave them to a
     // plugin, are then gk's own, not the user's). A file there that is no
@@ -137,37 +230,66 @@ pub fn note_with_rules(
     // it is unless there is something to note (gk would create a file
     // wherever it points, and uninstall removes the link, not that file).
     let dangling = old.is_none() && std::fs::symlink_metadata(path).is_ok();
-    if record == before && (readable || dangling) {
+    if record == before || (dangling && !something) {
         let mut same = FileChange::text(path, None, None, "install's note");
         same.new.clone_from(&old);
         same.old = old;
         return Ok(same);
     }
-    let reason = if record == Record::default() {
-        "that gk was installed here, for uninstall"
-    } else {
+    let reason = if something {
         "what settings.json held before gk, for uninstall"
+    } else {
+        "that gk was installed here, for uninstall"
     };
-    record.about = ABOUT.to_string();
-    let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-    let mut change = FileChange::text(path, None, Some(text), reason);
+    let mut change = FileChange::text(path, None, Some(record_text(record)), reason);
     change.old = old;
     Ok(change)
 }
 
-/// Is there a record at `path` that gk can read, so gk was installed here?
-/// A file that is no record (empty, not JSON, `{}`) says nothing.
-pub fn is_there(path: &Path) -> Result<bool> {
+/// Is there a record at `path` that gk can read, with a note of
+/// `settings`, so gk was installed there? A file that is no record (empty,
+/// not JSON, `{}`) says nothing, nor does another settings file's note.
+pub fn is_there(path: &Path, settings: &Path) -> Result<bool> {
     let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    Ok(record_in(bytes.as_deref()).is_some())
+    Ok(record_in(bytes.as_deref()).is_some_and(|r| r.entry(settings).is_some()))
 }
 
-/// The change that removes the record at `path`; an unchanged one when
-/// there is none (still checked at write, and a killed run's temp file
-/// beside it swept).
-pub fn remove(path: &Path) -> Result<FileChange> {
+/// The settings files, other than `settings`, whose notes the record at
+/// `path` holds and that are still there: Claude folders sharing this
+/// hooks folder, where gk is installed too.
+pub fn others(path: &Path, settings: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
+    let Some(record) = record_in(bytes.as_deref()) else {
+        return Ok(Vec::new());
+    };
+    Ok(std::iter::once(&record.first)
+        .chain(&record.others)
+        .filter(|e| !e.is_for(settings))
+        .filter_map(|e| e.settings.as_deref().map(std::path::PathBuf::from))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .collect())
+}
+
+/// The change that removes the note of `settings` from the record at
+/// `path`, and the record with it when no other settings file's note is
+/// left in it (a file there that is no record goes too); an unchanged one
+/// when there is none (still checked at write, and a killed run's temp
+/// file beside it swept).
+pub fn remove(path: &Path, settings: &Path) -> Result<FileChange> {
+    let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let mut change = FileChange::text(path, None, None, "install's note, used up");
-    change.old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
+    match record_in(old.as_deref()) {
+        // No note of this settings file: the record stays as it is.
+        Some(r) if r.entry(settings).is_none() => change.new.clone_from(&old),
+        Some(r) => {
+            if let Some(left) = r.without(settings) {
+                change.new = Some(record_text(left).into_bytes());
+                change.reason = "install's note: this folder's part used up".into();
+            }
+        }
+        None => {}
+    }
+    change.old = old;
     // gk's own note: nothing to give back, so no backup of it.
     change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
     Ok(change)
@@ -188,32 +310,92 @@ mod tests {
     fn notes_merge_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gk-install.json");
-        assert_eq!(read(&path).unwrap(), vec![]);
+        let s = dir.path().join("settings.json");
+        assert_eq!(read(&path, &s).unwrap(), vec![]);
         // The first run to put gk in writes the record, even with nothing
         // else to note; after that, nothing new to note changes nothing.
-        let here = note_with_rules(&path, &[], &[], None, false).unwrap();
+        let here = note_with_rules(&path, &s, &[], &[], None, false).unwrap();
         assert_eq!((here.old.is_none(), here.new.is_some()), (true, true));
         std::fs::write(&path, here.new.as_ref().unwrap()).unwrap();
-        assert_eq!(read(&path).unwrap(), vec![]);
-        let nothing = note_with_rules(&path, &[], &[], None, false).unwrap();
+        assert_eq!(read(&path, &s).unwrap(), vec![]);
+        let nothing = note_with_rules(&path, &s, &[], &[], None, false).unwrap();
         assert!(!nothing.changes_something());
         std::fs::remove_file(&path).unwrap();
-        let first = note_with_rules(&path, &[c(&["hooks"], " ")], &[], None, false).unwrap();
+        let first = note_with_rules(&path, &s, &[c(&["hooks"], " ")], &[], None, false).unwrap();
         assert_eq!(first.old, None);
         std::fs::write(&path, first.new.as_ref().unwrap()).unwrap();
-        assert_eq!(read(&path).unwrap(), vec![c(&["hooks"], " ")]);
+        assert_eq!(read(&path, &s).unwrap(), vec![c(&["hooks"], " ")]);
         // Noted already: nothing to change; a new one is added after it.
-        let same = note_with_rules(&path, &[c(&["hooks"], "")], &[], None, false).unwrap();
+        let same = note_with_rules(&path, &s, &[c(&["hooks"], "")], &[], None, false).unwrap();
         assert!(!same.changes_something());
         assert_eq!(same.old, same.new);
         let second =
-            note_with_rules(&path, &[c(&["hooks", "Stop"], "")], &[], None, false).unwrap();
+            note_with_rules(&path, &s, &[c(&["hooks", "Stop"], "")], &[], None, false).unwrap();
         assert_eq!(
-            parse(second.new.as_deref()),
+            parse_record(second.new.as_deref())
+                .first
+                .empty_before_install,
             vec![c(&["hooks"], " "), c(&["hooks", "Stop"], "")]
         );
-        assert!(remove(&path).unwrap().new.is_none());
+        assert!(remove(&path, &s).unwrap().new.is_none());
         std::fs::write(&path, "not json").unwrap();
-        assert_eq!(read(&path).unwrap(), vec![]);
+        assert_eq!(read(&path, &s).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn two_settings_files_sharing_the_record_keep_their_own_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gk-install.json");
+        std::fs::create_dir_all(dir.path().join("a")).unwrap();
+        std::fs::create_dir_all(dir.path().join("b")).unwrap();
+        let a = dir.path().join("a/settings.json");
+        let b = dir.path().join("b/settings.json");
+        let rule = vec!["Write(x)".to_string()];
+        let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
+        write(&note_with_rules(&path, &a, &[], &[], None, true).unwrap());
+        assert!(is_there(&path, &a).unwrap());
+        assert!(!is_there(&path, &b).unwrap());
+        write(&note_with_rules(&path, &b, &[c(&["hooks"], "")], &rule, None, false).unwrap());
+        let (na, nb) = (read_all(&path, &a).unwrap(), read_all(&path, &b).unwrap());
+        assert_eq!(
+            (na.created, na.rules.len(), na.containers.len()),
+            (true, 0, 0)
+        );
+        assert_eq!(
+            (nb.created, &nb.rules, nb.containers.len()),
+            (false, &rule, 1)
+        );
+        // The same folder spelt through a link is the same note.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("l")).unwrap();
+            assert!(is_there(&path, &dir.path().join("l/settings.json")).unwrap());
+        }
+        std::fs::write(&b, "{}").unwrap();
+        assert_eq!(others(&path, &a).unwrap(), vec![b.clone()]);
+        // Uninstall from one folder leaves the other's note.
+        let gone_a = remove(&path, &a).unwrap();
+        write(&gone_a);
+        assert!(!is_there(&path, &a).unwrap());
+        assert_eq!(read_all(&path, &b).unwrap(), nb);
+        // Nothing noted of a folder: the record stays as it is.
+        assert!(!remove(&path, &a).unwrap().changes_something());
+        assert!(remove(&path, &b).unwrap().new.is_none());
+    }
+
+    #[test]
+    fn a_record_from_before_it_named_its_file_is_about_any_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gk-install.json");
+        let s = dir.path().join("settings.json");
+        let older = r#"{"about": "x", "empty_before_install": [], "created_by_install": true}"#;
+        std::fs::write(&path, older).unwrap();
+        assert!(read_all(&path, &s).unwrap().created);
+        // The next install names it.
+        let named = note_with_rules(&path, &s, &[], &[], None, false).unwrap();
+        let named = parse_record(named.new.as_deref());
+        assert_eq!(named.first.settings.as_deref(), s.to_str());
+        assert!(named.first.created_by_install);
+        assert!(remove(&path, &s).unwrap().new.is_none());
     }
 }

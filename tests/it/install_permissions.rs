@@ -426,3 +426,47 @@ fn a_dangling_link_at_the_install_note_leaves_nothing_behind_after_uninstall() {
     );
     assert!(!home.root().join("elsewhere").exists());
 }
+
+#[cfg(unix)]
+#[test]
+fn two_claude_folders_sharing_one_hooks_folder_each_get_back_what_they_had() {
+    // A second Claude folder (CLAUDE_CONFIG_DIR) whose hooks folder is a
+    // link to the first's, as a dotfiles setup makes it; the second holds
+    // its own copies of gk's rules. Each folder's install notes its own
+    // settings, and uninstalling one leaves the other's note and the
+    // program its hooks still run.
+    let first = "{\n  \"model\": \"opus\"\n}\n";
+    let home = home_with(Some(first));
+    std::fs::create_dir_all(home.hooks_dir()).unwrap();
+    let work = home.home().join("work-claude");
+    std::fs::create_dir_all(&work).unwrap();
+    std::os::unix::fs::symlink(home.hooks_dir(), work.join("hooks")).unwrap();
+    let second = format!(
+        "{{\n  \"permissions\": {{\n    \"allow\": [\n      \"{READ_RULE}\",\n      \"{EDIT_RULE}\"\n    ]\n  }}\n}}\n"
+    );
+    home.write(work.join("settings.json"), &second);
+    let in_work = |args: &[&str]| {
+        let out = home.cmd(args).env("CLAUDE_CONFIG_DIR", &work).output();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    in_work(&["install", "--yes", "--no-smoke"]);
+    let said = in_work(&["uninstall", "--yes"]);
+    assert_eq!(home.read(work.join("settings.json")), second, "{said}");
+    assert!(home.binary().is_file(), "{said}");
+    assert!(said.contains("runs it too"), "{said}");
+    // The first folder's hooks still run, and its uninstall still gives
+    // back what it had.
+    let out = home.cmd(&["doctor", "--json", "--no-smoke"]).output();
+    let codes = all_codes(&serde_json::from_slice(&out.stdout).unwrap());
+    assert!(!codes.iter().any(|c| c == "hook-missing"), "{codes:?}");
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings_text(), first);
+    assert!(!home.binary().exists());
+    assert!(!home.hooks_dir().join("gk-install.json").exists());
+}
