@@ -11,6 +11,7 @@ lower-cased, so neither language's Unicode tables matter.
 """
 
 import math
+import re
 
 # How many bytes of the prompt are read for features (cut back to a
 # character boundary): the cost per prompt is bounded whatever is pasted.
@@ -203,6 +204,15 @@ def head_bytes(prompt):
     return head, over
 
 
+# The tags the interactive client wraps each pasted block in before the
+# hooks see the prompt; taken out of the head, the pasted text kept.
+PASTE_TAG = re.compile(rb'</?pasted_content(?: id="[^"\n<>]{0,32}")?>')
+
+
+def without_paste_tags(head):
+    return PASTE_TAG.sub(b"", head)
+
+
 def lower_ascii(b):
     return bytes(c + 32 if 65 <= c <= 90 else c for c in b)
 
@@ -358,6 +368,7 @@ def analyse(prompt):
     Rust code emits them; origin is ("word", i) / ("pair", i) /
     ("char", i) / ("shape", name), i an index into the kept words."""
     head, over = head_bytes(prompt)
+    head = without_paste_tags(head)
     low = lower_ascii(head)
     toks = tokenize(low)
     all_words = [t for t, _ in toks]

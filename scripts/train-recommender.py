@@ -394,6 +394,13 @@ FIXTURE_EXTRA = [
     "update the readme",
     "ok now, please sort the table by date",
     "some orders show up twice and the totals are sometimes wrong",
+    # A paste as the hooks get it: the tags go, the pasted text stays; a
+    # tag with a longer id, or a line break in it, is text.
+    "why does this fail?\n\n<pasted_content id=\"8581\">\n  at parse (parser.rs:3:1)\n"
+    "TypeError: x is undefined\n</pasted_content id=\"8581\">\n\n fix it",
+    "<pasted_content>see</pasted_content> <pasted_content id=\"" + "a" * 33 + "\">"
+    " <pasted_content id=\"a\nb\"> </pasted_content id=\"\">",
+    "a" * 2040 + "<pasted_content id=\"1\">",
     "x" * 3000,
     "\u00e9" * 1500,
     "a " * 1200,

@@ -100,6 +100,7 @@ fn main() -> std::process::ExitCode {
                 gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
                 a_team_plugins_prompt_hook_beside_install_runs_twice_until_doctor_fixes_it,
                 the_client_judges_every_settings_shape_as_recorded_and_as_gk_does,
+                a_pasted_block_reaches_the_prompt_hook_as_the_text_itself,
             ],
             skip,
         ),
@@ -1988,4 +1989,63 @@ fn the_client_judges_every_settings_shape_as_recorded_and_as_gk_does() {
         .unwrap();
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// What the prompt hook receives when the user pastes a block of text into
+/// the interactive client, which shows it as a placeholder (`[Pasted text
+/// #1 +30 lines]`, also what its history keeps): the pasted text itself,
+/// between `<pasted_content id="…">` tags, which gk's recommender drops.
+fn a_pasted_block_reaches_the_prompt_hook_as_the_text_itself() {
+    let _serial = harness::serial();
+    let mut sb = sandbox("a_pasted_block_reaches_the_prompt_hook_as_the_text_itself");
+    sb.gk_ok(&["install", "--yes", "--statusline"]);
+    let seen = sb.home().join("prompt-event.json");
+    let mut settings = parse(&sb.read(&sb.user_settings()), "settings");
+    let spy =
+        json!({"hooks": [{"type": "command", "command": format!("cat > '{}'", seen.display())}]});
+    settings["hooks"]["UserPromptSubmit"]
+        .as_array_mut()
+        .unwrap()
+        .push(spy);
+    sb.write(&sb.user_settings(), &format!("{settings:#}\n"));
+    let project = sb.project();
+    let tui = harness::Tui::start(&mut sb, &project, &json!({}));
+    let block: String = (1..=30)
+        .map(|i| format!("  at parser.rs:{i}: unexpected token {i}\n"))
+        .collect();
+    tui.press(&["-l", "why does the parser fail here? "]);
+    tui.paste(&block, "[Pasted text");
+    tui.press(&["-l", " fix it"]);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    tui.press(&["Enter"]);
+    let started = std::time::Instant::now();
+    while !seen.exists() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    let event = parse(&sb.read(&seen), "the prompt hook's input");
+    let prompt = event["prompt"].as_str().unwrap_or_default();
+    eprintln!("the hook's prompt: {prompt:?}");
+    // The typed text, then the paste whole between the client's tags, then
+    // what was typed after it.
+    assert!(
+        prompt.starts_with("why does the parser fail here? ")
+            && prompt.contains("at parser.rs:30: unexpected token 30")
+            && prompt.trim_end().ends_with("fix it")
+            && !prompt.contains("[Pasted text"),
+        "{prompt:?}"
+    );
+    let open = prompt
+        .find("<pasted_content id=\"")
+        .expect("the opening tag");
+    let close = prompt
+        .find("</pasted_content id=\"")
+        .expect("the closing tag");
+    assert!(open < close, "{prompt:?}");
+    // gk's recommender reads the paste, never the tags.
+    let out = sb.gk_ok(&["explain", prompt]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("'parser'") && !said.contains("pasted"),
+        "{said}"
+    );
 }

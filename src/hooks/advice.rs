@@ -359,6 +359,49 @@ fn head(prompt: &str) -> (&str, bool) {
     (&prompt[..end], true)
 }
 
+/// `head` without the tags the interactive client wraps each pasted block
+/// in before the hooks see the prompt (`<pasted_content id="…">` and
+/// `</pasted_content id="…">`, measured on the pinned client): the user
+/// typed neither, and what was pasted between them is read as if typed in,
+/// as the corpus writes it. Borrowed when there is none.
+fn without_paste_tags(head: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut from = 0;
+    for i in memchr::memchr_iter(b'<', head) {
+        if i < from {
+            continue;
+        }
+        if let Some(n) = paste_tag_len(&head[i..]) {
+            out.get_or_insert_with(|| Vec::with_capacity(head.len()))
+                .extend_from_slice(&head[from..i]);
+            from = i + n;
+        }
+    }
+    match out {
+        Some(mut out) => {
+            out.extend_from_slice(&head[from..]);
+            std::borrow::Cow::Owned(out)
+        }
+        None => std::borrow::Cow::Borrowed(head),
+    }
+}
+
+/// The length of the paste tag `s` starts with: `<pasted_content>` or
+/// `</pasted_content>`, with or without ` id="…"` (at most 32 bytes, no
+/// quote, line break or angle bracket) before the `>`.
+fn paste_tag_len(s: &[u8]) -> Option<usize> {
+    let rest = s.strip_prefix(b"</").or_else(|| s.strip_prefix(b"<"))?;
+    let mut rest = rest.strip_prefix(b"pasted_content")?;
+    if let Some(r) = rest.strip_prefix(b" id=\"") {
+        let end = r.iter().take(33).position(|&c| b"\"\n<>".contains(&c))?;
+        if r[end] != b'"' {
+            return None;
+        }
+        rest = &r[end + 1..];
+    }
+    (rest.first() == Some(&b'>')).then(|| s.len() - rest.len() + 1)
+}
+
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit() || b >= 0x80
 }
@@ -382,7 +425,7 @@ fn in_sorted(list: &[&str], word: &[u8]) -> bool {
 /// The prompt, read: its lower-cased head and its words (byte ranges),
 /// framing taken out.
 struct Reading<'p> {
-    head: &'p [u8],
+    head: std::borrow::Cow<'p, [u8]>,
     low: Vec<u8>,
     over: bool,
     words: Vec<(usize, usize)>,
@@ -400,7 +443,7 @@ fn flags_of(word: &[u8]) -> u16 {
 impl<'p> Reading<'p> {
     fn new(prompt: &'p str) -> Reading<'p> {
         let (head, over) = head(prompt);
-        let head = head.as_bytes();
+        let head = without_paste_tags(head.as_bytes());
         let low = head.to_ascii_lowercase();
         let mut words = Vec::new();
         let mut i = 0;
@@ -514,7 +557,7 @@ impl<'p> Reading<'p> {
     /// the number of lines, a question mark at the end (in the Python
     /// twin's order).
     fn text_shapes(&self, out: &mut Vec<Shape>) {
-        let (head, low) = (self.head, self.low.as_slice());
+        let (head, low) = (&*self.head, self.low.as_slice());
         if contains(head, b"```") {
             out.push(Shape::Fence);
         }
@@ -561,7 +604,7 @@ impl<'p> Reading<'p> {
     }
 
     fn shapes(&self) -> (Vec<Shape>, Guard) {
-        let head = self.head;
+        let head = &*self.head;
         let size = self.size();
         let mut out = vec![Shape::Length(len_bucket(size))];
         if self.over {
@@ -1110,6 +1153,38 @@ mod tests {
         // a one-word reply.
         let (shapes, _) = Reading::new(zh).shapes();
         assert!(shapes.contains(&Shape::Length("9-12")), "{shapes:?}");
+    }
+
+    #[test]
+    fn a_paste_is_read_as_the_text_pasted_not_the_clients_tags_around_it() {
+        // The prompt hook gets a paste in the TUI wrapped in tags (measured
+        // on the pinned client, tests/e2e_claude.rs): they weigh nothing,
+        // and no reason names them; what was pasted counts as typed.
+        let typed = "why does the parser fail here? \n\n\n  at parse (parser.rs:3:1)\n  at run (main.rs:9:2)\n\n\n fix it";
+        let pasted = "why does the parser fail here? \n\n<pasted_content id=\"b459\">\n  at parse (parser.rs:3:1)\n  at run (main.rs:9:2)\n</pasted_content id=\"b459\">\n\n fix it";
+        assert_eq!(score(pasted).z, score(typed).z);
+        let (_, reasons) = explain(pasted);
+        assert!(reasons
+            .iter()
+            .all(|c| !c.what.contains("pasted_content") && !c.what.contains("b459")));
+        assert!(shapes_of(pasted).contains(&Shape::Stack));
+        assert!(!shapes_of(pasted).contains(&Shape::Code));
+        // Only the client's tag shape goes: other text in angle brackets,
+        // or a tag that is not one, stays.
+        assert_eq!(
+            &*without_paste_tags(b"<pasted_content>x</pasted_content>"),
+            b"x"
+        );
+        for kept in [
+            "<pasted_contents>",
+            "<pasted_content id=\"a\nb\">",
+            "<pasted_content id=\"b459\"",
+            "<b>bold</b>",
+        ] {
+            assert_eq!(&*without_paste_tags(kept.as_bytes()), kept.as_bytes());
+        }
+        let long = format!("<pasted_content id=\"{}\">", "a".repeat(33));
+        assert_eq!(&*without_paste_tags(long.as_bytes()), long.as_bytes());
     }
 
     #[test]

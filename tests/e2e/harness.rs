@@ -13,7 +13,7 @@
 //! with the reason, never as `ok`.
 
 use std::fs;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
@@ -1201,6 +1201,24 @@ impl Tui {
                 .is_some_and(|l| l.contains(text))
         });
         self.keys(&["Enter"]);
+    }
+
+    /// Paste `text` at the prompt as a terminal pastes it (bracketed), and
+    /// wait until the prompt shows `shown`.
+    pub fn paste(&self, text: &str, shown: &str) {
+        let mut load = Command::new("tmux")
+            .args(["-S", &self.socket, "load-buffer", "-b", "gk", "-"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("run tmux");
+        load.stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        assert!(load.wait().unwrap().success(), "tmux load-buffer failed");
+        self.tmux(&["paste-buffer", "-p", "-b", "gk", "-t", "0"]);
+        self.wait_until(&format!("{shown:?} at the prompt"), |s| s.contains(shown));
     }
 
     /// Wait until `ready` holds for the screen; the screen then.
