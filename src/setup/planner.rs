@@ -536,7 +536,13 @@ fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<F
     }
     let hooks = new != old;
     let without_hooks = new.clone();
-    if let (true, Some(rules)) = (parts.has(Part::PermissionRules), &desired.rules) {
+    // Neither gk's hooks nor a note of install here: gk is not installed
+    // in this file (an uninstall ran already, or none ever did), so copies
+    // of gk's rules in it are the user's.
+    let installed = record::is_there(&site.paths.install_record(), &settings)?
+        || settings_edit::remove_hooks(&settings, &old, site.ctx)? != old;
+    if let (true, true, Some(rules)) = (parts.has(Part::PermissionRules), installed, &desired.rules)
+    {
         // The user's own copies of gk's rules stay.
         let rules: Vec<String> = rules
             .iter()

@@ -24,7 +24,7 @@
 //! in the one record, and uninstalling one takes out its note only (and
 //! the record with the last note).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,48 +71,92 @@ struct Entry {
     created_by_install: bool,
 }
 
-impl Entry {
-    /// Is this the note of `settings`?
-    fn is_for(&self, settings: &Path) -> bool {
-        self.settings
-            .as_deref()
-            .is_none_or(|noted| same_place(Path::new(noted), settings))
+/// Who asks: the record's path and the settings file whose note is
+/// wanted.
+#[derive(Clone, Copy)]
+struct Here<'a> {
+    record: &'a Path,
+    settings: &'a Path,
+}
+
+impl Here<'_> {
+    /// The settings file `e` is about: the one it names, or for a note from
+    /// before notes named their file, the settings.json beside the hooks
+    /// folder that holds the record (after links).
+    fn name_of(self, e: &Entry) -> Option<PathBuf> {
+        match &e.settings {
+            Some(s) => Some(PathBuf::from(s)),
+            None => {
+                let hooks = std::fs::canonicalize(self.record.parent()?).ok()?;
+                Some(hooks.parent()?.join("settings.json"))
+            }
+        }
+    }
+
+    /// Is `e` the note of another Claude folder that runs from this hooks
+    /// folder: its settings file is there and its folder's `hooks` is the
+    /// folder that holds the record? A note that is not (its folder moved,
+    /// copied or gone) came with the record, and is this folder's when none
+    /// names this folder.
+    fn lives_elsewhere(self, e: &Entry) -> bool {
+        let Some(name) = self.name_of(e) else {
+            return false;
+        };
+        let here = self.record.parent();
+        std::fs::symlink_metadata(&name).is_ok()
+            && (name.parent().zip(here)).is_some_and(|(dir, here)| {
+                crate::registry::scopes::same_file(&dir.join("hooks"), here)
+            })
     }
 }
 
 impl Record {
-    /// The note of `settings`, if the record has one.
-    fn entry(&self, settings: &Path) -> Option<&Entry> {
-        std::iter::once(&self.first)
-            .chain(&self.others)
-            .find(|e| e.is_for(settings))
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        std::iter::once(&self.first).chain(&self.others)
     }
 
-    /// The note of `settings`, added (after the others) when there is none.
-    fn entry_mut(&mut self, settings: &Path) -> &mut Entry {
-        if self.first.is_for(settings) {
-            return &mut self.first;
-        }
-        let at = match self.others.iter().position(|e| e.is_for(settings)) {
-            Some(at) => at,
+    /// Where the note of `here.settings` is (0: `first`, then `others`):
+    /// the one that names it, else the first that no other folder running
+    /// from this hooks folder owns.
+    fn find(&self, here: Here) -> Option<usize> {
+        let named = |e: &Entry| {
+            here.name_of(e)
+                .is_some_and(|n| same_place(&n, here.settings))
+        };
+        (self.entries().position(named))
+            .or_else(|| self.entries().position(|e| !here.lives_elsewhere(e)))
+    }
+
+    /// The note of `here.settings`, if the record has one.
+    fn entry(&self, here: Here) -> Option<&Entry> {
+        self.find(here).and_then(|i| self.entries().nth(i))
+    }
+
+    /// The note of `here.settings` (named so), added after the others when
+    /// there is none.
+    fn entry_mut(&mut self, here: Here) -> &mut Entry {
+        let e = match self.find(here) {
+            Some(0) => &mut self.first,
+            Some(i) => &mut self.others[i - 1],
             None => {
                 self.others.push(Entry::default());
-                self.others.len() - 1
+                self.others.last_mut().expect("just pushed")
             }
         };
-        &mut self.others[at]
+        e.settings = Some(here.settings.to_string_lossy().into_owned());
+        e
     }
 
-    /// The record without the note of `settings`; `None` when nothing is
-    /// left in it.
-    fn without(mut self, settings: &Path) -> Option<Record> {
-        if self.first.is_for(settings) {
-            if self.others.is_empty() {
-                return None;
+    /// The record without the note of `here.settings`; `None` when nothing
+    /// is left in it.
+    fn without(mut self, here: Here) -> Option<Record> {
+        match self.find(here) {
+            Some(0) if self.others.is_empty() => return None,
+            Some(0) => self.first = self.others.remove(0),
+            Some(i) => {
+                self.others.remove(i - 1);
             }
-            self.first = self.others.remove(0);
-        } else {
-            self.others.retain(|e| !e.is_for(settings));
+            None => {}
         }
         Some(self)
     }
@@ -149,7 +193,11 @@ pub fn read(path: &Path, settings: &Path) -> Result<Vec<EmptyContainer>> {
 /// Everything the record at `path` notes for `settings` (see [`read`]).
 pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
     let r = parse_record(read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?.as_deref());
-    let e = r.entry(settings).cloned().unwrap_or_default();
+    let here = Here {
+        record: path,
+        settings,
+    };
+    let e = r.entry(here).cloned().unwrap_or_default();
     Ok(Noted {
         containers: e.empty_before_install,
         rules: e.rules_before_install,
@@ -193,14 +241,15 @@ pub fn note_with_rules(
 ) -> Result<FileChange> {
     let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let found = record_in(old.as_deref());
-    let noted = found.as_ref().is_some_and(|r| r.entry(settings).is_some());
+    let here = Here {
+        record: path,
+        settings,
+    };
+    let noted = found.as_ref().is_some_and(|r| r.entry(here).is_some());
     let mut record = found.unwrap_or_default();
     let before = record.clone();
-    let entry = record.entry_mut(settings);
+    let entry = record.entry_mut(here);
     let fresh = !noted;
-    if entry.settings.is_none() || fresh {
-        entry.settings = Some(settings.to_string_lossy().into_owned());
-    }
     if entry.blank_before_install.is_none() {
         entry.blank_before_install = blank.map(str::to_string);
     }
@@ -251,22 +300,30 @@ pub fn note_with_rules(
 /// not JSON, `{}`) says nothing, nor does another settings file's note.
 pub fn is_there(path: &Path, settings: &Path) -> Result<bool> {
     let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    Ok(record_in(bytes.as_deref()).is_some_and(|r| r.entry(settings).is_some()))
+    let here = Here {
+        record: path,
+        settings,
+    };
+    Ok(record_in(bytes.as_deref()).is_some_and(|r| r.entry(here).is_some()))
 }
 
-/// The settings files, other than `settings`, whose notes the record at
-/// `path` holds and that are still there: Claude folders sharing this
-/// hooks folder, where gk is installed too.
-pub fn others(path: &Path, settings: &Path) -> Result<Vec<std::path::PathBuf>> {
+/// The settings files of other Claude folders that run from this hooks
+/// folder (a link from one to the other) and whose notes the record at
+/// `path` holds: gk is installed there too, and their hooks run the
+/// program here.
+pub fn others(path: &Path, settings: &Path) -> Result<Vec<PathBuf>> {
     let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let Some(record) = record_in(bytes.as_deref()) else {
         return Ok(Vec::new());
     };
-    Ok(std::iter::once(&record.first)
-        .chain(&record.others)
-        .filter(|e| !e.is_for(settings))
-        .filter_map(|e| e.settings.as_deref().map(std::path::PathBuf::from))
-        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+    let here = Here {
+        record: path,
+        settings,
+    };
+    let own = record.find(here);
+    Ok((record.entries().enumerate())
+        .filter(|&(i, e)| Some(i) != own && here.lives_elsewhere(e))
+        .filter_map(|(_, e)| here.name_of(e))
         .collect())
 }
 
@@ -278,20 +335,29 @@ pub fn others(path: &Path, settings: &Path) -> Result<Vec<std::path::PathBuf>> {
 pub fn remove(path: &Path, settings: &Path) -> Result<FileChange> {
     let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let mut change = FileChange::text(path, None, None, "install's note, used up");
+    // gk's own note: nothing to give back, so no backup of it.
+    change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
+    let here = Here {
+        record: path,
+        settings,
+    };
     match record_in(old.as_deref()) {
         // No note of this settings file: the record stays as it is.
-        Some(r) if r.entry(settings).is_none() => change.new.clone_from(&old),
+        Some(r) if r.entry(here).is_none() => change.new.clone_from(&old),
         Some(r) => {
-            if let Some(left) = r.without(settings) {
+            if let Some(left) = r.without(here) {
+                // Rewritten as install writes it (one rename over it, and a
+                // run that changed it since the plan stops this one), never
+                // removed and written anew: the other folders' notes are
+                // in it.
                 change.new = Some(record_text(left).into_bytes());
                 change.reason = "install's note: this folder's part used up".into();
+                change.strategy = crate::change::plan::ReplaceStrategy::InPlace;
             }
         }
         None => {}
     }
     change.old = old;
-    // gk's own note: nothing to give back, so no backup of it.
-    change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
     Ok(change)
 }
 
@@ -342,20 +408,34 @@ mod tests {
         assert_eq!(read(&path, &s).unwrap(), vec![]);
     }
 
+    /// Two Claude folders, `a` and `b`, `b/hooks` a link to `a/hooks`
+    /// (where the record is), and their settings files.
+    #[cfg(unix)]
+    fn shared(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+        std::fs::create_dir_all(dir.join("a/hooks")).unwrap();
+        std::fs::create_dir_all(dir.join("b")).unwrap();
+        std::os::unix::fs::symlink(dir.join("a/hooks"), dir.join("b/hooks")).unwrap();
+        let path = dir.join("a/hooks/gk-install.json");
+        (
+            path,
+            dir.join("a/settings.json"),
+            dir.join("b/settings.json"),
+        )
+    }
+
+    #[cfg(unix)]
     #[test]
     fn two_settings_files_sharing_the_record_keep_their_own_notes() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("gk-install.json");
-        std::fs::create_dir_all(dir.path().join("a")).unwrap();
-        std::fs::create_dir_all(dir.path().join("b")).unwrap();
-        let a = dir.path().join("a/settings.json");
-        let b = dir.path().join("b/settings.json");
+        let (path, a, b) = shared(dir.path());
         let rule = vec!["Write(x)".to_string()];
         let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
         write(&note_with_rules(&path, &a, &[], &[], None, true).unwrap());
+        std::fs::write(&a, "{}").unwrap();
         assert!(is_there(&path, &a).unwrap());
         assert!(!is_there(&path, &b).unwrap());
         write(&note_with_rules(&path, &b, &[c(&["hooks"], "")], &rule, None, false).unwrap());
+        std::fs::write(&b, "{}").unwrap();
         let (na, nb) = (read_all(&path, &a).unwrap(), read_all(&path, &b).unwrap());
         assert_eq!(
             (na.created, na.rules.len(), na.containers.len()),
@@ -366,15 +446,20 @@ mod tests {
             (false, &rule, 1)
         );
         // The same folder spelt through a link is the same note.
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("l")).unwrap();
-            assert!(is_there(&path, &dir.path().join("l/settings.json")).unwrap());
-        }
-        std::fs::write(&b, "{}").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("l")).unwrap();
+        assert_eq!(
+            read_all(&path, &dir.path().join("l/settings.json")).unwrap(),
+            na
+        );
         assert_eq!(others(&path, &a).unwrap(), vec![b.clone()]);
-        // Uninstall from one folder leaves the other's note.
+        assert_eq!(others(&path, &b).unwrap(), vec![a.clone()]);
+        // Uninstall from one folder leaves the other's note, rewritten in
+        // one rename.
         let gone_a = remove(&path, &a).unwrap();
+        assert_eq!(
+            gone_a.strategy,
+            crate::change::plan::ReplaceStrategy::InPlace
+        );
         write(&gone_a);
         assert!(!is_there(&path, &a).unwrap());
         assert_eq!(read_all(&path, &b).unwrap(), nb);
@@ -384,9 +469,73 @@ mod tests {
     }
 
     #[test]
-    fn a_record_from_before_it_named_its_file_is_about_any_one() {
+    fn a_note_that_came_with_its_folder_copied_or_moved_is_the_new_folders() {
+        // The record names the folder it was written in; the folder is
+        // copied (a second profile made from the first) or moved.
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("gk-install.json");
+        let old = dir.path().join("old");
+        std::fs::create_dir_all(old.join("hooks")).unwrap();
+        let rule = vec!["Write(x)".to_string()];
+        let note = note_with_rules(
+            &old.join("hooks/gk-install.json"),
+            &old.join("settings.json"),
+            &[],
+            &rule,
+            None,
+            false,
+        )
+        .unwrap();
+        std::fs::write(old.join("settings.json"), "{}").unwrap();
+        std::fs::write(old.join("hooks/gk-install.json"), note.new.unwrap()).unwrap();
+        let copy = dir.path().join("copy");
+        std::fs::create_dir_all(copy.join("hooks")).unwrap();
+        std::fs::copy(
+            old.join("hooks/gk-install.json"),
+            copy.join("hooks/gk-install.json"),
+        )
+        .unwrap();
+        let (path, settings) = (
+            copy.join("hooks/gk-install.json"),
+            copy.join("settings.json"),
+        );
+        assert_eq!(read_all(&path, &settings).unwrap().rules, rule);
+        // No other folder runs from the copy's hooks folder.
+        assert_eq!(others(&path, &settings).unwrap(), Vec::<PathBuf>::new());
+        assert!(remove(&path, &settings).unwrap().new.is_none());
+        // The next install there names the copy.
+        let named = note_with_rules(&path, &settings, &[], &[], None, false).unwrap();
+        let named = parse_record(named.new.as_deref());
+        assert_eq!(named.first.settings.as_deref(), settings.to_str());
+        assert_eq!(named.first.rules_before_install, rule);
+        assert!(named.others.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_note_from_before_notes_named_their_file_is_the_folder_that_holds_it() {
+        // Written by an older gk in `a`; `b`'s hooks folder is a link to
+        // `a`'s: the note is `a`'s, and `b` gets one of its own.
+        let dir = tempfile::tempdir().unwrap();
+        let (path, a, b) = shared(dir.path());
+        let older = r#"{"about": "x", "empty_before_install": [], "created_by_install": true}"#;
+        std::fs::write(&path, older).unwrap();
+        std::fs::write(&a, "{}").unwrap();
+        std::fs::write(&b, "{}").unwrap();
+        assert!(read_all(&path, &a).unwrap().created);
+        assert!(!is_there(&path, &b).unwrap());
+        let with_b = note_with_rules(&path, &b, &[], &[], None, false).unwrap();
+        let with_b = parse_record(with_b.new.as_deref());
+        assert_eq!(with_b.first.settings, None);
+        assert!(with_b.first.created_by_install);
+        assert_eq!(with_b.others.len(), 1);
+        assert!(!with_b.others[0].created_by_install);
+    }
+
+    #[test]
+    fn a_record_from_before_notes_named_their_file_is_the_folders_it_is_in() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("hooks")).unwrap();
+        let path = dir.path().join("hooks/gk-install.json");
         let s = dir.path().join("settings.json");
         let older = r#"{"about": "x", "empty_before_install": [], "created_by_install": true}"#;
         std::fs::write(&path, older).unwrap();

@@ -470,3 +470,56 @@ fn two_claude_folders_sharing_one_hooks_folder_each_get_back_what_they_had() {
     assert!(!home.binary().exists());
     assert!(!home.hooks_dir().join("gk-install.json").exists());
 }
+
+#[test]
+fn a_claude_folder_copied_after_install_uninstalls_as_the_original_would() {
+    // A second profile made by copying the first (`cp -r`): the copy's
+    // install note names the first folder, and is still the copy's own.
+    let before = format!(
+        "{{\n  \"hooks\": {{}},\n  \"permissions\": {{\n    \"allow\": [\n      \"{READ_RULE}\"\n    ]\n  }}\n}}\n"
+    );
+    let home = home_with(Some(&before));
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    let copy = home.home().join("profile-copy");
+    copy_dir(&home.claude(), &copy);
+    let out = home
+        .cmd(&["uninstall", "--yes"])
+        .env("CLAUDE_CONFIG_DIR", &copy)
+        .output();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(home.read(copy.join("settings.json")), before, "{said}");
+    assert!(!said.contains("runs it too"), "{said}");
+    assert!(!copy.join("hooks/gk-install.json").exists(), "{said}");
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings_text(), before);
+}
+
+/// `from` copied to `to`, folders and files (as `cp -r`).
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_second_uninstall_leaves_the_rules_the_first_gave_back() {
+    // The first uninstall keeps the user's own copies of gk's rules and
+    // uses up install's note; a second one (or one where gk never was)
+    // finds neither gk's hooks nor a note, and changes nothing.
+    let before = format!(
+        "{{\n  \"permissions\": {{\n    \"allow\": [\n      \"{READ_RULE}\",\n      \"{EDIT_RULE}\"\n    ]\n  }}\n}}\n"
+    );
+    let home = home_with(Some(&before));
+    home.ok(&["install", "--yes", "--no-smoke"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings_text(), before);
+    let said = home.ok(&["uninstall", "--yes"]);
+    assert_eq!(home.settings_text(), before, "{said}");
+}
