@@ -442,8 +442,9 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
     let mut planned = Planned::default();
     match &desired.channel {
         Channel::User if IN_SETTINGS.iter().any(|p| parts.has(*p)) => {
-            plan.changes
-                .extend(take_out_of_user_settings(desired, parts)?);
+            let (change, note) = take_out_of_user_settings(desired, parts)?;
+            plan.push(change);
+            planned.notes.extend(note);
             let settings = site.paths.settings();
             plan.push(record::remove(&site.paths.install_record(), &settings)?);
         }
@@ -515,18 +516,19 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
 /// and a status line that runs gk, the containers install filled kept as
 /// the record says; a file install created with nothing else left in it
 /// goes. `None` when there is no settings.json.
-fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<FileChange>> {
+fn take_out_of_user_settings(
+    desired: &Desired,
+    parts: Parts,
+) -> Result<(FileChange, Option<String>)> {
     let site = &desired.site;
     let settings = site.paths.settings();
     let Some(old) = read_text(&settings)? else {
         // Absent, and checked so when the plan is written: an install that
         // writes it meanwhile stops this run (see the drop-in's take_out).
-        return Ok(Some(FileChange::text(
-            &settings,
+        return Ok((
+            FileChange::text(&settings, None, None, "no settings.json"),
             None,
-            None,
-            "no settings.json",
-        )));
+        ));
     };
     let noted = record::read_all(&site.paths.install_record(), &settings)?;
     let keep = &noted.containers;
@@ -541,6 +543,18 @@ fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<F
     // of gk's rules in it are the user's.
     let installed = record::is_there(&site.paths.install_record(), &settings)?
         || settings_edit::remove_hooks(&settings, &old, site.ctx)? != old;
+    let mut note = None;
+    if let (true, false, Some(rules)) =
+        (parts.has(Part::PermissionRules), installed, &desired.rules)
+    {
+        let without = settings_keys::remove_rules_keeping(&settings, &new, rules, keep)?;
+        if without != new {
+            note = Some(format!(
+                "left gk's permission rules in {}: it holds neither gk's hooks nor install's note, so they are taken for yours",
+                settings.display()
+            ));
+        }
+    }
     if let (true, true, Some(rules)) = (parts.has(Part::PermissionRules), installed, &desired.rules)
     {
         // The user's own copies of gk's rules stay.
@@ -563,7 +577,7 @@ fn take_out_of_user_settings(desired: &Desired, parts: Parts) -> Result<Option<F
         new = without_line;
     }
     let taken = [hooks, rules, line];
-    Ok(Some(settings_removal(&settings, old, new, &noted, taken)))
+    Ok((settings_removal(&settings, old, new, &noted, taken), note))
 }
 
 /// The change that leaves `new` in the user's settings: the blank text

@@ -80,34 +80,36 @@ struct Here<'a> {
 }
 
 impl Here<'_> {
-    /// The settings file `e` is about: the one it names, or for a note from
-    /// before notes named their file, the settings.json beside the hooks
-    /// folder that holds the record (after links).
-    fn name_of(self, e: &Entry) -> Option<PathBuf> {
-        match &e.settings {
-            Some(s) => Some(PathBuf::from(s)),
-            None => {
-                let hooks = std::fs::canonicalize(self.record.parent()?).ok()?;
-                Some(hooks.parent()?.join("settings.json"))
-            }
-        }
+    /// Is the asking folder's `hooks` a folder of its own (not a link), so
+    /// the record in it is physically this folder's?
+    fn own_hooks(self) -> bool {
+        (self.settings.parent())
+            .and_then(|d| std::fs::symlink_metadata(d.join("hooks")).ok())
+            .is_some_and(|m| m.is_dir())
     }
 
     /// Is `e` the note of another Claude folder that runs from this hooks
-    /// folder: its settings file is there and its folder's `hooks` is the
-    /// folder that holds the record? A note that is not (its folder moved,
-    /// copied or gone) came with the record, and is this folder's when none
-    /// names this folder.
+    /// folder: it names a settings file that is there, whose folder's
+    /// `hooks` is the folder that holds the record?
     fn lives_elsewhere(self, e: &Entry) -> bool {
-        let Some(name) = self.name_of(e) else {
+        let Some(name) = e.settings.as_deref().map(Path::new) else {
             return false;
         };
         let here = self.record.parent();
-        std::fs::symlink_metadata(&name).is_ok()
+        std::fs::symlink_metadata(name).is_ok()
             && (name.parent().zip(here)).is_some_and(|(dir, here)| {
                 crate::registry::scopes::same_file(&dir.join("hooks"), here)
             })
     }
+}
+
+/// A note found for a settings file, and whether its "install created
+/// settings.json" may be believed (a note found by anything but its own
+/// name is not trusted to delete a file).
+#[derive(Clone, Copy)]
+struct Found {
+    at: usize,
+    sure: bool,
 }
 
 impl Record {
@@ -116,49 +118,72 @@ impl Record {
     }
 
     /// Where the note of `here.settings` is (0: `first`, then `others`):
-    /// the one that names it, else the first that no other folder running
-    /// from this hooks folder owns.
-    fn find(&self, here: Here) -> Option<usize> {
+    /// the one that names it; else one from before notes named their file
+    /// (sure only in a folder whose `hooks` is its own, not a link); else,
+    /// in a folder whose `hooks` is its own, the first note no other folder
+    /// running from there owns (it came with the folder, copied or moved).
+    fn find(&self, here: Here) -> Option<Found> {
         let named = |e: &Entry| {
-            here.name_of(e)
-                .is_some_and(|n| same_place(&n, here.settings))
+            (e.settings.as_deref()).is_some_and(|n| same_place(Path::new(n), here.settings))
         };
-        (self.entries().position(named))
-            .or_else(|| self.entries().position(|e| !here.lives_elsewhere(e)))
+        if let Some(at) = self.entries().position(named) {
+            return Some(Found { at, sure: true });
+        }
+        let own = here.own_hooks();
+        if let Some(at) = self.entries().position(|e| e.settings.is_none()) {
+            return Some(Found { at, sure: own });
+        }
+        let came = |e: &Entry| !here.lives_elsewhere(e);
+        (self.entries().position(came))
+            .filter(|_| own)
+            .map(|at| Found { at, sure: false })
     }
 
-    /// The note of `here.settings`, if the record has one.
-    fn entry(&self, here: Here) -> Option<&Entry> {
-        self.find(here).and_then(|i| self.entries().nth(i))
+    /// The note of `here.settings`, if the record has one, as it may be
+    /// believed.
+    fn entry(&self, here: Here) -> Option<Entry> {
+        let found = self.find(here)?;
+        let mut e = self.entries().nth(found.at)?.clone();
+        e.created_by_install &= found.sure;
+        Some(e)
     }
 
     /// The note of `here.settings` (named so), added after the others when
     /// there is none.
     fn entry_mut(&mut self, here: Here) -> &mut Entry {
-        let e = match self.find(here) {
-            Some(0) => &mut self.first,
-            Some(i) => &mut self.others[i - 1],
+        let found = self.find(here);
+        let e = match found {
+            Some(Found { at: 0, .. }) => &mut self.first,
+            Some(Found { at, .. }) => &mut self.others[at - 1],
             None => {
                 self.others.push(Entry::default());
                 self.others.last_mut().expect("just pushed")
             }
         };
+        if found.is_some_and(|f| !f.sure) {
+            e.created_by_install = false;
+        }
         e.settings = Some(here.settings.to_string_lossy().into_owned());
         e
     }
 
-    /// The record without the note of `here.settings`; `None` when nothing
-    /// is left in it.
-    fn without(mut self, here: Here) -> Option<Record> {
-        match self.find(here) {
-            Some(0) if self.others.is_empty() => return None,
-            Some(0) => self.first = self.others.remove(0),
-            Some(i) => {
-                self.others.remove(i - 1);
-            }
-            None => {}
-        }
-        Some(self)
+    /// The record without the note of `here.settings`, and without notes
+    /// of folders that are gone; `None` when nothing is left in it.
+    fn without(self, here: Here) -> Option<Record> {
+        let own = self.find(here).map(|f| f.at);
+        let gone = |e: &Entry| {
+            (e.settings.as_deref().and_then(|n| Path::new(n).parent()))
+                .is_some_and(|d| std::fs::symlink_metadata(d).is_err())
+        };
+        let mut left = (self.entries().enumerate())
+            .filter(|&(i, e)| Some(i) != own && !gone(e))
+            .map(|(_, e)| e.clone());
+        let first = left.next()?;
+        Some(Record {
+            about: self.about.clone(),
+            first,
+            others: left.collect(),
+        })
     }
 }
 
@@ -197,7 +222,7 @@ pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
         record: path,
         settings,
     };
-    let e = r.entry(here).cloned().unwrap_or_default();
+    let e = r.entry(here).unwrap_or_default();
     Ok(Noted {
         containers: e.empty_before_install,
         rules: e.rules_before_install,
@@ -320,10 +345,10 @@ pub fn others(path: &Path, settings: &Path) -> Result<Vec<PathBuf>> {
         record: path,
         settings,
     };
-    let own = record.find(here);
+    let own = record.find(here).map(|f| f.at);
     Ok((record.entries().enumerate())
         .filter(|&(i, e)| Some(i) != own && here.lives_elsewhere(e))
-        .filter_map(|(_, e)| here.name_of(e))
+        .filter_map(|(_, e)| e.settings.as_deref().map(PathBuf::from))
         .collect())
 }
 
@@ -346,10 +371,10 @@ pub fn remove(path: &Path, settings: &Path) -> Result<FileChange> {
         Some(r) if r.entry(here).is_none() => change.new.clone_from(&old),
         Some(r) => {
             if let Some(left) = r.without(here) {
-                // Rewritten as install writes it (one rename over it, and a
-                // run that changed it since the plan stops this one), never
-                // removed and written anew: the other folders' notes are
-                // in it.
+                // Rewritten as install writes it (one rename over it, a
+                // backup kept, and a run that changed it since the plan
+                // stops this one), never removed and written anew: the
+                // other folders' notes are in it.
                 change.new = Some(record_text(left).into_bytes());
                 change.reason = "install's note: this folder's part used up".into();
                 change.strategy = crate::change::plan::ReplaceStrategy::InPlace;
@@ -512,9 +537,11 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_note_from_before_notes_named_their_file_is_the_folder_that_holds_it() {
-        // Written by an older gk in `a`; `b`'s hooks folder is a link to
-        // `a`'s: the note is `a`'s, and `b` gets one of its own.
+    fn a_note_from_before_notes_named_their_file_deletes_nothing_through_a_link() {
+        // Written by an older gk in `a` (settings.json created by it);
+        // `b`'s hooks folder is a link to `a`'s. The note is believed to
+        // say "install created settings.json" only in a folder whose hooks
+        // folder is its own: `b` never deletes its settings.json for it.
         let dir = tempfile::tempdir().unwrap();
         let (path, a, b) = shared(dir.path());
         let older = r#"{"about": "x", "empty_before_install": [], "created_by_install": true}"#;
@@ -522,13 +549,31 @@ mod tests {
         std::fs::write(&a, "{}").unwrap();
         std::fs::write(&b, "{}").unwrap();
         assert!(read_all(&path, &a).unwrap().created);
-        assert!(!is_there(&path, &b).unwrap());
-        let with_b = note_with_rules(&path, &b, &[], &[], None, false).unwrap();
-        let with_b = parse_record(with_b.new.as_deref());
-        assert_eq!(with_b.first.settings, None);
-        assert!(with_b.first.created_by_install);
-        assert_eq!(with_b.others.len(), 1);
-        assert!(!with_b.others[0].created_by_install);
+        assert!(!read_all(&path, &b).unwrap().created);
+        let by_b = note_with_rules(&path, &b, &[], &[], None, false).unwrap();
+        std::fs::write(&path, by_b.new.unwrap()).unwrap();
+        assert!(!read_all(&path, &b).unwrap().created);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_linked_to_a_shared_hooks_folder_never_takes_a_gone_folders_note() {
+        // `b` was installed beside `a`, then removed; `c` links its hooks
+        // folder to `a`'s: `b`'s note is not `c`'s, and the next uninstall
+        // beside it drops it.
+        let dir = tempfile::tempdir().unwrap();
+        let (path, a, b) = shared(dir.path());
+        let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
+        write(&note_with_rules(&path, &a, &[], &[], None, false).unwrap());
+        write(&note_with_rules(&path, &b, &[], &[], None, true).unwrap());
+        std::fs::write(&a, "{}").unwrap();
+        std::fs::remove_dir_all(dir.path().join("b")).unwrap();
+        let c = dir.path().join("c/settings.json");
+        std::fs::create_dir_all(dir.path().join("c")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("a/hooks"), dir.path().join("c/hooks")).unwrap();
+        std::fs::write(&c, "{}").unwrap();
+        assert!(!is_there(&path, &c).unwrap());
+        assert!(remove(&path, &a).unwrap().new.is_none());
     }
 
     #[test]

@@ -522,4 +522,5 @@ fn a_second_uninstall_leaves_the_rules_the_first_gave_back() {
     assert_eq!(home.settings_text(), before);
     let said = home.ok(&["uninstall", "--yes"]);
     assert_eq!(home.settings_text(), before, "{said}");
+    assert!(said.contains("so they are taken for yours"), "{said}");
 }
