@@ -88,6 +88,22 @@ impl Here<'_> {
             .is_some_and(|m| m.is_dir())
     }
 
+    /// Is the folder that physically holds this hooks folder (after
+    /// links) a Claude folder other than the asking one: its settings.json
+    /// is there and is not the asking one's? Then a note that names no
+    /// file is most likely that folder's (two folders sharing one hooks
+    /// folder); otherwise (a dotfiles folder with no settings of its own)
+    /// it is the asking folder's.
+    fn another_folder_holds_the_record(self) -> bool {
+        let Some(holder) = (self.record.parent())
+            .and_then(|d| std::fs::canonicalize(d).ok())
+            .and_then(|d| d.parent().map(|p| p.join("settings.json")))
+        else {
+            return false;
+        };
+        std::fs::symlink_metadata(&holder).is_ok() && !same_place(&holder, self.settings)
+    }
+
     /// Is `e` the note of another Claude folder that runs from this hooks
     /// folder: it names a settings file that is there, whose folder's
     /// `hooks` is the folder that holds the record?
@@ -131,7 +147,8 @@ impl Record {
         }
         let own = here.own_hooks();
         if let Some(at) = self.entries().position(|e| e.settings.is_none()) {
-            return Some(Found { at, sure: own });
+            let sure = own || !here.another_folder_holds_the_record();
+            return Some(Found { at, sure });
         }
         let came = |e: &Entry| !here.lives_elsewhere(e);
         (self.entries().position(came))
@@ -168,15 +185,15 @@ impl Record {
     }
 
     /// The record without the note of `here.settings`, and without notes
-    /// of folders that are gone; `None` when nothing is left in it.
+    /// of folders that no longer run from this hooks folder (gone, their
+    /// settings.json gone, or their `hooks` no longer a link here): only
+    /// live folders' notes and unnamed ones (whose folder is not known)
+    /// stay; `None` when nothing is left in it.
     fn without(self, here: Here) -> Option<Record> {
         let own = self.find(here).map(|f| f.at);
-        let gone = |e: &Entry| {
-            (e.settings.as_deref().and_then(|n| Path::new(n).parent()))
-                .is_some_and(|d| std::fs::symlink_metadata(d).is_err())
-        };
+        let stays = |e: &Entry| e.settings.is_none() || here.lives_elsewhere(e);
         let mut left = (self.entries().enumerate())
-            .filter(|&(i, e)| Some(i) != own && !gone(e))
+            .filter(|&(i, e)| Some(i) != own && stays(e))
             .map(|(_, e)| e.clone());
         let first = left.next()?;
         Some(Record {
@@ -553,6 +570,45 @@ mod tests {
         let by_b = note_with_rules(&path, &b, &[], &[], None, false).unwrap();
         std::fs::write(&path, by_b.new.unwrap()).unwrap();
         assert!(!read_all(&path, &b).unwrap().created);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_note_from_before_in_a_dotfiles_hooks_folder_is_the_one_folders() {
+        // ~/.claude/hooks is a link into a dotfiles folder that holds no
+        // settings of its own; an older gk created settings.json: the
+        // note is believed, so uninstall removes the file it created.
+        let dir = tempfile::tempdir().unwrap();
+        let dots = dir.path().join("dotfiles/claude/hooks");
+        std::fs::create_dir_all(&dots).unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::os::unix::fs::symlink(&dots, dir.path().join(".claude/hooks")).unwrap();
+        let path = dir.path().join(".claude/hooks/gk-install.json");
+        let older = r#"{"about": "x", "empty_before_install": [], "created_by_install": true}"#;
+        std::fs::write(&path, older).unwrap();
+        let settings = dir.path().join(".claude/settings.json");
+        std::fs::write(&settings, "{}").unwrap();
+        assert!(read_all(&path, &settings).unwrap().created);
+        let named = note_with_rules(&path, &settings, &[], &[], None, false).unwrap();
+        std::fs::write(&path, named.new.unwrap()).unwrap();
+        assert!(read_all(&path, &settings).unwrap().created);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_note_of_a_folder_whose_link_was_taken_away_goes_with_the_next_uninstall() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, a, b) = shared(dir.path());
+        let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
+        write(&note_with_rules(&path, &a, &[], &[], None, false).unwrap());
+        write(&note_with_rules(&path, &b, &[], &["Write(x)".into()], None, false).unwrap());
+        std::fs::write(&a, "{}").unwrap();
+        std::fs::write(&b, "{}").unwrap();
+        assert_eq!(others(&path, &a).unwrap(), vec![b.clone()]);
+        // `b` keeps its settings but no longer runs from here.
+        std::fs::remove_file(dir.path().join("b/hooks")).unwrap();
+        assert_eq!(others(&path, &a).unwrap(), Vec::<PathBuf>::new());
+        assert!(remove(&path, &a).unwrap().new.is_none());
     }
 
     #[cfg(unix)]
