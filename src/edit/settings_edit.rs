@@ -291,12 +291,26 @@ pub fn remove_hooks(path: &Path, text: &str, ctx: &CommandContext) -> Result<Str
 /// (any spelling) or of the Python hook doing one of those jobs goes, gk's
 /// other hooks stay as they are. Used where another source (a plugin)
 /// registers those hooks: the settings copy would run them a second time.
+#[cfg(test)]
 pub fn remove_hooks_of(
     path: &Path,
     text: &str,
     ctx: &CommandContext,
     kinds: &[HookKind],
 ) -> Result<String> {
+    remove_hooks_of_keeping(path, text, ctx, kinds, &[])
+}
+
+/// [`remove_hooks_of`], giving back the containers in `keep` as
+/// [`remove_hooks_keeping`] does.
+pub fn remove_hooks_of_keeping(
+    path: &Path,
+    text: &str,
+    ctx: &CommandContext,
+    kinds: &[HookKind],
+    keep: &[EmptyContainer],
+) -> Result<String> {
+    let keep = blank_only(keep);
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         return Ok(text.to_string());
@@ -308,7 +322,7 @@ pub fn remove_hooks_of(
     let chosen: Vec<&OwnedHandler> = owned.iter().filter(|h| of(&h.owner)).collect();
     let out = format!(
         "{bom}{}",
-        apply_edits(body, removal_edits(&root, &chosen, true, &[]))
+        apply_edits(body, removal_edits(&root, &chosen, true, &keep))
     );
     check_result_keeping(path, &out, ctx, &before, &|o| !of(o))?;
     Ok(out)
@@ -324,15 +338,7 @@ pub fn remove_hooks_keeping(
     ctx: &CommandContext,
     keep: &[EmptyContainer],
 ) -> Result<String> {
-    let keep: Vec<EmptyContainer> = keep
-        .iter()
-        .filter(|c| {
-            c.inside
-                .chars()
-                .all(|ch| matches!(ch, ' ' | '\t' | '\n' | '\r'))
-        })
-        .cloned()
-        .collect();
+    let keep = blank_only(keep);
     let (bom, body) = split_bom(text);
     if body.trim().is_empty() {
         return Ok(text.to_string());
@@ -347,6 +353,19 @@ pub fn remove_hooks_keeping(
     );
     check_result(path, &out, None, ctx, &before)?;
     Ok(out)
+}
+
+/// The containers of `keep` whose `inside` is JSON whitespace (any other
+/// is ignored).
+fn blank_only(keep: &[EmptyContainer]) -> Vec<EmptyContainer> {
+    keep.iter()
+        .filter(|c| {
+            c.inside
+                .chars()
+                .all(|ch| matches!(ch, ' ' | '\t' | '\n' | '\r'))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The handlers of gk's events the client drops

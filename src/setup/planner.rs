@@ -137,10 +137,22 @@ impl TakeOut {
         text: &str,
         ctx: &crate::hookcmd::CommandContext,
     ) -> Result<String> {
+        self.apply_keeping(path, text, ctx, &[])
+    }
+
+    /// [`TakeOut::apply`], giving back the containers in `keep` as
+    /// install found them (the user's settings: install's note).
+    fn apply_keeping(
+        &self,
+        path: &Path,
+        text: &str,
+        ctx: &crate::hookcmd::CommandContext,
+        keep: &[settings_edit::EmptyContainer],
+    ) -> Result<String> {
         if self.kinds.is_empty() {
-            return settings_edit::remove_hooks(path, text, ctx);
+            return settings_edit::remove_hooks_keeping(path, text, ctx, keep);
         }
-        settings_edit::remove_hooks_of(path, text, ctx, &self.kinds)
+        settings_edit::remove_hooks_of_keeping(path, text, ctx, &self.kinds, keep)
     }
 }
 
@@ -295,8 +307,10 @@ fn put_in_user_settings(
     let mut text = old.clone().unwrap_or_default();
     let mut taken_out = false;
     if let (true, Some(on_disk)) = (takes_user, &old) {
+        // Containers install found empty stay, emptied back as they were.
+        let keep = record::read_all(&site.paths.install_record(), &user)?.containers;
         text = on_disk_places(Some(on_disk), on_disk, |t| {
-            request.take_out.apply(&user, t, site.ctx)
+            request.take_out.apply_keeping(&user, t, site.ctx, &keep)
         })?;
         taken_out = text != *on_disk;
     }

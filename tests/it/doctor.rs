@@ -2391,6 +2391,32 @@ fn the_rules_install_added_stay_its_own_through_a_plugin_coming_and_going() {
     );
 }
 
+#[test]
+fn an_empty_hooks_object_the_user_had_comes_back_after_a_plugin_took_gks_hooks() {
+    // `"hooks": {}` was there, empty, before install filled it; --fix
+    // gives gk's hooks to a plugin, and empties it back rather than
+    // removing it; uninstall leaves it as the user had it.
+    let h = TestEnv::new();
+    h.write(h.settings(), "{\n  \"hooks\": {}\n}\n");
+    h.install();
+    add_plugin(&h, "gkp", &gk_plugin_hooks(&h));
+    let fix = h.doctor(&["--fix", "--yes", "--no-smoke"]);
+    let after_fix: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    assert_eq!(
+        after_fix["hooks"],
+        serde_json::json!({}),
+        "{}",
+        fix.stdout_text()
+    );
+    let out = h.cmd().args(["uninstall", "--yes"]).output();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let left: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    assert_eq!(
+        left,
+        serde_json::json!({"hooks": {}, "enabledPlugins": {"gkp@mkt": true}})
+    );
+}
+
 /// The rows of the registration table (doctor's verbose notes) that run
 /// gk's prompt hook: one per copy the client starts.
 fn prompt_rows(h: &TestEnv) -> Vec<String> {
