@@ -2381,14 +2381,19 @@ fn the_rules_install_added_stay_its_own_through_a_plugin_coming_and_going() {
     );
     // Uninstall takes back everything install and --fix added, the rules
     // too: only the user's own key and the plugin switch are left.
-    let out = h.cmd().args(["uninstall", "--yes"]).output();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let left: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
+    let left = uninstalled(&h);
     assert_eq!(
         left,
         serde_json::json!({"env": {"KEEP": "1"}, "enabledPlugins": {"gkp@mkt": false}}),
         "installed: {installed}"
     );
+}
+
+/// `gk uninstall --yes` run (and passed); the user settings then.
+fn uninstalled(h: &TestEnv) -> Value {
+    let out = h.cmd().args(["uninstall", "--yes"]).output();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_str(&h.read(h.settings())).unwrap()
 }
 
 #[test]
@@ -2408,11 +2413,8 @@ fn an_empty_hooks_object_the_user_had_comes_back_after_a_plugin_took_gks_hooks()
         "{}",
         fix.stdout_text()
     );
-    let out = h.cmd().args(["uninstall", "--yes"]).output();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let left: Value = serde_json::from_str(&h.read(h.settings())).unwrap();
     assert_eq!(
-        left,
+        uninstalled(&h),
         serde_json::json!({"hooks": {}, "enabledPlugins": {"gkp@mkt": true}})
     );
 }
