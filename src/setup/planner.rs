@@ -555,26 +555,23 @@ fn take_out_of_user_settings(
     // Neither gk's hooks nor a note of install here: gk is not installed
     // in this file (an uninstall ran already, or none ever did), so copies
     // of gk's rules in it are the user's.
-    let installed = record::is_there(&site.paths.install_record(), &settings)?
-        || settings_edit::remove_hooks(&settings, &old, site.ctx)? != old;
     let mut note = None;
-    if let (true, false, Some(rules)) =
-        (parts.has(Part::PermissionRules), installed, &desired.rules)
-    {
-        let without = settings_keys::remove_rules_keeping(&settings, &new, rules, keep)?;
-        if without != new {
+    if let (true, Some(all)) = (parts.has(Part::PermissionRules), &desired.rules) {
+        // The user's own copies of gk's rules stay: those noted, or all
+        // of them where gk is not installed.
+        let installed = noted.there
+            || match parts.has(Part::Registrations) {
+                true => hooks,
+                false => settings_edit::remove_hooks(&settings, &old, site.ctx)? != old,
+            };
+        if !installed && settings_keys::remove_rules_keeping(&settings, &new, all, keep)? != new {
             note = Some(format!(
                 "left gk's permission rules in {}: it holds neither gk's hooks nor install's note, so they are taken for yours",
                 settings.display()
             ));
         }
-    }
-    if let (true, true, Some(rules)) = (parts.has(Part::PermissionRules), installed, &desired.rules)
-    {
-        // The user's own copies of gk's rules stay.
-        let rules: Vec<String> = rules
-            .iter()
-            .filter(|r| !noted.rules.contains(r))
+        let rules: Vec<String> = (all.iter())
+            .filter(|r| installed && !noted.rules.contains(r))
             .cloned()
             .collect();
         new = on_disk_places(Some(&old), &new, |t| {

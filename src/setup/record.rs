@@ -222,6 +222,8 @@ pub struct Noted {
     pub blank: Option<String>,
     /// settings.json did not exist before install.
     pub created: bool,
+    /// There is a note of this settings file: gk was installed there.
+    pub there: bool,
 }
 
 /// The containers the record at `path` notes for `settings`: none when
@@ -234,20 +236,26 @@ pub fn read(path: &Path, settings: &Path) -> Result<Vec<EmptyContainer>> {
 
 /// Everything the record at `path` notes for `settings` (see [`read`]).
 pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
-    let r = parse_record(read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?.as_deref());
+    let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
     let here = Here {
         record: path,
         settings,
     };
-    let e = r.entry(here).unwrap_or_default();
+    // Only a record that parses counts (a default one would "find" its
+    // empty first note for any folder).
+    let Some(e) = record_in(bytes.as_deref()).and_then(|r| r.entry(here)) else {
+        return Ok(Noted::default());
+    };
     Ok(Noted {
         containers: e.empty_before_install,
         rules: e.rules_before_install,
         blank: e.blank_before_install,
         created: e.created_by_install,
+        there: true,
     })
 }
 
+#[cfg(test)]
 fn parse_record(bytes: Option<&[u8]>) -> Record {
     record_in(bytes).unwrap_or_default()
 }
@@ -341,12 +349,7 @@ pub fn note_with_rules(
 /// `settings`, so gk was installed there? A file that is no record (empty,
 /// not JSON, `{}`) says nothing, nor does another settings file's note.
 pub fn is_there(path: &Path, settings: &Path) -> Result<bool> {
-    let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    let here = Here {
-        record: path,
-        settings,
-    };
-    Ok(record_in(bytes.as_deref()).is_some_and(|r| r.entry(here).is_some()))
+    Ok(read_all(path, settings)?.there)
 }
 
 /// The settings files of other Claude folders that run from this hooks
