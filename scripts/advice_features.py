@@ -69,19 +69,41 @@ monorepo backlog remaining modules services packages hundreds thousands
 complete full scratch each
 """.split())
 
-# Explicit autonomy: the user asks for a long run without them.
+# Explicit autonomy: the user hands the work over for a long run without
+# them (they leave, or tell Claude not to stop or ask).
 AUTONOMY = [
     "autonomously", "autonomous", "overnight", "unattended", "without asking",
     "without checking in", "without stopping", "dont stop", "don t stop",
-    "do not stop", "dont ask", "don t ask", "do not ask", "keep going",
-    "keep iterating", "keep fixing", "one by one", "one at a time",
-    "file by file", "page by page", "repo by repo", "for each", "after each",
-    "after every", "take as long", "be away", "going to sleep",
-    "while i m away", "while im away", "leave me a summary", "do all of it",
-    "go all the way", "multi day", "as you go", "until everything",
+    "do not stop", "dont ask", "don t ask", "do not ask", "take as long",
+    "be away", "going to sleep", "while i m away", "while im away",
+    "leave me a summary", "do all of it", "go all the way", "multi day",
+    "without me", "on your own", "by yourself", "hands off",
+    "in the morning", "take over from here",
+    # Away from the keyboard for a long while.
+    "be offline", "m offline", "going offline", "go offline", "m off till",
+    "m off until", "be off till", "be off until", "on vacation",
+    "on holiday", "on leave", "while i m gone", "while im gone",
+    "while i sleep", "while i m asleep", "while i m out", "going to bed",
+    "off to bed", "heading to bed", "heading out", "afk", "check back",
+    "when i m back", "when i get back", "when i come back", "all night",
+    "whole night", "the whole weekend", "over the weekend",
+    "for the weekend", "through the weekend", "next few hours", "for hours",
+    "multi hour", "don t ping", "dont ping", "do not ping",
+    "without pinging", "don t wait for me", "no need to check in",
+    "reasonable calls", "your own judgment", "your best judgment",
+]
+
+# Work told as a procedure to repeat ("one by one", "for each", "until
+# green"). It opens the Fable guard as explicit autonomy does, but alone
+# it does not lift Fable: real prompts describe ordinary work this way
+# ("for each endpoint add a test").
+STEPWISE = [
+    "keep going", "keep iterating", "keep fixing", "one by one",
+    "one at a time", "file by file", "page by page", "repo by repo",
+    "for each", "after each", "after every", "as you go", "until everything",
     "until all", "until the suite", "until it s", "until its", "until green",
-    "until tests pass", "until the tests", "without me", "on your own",
-    "by yourself", "hands off", "in the morning",
+    "until tests pass", "until the tests", "work in a loop", "loop until",
+    "until done", "until it is done", "until every", "until each",
 ]
 
 # "Plan only, don't execute": caps the advice at Opus.
@@ -162,6 +184,7 @@ def _phrases(lst):
 
 FRAMING_SEQ = sorted(_phrases(FRAMING), key=len, reverse=True)
 AUTONOMY_SEQ = _phrases(AUTONOMY)
+STEPWISE_SEQ = _phrases(STEPWISE)
 PLAN_SEQ = _phrases(PLAN_ONLY)
 B_INTENT = {w.encode() for w in INTENT_VERBS}
 B_DET = {w.encode() for w in DETERMINERS}
@@ -320,8 +343,7 @@ def shapes(head, low, words, over):
         out.append("number")
     if scale:
         out.append("scale:" + str(min(scale, 3)))
-    auto = has_phrase(words, AUTONOMY_SEQ)
-    if auto:
+    if has_phrase(words, AUTONOMY_SEQ) or has_phrase(words, STEPWISE_SEQ):
         out.append("autonomy")
     if has_phrase(words, PLAN_SEQ):
         out.append("plan-only")
@@ -403,7 +425,10 @@ def analyse(prompt):
     for name in shp:
         feats.append((b"s:" + name.encode(), ("shape", name)))
     guard = {
-        "autonomy": "autonomy" in shp,
+        # Explicit autonomy, or work told step by step (either opens the
+        # guard; only the first lifts Fable).
+        "autonomy": has_phrase(kept, AUTONOMY_SEQ),
+        "stepwise": has_phrase(kept, STEPWISE_SEQ),
         "scope": any(s.startswith("scale:") for s in shp) or "number" in shp,
         "plan_only": "plan-only" in shp,
     }
@@ -422,9 +447,21 @@ def active(prompt):
     return seen, kept, guard
 
 
-def raw_scores(buckets, weights, bias):
-    """Integer sums per tier, then z = sum / sqrt(n) + bias (floats, in this
-    order, as the Rust code does)."""
+def fable_allowed(guard):
+    """The Fable guard: explicit autonomy or work told step by step, a
+    scope, and not "plan only"."""
+    return (guard["autonomy"] or guard["stepwise"]) and guard["scope"] and not guard["plan_only"]
+
+
+def fable_lifted(guard):
+    """Fable's lift: the guard is open and the autonomy is explicit."""
+    return fable_allowed(guard) and guard["autonomy"]
+
+
+def raw_scores(buckets, weights, bias, guard=None, lift=0.0):
+    """Integer sums per tier, then z = sum / sqrt(n) + bias, and Fable's
+    lift (weight units) when the guard lets Fable in on explicit autonomy
+    (floats, in this order, as the Rust code does)."""
     sums = [0, 0, 0, 0]
     for b in buckets:
         row = weights[b]
@@ -433,6 +470,8 @@ def raw_scores(buckets, weights, bias):
     n = len(buckets)
     root = math.sqrt(n) if n else 1.0
     z = [sums[t] / root + bias[t] for t in range(4)]
+    if guard is not None and fable_lifted(guard):
+        z[FABLE] += lift
     return sums, n, z
 
 
@@ -444,7 +483,7 @@ def decide(z, scale, margins, guard):
     the running and the rest decide. A Haiku margin below zero lets Haiku
     be advised when Sonnet leads it by less than that."""
     cands = [0, 1, 2, 3]
-    if not (guard["autonomy"] and guard["scope"] and not guard["plan_only"]):
+    if not fable_allowed(guard):
         cands = [0, 1, 2]
     best = max(cands, key=lambda t: (z[t], -t))
     if best == SONNET:

@@ -55,13 +55,14 @@ def load_weights():
 
     bias = floats("BIAS")
     margins = floats("MARGIN")
+    lift = float(const("FABLE_LIFT"))
     body = text[text.index("pub static WEIGHTS"):]
     body = body[body.index("= [") + 3:]
     rows = re.findall(r"\[(-?\d+),(-?\d+),(-?\d+),(-?\d+)\]", body)
     if len(rows) != af.BUCKETS:
         sys.exit(f"advice_weights.rs has {len(rows)} rows, expected {af.BUCKETS}")
     weights = [tuple(int(v) for v in r) for r in rows]
-    return weights, bias, scale, margins
+    return weights, bias, lift, scale, margins
 
 
 def gk_rules(args, scope_session=True):
@@ -111,11 +112,11 @@ def keyword_advisor(cfg):
 
 
 def recommender(cfg, model):
-    weights, bias, scale, margins = model
+    weights, bias, lift, scale, margins = model
 
     def advise(prompt):
         seen, _, guard = af.active(prompt)
-        _, _, z = af.raw_scores(list(seen), weights, bias)
+        _, _, z = af.raw_scores(list(seen), weights, bias, guard, lift)
         d = af.decide(z, scale, margins, guard)
         return (af.SONNET if d is None else d), effort_rule(cfg["effort"], prompt.lower())
     return advise

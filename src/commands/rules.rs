@@ -221,13 +221,16 @@ fn recommender_lines(out: &mut String, prompt_text: &str, config: &Config, a: &A
     let g = scores.guard;
     let yes = |b: bool| if b { "yes" } else { "no" };
     out.push_str(&format!(
-        "fable:      {} (autonomy {}, scope {}, plan only {})\n",
-        if g.allows_fable() {
-            "allowed"
+        "fable:      {} (explicit autonomy {}, step by step {}, scope {}, plan only {})\n",
+        if g.lifts_fable() {
+            format!("allowed, {:+.2} to its score", advice::fable_lift())
+        } else if g.allows_fable() {
+            "allowed".to_string()
         } else {
-            "ruled out"
+            "ruled out".to_string()
         },
         yes(g.autonomy),
+        yes(g.stepwise),
         yes(g.scope),
         yes(g.plan_only)
     ));
@@ -375,6 +378,16 @@ mod tests {
             (
                 "plan_only",
                 "plan only, don't execute: migrate every service in the monorepo to the new logging library overnight",
+            ),
+            // Away for days, with a scope: the guard opens and lifts Fable.
+            (
+                "away_for_the_weekend",
+                "I'm offline for the weekend: go through every open issue labelled bug, fix each one with a test and open a PR per fix",
+            ),
+            // Work told step by step, with a scope: the guard opens, no lift.
+            (
+                "step_by_step",
+                "add a unit test for each of the 12 handlers in src/api, one by one",
             ),
             ("check_refactor", "[check] refactor the whole module"),
             ("briefly", "briefly, what does set -e do?"),

@@ -18,8 +18,11 @@
 //!
 //! The advice: the leading tier, when it is not Sonnet and leads every
 //! other tier by its margin (Haiku's margin may be below zero: then Haiku
-//! is advised when Sonnet leads it by less than that); Fable only with explicit autonomy *and* scope
-//! in the prompt and no "plan only" (otherwise it is out of the running).
+//! is advised when Sonnet leads it by less than that); Fable only with
+//! autonomy (explicit, or work told step by step) *and* scope in the
+//! prompt and no "plan only" (otherwise it is out of the running); with
+//! explicit autonomy its score is lifted by [`FABLE_LIFT`]: the user's own
+//! words for handing the work over are the strongest evidence of it.
 //! Anything else is silence: the default model.
 //!
 //! scripts/advice_features.py is the same computation in Python; a test
@@ -28,9 +31,10 @@
 //! it beyond that, and nothing here can panic on any input.
 
 use super::advice_weights::{
-    ACK, AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS, FRAMING,
-    FRAMING_START, HARD_WORD, INTENT, LEAD_SKIP, MARGIN, PLAN_ONLY, PLAN_START, QUESTION, SCALE,
-    SCALE_WORD, SYMPTOM, WEIGHTS, WORD_FLAGS, YES_NO,
+    ACK, AUTONOMY, AUTONOMY_START, BIAS, BUCKET_BITS, CONFIRM, DETERMINER, ERROR_MARKERS,
+    FABLE_LIFT, FRAMING, FRAMING_START, HARD_WORD, INTENT, LEAD_SKIP, MARGIN, PLAN_ONLY,
+    PLAN_START, QUESTION, SCALE, SCALE_WORD, STEPWISE, STEPWISE_START, SYMPTOM, WEIGHTS,
+    WORD_FLAGS, YES_NO,
 };
 
 /// How many words at the start may be skipped to find a request's verb.
@@ -65,9 +69,13 @@ impl Tier {
 /// What the Fable guard looks at.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Guard {
-    /// The prompt asks for a long run without the user ("overnight",
-    /// "don't stop", "one by one", …).
+    /// Explicit autonomy: the user hands the work over for a long run
+    /// without them ("overnight", "don't stop", "I'm offline until
+    /// Monday", …).
     pub autonomy: bool,
+    /// The work is told as a procedure to repeat ("one by one", "for
+    /// each", "until green").
+    pub stepwise: bool,
     /// It names a scope: scale words ("all", "every", "whole", …) or a number.
     pub scope: bool,
     /// "plan only", "don't execute", …: caps the advice at Opus.
@@ -76,7 +84,13 @@ pub struct Guard {
 
 impl Guard {
     pub fn allows_fable(self) -> bool {
-        self.autonomy && self.scope && !self.plan_only
+        (self.autonomy || self.stepwise) && self.scope && !self.plan_only
+    }
+
+    /// Whether Fable's score is lifted: the guard is open on explicit
+    /// autonomy (work told step by step alone describes ordinary work too).
+    pub fn lifts_fable(self) -> bool {
+        self.allows_fable() && self.autonomy
     }
 }
 
@@ -87,7 +101,8 @@ pub struct Scores {
     pub sums: [i64; 4],
     /// How many distinct buckets were hit.
     pub active: usize,
-    /// Per tier: `sums / sqrt(active) + bias`, in weight units.
+    /// Per tier: `sums / sqrt(active) + bias`, in weight units, and
+    /// Fable's lift when the guard lifts it.
     pub z: [f64; 4],
     pub guard: Guard,
 }
@@ -116,6 +131,11 @@ impl Scores {
 /// How far `tier` must lead every other tier, in logits, to be advised.
 pub fn margin(tier: Tier) -> f64 {
     MARGIN[tier as usize]
+}
+
+/// What Fable's score gains, in logits, when the guard lifts it.
+pub fn fable_lift() -> f64 {
+    FABLE_LIFT * SCALE
 }
 
 /// See the module's comment. Ties go to the cheaper tier.
@@ -154,6 +174,8 @@ pub enum Origin {
     /// Words `i` and `i + 1`.
     Pair(usize),
     Shape(Shape),
+    /// The Fable guard lifted Fable (explicit autonomy and a scope).
+    FableGuard,
 }
 
 /// The prompt's shape, as features.
@@ -253,7 +275,7 @@ impl Shape {
             Shape::Hard(n) => format!("{} difficulty word{}", DIGITS[n as usize], plural(n)),
             Shape::Number => "a number of two digits or more".into(),
             Shape::Scale(n) => format!("{} scale word{}", DIGITS[n as usize], plural(n)),
-            Shape::Autonomy => "a request to work on unattended".into(),
+            Shape::Autonomy => "a request to work on unattended or step by step".into(),
             Shape::PlanOnly => "a request for a plan only".into(),
             Shape::NonAscii => "non-ASCII text".into(),
             Shape::Code => "code punctuation".into(),
@@ -290,6 +312,7 @@ impl Origin {
             }
             Origin::Pair(_) => true,
             Origin::Shape(s) => !matches!(s, Shape::Lines(_) | Shape::NonAscii | Shape::Code),
+            Origin::FableGuard => true,
         }
     }
 }
@@ -635,7 +658,8 @@ impl<'p> Reading<'p> {
             out.push(Shape::Scale(scale.min(3) as u8));
         }
         let autonomy = self.has_phrase(AUTONOMY, AUTONOMY_START);
-        if autonomy {
+        let stepwise = self.has_phrase(STEPWISE, STEPWISE_START);
+        if autonomy || stepwise {
             out.push(Shape::Autonomy);
         }
         let plan_only = self.has_phrase(PLAN_ONLY, PLAN_START);
@@ -682,6 +706,7 @@ impl<'p> Reading<'p> {
         }
         let guard = Guard {
             autonomy,
+            stepwise,
             scope: scale > 0 || number,
             plan_only,
         };
@@ -795,6 +820,9 @@ fn finish(sums: [i64; 4], active: usize, guard: Guard) -> Scores {
     for t in 0..4 {
         z[t] = sums[t] as f64 / root + BIAS[t];
     }
+    if guard.lifts_fable() {
+        z[Tier::Fable as usize] += FABLE_LIFT;
+    }
     Scores {
         sums,
         active,
@@ -872,6 +900,7 @@ fn describe(origin: Origin, reading: &Reading<'_>) -> String {
             format!("the words {}", quoted(&pair))
         }
         Origin::Shape(s) => s.describe(),
+        Origin::FableGuard => "work handed over unattended, with a scope".into(),
     }
 }
 
@@ -902,6 +931,7 @@ fn contributions(reading: &Reading<'_>) -> (Scores, Vec<(Origin, [f64; 4])>) {
                 shapes.push((s, w));
                 return;
             }
+            Origin::FableGuard => return,
         };
         let acc = slot.get_or_insert([0; 4]);
         for (a, w) in acc.iter_mut().zip(w) {
@@ -919,6 +949,11 @@ fn contributions(reading: &Reading<'_>) -> (Scores, Vec<(Origin, [f64; 4])>) {
         .chain((pairs.into_iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
         .chain(shapes.into_iter().map(|(s, w)| (Origin::Shape(s), w)))
         .map(|(origin, w)| (origin, w.map(|w| w as f64 / root * SCALE)))
+        .chain(
+            guard
+                .lifts_fable()
+                .then_some((Origin::FableGuard, [0.0, 0.0, 0.0, fable_lift()])),
+        )
         .collect();
     (scores, found)
 }
@@ -1055,16 +1090,21 @@ mod tests {
             g,
             Guard {
                 autonomy: true,
+                stepwise: false,
                 scope: true,
                 plan_only: false
             }
         );
-        assert!(g.allows_fable());
+        assert!(g.allows_fable() && g.lifts_fable());
         let (_, g) =
             Reading::new("plan only, don't execute: migrate every service overnight").shapes();
         assert!(g.plan_only && !g.allows_fable());
         let (_, g) = Reading::new("keep going").shapes();
-        assert!(g.autonomy && !g.scope && !g.allows_fable());
+        assert!(g.stepwise && !g.autonomy && !g.scope && !g.allows_fable());
+        // Work told step by step opens the guard, and lifts nothing.
+        let (s, g) = Reading::new("fix all 40 failing tests one by one").shapes();
+        assert!(g.stepwise && !g.autonomy && g.allows_fable() && !g.lifts_fable());
+        assert!(s.contains(&Shape::Autonomy));
     }
 
     #[test]
@@ -1193,6 +1233,7 @@ mod tests {
         let closed = Guard::default();
         let open = Guard {
             autonomy: true,
+            stepwise: false,
             scope: true,
             plan_only: false,
         };
@@ -1216,8 +1257,76 @@ mod tests {
     }
 
     #[test]
+    fn fables_lift_is_added_only_on_explicit_autonomy_with_a_scope() {
+        let open = Guard {
+            autonomy: true,
+            stepwise: false,
+            scope: true,
+            plan_only: false,
+        };
+        let sums = [100, -40, 7, 3];
+        let closed = finish(sums, 9, Guard::default());
+        let lifted = finish(sums, 9, open);
+        assert_eq!(lifted.z[..3], closed.z[..3]);
+        assert_eq!(lifted.z[3], closed.z[3] + FABLE_LIFT);
+        assert!(fable_lift() > 0.0);
+        let steps = Guard {
+            autonomy: false,
+            stepwise: true,
+            ..open
+        };
+        assert!(steps.allows_fable());
+        for g in [
+            Guard {
+                plan_only: true,
+                ..open
+            },
+            Guard {
+                scope: false,
+                ..open
+            },
+            steps,
+        ] {
+            assert_eq!(finish(sums, 9, g).z, closed.z);
+        }
+        // The explanation lists it with the rest, and only then.
+        let (_, with) = explain("I'm off till Monday: fix every failing test, one commit each");
+        assert!(with
+            .iter()
+            .any(|c| c.origin == Origin::FableGuard && c.logits == [0.0, 0.0, 0.0, fable_lift()]));
+        for p in [
+            "plan only: fix every failing test overnight",
+            "fix every failing test one by one",
+        ] {
+            let (_, without) = explain(p);
+            assert!(without.iter().all(|c| c.origin != Origin::FableGuard));
+        }
+    }
+
+    #[test]
+    fn being_away_for_a_long_while_is_explicit_autonomy() {
+        for p in [
+            "I'm offline until Monday",
+            "i'm off till monday",
+            "while i'm gone",
+            "I'll check back tonight",
+            "I'm going on vacation for a week",
+            "you have the whole weekend",
+        ] {
+            assert!(Reading::new(p).shapes().1.autonomy, "{p}");
+        }
+        for p in [
+            "make the app work offline",
+            "turn it off until it passes",
+            "for each endpoint add a test",
+        ] {
+            assert!(!Reading::new(p).shapes().1.autonomy, "{p}");
+        }
+    }
+
+    #[test]
     fn the_phrase_lists_are_sorted_by_first_word() {
-        for list in [FRAMING, AUTONOMY, PLAN_ONLY] {
+        for list in [FRAMING, AUTONOMY, STEPWISE, PLAN_ONLY] {
             assert!(list.iter().all(|p| !p.is_empty()));
             assert!(list
                 .windows(2)
@@ -1257,12 +1366,17 @@ mod tests {
         for (list, flag) in [
             (FRAMING, FRAMING_START),
             (AUTONOMY, AUTONOMY_START),
+            (STEPWISE, STEPWISE_START),
             (PLAN_ONLY, PLAN_START),
         ] {
             assert!(list.iter().all(|p| flags_of(p[0].as_bytes()) & flag != 0));
         }
         assert_eq!(flags_of(b"deadlock"), HARD_WORD);
-        assert_eq!(flags_of(b"all"), DETERMINER | SCALE_WORD | ACK);
+        // "all night": the first word of an autonomy phrase as well.
+        assert_eq!(
+            flags_of(b"all"),
+            DETERMINER | SCALE_WORD | ACK | AUTONOMY_START
+        );
         assert_eq!(flags_of(b"did"), YES_NO);
         assert_eq!(flags_of(b"zebra"), 0);
     }
