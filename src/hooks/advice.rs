@@ -409,6 +409,21 @@ fn without_paste_tags(head: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
+/// `text` without the client's paste tags (see [`without_paste_tags`]),
+/// for the keyword rules and the word count of the per-session scope.
+/// Linear in `text`; borrowed when there is no tag.
+pub fn text_without_paste_tags(text: &str) -> std::borrow::Cow<'_, str> {
+    match without_paste_tags(text.as_bytes()) {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(text),
+        // A tag is ASCII from its `<` to its `>`, so what is left is whole
+        // characters; lossy only so that nothing here can panic.
+        std::borrow::Cow::Owned(v) => std::borrow::Cow::Owned(
+            String::from_utf8(v)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    }
+}
+
 /// The length of the paste tag `s` starts with: `<pasted_content>` or
 /// `</pasted_content>`, with or without ` id="…"` (at most 32 bytes, no
 /// quote, line break or angle bracket) before the `>`.

@@ -108,7 +108,15 @@ pub fn analyse<'c>(prompt: &str, config: &'c Config) -> Analysis<'c> {
         Some(rest) => (true, rest),
         None => (false, prompt),
     };
-    let lowered = rest.to_lowercase();
+    // Per session, the tags the client wraps a paste in are not the user's
+    // words: the keyword rules, the effort lists and the word count read
+    // the text without them, as the recommender does (which takes them out
+    // of `rest` itself). Global scope reads the prompt as v5 did.
+    let untagged = match config.state.scope {
+        super::config::StateScope::Session => super::advice::text_without_paste_tags(rest),
+        super::config::StateScope::Global => std::borrow::Cow::Borrowed(rest),
+    };
+    let lowered = untagged.to_lowercase();
     let words = word_count(&lowered);
     let rules = config.rules();
     let effort_lists = config.effort_keywords();
@@ -682,6 +690,28 @@ mod tests {
             ("Opus 5.5", "implement")
         );
         assert!(!a.recommender);
+    }
+
+    #[test]
+    fn per_session_a_pastes_tags_are_not_words_of_the_prompt() {
+        // As the pinned client hands a pasted block to the hook.
+        let pasted = "fix it\n\n<pasted_content id=\"8581\">\nTypeError: x\n</pasted_content id=\"8581\">\n\n";
+        let mine = Config {
+            models: vec![super::super::config::rule("Mine", "m-1", "p", &["content"])].into(),
+            ..Config::default()
+        };
+        let a = analyse(pasted, &mine);
+        assert_eq!(a.choice.rule, None, "a tag's word fired the user's rule");
+        assert_eq!(a.word_count, 4); // fix it TypeError: x
+                                     // The same words typed fire it, tags or not.
+        let typed = format!("{pasted} and the content");
+        assert_eq!(analyse(&typed, &mine).choice.rule, Some(0));
+        // Global scope reads the prompt as v5 does, tags and all.
+        let mut global = mine.clone();
+        global.state.scope = crate::hooks::config::StateScope::Global;
+        let a = analyse(pasted, &global);
+        assert_eq!(a.choice.rule, Some(0));
+        assert_eq!(a.word_count, 8);
     }
 
     #[test]
