@@ -106,17 +106,22 @@ fuzz_target!(|data: &[u8]| {
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     let obj = v.as_object().expect("an object");
     match hook {
+        // Per session (the default config) the user gets a line only when
+        // there is something to say, and Claude's context opens with the
+        // task-state convention; the gatekeeper's state is always in it.
         Hook::Prompt => {
-            assert!(obj["systemMessage"]
-                .as_str()
-                .unwrap()
-                .starts_with("GATEKEEPER"));
+            if let Some(m) = obj.get("systemMessage") {
+                assert!(m.as_str().unwrap().starts_with("GATEKEEPER"), "{out}");
+            }
             let hso = obj["hookSpecificOutput"].as_object().unwrap();
             assert_eq!(hso["hookEventName"], "UserPromptSubmit");
-            assert!(hso["additionalContext"]
-                .as_str()
-                .unwrap()
-                .starts_with("[Gatekeeper] State:"));
+            assert!(
+                hso["additionalContext"]
+                    .as_str()
+                    .unwrap()
+                    .contains("[Gatekeeper] State:"),
+                "{out}"
+            );
         }
         Hook::Stop => {
             assert_eq!(obj.len(), 1, "{out}");
