@@ -306,11 +306,15 @@ fn put_in_user_settings(
     let old = read_text(&user)?;
     let mut text = old.clone().unwrap_or_default();
     let mut taken_out = false;
+    // The install record, read once for all this plan asks of it.
+    let record_path = site.paths.install_record();
+    let record = record::load(&record_path)?;
+    let noted = record.noted(&user);
     if let (true, Some(on_disk)) = (takes_user, &old) {
         // Containers install found empty stay, emptied back as they were.
-        let keep = record::read_all(&site.paths.install_record(), &user)?.containers;
+        let keep = &noted.containers;
         text = on_disk_places(Some(on_disk), on_disk, |t| {
-            request.take_out.apply_keeping(&user, t, site.ctx, &keep)
+            request.take_out.apply_keeping(&user, t, site.ctx, keep)
         })?;
         taken_out = text != *on_disk;
     }
@@ -347,17 +351,10 @@ fn put_in_user_settings(
     // What the file held before gk, for uninstall, whichever command puts
     // gk in (`--fix` too: a settings.json it creates is one uninstall
     // removes, a blank one comes back blank, rules the user had stay).
-    let before = rules_there_before(site, &user, old.as_deref())?;
+    let before = rules_there_before(site, &user, old.as_deref(), noted.there)?;
     let blank = old.clone().filter(|t| t.trim().is_empty());
     let created = old.is_none();
-    let record_change = record::note_with_rules(
-        &site.paths.install_record(),
-        &user,
-        &filled,
-        &before,
-        blank.as_deref(),
-        created,
-    )?;
+    let record_change = record.note_with_rules(&user, &filled, &before, blank.as_deref(), created);
     // The note first: a run killed between the two has noted what
     // settings.json held, and the next run, which finds the note, keeps it.
     plan.push(record_change);
@@ -419,12 +416,18 @@ fn fix_reason(desired: &Desired, request: &Request, parts: Parts, takes_user: bo
 /// then the rules are gk's own), for uninstall to leave in place. None
 /// either once gk's install record is there: gk was installed here, what
 /// the user had before it is noted already, and gk's rules found without
-/// its hooks (a --fix took those out for a plugin) are gk's own.
-fn rules_there_before(site: &Site, settings: &Path, old: Option<&str>) -> Result<Vec<String>> {
+/// its hooks (a --fix took those out for a plugin) are gk's own
+/// (`noted`: the record has a note of `settings`).
+fn rules_there_before(
+    site: &Site,
+    settings: &Path,
+    old: Option<&str>,
+    noted: bool,
+) -> Result<Vec<String>> {
     let Some(old) = old else {
         return Ok(Vec::new());
     };
-    if record::is_there(&site.paths.install_record(), settings)? {
+    if noted {
         return Ok(Vec::new());
     }
     let Some(rules) = site.rules() else {
@@ -454,15 +457,20 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
     let site = &desired.site;
     let parts = request.parts.within(desired.channel.parts());
     let mut planned = Planned::default();
-    match &desired.channel {
-        Channel::User if IN_SETTINGS.iter().any(|p| parts.has(*p)) => {
-            let (change, note) = take_out_of_user_settings(desired, parts)?;
+    // The install record, read once for all this plan asks of it.
+    let record_path = site.paths.install_record();
+    let record = match desired.channel {
+        Channel::User => Some(record::load(&record_path)?),
+        Channel::Managed(_) => None,
+    };
+    match (&desired.channel, &record) {
+        (Channel::User, Some(record)) if IN_SETTINGS.iter().any(|p| parts.has(*p)) => {
+            let (change, note) = take_out_of_user_settings(desired, parts, record)?;
             plan.push(change);
             planned.notes.extend(note);
-            let settings = site.paths.settings();
-            plan.push(record::remove(&site.paths.install_record(), &settings)?);
+            plan.push(record.remove(&site.paths.settings()));
         }
-        Channel::Managed(dropin) if parts.has(Part::Registrations) => {
+        (Channel::Managed(dropin), _) if parts.has(Part::Registrations) => {
             plan.changes.extend(dropin.take_out()?);
         }
         _ => {}
@@ -485,10 +493,9 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
     }
     // A Claude folder sharing this hooks folder (through a link) where gk
     // is installed too, by the record: its hooks still run the program.
-    let sharing = match desired.channel {
-        Channel::User => record::others(&site.paths.install_record(), &site.paths.settings())?,
-        Channel::Managed(_) => Vec::new(),
-    };
+    let sharing = record
+        .as_ref()
+        .map_or_else(Vec::new, |r| r.others(&site.paths.settings()));
     if let (true, Some((bin, [_, why]))) = (parts.has(Part::Program), desired.channel.program(site))
     {
         if let Some(other) = sharing.first() {
@@ -533,6 +540,7 @@ fn take_out(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Pla
 fn take_out_of_user_settings(
     desired: &Desired,
     parts: Parts,
+    record: &record::Loaded<'_>,
 ) -> Result<(FileChange, Option<String>)> {
     let site = &desired.site;
     let settings = site.paths.settings();
@@ -544,7 +552,7 @@ fn take_out_of_user_settings(
             None,
         ));
     };
-    let noted = record::read_all(&site.paths.install_record(), &settings)?;
+    let noted = record.noted(&settings);
     let keep = &noted.containers;
     let mut new = old.clone();
     if parts.has(Part::Registrations) {

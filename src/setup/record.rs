@@ -235,24 +235,51 @@ pub fn read(path: &Path, settings: &Path) -> Result<Vec<EmptyContainer>> {
 }
 
 /// Everything the record at `path` notes for `settings` (see [`read`]).
+#[cfg(test)]
 pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
-    let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    let here = Here {
-        record: path,
-        settings,
-    };
-    // Only a record that parses counts (a default one would "find" its
-    // empty first note for any folder).
-    let Some(e) = record_in(bytes.as_deref()).and_then(|r| r.entry(here)) else {
-        return Ok(Noted::default());
-    };
-    Ok(Noted {
-        containers: e.empty_before_install,
-        rules: e.rules_before_install,
-        blank: e.blank_before_install,
-        created: e.created_by_install,
-        there: true,
+    Ok(load(path)?.noted(settings))
+}
+
+/// The record at `path`, read once: what a plan reads of it and the change
+/// it makes to it come from the same bytes (and the write is checked
+/// against them).
+pub struct Loaded<'p> {
+    path: &'p Path,
+    bytes: Option<Vec<u8>>,
+}
+
+/// Reads the record at `path` (within the config read budget).
+pub fn load(path: &Path) -> Result<Loaded<'_>> {
+    Ok(Loaded {
+        path,
+        bytes: read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?,
     })
+}
+
+impl Loaded<'_> {
+    fn here<'a>(&'a self, settings: &'a Path) -> Here<'a> {
+        Here {
+            record: self.path,
+            settings,
+        }
+    }
+
+    /// What the record notes for `settings` (see [`read_all`]).
+    pub fn noted(&self, settings: &Path) -> Noted {
+        // Only a record that parses counts (a default one would "find" its
+        // empty first note for any folder).
+        let Some(e) = record_in(self.bytes.as_deref()).and_then(|r| r.entry(self.here(settings)))
+        else {
+            return Noted::default();
+        };
+        Noted {
+            containers: e.empty_before_install,
+            rules: e.rules_before_install,
+            blank: e.blank_before_install,
+            created: e.created_by_install,
+            there: true,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -281,6 +308,7 @@ fn record_text(mut record: Record) -> String {
 /// there yet (a note that exists already keeps what it says: the first
 /// install is the one that made the file). Another settings file's note
 /// (a Claude folder sharing this hooks folder) is kept as it is.
+#[cfg(test)]
 pub fn note_with_rules(
     path: &Path,
     settings: &Path,
@@ -289,121 +317,139 @@ pub fn note_with_rules(
     blank: Option<&str>,
     created: bool,
 ) -> Result<FileChange> {
-    let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    let found = record_in(old.as_deref());
-    let here = Here {
-        record: path,
-        settings,
-    };
-    let noted = found.as_ref().is_some_and(|r| r.entry(here).is_some());
-    let mut record = found.unwrap_or_default();
-    let before = record.clone();
-    let entry = record.entry_mut(here);
-    let fresh = !noted;
-    if entry.blank_before_install.is_none() {
-        entry.blank_before_install = blank.map(str::to_string);
-    }
-    if fresh && created {
-        entry.created_by_install = true;
-    }
-    for c in filled {
-        if !entry.empty_before_install.iter().any(|n| n.at == c.at) {
-            entry.empty_before_install.push(c.clone());
+    Ok(load(path)?.note_with_rules(settings, filled, rules, blank, created))
+}
+
+impl Loaded<'_> {
+    /// [`note_with_rules`], on the record as it was loaded.
+    pub fn note_with_rules(
+        &self,
+        settings: &Path,
+        filled: &[EmptyContainer],
+        rules: &[String],
+        blank: Option<&str>,
+        created: bool,
+    ) -> FileChange {
+        let path = self.path;
+        let old = self.bytes.clone();
+        let found = record_in(old.as_deref());
+        let here = self.here(settings);
+        let noted = found.as_ref().is_some_and(|r| r.entry(here).is_some());
+        let mut record = found.unwrap_or_default();
+        let before = record.clone();
+        let entry = record.entry_mut(here);
+        let fresh = !noted;
+        if entry.blank_before_install.is_none() {
+            entry.blank_before_install = blank.map(str::to_string);
         }
-    }
-    for r in rules {
-        if !entry.rules_before_install.contains(r) {
-            entry.rules_before_install.push(r.clone());
+        if fresh && created {
+            entry.created_by_install = true;
         }
-    }
-    let something = *entry
-        != Entry {
-            settings: entry.settings.clone(),
-            ..Entry::default()
+        for c in filled {
+            if !entry.empty_before_install.iter().any(|n| n.at == c.at) {
+                entry.empty_before_install.push(c.clone());
+            }
+        }
+        for r in rules {
+            if !entry.rules_before_install.contains(r) {
+                entry.rules_before_install.push(r.clone());
+            }
+        }
+        let something = *entry
+            != Entry {
+                settings: entry.settings.clone(),
+                ..Entry::default()
+            };
+        // No note yet: this run is the first to put gk in here, and the
+        // record says so even with nothing else to note (gk's rules found
+        // later without its hooks, as after a `--fix` that gave them to a
+        // plugin, are then gk's own, not the user's). A file there that is no
+        // record (empty, not JSON) is replaced; a link to nothing is left as
+        // it is unless there is something to note (gk would create a file
+        // wherever it points, and uninstall removes the link, not that file).
+        let dangling = old.is_none() && std::fs::symlink_metadata(path).is_ok();
+        if record == before || (dangling && !something) {
+            let mut same = FileChange::text(path, None, None, "install's note");
+            same.new.clone_from(&old);
+            same.old = old;
+            return same;
+        }
+        let reason = if something {
+            "what settings.json held before gk, for uninstall"
+        } else {
+            "that gk was installed here, for uninstall"
         };
-    // No note yet: this run is the first to put gk in here, and the
-    // record says so even with nothing else to note (gk's rules found
-    // later without its hooks, as after a `--fix` that gave them to a
-    // plugin, are then gk's own, not the user's). A file there that is no
-    // record (empty, not JSON) is replaced; a link to nothing is left as
-    // it is unless there is something to note (gk would create a file
-    // wherever it points, and uninstall removes the link, not that file).
-    let dangling = old.is_none() && std::fs::symlink_metadata(path).is_ok();
-    if record == before || (dangling && !something) {
-        let mut same = FileChange::text(path, None, None, "install's note");
-        same.new.clone_from(&old);
-        same.old = old;
-        return Ok(same);
+        let mut change = FileChange::text(path, None, Some(record_text(record)), reason);
+        change.old = old;
+        change
     }
-    let reason = if something {
-        "what settings.json held before gk, for uninstall"
-    } else {
-        "that gk was installed here, for uninstall"
-    };
-    let mut change = FileChange::text(path, None, Some(record_text(record)), reason);
-    change.old = old;
-    Ok(change)
 }
 
 /// Is there a record at `path` that gk can read, with a note of
 /// `settings`, so gk was installed there? A file that is no record (empty,
 /// not JSON, `{}`) says nothing, nor does another settings file's note.
+#[cfg(test)]
 pub fn is_there(path: &Path, settings: &Path) -> Result<bool> {
     Ok(read_all(path, settings)?.there)
 }
 
-/// The settings files of other Claude folders that run from this hooks
-/// folder (a link from one to the other) and whose notes the record at
-/// `path` holds: gk is installed there too, and their hooks run the
-/// program here.
+#[cfg(test)]
 pub fn others(path: &Path, settings: &Path) -> Result<Vec<PathBuf>> {
-    let bytes = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    let Some(record) = record_in(bytes.as_deref()) else {
-        return Ok(Vec::new());
-    };
-    let here = Here {
-        record: path,
-        settings,
-    };
-    let own = record.find(here).map(|f| f.at);
-    Ok((record.entries().enumerate())
-        .filter(|&(i, e)| Some(i) != own && here.lives_elsewhere(e))
-        .filter_map(|(_, e)| e.settings.as_deref().map(PathBuf::from))
-        .collect())
+    Ok(load(path)?.others(settings))
 }
 
-/// The change that removes the note of `settings` from the record at
-/// `path`, and the record with it when no other settings file's note is
-/// left in it (a file there that is no record goes too); an unchanged one
-/// when there is none (still checked at write, and a killed run's temp
-/// file beside it swept).
+#[cfg(test)]
 pub fn remove(path: &Path, settings: &Path) -> Result<FileChange> {
-    let old = read_current(path, crate::hooks::config::MAX_CONFIG_BYTES)?;
-    let mut change = FileChange::text(path, None, None, "install's note, used up");
-    // gk's own note: nothing to give back, so no backup of it.
-    change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
-    let here = Here {
-        record: path,
-        settings,
-    };
-    match record_in(old.as_deref()) {
-        // No note of this settings file: the record stays as it is.
-        Some(r) if r.entry(here).is_none() => change.new.clone_from(&old),
-        Some(r) => {
-            if let Some(left) = r.without(here) {
-                // Rewritten as install writes it (one rename over it, a
-                // backup kept, and a run that changed it since the plan
-                // stops this one), never removed and written anew: the
-                // other folders' notes are in it.
-                change.new = Some(record_text(left).into_bytes());
-                change.reason = "install's note: this folder's part used up".into();
-                change.strategy = crate::change::plan::ReplaceStrategy::InPlace;
-            }
-        }
-        None => {}
+    Ok(load(path)?.remove(settings))
+}
+
+impl Loaded<'_> {
+    /// The settings files of other Claude folders that run from this hooks
+    /// folder (a link from one to the other) and whose notes the record
+    /// holds: gk is installed there too, and their hooks run the program
+    /// here.
+    pub fn others(&self, settings: &Path) -> Vec<PathBuf> {
+        let Some(record) = record_in(self.bytes.as_deref()) else {
+            return Vec::new();
+        };
+        let here = self.here(settings);
+        let own = record.find(here).map(|f| f.at);
+        (record.entries().enumerate())
+            .filter(|&(i, e)| Some(i) != own && here.lives_elsewhere(e))
+            .filter_map(|(_, e)| e.settings.as_deref().map(PathBuf::from))
+            .collect()
     }
-    change.old = old;
-    Ok(change)
+
+    /// The change that removes the note of `settings` from the record,
+    /// and the record with it when no other settings file's note is left
+    /// in it (a file there that is no record goes too); an unchanged one
+    /// when there is none (still checked at write, and a killed run's temp
+    /// file beside it swept).
+    pub fn remove(&self, settings: &Path) -> FileChange {
+        let (path, old) = (self.path, self.bytes.clone());
+        let mut change = FileChange::text(path, None, None, "install's note, used up");
+        // gk's own note: nothing to give back, so no backup of it.
+        change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
+        let here = self.here(settings);
+        match record_in(old.as_deref()) {
+            // No note of this settings file: the record stays as it is.
+            Some(r) if r.entry(here).is_none() => change.new.clone_from(&old),
+            Some(r) => {
+                if let Some(left) = r.without(here) {
+                    // Rewritten as install writes it (one rename over it, a
+                    // backup kept, and a run that changed it since the plan
+                    // stops this one), never removed and written anew: the
+                    // other folders' notes are in it.
+                    change.new = Some(record_text(left).into_bytes());
+                    change.reason = "install's note: this folder's part used up".into();
+                    change.strategy = crate::change::plan::ReplaceStrategy::InPlace;
+                }
+            }
+            None => {}
+        }
+        change.old = old;
+        change
+    }
 }
 
 #[cfg(test)]
