@@ -340,66 +340,43 @@ fn folder_mode(_dir: &Path) -> Option<u32> {
     None
 }
 
-/// `state-folder-unwritable` when records cannot be written in `dir`. An
-/// existing folder is tried with a probe file, created and deleted at once
-/// (only that shows ACLs, read-only mounts and the like); a folder not made
-/// yet is fine when nothing in its path is a file (the first write creates
-/// it).
+/// `state-folder-unwritable` when records cannot be written in `dir`:
+/// asked as install asks before it writes ([`crate::change::fs::can_create`]:
+/// the folder, or the nearest one above it that exists when it is not made
+/// yet, must be a folder this user may write; on Unix the system is asked,
+/// so doctor writes nothing to find out, and read-only mounts and ACLs
+/// count).
 pub fn check_folder(dir: &Path) -> Option<Finding> {
-    let unwritable = |why: String| {
-        Finding::new(
-            Code::StateFolderUnwritable,
-            format!(
-                "the state folder {} {why}; Claude cannot keep its task records there (the hooks show the shared record instead)",
-                dir.display()
-            ),
-        )
-        .at(dir, None)
-        .fix(format!(
-            "make {} a folder you can write, or point {} at one",
-            dir.display(),
-            crate::paths::STATE_DIR_VAR
-        ))
+    let answer = crate::change::fs::can_create(&dir.join("record.json"));
+    answer.err().map(|no| unwritable(dir, no))
+}
+
+/// The finding for `dir` when the answer was no: `at` is the folder (or
+/// the file in the way) the answer is about.
+fn unwritable(dir: &Path, (at, e): (std::path::PathBuf, std::io::Error)) -> Finding {
+    let not_a_folder = e.kind() == std::io::ErrorKind::NotADirectory;
+    let why = match (at == dir, not_a_folder) {
+        (true, true) => "is not a folder".to_string(),
+        (true, false) => format!("cannot be written ({e})"),
+        (false, true) => format!("cannot be created: {} is not a folder", at.display()),
+        (false, false) => format!(
+            "cannot be created: {} cannot be written ({e})",
+            at.display()
+        ),
     };
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => {
-            let probe = dir.join(format!(".gk-probe-{}", std::process::id()));
-            match std::fs::File::options()
-                .write(true)
-                .create_new(true)
-                .open(&probe)
-            {
-                Ok(_) => {
-                    let _ = std::fs::remove_file(&probe);
-                    None
-                }
-                Err(e) => Some(unwritable(format!("cannot be written ({e})"))),
-            }
-        }
-        Ok(_) => Some(unwritable("is not a folder".into())),
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            let mut up = dir.parent();
-            while let Some(p) = up {
-                match std::fs::metadata(p) {
-                    Ok(meta) if meta.is_dir() => return None,
-                    Ok(_) => {
-                        return Some(unwritable(format!(
-                            "cannot be created: {} is not a folder",
-                            p.display()
-                        )))
-                    }
-                    Err(_) => up = p.parent(),
-                }
-            }
-            None
-        }
-        Err(e) => Some(unwritable(format!("cannot be read ({e})"))),
-    }
+    Finding::new(
+        Code::StateFolderUnwritable,
+        format!(
+            "the state folder {} {why}; Claude cannot keep its task records there (the hooks show the shared record instead)",
+            dir.display()
+        ),
+    )
+    .at(dir, None)
+    .fix(format!(
+        "make {} a folder you can write, or point {} at one",
+        dir.display(),
+        crate::paths::STATE_DIR_VAR
+    ))
 }
 
 #[cfg(test)]
@@ -621,12 +598,25 @@ mod tests {
         );
         assert!(check_folder(&tmp.path().join("not/yet/made")).is_none());
         assert!(check_folder(tmp.path()).is_none());
-        // The probe leaves nothing behind.
-        let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
-        assert_eq!(names.len(), 1);
-        // A folder where the probe cannot be made is reported with the reason.
-        std::fs::create_dir(tmp.path().join(format!(".gk-probe-{}", std::process::id()))).unwrap();
-        let f = check_folder(tmp.path()).unwrap();
-        assert!(f.message.contains("cannot be written"), "{}", f.message);
+        // Nothing is written to find out.
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+        // Each way the answer can be no, in words (root may write any
+        // folder, so these are the system's answers, as it gives them).
+        let denied = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let not_dir = || std::io::Error::from(std::io::ErrorKind::NotADirectory);
+        let dir = tmp.path().join("state/gk");
+        let up = tmp.path().join("state");
+        let said = |at: &Path, e| unwritable(&dir, (at.to_path_buf(), e)).message;
+        assert!(said(&dir, denied()).contains("gk cannot be written (permission denied)"));
+        assert!(said(&dir, not_dir()).contains("gk is not a folder"));
+        let above = said(&up, denied());
+        assert!(
+            above.contains(&format!(
+                "cannot be created: {} cannot be written",
+                up.display()
+            )),
+            "{above}"
+        );
+        assert!(said(&up, not_dir()).contains("is not a folder"));
     }
 }
