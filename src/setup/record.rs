@@ -385,14 +385,6 @@ impl Loaded<'_> {
     }
 }
 
-/// Is there a record at `path` that gk can read, with a note of
-/// `settings`, so gk was installed there? A file that is no record (empty,
-/// not JSON, `{}`) says nothing, nor does another settings file's note.
-#[cfg(test)]
-pub fn is_there(path: &Path, settings: &Path) -> Result<bool> {
-    Ok(read_all(path, settings)?.there)
-}
-
 #[cfg(test)]
 pub fn others(path: &Path, settings: &Path) -> Result<Vec<PathBuf>> {
     Ok(load(path)?.others(settings))
@@ -523,8 +515,8 @@ mod tests {
         let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
         write(&note_with_rules(&path, &a, &[], &[], None, true).unwrap());
         std::fs::write(&a, "{}").unwrap();
-        assert!(is_there(&path, &a).unwrap());
-        assert!(!is_there(&path, &b).unwrap());
+        assert!(read_all(&path, &a).unwrap().there);
+        assert!(!read_all(&path, &b).unwrap().there);
         write(&note_with_rules(&path, &b, &[c(&["hooks"], "")], &rule, None, false).unwrap());
         std::fs::write(&b, "{}").unwrap();
         let (na, nb) = (read_all(&path, &a).unwrap(), read_all(&path, &b).unwrap());
@@ -552,7 +544,7 @@ mod tests {
             crate::change::plan::ReplaceStrategy::InPlace
         );
         write(&gone_a);
-        assert!(!is_there(&path, &a).unwrap());
+        assert!(!read_all(&path, &a).unwrap().there);
         assert_eq!(read_all(&path, &b).unwrap(), nb);
         // Nothing noted of a folder: the record stays as it is.
         assert!(!remove(&path, &a).unwrap().changes_something());
@@ -677,7 +669,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("c")).unwrap();
         std::os::unix::fs::symlink(dir.path().join("a/hooks"), dir.path().join("c/hooks")).unwrap();
         std::fs::write(&c, "{}").unwrap();
-        assert!(!is_there(&path, &c).unwrap());
+        assert!(!read_all(&path, &c).unwrap().there);
         assert!(remove(&path, &a).unwrap().new.is_none());
     }
 
