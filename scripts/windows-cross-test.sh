@@ -97,8 +97,20 @@ ensure_prefix() {
     local def="$repo/scripts/windows/bcryptprimitives.def"
     if [ ! -f "$WINEPREFIX/system.reg" ]; then
         say "creating the Wine prefix $WINEPREFIX"
+        # What wineboot printed, beside the prefix, for when it fails.
+        local log="$WINEPREFIX.wineboot.log"
+        local rc=0
         mkdir -p "$WINEPREFIX"
-        timeout 600 wineboot -i >/dev/null 2>&1 || die "wineboot failed in $WINEPREFIX"
+        timeout 600 wineboot -i >"$log" 2>&1 || rc=$?
+        if [ "$rc" -ne 0 ]; then
+            # Seen once on a clean clone (2026-12-05), not again on the
+            # next run: a half-made prefix is made again from nothing.
+            say "wineboot failed (exit $rc; its output: $log); making the prefix again"
+            wineserver -k >/dev/null 2>&1 || true
+            rm -rf "$WINEPREFIX"
+            mkdir -p "$WINEPREFIX"
+            timeout 600 wineboot -i >"$log" 2>&1 || die "wineboot failed twice in $WINEPREFIX (its output: $log)"
+        fi
         wineserver -w
     fi
     if [ ! -f "$sys32/bcryptprimitives.dll" ] || [ "$src" -nt "$sys32/bcryptprimitives.dll" ] \
