@@ -166,8 +166,8 @@ impl Record {
     }
 
     /// The note of `here.settings` (named so), added after the others when
-    /// there is none.
-    fn entry_mut(&mut self, here: Here) -> &mut Entry {
+    /// there is none; and whether there was one.
+    fn entry_mut(&mut self, here: Here) -> (&mut Entry, bool) {
         let found = self.find(here);
         let e = match found {
             Some(Found { at: 0, .. }) => &mut self.first,
@@ -181,7 +181,7 @@ impl Record {
             e.created_by_install = false;
         }
         e.settings = Some(here.settings.to_string_lossy().into_owned());
-        e
+        (e, found.is_some())
     }
 
     /// The record without the note of `here.settings`, and without notes
@@ -226,18 +226,15 @@ pub struct Noted {
     pub there: bool,
 }
 
-/// The containers the record at `path` notes for `settings`: none when
-/// there is no record, or when it cannot be read as one (it is gk's own
-/// note; a broken one is replaced by install and removed by uninstall).
-#[cfg(test)]
-pub fn read(path: &Path, settings: &Path) -> Result<Vec<EmptyContainer>> {
-    Ok(read_all(path, settings)?.containers)
+/// The record `bytes` hold; `None` when there are none or they are no
+/// record (empty, not JSON, `{}`).
+fn record_in(bytes: Option<&[u8]>) -> Option<Record> {
+    bytes.and_then(|b| serde_json::from_slice::<Record>(b).ok())
 }
 
-/// Everything the record at `path` notes for `settings` (see [`read`]).
-#[cfg(test)]
-pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
-    Ok(load(path)?.noted(settings))
+fn record_text(mut record: Record) -> String {
+    record.about = ABOUT.to_string();
+    serde_json::to_string_pretty(&record).unwrap_or_default() + "\n"
 }
 
 /// The record at `path`, read once: what a plan reads of it and the change
@@ -264,7 +261,9 @@ impl Loaded<'_> {
         }
     }
 
-    /// What the record notes for `settings` (see [`read_all`]).
+    /// What the record notes for `settings`: nothing when there is no
+    /// record, or when it cannot be read as one (it is gk's own note; a
+    /// broken one is replaced by install and removed by uninstall).
     pub fn noted(&self, settings: &Path) -> Noted {
         // Only a record that parses counts (a default one would "find" its
         // empty first note for any folder).
@@ -280,48 +279,17 @@ impl Loaded<'_> {
             there: true,
         }
     }
-}
 
-#[cfg(test)]
-fn parse_record(bytes: Option<&[u8]>) -> Record {
-    record_in(bytes).unwrap_or_default()
-}
-
-/// The record `bytes` hold; `None` when there are none or they are no
-/// record (empty, not JSON, `{}`).
-fn record_in(bytes: Option<&[u8]>) -> Option<Record> {
-    bytes.and_then(|b| serde_json::from_slice::<Record>(b).ok())
-}
-
-fn record_text(mut record: Record) -> String {
-    record.about = ABOUT.to_string();
-    serde_json::to_string_pretty(&record).unwrap_or_default() + "\n"
-}
-
-/// The change that adds `filled` to what the record at `path` notes for
-/// `settings` (what is noted already stays: a container is only ever
-/// empty before the first install), an unchanged one when there is nothing
-/// new to note (the record is still part of the plan: checked at write,
-/// and a killed run's temp file beside it swept); also noting `rules` as
-/// there before install (added to what is noted already) and, when
-/// settings.json was blank, its text; `created`: settings.json is not
-/// there yet (a note that exists already keeps what it says: the first
-/// install is the one that made the file). Another settings file's note
-/// (a Claude folder sharing this hooks folder) is kept as it is.
-#[cfg(test)]
-pub fn note_with_rules(
-    path: &Path,
-    settings: &Path,
-    filled: &[EmptyContainer],
-    rules: &[String],
-    blank: Option<&str>,
-    created: bool,
-) -> Result<FileChange> {
-    Ok(load(path)?.note_with_rules(settings, filled, rules, blank, created))
-}
-
-impl Loaded<'_> {
-    /// [`note_with_rules`], on the record as it was loaded.
+    /// The change that adds `filled` to what the record notes for
+    /// `settings` (what is noted already stays: a container is only ever
+    /// empty before the first install), an unchanged one when there is nothing
+    /// new to note (the record is still part of the plan: checked at write,
+    /// and a killed run's temp file beside it swept); also noting `rules` as
+    /// there before install (added to what is noted already) and, when
+    /// settings.json was blank, its text; `created`: settings.json is not
+    /// there yet (a note that exists already keeps what it says: the first
+    /// install is the one that made the file). Another settings file's note
+    /// (a Claude folder sharing this hooks folder) is kept as it is.
     pub fn note_with_rules(
         &self,
         settings: &Path,
@@ -334,11 +302,13 @@ impl Loaded<'_> {
         let old = self.bytes.clone();
         let found = record_in(old.as_deref());
         let here = self.here(settings);
-        let noted = found.as_ref().is_some_and(|r| r.entry(here).is_some());
+        // Only a record that parses can hold a note (a default one's empty
+        // first note would be "found" for any folder).
+        let parsed = found.is_some();
         let mut record = found.unwrap_or_default();
         let before = record.clone();
-        let entry = record.entry_mut(here);
-        let fresh = !noted;
+        let (entry, was_there) = record.entry_mut(here);
+        let fresh = !(parsed && was_there);
         if entry.blank_before_install.is_none() {
             entry.blank_before_install = blank.map(str::to_string);
         }
@@ -383,19 +353,7 @@ impl Loaded<'_> {
         change.old = old;
         change
     }
-}
 
-#[cfg(test)]
-pub fn others(path: &Path, settings: &Path) -> Result<Vec<PathBuf>> {
-    Ok(load(path)?.others(settings))
-}
-
-#[cfg(test)]
-pub fn remove(path: &Path, settings: &Path) -> Result<FileChange> {
-    Ok(load(path)?.remove(settings))
-}
-
-impl Loaded<'_> {
     /// The settings files of other Claude folders that run from this hooks
     /// folder (a link from one to the other) and whose notes the record
     /// holds: gk is installed there too, and their hooks run the program
@@ -442,6 +400,45 @@ impl Loaded<'_> {
         change.old = old;
         change
     }
+}
+
+// The same, from the record's path, for the tests.
+
+#[cfg(test)]
+pub fn read(path: &Path, settings: &Path) -> Result<Vec<EmptyContainer>> {
+    Ok(read_all(path, settings)?.containers)
+}
+
+#[cfg(test)]
+pub fn read_all(path: &Path, settings: &Path) -> Result<Noted> {
+    Ok(load(path)?.noted(settings))
+}
+
+#[cfg(test)]
+pub fn note_with_rules(
+    path: &Path,
+    settings: &Path,
+    filled: &[EmptyContainer],
+    rules: &[String],
+    blank: Option<&str>,
+    created: bool,
+) -> Result<FileChange> {
+    Ok(load(path)?.note_with_rules(settings, filled, rules, blank, created))
+}
+
+#[cfg(test)]
+pub fn others(path: &Path, settings: &Path) -> Result<Vec<PathBuf>> {
+    Ok(load(path)?.others(settings))
+}
+
+#[cfg(test)]
+pub fn remove(path: &Path, settings: &Path) -> Result<FileChange> {
+    Ok(load(path)?.remove(settings))
+}
+
+#[cfg(test)]
+fn parse_record(bytes: Option<&[u8]>) -> Record {
+    record_in(bytes).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -491,6 +488,12 @@ mod tests {
         assert_eq!(read(&path, &s).unwrap(), vec![]);
     }
 
+    /// `c` written as the plan would write it (the record's new text).
+    #[cfg(unix)]
+    fn write(c: &FileChange) {
+        std::fs::write(&c.path, c.new.as_ref().unwrap()).unwrap();
+    }
+
     /// Two Claude folders, `a` and `b`, `b/hooks` a link to `a/hooks`
     /// (where the record is), and their settings files.
     #[cfg(unix)]
@@ -512,7 +515,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (path, a, b) = shared(dir.path());
         let rule = vec!["Write(x)".to_string()];
-        let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
         write(&note_with_rules(&path, &a, &[], &[], None, true).unwrap());
         std::fs::write(&a, "{}").unwrap();
         assert!(read_all(&path, &a).unwrap().there);
@@ -640,7 +642,6 @@ mod tests {
     fn a_note_of_a_folder_whose_link_was_taken_away_goes_with_the_next_uninstall() {
         let dir = tempfile::tempdir().unwrap();
         let (path, a, b) = shared(dir.path());
-        let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
         write(&note_with_rules(&path, &a, &[], &[], None, false).unwrap());
         write(&note_with_rules(&path, &b, &[], &["Write(x)".into()], None, false).unwrap());
         std::fs::write(&a, "{}").unwrap();
@@ -660,7 +661,6 @@ mod tests {
         // beside it drops it.
         let dir = tempfile::tempdir().unwrap();
         let (path, a, b) = shared(dir.path());
-        let write = |c: &FileChange| std::fs::write(&path, c.new.as_ref().unwrap()).unwrap();
         write(&note_with_rules(&path, &a, &[], &[], None, false).unwrap());
         write(&note_with_rules(&path, &b, &[], &[], None, true).unwrap());
         std::fs::write(&a, "{}").unwrap();
