@@ -211,9 +211,13 @@ impl WinSandbox {
         let out = self.batch_once(name, lines, stdin, env);
         let said = String::from_utf8_lossy(&out.stderr).into_owned()
             + &String::from_utf8_lossy(&out.stdout);
+        // Wine's cmd prints "Can't recognize '…'" both when the program is
+        // missing and when starting it fails; a program that is really
+        // missing fails the second run the same way.
         let wine_fault = [
             "wine client error:",
             "ShellExecuteEx failed: Internal error",
+            "Can't recognize '",
         ]
         .iter()
         .any(|sign| said.contains(sign));
