@@ -249,9 +249,20 @@ pub fn can_create(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Err
 }
 
 /// A folder that was there at the look and gone at the probe (not a
-/// missing drive, which has no folder above it).
+/// missing drive, which has no folder above it, nor a link to nothing,
+/// which stays).
 fn vanished(dir: &Path, e: &std::io::Error) -> bool {
-    e.kind() == std::io::ErrorKind::NotFound && dir.parent().is_some() && !dir.exists()
+    e.kind() == std::io::ErrorKind::NotFound
+        && dir.parent().is_some()
+        && fs::symlink_metadata(dir).is_err()
+}
+
+/// Why nothing can be made at a link whose target is not there.
+fn dangling(target: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::NotFound,
+        format!("a link to {}, which is not there", target.display()),
+    )
 }
 
 fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
@@ -271,6 +282,11 @@ fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Err
                 ))
             }
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                // A link to nothing: no folder can be made at its place,
+                // and none is made through it (mkdir does not follow it).
+                if let Ok(target) = fs::read_link(dir) {
+                    return Err((dir.to_path_buf(), dangling(&target)));
+                }
                 match dir.parent() {
                     Some(up) if up.as_os_str().is_empty() => dir = Path::new("."),
                     Some(up) => dir = up,
@@ -592,6 +608,29 @@ mod can_create_tests {
         assert!(!vanished(root, &e), "no folder above: nothing to wait for");
         let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
         assert!(!vanished(tmp.path().join("x").as_path(), &denied));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_nothing_on_the_way_is_the_answer_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let link = tmp.path().join("state");
+        std::os::unix::fs::symlink(tmp.path().join("unmounted/state"), &link).unwrap();
+        for path in [link.join("record.json"), link.join("gk/record.json")] {
+            let (at, e) = can_create(&path).unwrap_err();
+            assert_eq!(at, link, "{}", path.display());
+            assert!(
+                e.to_string()
+                    .contains("unmounted/state, which is not there"),
+                "{e}"
+            );
+            // Not waited on as a folder another run is removing.
+            assert!(!vanished(&at, &e));
+        }
+        assert!(!tmp.path().join("unmounted").exists(), "nothing is made");
+        // The link's target made: the answer is yes.
+        std::fs::create_dir_all(tmp.path().join("unmounted/state")).unwrap();
+        assert!(can_create(&link.join("gk/record.json")).is_ok());
     }
 
     #[test]

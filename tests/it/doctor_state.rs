@@ -265,6 +265,25 @@ fn a_state_folder_that_cannot_be_written_is_an_error() {
         f["message"].as_str().unwrap().contains("is not a folder"),
         "{f}"
     );
+    // A link to a folder that is not there (a synced folder not yet made,
+    // a drive not mounted): nothing can be made through it.
+    #[cfg(unix)]
+    {
+        let link = h.root().join("linked-state");
+        std::os::unix::fs::symlink(h.root().join("unmounted/gk"), &link).unwrap();
+        let (code, _, doc) = h.codes(&[("GK_STATE_DIR", &link)]);
+        assert_eq!(code, Some(2), "{doc}");
+        let message = finding(&doc, "state-folder-unwritable")["message"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            message.contains("cannot be written (a link to ")
+                && message.contains("unmounted/gk, which is not there)"),
+            "{message}"
+        );
+        assert!(!h.root().join("unmounted").exists());
+    }
     // A folder that is there and writable: no finding, and no probe left.
     let ok = h.root().join("state");
     std::fs::create_dir_all(&ok).unwrap();
