@@ -13,9 +13,7 @@
 
 use std::path::PathBuf;
 
-use gk::testing::hookcmd::{
-    classify, exec_spelling, normalize, CommandContext, Owner, ShellForm,
-};
+use gk::testing::hookcmd::{classify, exec_spelling, normalize, CommandContext, Owner, ShellForm};
 use gk::testing::platform::Os;
 use gk::testing::setup::verified_wanted_hooks;
 use libfuzzer_sys::fuzz_target;

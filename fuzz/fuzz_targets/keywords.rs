@@ -7,7 +7,7 @@
 //! part is the text).
 #![no_main]
 
-use gk::testing::hooks::{KeywordSet, find_all};
+use gk::testing::hooks::{find_all, KeywordSet};
 use libfuzzer_sys::fuzz_target;
 
 fn word(b: u8) -> bool {
@@ -35,5 +35,8 @@ fuzz_target!(|data: &[u8]| {
     let want: Vec<bool> = parts.iter().map(|k| naive(k, text)).collect();
     assert_eq!(got, want, "keywords {parts:?} in {text:?}");
     let direct = find_all(&parts, text);
-    assert_eq!(direct, want, "keywords {parts:?} in {text:?}, keyword by keyword");
+    assert_eq!(
+        direct, want,
+        "keywords {parts:?} in {text:?}, keyword by keyword"
+    );
 });

@@ -20,8 +20,7 @@ use std::path::{Path, PathBuf};
 use gk::testing::hookcmd::CommandContext;
 use gk::testing::platform::Os;
 use gk::testing::registry::{
-    classify_text, expand_root, load_plugins, PluginBudget, Scope, ScopeFile, Table,
-    MAX_EXPANDED,
+    classify_text, expand_root, load_plugins, PluginBudget, Scope, ScopeFile, Table, MAX_EXPANDED,
 };
 use libfuzzer_sys::fuzz_target;
 

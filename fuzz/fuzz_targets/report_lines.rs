@@ -54,15 +54,21 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let mut got = Vec::new();
-    for_each_line(Trickle(stream, step), max_line, u64::MAX, &mut Vec::new(), |l| {
-        got.push(match l {
-            Line::Text(t) => {
-                let _ = read_line(t);
-                Want::Text(t.to_vec())
-            }
-            Line::TooLong(n) => Want::TooLong(n),
-        })
-    })
+    for_each_line(
+        Trickle(stream, step),
+        max_line,
+        u64::MAX,
+        &mut Vec::new(),
+        |l| {
+            got.push(match l {
+                Line::Text(t) => {
+                    let _ = read_line(t);
+                    Want::Text(t.to_vec())
+                }
+                Line::TooLong(n) => Want::TooLong(n),
+            })
+        },
+    )
     .unwrap();
     assert_eq!(got, want);
 });
