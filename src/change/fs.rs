@@ -266,6 +266,16 @@ fn dangling(target: &Path) -> std::io::Error {
 }
 
 fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    let dir = nearest_folder(path)?;
+    may_write(&dir).map_err(|e| (dir, e))
+}
+
+/// The nearest folder above `path` that exists, where the missing ones
+/// would be made; only looked at, nothing asked or written. `Err` names
+/// what is in the way: a file, a link to nothing (no folder can be made at
+/// its place, and none is made through it), or nothing at all up to the
+/// root (a drive that is not there).
+pub fn nearest_folder(path: &Path) -> std::result::Result<PathBuf, (PathBuf, std::io::Error)> {
     use std::io::ErrorKind;
     // A bare file name's parent is "": the current folder.
     let mut dir = path
@@ -282,8 +292,6 @@ fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Err
                 ))
             }
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                // A link to nothing: no folder can be made at its place,
-                // and none is made through it (mkdir does not follow it).
                 if let Ok(target) = fs::read_link(dir) {
                     return Err((dir.to_path_buf(), dangling(&target)));
                 }
@@ -296,7 +304,7 @@ fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Err
             Err(e) => return Err((dir.to_path_buf(), e)),
         }
     }
-    may_write(dir).map_err(|e| (dir.to_path_buf(), e))
+    Ok(dir.to_path_buf())
 }
 
 #[cfg(unix)]

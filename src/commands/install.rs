@@ -243,6 +243,13 @@ fn in_current_folder(file: &Path, env: &Env) -> Result<PathBuf> {
 fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()> {
     for path in paths {
         if let Err((dir, e)) = crate::change::fs::can_create(path) {
+            if e.kind() == std::io::ErrorKind::NotFound && dir.symlink_metadata().is_ok() {
+                return Err(Error::refused(format!(
+                    "cannot write {}: {} is {e}",
+                    path.display(),
+                    dir.display()
+                )));
+            }
             if e.kind() == std::io::ErrorKind::NotFound {
                 return Err(Error::refused(format!(
                     "cannot write {}: {} does not exist",
@@ -283,11 +290,35 @@ fn io_reason(e: &std::io::Error) -> String {
 
 /// Refuse to grant Claude a state folder that is not gk's own (see
 /// [`crate::records::check_path`] and [`crate::records::scan`]): the rules
-/// would let Claude edit every `*.json` there. Nothing is written.
+/// would let Claude edit every `*.json` there. Refuse as well one that
+/// cannot be made where it is (a file or a link to nothing in the way, or
+/// no drive), only looked at: Claude's every record write would fail
+/// there. Nothing is written.
 fn check_state_folder(m: &Machine) -> Result<()> {
     let Some(dir) = m.state_dir.clone() else {
         return Ok(());
     };
+    if let Err((at, e)) = crate::change::fs::nearest_folder(&dir.join("record.json")) {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotADirectory => "is not a folder".to_string(),
+            std::io::ErrorKind::NotFound if at.symlink_metadata().is_ok() => format!("is {e}"),
+            std::io::ErrorKind::NotFound => "does not exist".to_string(),
+            _ => format!("cannot be read ({})", io_reason(&e)),
+        };
+        let what = if at == dir {
+            format!("the state folder {} {why}", dir.display())
+        } else {
+            format!(
+                "the state folder {} cannot be made: {} {why}",
+                dir.display(),
+                at.display()
+            )
+        };
+        return Err(Error::refused(format!(
+            "{what}; make it a folder you can write, or point {} at one",
+            crate::paths::STATE_DIR_VAR
+        )));
+    }
     crate::records::check_path(m.os(), &dir, Some(&m.ctx.home), m.paths.dir())
         .and_then(|()| crate::records::scan(&dir).map(|_| ()))
         .map_err(|e| Error::refused(format!("{e}; or install with --no-permissions")))

@@ -361,6 +361,31 @@ fn without_the_right_to_write_there_one_line_says_why_and_nothing_is_written() {
     assert_eq!(m.files(), before);
 }
 
+/// The managed folder a link to a folder that is not there (a share not
+/// mounted): no right would help, and the line says what is missing.
+#[cfg(unix)]
+#[test]
+fn a_managed_folder_that_links_to_nothing_is_named_and_nothing_is_written() {
+    let m = TestEnv::new();
+    let folder = m.managed_settings().parent().unwrap().to_path_buf();
+    let share = m.root().join("share/managed");
+    std::os::unix::fs::symlink(&share, &folder).unwrap();
+    let before = m.files();
+    let (code, out, err) = m.out(&["install", "--managed", "--yes"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "gk: cannot write {}: {} is a link to {}, which is not there; nothing written\n",
+            m.dropin().display(),
+            folder.display(),
+            share.display()
+        )
+    );
+    assert_eq!(m.files(), before);
+    assert!(!m.root().join("share").exists());
+}
+
 #[test]
 fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
     let m = TestEnv::new();

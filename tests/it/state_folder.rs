@@ -141,6 +141,49 @@ fn install_refuses_to_grant_claude_a_folder_that_is_not_gks() {
     out.ok();
 }
 
+/// A state folder that cannot be made where it is: Claude's every record
+/// write would fail there, so install says so before it writes anything.
+#[cfg(unix)]
+#[test]
+fn install_refuses_a_state_folder_that_cannot_be_made_where_it_is() {
+    let env = TestEnv::new();
+    let file = env.root().join("a-file");
+    write(&file, "x");
+    let target = env.root().join("unmounted/gk");
+    let link = env.root().join("synced-state");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let dangling = format!(
+        "{} is a link to {}, which is not there",
+        link.display(),
+        target.display()
+    );
+    for (dir, why) in [
+        (
+            link.clone(),
+            format!(
+                "the state folder {dangling}; make it a folder you can write, or point GK_STATE_DIR at one; nothing written"
+            ),
+        ),
+        (
+            link.join("gk"),
+            format!("the state folder {} cannot be made: {dangling};", link.join("gk").display()),
+        ),
+        (
+            file.join("gk"),
+            format!("cannot be made: {} is not a folder;", file.display()),
+        ),
+    ] {
+        assert_refused(&env, &dir, &["install", "--yes", "--no-smoke"], &why);
+    }
+    assert!(
+        !env.root().join("unmounted").exists(),
+        "nothing made through the link"
+    );
+    // Once the link leads somewhere, install goes through.
+    std::fs::create_dir_all(&target).unwrap();
+    run_in(&env, &link, &["install", "--yes", "--no-smoke"]).ok();
+}
+
 #[test]
 fn the_home_and_claude_folders_and_the_root_are_never_state_folders() {
     let env = TestEnv::new();
