@@ -91,6 +91,14 @@ AUTONOMY = [
     "multi hour", "don t ping", "dont ping", "do not ping",
     "without pinging", "don t wait for me", "no need to check in",
     "reasonable calls", "your own judgment", "your best judgment",
+    # Found among the written Fable prompts of the training part that the
+    # guard missed (2026-12-05; the held-out split not looked at for it),
+    # and the other spellings of one above.
+    "ping me when", "dont wait for me", "do not wait for me",
+    # The same in the languages the corpus has most after English.
+    "me voy a dormir", "sin preguntarme", "sin preguntar",
+    "ohne rückfragen", "sans me demander", "je vais dormir", "vou dormir",
+    "sem me perguntar",
 ]
 
 # Work told as a procedure to repeat ("one by one", "for each", "until

@@ -1327,6 +1327,15 @@ mod tests {
             "I'll check back tonight",
             "I'm going on vacation for a week",
             "you have the whole weekend",
+            "run everything, fix everything, ping me when it's deployed",
+            "don't wait for me, go through the backlog",
+            // In the languages the corpus has most after English (only
+            // ASCII is lower-cased: "Rückfragen" matches, "RÜCKFRAGEN"
+            // would not).
+            "me voy a dormir. revisa todos los issues",
+            "alle 18 Services umstellen, ohne Rückfragen",
+            "corrige tous les tests sans me demander",
+            "vou dormir, migra todos os serviços",
         ] {
             assert!(Reading::new(p).shapes().1.autonomy, "{p}");
         }
