@@ -261,7 +261,10 @@ fn vanished(dir: &Path, e: &std::io::Error) -> bool {
 fn dangling(target: &Path) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::NotFound,
-        format!("a link to {}, which is not there", target.display()),
+        format!(
+            "a link to {}, which is not there",
+            crate::text::one_line(&target.display().to_string(), 1_000)
+        ),
     )
 }
 

@@ -246,15 +246,15 @@ fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()
             if e.kind() == std::io::ErrorKind::NotFound && dir.symlink_metadata().is_ok() {
                 return Err(Error::refused(format!(
                     "cannot write {}: {} is {e}",
-                    path.display(),
-                    dir.display()
+                    shown(path),
+                    shown(&dir)
                 )));
             }
             if e.kind() == std::io::ErrorKind::NotFound {
                 return Err(Error::refused(format!(
                     "cannot write {}: {} does not exist",
-                    path.display(),
-                    dir.display()
+                    shown(path),
+                    shown(&dir)
                 )));
             }
             let who = if crate::platform::Os::current().is_windows() {
@@ -269,13 +269,19 @@ fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()
             };
             return Err(Error::refused(format!(
                 "cannot write {} ({}), needed for {}: run `{command}` {who}{other}",
-                dir.display(),
+                shown(&dir),
                 io_reason(&e),
-                path.display()
+                shown(path)
             )));
         }
     }
     Ok(())
+}
+
+/// A path in a one-line refusal: a file name may hold a line break or an
+/// escape.
+fn shown(path: &Path) -> String {
+    crate::text::one_line(&path.display().to_string(), 1_000).into_owned()
 }
 
 /// An I/O error's reason without the OS's error number.
@@ -306,12 +312,12 @@ fn check_state_folder(m: &Machine) -> Result<()> {
             _ => format!("cannot be read ({})", io_reason(&e)),
         };
         let what = if at == dir {
-            format!("the state folder {} {why}", dir.display())
+            format!("the state folder {} {why}", shown(&dir))
         } else {
             format!(
                 "the state folder {} cannot be made: {} {why}",
-                dir.display(),
-                at.display()
+                shown(&dir),
+                shown(&at)
             )
         };
         return Err(Error::refused(format!(

@@ -179,6 +179,16 @@ fn install_refuses_a_state_folder_that_cannot_be_made_where_it_is() {
         !env.root().join("unmounted").exists(),
         "nothing made through the link"
     );
+    // A target named with an escape and a line break: still one line
+    // (assert_refused counts them), the escape shown, not sent.
+    let hostile = env.root().join("hostile");
+    std::os::unix::fs::symlink(env.root().join("evil\u{1b}[31mred\nline"), &hostile).unwrap();
+    assert_refused(
+        &env,
+        &hostile,
+        &["install", "--yes", "--no-smoke"],
+        "evil?[31mred line, which is not there;",
+    );
     // Once the link leads somewhere, install goes through.
     std::fs::create_dir_all(&target).unwrap();
     run_in(&env, &link, &["install", "--yes", "--no-smoke"]).ok();
