@@ -85,7 +85,9 @@ pub mod setup {
 }
 
 pub mod text {
-    pub use crate::text::{escaped, is_clean, is_unsafe, json_escaped, one_line, one_line_ends};
+    pub use crate::text::{
+        escaped, escaped_line, is_clean, is_unsafe, json_escaped, one_line, one_line_ends,
+    };
 }
 
 /// gk's verdict on one settings file, in the client's terms, for the shape

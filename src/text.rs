@@ -139,13 +139,27 @@ fn shown(c: char) -> char {
 /// `\u{9b}` and the like for the rest. A backslash is left as it is.
 /// Borrowed when nothing changes.
 pub fn escaped(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c != '\n' && is_unsafe(c)) {
+    escape(text, true)
+}
+
+/// As [`escaped`], with a line break written `\n` as well: one line, for a
+/// message that is one line whatever the names it quotes hold.
+pub fn escaped_line(text: &str) -> Cow<'_, str> {
+    escape(text, false)
+}
+
+fn escape(text: &str, keep_breaks: bool) -> Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| (c != '\n' || !keep_breaks) && is_unsafe(c))
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         match c {
-            '\n' => out.push('\n'),
+            '\n' if keep_breaks => out.push('\n'),
+            '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 || c == '\u{7f}' => {
@@ -285,5 +299,12 @@ mod tests {
             escaped(t),
             "+ garbage \\x1b[2J\\x1b]52;c;QUJD\\x07\n- \\u{9b}x\\t\\u{202e}\\r\n"
         );
+        // One line: the line break written out as well.
+        assert_eq!(
+            escaped_line(t),
+            "+ garbage \\x1b[2J\\x1b]52;c;QUJD\\x07\\n- \\u{9b}x\\t\\u{202e}\\r\\n"
+        );
+        assert!(matches!(escaped_line("plain"), Cow::Borrowed("plain")));
+        assert_eq!(escaped_line("a\u{2028}b"), "a\\u{2028}b");
     }
 }

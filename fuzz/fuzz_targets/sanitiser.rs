@@ -2,14 +2,17 @@
 //! and `one_line_ends` give one line with no unsafe character and at most
 //! the bound of characters (the bound taken as at least 4, resp. 5), and
 //! the text itself when it is clean and short; `escaped` keeps exactly the
-//! line breaks (`\n`) of the text and nothing else unsafe; `json_escaped`
+//! line breaks (`\n`) of the text and nothing else unsafe, `escaped_line`
+//! not even those, and equals `escaped` with them written out; `json_escaped`
 //! of serde_json's output leaves nothing unsafe but its line breaks and
 //! reads back as the same value.
 //!
 //! Input: two bytes of bound (little endian), then the text (UTF-8).
 #![no_main]
 
-use gk::testing::text::{escaped, is_clean, is_unsafe, json_escaped, one_line, one_line_ends};
+use gk::testing::text::{
+    escaped, escaped_line, is_clean, is_unsafe, json_escaped, one_line, one_line_ends,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -54,6 +57,12 @@ fuzz_target!(|data: &[u8]| {
         !shown.chars().any(|c| c != '\n' && is_unsafe(c)),
         "{shown:?}"
     );
+    let one = escaped_line(text);
+    assert!(
+        is_clean(&one),
+        "escaped_line left an unsafe character: {one:?}"
+    );
+    assert_eq!(one, shown.replace('\n', "\\n"));
 
     let value = serde_json::json!({ "text": text, "list": [text] });
     let json = serde_json::to_string_pretty(&value).unwrap();

@@ -111,9 +111,10 @@ pub fn run(args: &[OsString], env: &Env, c: &mut Console<'_>, before_hook: &dyn 
     match dispatch(cli, env, c, before_hook) {
         Ok(code) => code,
         Err(e) => {
-            // An error may quote a file's text (a field name in gk.json):
-            // shown, never acted on by the terminal.
-            errln!(c, "gk: {}", crate::text::escaped(&e.to_string()));
+            // An error may quote a file's text (a field name in gk.json)
+            // or a name holding a line break: shown, never acted on by the
+            // terminal, and one line.
+            errln!(c, "gk: {}", crate::text::escaped_line(&e.to_string()));
             1
         }
     }

@@ -84,6 +84,22 @@ fn a_folder_holding_json_that_is_no_record_is_refused_and_left_as_it_is() {
     );
 }
 
+/// A folder whose name holds a line break and an escape: the refusal is
+/// still one line (assert_refused counts them), both written out.
+#[cfg(unix)]
+#[test]
+fn a_refusal_naming_a_folder_with_a_line_break_stays_one_line() {
+    let env = TestEnv::new();
+    let dir = env.root().join("st\nate\u{1b}[2J");
+    write(&dir.join("package.json"), "{\"name\":\"app\"}");
+    assert_refused(
+        &env,
+        &dir,
+        &["state"],
+        "st\\nate\\x1b[2J is not a state folder",
+    );
+}
+
 /// What makes a folder gk's is what the convention writes there: a record
 /// Claude gave a key of its own (beside a `status` the convention knows)
 /// is still a record, and the folder pointer Claude writes beside the
