@@ -257,15 +257,52 @@ fn vanished(dir: &Path, e: &std::io::Error) -> bool {
         && fs::symlink_metadata(dir).is_err()
 }
 
-/// Why nothing can be made at a link whose target is not there.
+/// Why nothing can be made at a link whose target is not there: the
+/// error's source, so that [`in_the_way`] knows it by type.
+#[derive(Debug)]
+struct LinkToNothing(PathBuf);
+
+impl std::fmt::Display for LinkToNothing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let target = self.0.display().to_string();
+        let shown = crate::text::one_line(&target, 1_000);
+        write!(f, "a link to {shown}, which is not there")
+    }
+}
+
+impl std::error::Error for LinkToNothing {}
+
 fn dangling(target: &Path) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::NotFound,
-        format!(
-            "a link to {}, which is not there",
-            crate::text::one_line(&target.display().to_string(), 1_000)
-        ),
+        LinkToNothing(target.to_path_buf()),
     )
+}
+
+/// How `at` stands in the way, as [`nearest_folder`] (or [`can_create`])
+/// answered about it, in the words that follow its name: "is not a
+/// folder", "is a link to …, which is not there", "does not exist" (no
+/// folder above it at all: a drive that is not there). `None` when the
+/// answer is of another kind (a folder that cannot be read or written).
+pub fn in_the_way(e: &std::io::Error) -> Option<String> {
+    if let Some(link) = e.get_ref().and_then(|i| i.downcast_ref::<LinkToNothing>()) {
+        return Some(format!("is {link}"));
+    }
+    match e.kind() {
+        std::io::ErrorKind::NotADirectory => Some("is not a folder".into()),
+        std::io::ErrorKind::NotFound => Some("does not exist".into()),
+        _ => None,
+    }
+}
+
+/// An I/O error's reason without the OS's error number.
+pub fn reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::NotADirectory => "not a folder".into(),
+        std::io::ErrorKind::ReadOnlyFilesystem => "a read-only file system".into(),
+        _ => e.to_string(),
+    }
 }
 
 fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
@@ -637,6 +674,13 @@ mod can_create_tests {
             );
             // Not waited on as a folder another run is removing.
             assert!(!vanished(&at, &e));
+            assert_eq!(
+                in_the_way(&e).unwrap(),
+                format!(
+                    "is a link to {}, which is not there",
+                    tmp.path().join("unmounted/state").display()
+                )
+            );
         }
         assert!(!tmp.path().join("unmounted").exists(), "nothing is made");
         // The link's target made: the answer is yes.

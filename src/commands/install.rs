@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::change::apply::{execute, ChangeOptions, Outcome};
 use crate::change::backup;
-use crate::change::fs::read_text_within;
+use crate::change::fs::{in_the_way, read_text_within, reason};
 use crate::change::plan::Plan;
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
@@ -243,16 +243,10 @@ fn in_current_folder(file: &Path, env: &Env) -> Result<PathBuf> {
 fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()> {
     for path in paths {
         if let Err((dir, e)) = crate::change::fs::can_create(path) {
-            if e.kind() == std::io::ErrorKind::NotFound && dir.symlink_metadata().is_ok() {
+            // Missing, or a link to nothing: no right would help.
+            if let Some(why) = in_the_way(&e).filter(|_| e.kind() == std::io::ErrorKind::NotFound) {
                 return Err(Error::refused(format!(
-                    "cannot write {}: {} is {e}",
-                    shown(path),
-                    shown(&dir)
-                )));
-            }
-            if e.kind() == std::io::ErrorKind::NotFound {
-                return Err(Error::refused(format!(
-                    "cannot write {}: {} does not exist",
+                    "cannot write {}: {} {why}",
                     shown(path),
                     shown(&dir)
                 )));
@@ -270,7 +264,7 @@ fn check_rights(paths: &[PathBuf], command: &str, can_output: bool) -> Result<()
             return Err(Error::refused(format!(
                 "cannot write {} ({}), needed for {}: run `{command}` {who}{other}",
                 shown(&dir),
-                io_reason(&e),
+                reason(&e),
                 shown(path)
             )));
         }
@@ -284,16 +278,6 @@ fn shown(path: &Path) -> String {
     crate::text::one_line(&path.display().to_string(), 1_000).into_owned()
 }
 
-/// An I/O error's reason without the OS's error number.
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::NotADirectory => "not a folder".into(),
-        std::io::ErrorKind::ReadOnlyFilesystem => "a read-only file system".into(),
-        _ => e.to_string(),
-    }
-}
-
 /// Refuse to grant Claude a state folder that is not gk's own (see
 /// [`crate::records::check_path`] and [`crate::records::scan`]): the rules
 /// would let Claude edit every `*.json` there. Refuse as well one that
@@ -304,22 +288,7 @@ fn check_state_folder(m: &Machine) -> Result<()> {
     let Some(dir) = m.state_dir.clone() else {
         return Ok(());
     };
-    if let Err((at, e)) = crate::change::fs::nearest_folder(&dir.join("record.json")) {
-        let why = match e.kind() {
-            std::io::ErrorKind::NotADirectory => "is not a folder".to_string(),
-            std::io::ErrorKind::NotFound if at.symlink_metadata().is_ok() => format!("is {e}"),
-            std::io::ErrorKind::NotFound => "does not exist".to_string(),
-            _ => format!("cannot be read ({})", io_reason(&e)),
-        };
-        let what = if at == dir {
-            format!("the state folder {} {why}", shown(&dir))
-        } else {
-            format!(
-                "the state folder {} cannot be made: {} {why}",
-                shown(&dir),
-                shown(&at)
-            )
-        };
+    if let Some(what) = crate::records::cannot_be_made(&dir) {
         return Err(Error::refused(format!(
             "{what}; make it a folder you can write, or point {} at one",
             crate::paths::STATE_DIR_VAR

@@ -354,14 +354,15 @@ pub fn check_folder(dir: &Path) -> Option<Finding> {
 /// The finding for `dir` when the answer was no: `at` is the folder (or
 /// the file in the way) the answer is about.
 fn unwritable(dir: &Path, (at, e): (std::path::PathBuf, std::io::Error)) -> Finding {
-    let not_a_folder = e.kind() == std::io::ErrorKind::NotADirectory;
-    let why = match (at == dir, not_a_folder) {
-        (true, true) => "is not a folder".to_string(),
-        (true, false) => format!("cannot be written ({e})"),
-        (false, true) => format!("cannot be created: {} is not a folder", at.display()),
-        (false, false) => format!(
-            "cannot be created: {} cannot be written ({e})",
-            at.display()
+    use crate::change::fs::{in_the_way, reason};
+    let why = match (at == dir, in_the_way(&e)) {
+        (true, Some(how)) => how,
+        (true, None) => format!("cannot be written ({})", reason(&e)),
+        (false, Some(how)) => format!("cannot be created: {} {how}", at.display()),
+        (false, None) => format!(
+            "cannot be created: {} cannot be written ({})",
+            at.display(),
+            reason(&e)
         ),
     };
     Finding::new(
@@ -618,5 +619,11 @@ mod tests {
             "{above}"
         );
         assert!(said(&up, not_dir()).contains("is not a folder"));
+        // No folder above it at all (a drive that is not there).
+        let gone = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert!(said(&up, gone()).contains(&format!(
+            "cannot be created: {} does not exist;",
+            up.display()
+        )));
     }
 }
