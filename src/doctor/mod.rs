@@ -356,10 +356,18 @@ fn check_state(
         Group::State,
         format!("per-session task records in {}", dir.display()),
     ));
-    let user_editable = files
-        .iter()
-        .find(|f| f.scope.is_user())
-        .map_or(Ok(()), fix::editable);
+    // What install refuses to grant, `--fix` does not grant either: a
+    // folder that cannot be made where it is, or one holding JSON that is
+    // no task record (the rules would let Claude edit it).
+    let on_disk = crate::records::cannot_be_made(dir)
+        .or_else(|| crate::records::scan(dir).err().map(|e| e.to_string()));
+    let user_editable = match on_disk {
+        Some(why) => Err(why),
+        None => files
+            .iter()
+            .find(|f| f.scope.is_user())
+            .map_or(Ok(()), fix::editable),
+    };
     report.findings.extend(permissions::check_rules(
         files,
         dir,

@@ -277,9 +277,13 @@ fn a_state_folder_that_cannot_be_written_is_an_error() {
             .as_str()
             .unwrap()
             .to_string();
+        // As install says it.
         assert!(
-            message.contains("cannot be written (a link to ")
-                && message.contains("unmounted/gk, which is not there)"),
+            message.contains(&format!(
+                "the state folder {} is a link to {}, which is not there; ",
+                link.display(),
+                h.root().join("unmounted/gk").display()
+            )),
             "{message}"
         );
         assert!(!h.root().join("unmounted").exists());
@@ -293,4 +297,40 @@ fn a_state_folder_that_cannot_be_written_is_an_error() {
         "{doc}"
     );
     assert_eq!(std::fs::read_dir(&ok).unwrap().count(), 0);
+}
+
+/// What install refuses to grant, `doctor --fix` does not grant either: a
+/// state folder holding JSON that is no task record (the rules would let
+/// Claude edit it), and one that cannot be made where it is. The finding
+/// says why, and is not fixable.
+#[test]
+fn fix_adds_no_rule_for_a_folder_install_refuses() {
+    let h = state_home();
+    let foreign = h.root().join("app");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("package.json"), "{\"name\":\"app\"}").unwrap();
+    #[cfg_attr(not(unix), allow(unused_mut))] // the link: Unix only
+    let mut folders = vec![(foreign, "package.json is not a task record")];
+    #[cfg(unix)]
+    {
+        let link = h.root().join("linked");
+        std::os::unix::fs::symlink(h.root().join("unmounted"), &link).unwrap();
+        folders.push((link, ", which is not there"));
+    }
+    for (dir, why) in folders {
+        let run = |args: &[&str]| h.cmd(args).env("GK_STATE_DIR", &dir).run();
+        // Install refuses to grant it; without the rules it installs.
+        assert_ne!(run(&["install", "--yes", "--no-smoke"]).code, Some(0));
+        run(&["install", "--yes", "--no-smoke", "--no-permissions"]).ok();
+        let (_, _, doc) = h.codes(&[("GK_STATE_DIR", &dir)]);
+        let f = finding(&doc, "state-permission-missing");
+        assert_eq!(f["fixable"], false, "{f}");
+        assert!(f["fix"].as_str().unwrap().contains(why), "{f}");
+        let before = std::fs::read_to_string(h.settings()).unwrap();
+        run(&["doctor", "--fix", "--yes", "--no-smoke"]);
+        let after = std::fs::read_to_string(h.settings()).unwrap();
+        assert!(!after.contains("Edit("), "{after}");
+        assert_eq!(after, before, "{}", dir.display());
+        run(&["uninstall", "--yes"]).ok();
+    }
 }
