@@ -42,6 +42,23 @@ pub fn run_switch(
     if new.as_ref().is_some_and(|t| t.len() as u64 > limit) {
         return Err(too_large("the edit would make it"));
     }
+    // What the hooks will make of the file, not what this editor makes of
+    // it: a number or a depth serde_json refuses voids the whole file for
+    // them, an explicit `"enabled": false` included, where this editor
+    // reads it fine. The same check answers "already switched off".
+    if let Some(text) = new.as_deref() {
+        let seen = crate::hooks::config::for_hooks(&path, text);
+        if seen.config.enabled(kind) != enable {
+            let why = seen
+                .error
+                .map_or_else(|| path.display().to_string(), |e| e.to_string());
+            return Err(Error::refused(format!(
+                "{why}; the hooks cannot read gk.json, so the {} hook would stay {}; mend the file first",
+                kind.arg(),
+                if enable { "off" } else { "on" }
+            )));
+        }
+    }
     let verb = if enable { "enable" } else { "disable" };
     let mut plan = Plan::new(&format!("gk {verb} {}", kind.arg())).when_idle(format!(
         "the {} hook is already switched {}; nothing to do",

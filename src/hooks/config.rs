@@ -901,14 +901,29 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
             }
         }
     };
-    match parse_config(path, &text) {
+    for_hooks(path, &text)
+}
+
+/// What the hooks make of gk.json's `text` (a UTF-8 byte order mark
+/// stripped, as [`load_for_hooks`] strips it): the config, or the defaults
+/// with what the file still switches off, and the reason. `gk enable` and
+/// `gk disable` ask it of the text they would write.
+pub fn for_hooks(path: &Path, text: &str) -> LoadedConfig {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return LoadedConfig {
+            config: Config::default(),
+            error: None,
+        };
+    }
+    match parse_config(path, text) {
         Ok(config) => LoadedConfig {
             config,
             error: None,
         },
         Err(e) => {
             let mut config = Config::default();
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
                 for kind in crate::hookcmd::HookKind::ALL {
                     let key = kind.spec().config_key;
                     if v.get(key).and_then(|s| s.get("enabled"))

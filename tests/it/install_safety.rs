@@ -224,24 +224,85 @@ fn disable_refuses_a_gk_json_the_hooks_would_not_read() {
     assert!(edge.len() < 1 << 20);
     for text in [big, edge] {
         fs::write(&config, &text).unwrap();
-        let (code, out, err) = h.out(&["disable", "prompt", "--yes"]);
-        assert_eq!(code, 1, "{} bytes: not refused\n{out}{err}", text.len());
-        assert!(!out.contains("edited"), "{out}");
-        let line = err.trim_end();
-        assert!(
-            line.lines().count() == 1
-                && line.contains(&config.display().to_string())
-                && line.contains("1 MiB"),
-            "{line}"
+        let path = config.display().to_string();
+        refused_in_one_line(
+            &h,
+            &["disable", "prompt", "--yes"],
+            &config,
+            &text,
+            &[&path, "1 MiB"],
         );
-        assert_eq!(fs::read_to_string(&config).unwrap(), text);
         // And the hook, which reads the same limit, is still on.
-        let out = h
-            .cmd(&["hook", "prompt"])
-            .stdin(r#"{"prompt":"ok"}"#)
-            .output();
-        assert!(!out.stdout.is_empty());
+        assert!(prompt_hook_speaks(&h));
     }
+}
+
+/// `args` exits 1 with one line on stderr holding each of `needles`, and
+/// `config` still holds `text`.
+fn refused_in_one_line(h: &TestEnv, args: &[&str], config: &Path, text: &str, needles: &[&str]) {
+    let (code, out, err) = h.out(args);
+    assert_eq!(code, 1, "{args:?} on {text:.60}: not refused\n{out}{err}");
+    assert!(!out.contains("edited"), "{out}");
+    let line = err.trim_end();
+    assert!(
+        line.lines().count() == 1 && needles.iter().all(|n| line.contains(n)),
+        "{line}"
+    );
+    assert_eq!(fs::read_to_string(config).unwrap(), text);
+}
+
+/// Whether the prompt hook prints anything for a plain prompt.
+fn prompt_hook_speaks(h: &TestEnv) -> bool {
+    let out = h
+        .cmd(&["hook", "prompt"])
+        .stdin(r#"{"prompt":"ok"}"#)
+        .output();
+    !out.stdout.is_empty()
+}
+
+/// gk.json that this editor reads but the hooks' JSON reader refuses (a
+/// number past f64, nesting past its depth): the hooks ignore the whole
+/// file, `"enabled": false` with it. `gk disable` used to write the switch,
+/// say "edited", and leave the hook on; `--check` then said "already
+/// switched off".
+#[test]
+fn disable_refuses_a_gk_json_whose_switch_the_hooks_would_not_see() {
+    let h = safety_home();
+    let config = h.claude().join("hooks").join("gk.json");
+    let deep = format!(
+        "{{\"stale_hours\": 24, \"notes\": {}1{}}}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    for text in [
+        "{\"stale_hours\": 1e400}\n".to_string(),
+        "{\"stale_hours\": 1e400, \"prompt\": {\"enabled\": false}}\n".to_string(),
+        deep,
+    ] {
+        fs::write(&config, &text).unwrap();
+        for check in [false, true] {
+            let args: &[&str] = if check {
+                &["disable", "prompt", "--check"]
+            } else {
+                &["disable", "prompt", "--yes"]
+            };
+            let place = format!("{}:1:", config.display());
+            refused_in_one_line(
+                &h,
+                args,
+                &config,
+                &text,
+                &[&place, "the prompt hook would stay on"],
+            );
+        }
+        // The hook is on, as the refusal says.
+        assert!(prompt_hook_speaks(&h));
+    }
+    // Once the file reads, the same command works.
+    fs::write(&config, "{\"stale_hours\": 24}\n").unwrap();
+    let (code, out, err) = h.out(&["disable", "prompt", "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!prompt_hook_speaks(&h));
 }
 
 // ------------------------------------------- item 11: concurrent uninstall
