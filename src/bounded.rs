@@ -97,7 +97,9 @@ impl ReadError {
 
 /// `16 MiB`, `1 MiB`, `512 KiB`, `100 bytes`.
 pub fn size_text(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
         format!("{} KiB", bytes >> 10)
@@ -386,6 +388,8 @@ mod tests {
 
     #[test]
     fn sizes_read_as_people_write_them() {
+        assert_eq!(size_text(8 << 30), "8 GiB");
+        assert_eq!(size_text(3 << 29), "1536 MiB");
         assert_eq!(size_text(16 << 20), "16 MiB");
         assert_eq!(size_text(512 << 10), "512 KiB");
         assert_eq!(size_text(100), "100 bytes");

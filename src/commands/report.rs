@@ -171,6 +171,19 @@ fn folders(root: &Path, tally: &mut Tally, refusals: &mut Vec<String>) -> Vec<(S
 fn transcripts(dir: &Path, tally: &mut Tally, refusals: &mut Vec<String>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut look = |folder: &Path, depth: u8, out: &mut Vec<PathBuf>, next: &mut Vec<PathBuf>| {
+        // `read_dir` follows a link: a linked `subagents` folder is refused
+        // as a linked project folder is (most sessions have none).
+        if depth > 0 {
+            match std::fs::symlink_metadata(folder) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    tally.refused();
+                    refusals.push(format!("{}: a symbolic link, not followed", shown(folder)));
+                    return;
+                }
+                Ok(m) if m.is_dir() => {}
+                _ => return,
+            }
+        }
         let Ok(entries) = std::fs::read_dir(folder) else {
             return;
         };

@@ -306,6 +306,24 @@ fn is_gk_stop(command: &str) -> bool {
     command.contains("hook stop") || command.contains("\"hook\",\"stop\"")
 }
 
+/// The most of a name a fact keeps (a model, an advised `/model`
+/// argument, a tool call's id): real ones are a few dozen bytes. A longer
+/// one is cut at a character boundary, so that what a transcript holds
+/// cannot make the tally hold more than its bound.
+pub const MAX_NAME_BYTES: usize = 128;
+
+fn kept(mut s: String) -> String {
+    if s.len() > MAX_NAME_BYTES {
+        let mut end = MAX_NAME_BYTES;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.shrink_to_fit();
+    }
+    s
+}
+
 /// The `/model` argument an advice shows: `GATEKEEPER\n Model : /model
 /// <argument> (…`. None when the message holds no model line.
 pub fn advised_model(message: &str) -> Option<&str> {
@@ -356,7 +374,7 @@ fn facts_of(raw: Raw) -> Parsed {
                     for b in blocks {
                         if b.kind.as_deref() == Some("tool_result") && b.is_error == Some(true) {
                             if let Some(id) = b.tool_use_id {
-                                facts.push(Fact::ToolError(id));
+                                facts.push(Fact::ToolError(kept(id)));
                             }
                         }
                     }
@@ -370,7 +388,7 @@ fn facts_of(raw: Raw) -> Parsed {
                 .model
                 .filter(|m| m != "<synthetic>" && !m.is_empty())
             {
-                facts.push(Fact::Answer(model));
+                facts.push(Fact::Answer(kept(model)));
             }
             if let Some(Content::Blocks(blocks)) = message.content {
                 for b in blocks {
@@ -386,7 +404,7 @@ fn facts_of(raw: Raw) -> Parsed {
                         continue;
                     };
                     facts.push(Fact::Write {
-                        id: b.id.unwrap_or_default(),
+                        id: kept(b.id.unwrap_or_default()),
                         path,
                         in_progress: input.content || input.new_string,
                     });
@@ -400,7 +418,7 @@ fn facts_of(raw: Raw) -> Parsed {
                 match a.hook_event.as_deref() {
                     Some("UserPromptSubmit") => {
                         if let Some(arg) = advised_model(&text) {
-                            facts.push(Fact::Advice(arg.to_string()));
+                            facts.push(Fact::Advice(kept(arg.to_string())));
                         }
                     }
                     Some("Stop") if text.starts_with("STATE [") => facts.push(Fact::StopState {

@@ -10,9 +10,11 @@
 //!   order, per project sums); [`render`]: the table and the JSON.
 //!
 //! Memory: one file's events (a few dozen bytes per counted line, none
-//! for the lines the prefilter drops), the 8-byte hashes of the counted
-//! lines' `uuid`s (a fork copies its parent's lines with the same `uuid`:
-//! each is counted once), a few flags per session. Never the bytes read.
+//! for the lines the prefilter drops; names cut to
+//! [`line::MAX_NAME_BYTES`], a write's path not kept, at most
+//! [`MAX_FACTS`] of them), the 8-byte hashes of the counted lines' `uuid`s
+//! (a fork copies its parent's lines with the same `uuid`: each is
+//! counted once), a few flags per session. Never the bytes read.
 
 pub mod line;
 pub mod lines;
@@ -36,6 +38,10 @@ pub const MAX_LINE: usize = 16 << 20;
 /// The most read of one transcript (heavy users report single files of
 /// 0.5 to 0.7 GB).
 pub const MAX_FILE: u64 = 8 << 30;
+/// The most facts counted of one transcript (a heavy session's file holds
+/// tens of thousands). With names cut to [`line::MAX_NAME_BYTES`], this
+/// bounds what one file can hold in memory, whatever it holds.
+pub const MAX_FACTS: usize = 1 << 20;
 /// A Stop hook run slower than this is counted as slow (gk's own work is
 /// about a millisecond; the client's start of a process is most of a run).
 pub const SLOW_STOP_MS: u64 = 1000;
@@ -213,6 +219,8 @@ struct Event {
     new: bool,
     copied: bool,
     sidechain: bool,
+    /// A write's target (its path is not kept).
+    target: Target,
     fact: Fact,
 }
 
@@ -282,6 +290,9 @@ impl Tally {
         let mut too_long = 0u64;
         let mut lines_read = 0u64;
         let since = self.options.since;
+        let os = self.options.os;
+        let state_dir = self.options.state_dir.clone();
+        let mut facts_over = false;
         let mut scratch = std::mem::take(&mut self.scratch);
         let read = lines::for_each_line(input, MAX_LINE, MAX_FILE, &mut scratch, |l| {
             lines_read += 1;
@@ -325,9 +336,23 @@ impl Tally {
                 Some(u) => self.seen.insert(hash(u)),
                 None => true,
             };
-            for fact in parsed.facts {
+            for mut fact in parsed.facts {
+                if events.len() >= MAX_FACTS {
+                    facts_over = true;
+                    break;
+                }
+                // A write's target is all that is kept of its path.
+                let target = match &mut fact {
+                    Fact::Write { path, .. } => {
+                        let t = target_of(os, state_dir.as_deref(), path);
+                        *path = String::new();
+                        t
+                    }
+                    _ => Target::Other,
+                };
                 seq = seq.saturating_add(1);
                 events.push(Event {
+                    target,
                     session,
                     time: parsed.time.unwrap_or(i64::MIN),
                     seq,
@@ -344,6 +369,12 @@ impl Tally {
         self.footer.lines_unreadable += unreadable;
         self.footer.lines_too_long += too_long;
         let outcome = match read {
+            Ok(n) if facts_over => {
+                self.footer.bytes_read += n;
+                Err(format!(
+                    "more than {MAX_FACTS} facts to count: the rest were not counted"
+                ))
+            }
             Ok(n) => {
                 self.footer.bytes_read += n;
                 Ok(())
@@ -365,8 +396,6 @@ impl Tally {
         // Lines are not in time order: each session's events in time
         // order, ties (and lines with no time) in file order.
         events.sort_by_key(|e| (e.session, e.time, e.seq));
-        let os = self.options.os;
-        let state_dir = self.options.state_dir.clone();
         let mut record_ids: HashSet<String> = HashSet::new();
         let mut errors: HashSet<String> = HashSet::new();
         // (session, tool id, target, in_progress) of a session's own writes.
@@ -428,11 +457,9 @@ impl Tally {
                         }
                     }
                     Fact::Write {
-                        id,
-                        path,
-                        in_progress,
+                        id, in_progress, ..
                     } => {
-                        let target = target_of(os, state_dir.as_deref(), &path);
+                        let target = e.target;
                         if target == Target::Record && e.new {
                             c.record_writes += 1;
                             record_ids.insert(id.clone());
@@ -635,6 +662,43 @@ mod tests {
             (1, 1, 0)
         );
         assert_eq!(r.totals.answers, 2);
+    }
+
+    /// What a transcript holds does not grow the tally past its bounds: a
+    /// 1 MiB model name or `/model` argument is kept cut to
+    /// `MAX_NAME_BYTES`, and a file's facts past `MAX_FACTS` are not
+    /// counted, and the file is named for it.
+    #[test]
+    fn long_names_are_cut_and_a_files_facts_are_bounded() {
+        let mut t = tally();
+        let huge = "é".repeat(1 << 19);
+        let other = "ü".repeat(1 << 19);
+        let text = [advice("u1", "01", &huge), answer("u2", "02", &other, "")].join("\n");
+        t.read_file("-p", text.as_bytes()).unwrap();
+        assert_eq!(t.mismatches.len(), 1);
+        for (advised, answered) in t.mismatches.keys() {
+            assert!(advised.len() <= line::MAX_NAME_BYTES && advised.starts_with('é'));
+            assert!(answered.len() <= line::MAX_NAME_BYTES && answered.starts_with('ü'));
+        }
+
+        // Failed tool results are the cheapest facts: 200,000 to a line,
+        // six lines.
+        let block = r#"{"type":"tool_result","tool_use_id":"t","is_error":true},"#;
+        let mut one = String::from(
+            r#"{"type":"user","sessionId":"s1","timestamp":"2026-12-01T10:00:00Z","message":{"content":["#,
+        );
+        one.push_str(&block.repeat(200_000));
+        one.push_str(r#"{"type":"text","text":"x"}]}}"#);
+        one.push('\n');
+        let mut t = tally();
+        let input = (0..6).fold(Box::new(std::io::empty()) as Box<dyn Read>, |r, _| {
+            Box::new(r.chain(one.as_bytes()))
+        });
+        let err = t.read_file("-p", input).unwrap_err();
+        assert_eq!(
+            err,
+            format!("more than {MAX_FACTS} facts to count: the rest were not counted")
+        );
     }
 
     /// A record write whose result is an error is counted as failed, and

@@ -409,6 +409,17 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     crate::common::hooks::mkfifo(&fifo);
     std::os::unix::fs::symlink("/dev/zero", dir.join("zero.jsonl")).unwrap();
     std::os::unix::fs::symlink(env.projects().join(PROJ), env.projects().join("-linked")).unwrap();
+    // A session's `subagents` folder that is a link to a folder holding a
+    // transcript with one more prompt: refused, as a linked project is.
+    let elsewhere = env.home().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("agent-1.jsonl"),
+        "{\"type\":\"user\",\"promptSource\":\"typed\",\"uuid\":\"x-2\",\"sessionId\":\"s-8\",\"timestamp\":\"2026-12-04T08:00:00Z\",\"message\":{\"content\":\"hi\"}}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("s-8")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, dir.join("s-8").join("subagents")).unwrap();
 
     // A process: a FIFO read by mistake would hang it until killed.
     let out = env
@@ -422,7 +433,7 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     // Not JSON, invalid UTF-8 in a string, nested past the parser's limit.
     assert_eq!(footer["lines_unreadable"], 3, "{footer}");
     assert_eq!(footer["lines_too_long"], 1, "{footer}");
-    assert_eq!(footer["files_refused"], 3, "{footer}\n{stderr}");
+    assert_eq!(footer["files_refused"], 4, "{footer}\n{stderr}");
     assert_eq!(footer["untested_versions"], json!(["9.9.9"]));
     // The good line after them still counts: one more prompt and session.
     assert_eq!(report["totals"]["prompts"], 10);
@@ -437,6 +448,10 @@ fn hostile_files_and_lines_are_counted_or_refused_never_fatal() {
     );
     assert!(
         stderr.contains("-linked: a symbolic link, not followed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("s-8/subagents: a symbolic link, not followed"),
         "{stderr}"
     );
 
