@@ -104,10 +104,12 @@ pub fn run(a: &ReportArgs, env: &Env, c: &mut Console<'_>) -> Result<u8> {
         );
     }
     let report = tally.finish();
+    // As it was read: trimmed (a value that parsed holds nothing else).
+    let shown_since = a.since.as_deref().map(str::trim);
     let text = if a.json {
-        render::json(&report, a.since.as_deref())
+        render::json(&report, shown_since)
     } else {
-        render::text(&report, a.since.as_deref())
+        render::text(&report, shown_since)
     };
     let stdout = &mut *c.out;
     match stdout

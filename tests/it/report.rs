@@ -372,6 +372,12 @@ fn project_and_since_narrow_what_is_read() {
     assert_eq!(later["footer"]["files_read"], 0);
     let earlier = env.json(&["--since", "2026-11-01"]);
     assert_eq!(earlier["totals"]["prompts"], 9);
+    // Spaces and controls around a date are read past, and not shown.
+    let (text, _) = env.run(&["report", "--since", "\r2026-11-01\x0b"]);
+    assert!(
+        text.starts_with("gk report: 7 sessions in 4 projects (since 2026-11-01)\n"),
+        "{text:?}"
+    );
 
     let out = env.cmd(&["report", "--since", "last week"]).run();
     assert_eq!(out.code, Some(1));
