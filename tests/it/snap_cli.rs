@@ -110,6 +110,44 @@ fn explain_a_question_with_a_regex_shows_the_recommenders_scores() {
     );
 }
 
+/// docs/configuration.md shows `gk explain` at work: each block that
+/// starts `$ gk explain "<prompt>"` is what gk prints for that prompt,
+/// with no gk.json (the recommender) or, for a block the text puts "in
+/// global scope, or with "advice": "keywords"", with the keyword rules.
+/// A retraining moves the scores; this keeps the page in step.
+#[test]
+fn the_explain_examples_in_the_docs_are_what_gk_prints() {
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md"),
+    )
+    .unwrap()
+    .replace("\r\n", "\n");
+    let mut found = 0;
+    for (i, block) in page.split("```\n").enumerate() {
+        let Some(rest) = block.strip_prefix("$ gk explain \"") else {
+            continue;
+        };
+        let (prompt, shown) = rest.split_once("\"\n").unwrap();
+        // The paragraph just before the block says which rules it runs on.
+        let before = page.split("```\n").nth(i - 1).unwrap();
+        let paragraph = before.trim_end().rsplit("\n\n").next().unwrap();
+        let keywords = paragraph.contains(r#""advice": "keywords""#);
+        let env = TestEnv::new();
+        if keywords {
+            env.write_config(r#"{"advice": "keywords"}"#);
+        }
+        let run = env.gk(["explain", prompt]).run();
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_eq!(
+            run.stdout_text(),
+            shown,
+            "docs/configuration.md, the block for {prompt:?} (keywords: {keywords})"
+        );
+        found += 1;
+    }
+    assert_eq!(found, 2, "the page's explain examples were not found");
+}
+
 /// The first `n` lines of `gk completions <shell>`.
 fn completion_head(shell: &str, n: usize) -> String {
     let env = TestEnv::new();
