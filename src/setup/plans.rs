@@ -92,10 +92,16 @@ pub fn plan_install_with(
     // install registers none and takes out the ones an earlier install
     // wrote.
     let elsewhere = registered_elsewhere(m, old_settings.as_deref());
-    // A plugin runs the gk on PATH: a copy in hooks/ would be a second
-    // program no hook runs (and one that drifts from the first), unless
-    // the status line, which a plugin cannot carry, runs it.
-    let copy = extras.statusline || !matches!(elsewhere, Some(Elsewhere::Plugin(_)));
+    // A plugin runs the gk on PATH, managed settings the program they
+    // name: a copy in hooks/ would be a second program no hook runs (and
+    // one that drifts from the first), unless the status line, which
+    // neither can carry, runs it, or a managed hook runs the copy itself.
+    let copy = extras.statusline
+        || match &elsewhere {
+            None => true,
+            Some(Elsewhere::Plugin(_)) => false,
+            Some(Elsewhere::Managed { runs_user_copy, .. }) => *runs_user_copy,
+        };
     let mut parts = Parts::default();
     for (part, wanted) in [
         (Part::Program, copy),
@@ -150,6 +156,15 @@ pub fn plan_install_with(
         Some(by @ Elsewhere::Plugin(_)) if !copy => notes.push(format!(
             "note: {by} registers gk's hooks and runs the gk on PATH, so install registers none and copies no program; it adds what a plugin cannot carry: the permission rules for the task records and the Task State Convention"
         )),
+        Some(by @ Elsewhere::Managed { .. }) if !copy => notes.push(format!(
+            "note: {by} registers gk's hooks and runs the program it names, so install registers none and copies no program; it adds what that cannot carry: the permission rules for the task records and the Task State Convention"
+        )),
+        Some(by @ Elsewhere::Managed { runs_user_copy: true, .. }) if !extras.statusline => {
+            notes.push(format!(
+                "note: {by} registers gk's hooks, so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, and the program its hooks run ({})",
+                m.paths.binary(m.ctx.os).display()
+            ))
+        }
         Some(by) => notes.push(format!(
             "note: {by} registers gk's hooks, so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, the program for the status line"
         )),
@@ -247,7 +262,7 @@ pub fn plan_uninstall_with(
         Some(Elsewhere::Plugin(id)) => notes.push(format!(
             "note: plugin {id} still registers gk's hooks; `claude plugin uninstall {id}` removes it (gk never edits a plugin's files)"
         )),
-        Some(by @ Elsewhere::Managed(_)) => notes.push(format!(
+        Some(by @ Elsewhere::Managed { .. }) => notes.push(format!(
             "note: {by} still registers gk's hooks for every user; `gk uninstall --managed`, run as administrator, takes out a managed install"
         )),
         None => {}
@@ -379,15 +394,22 @@ pub fn plan_purge_backups(
 enum Elsewhere {
     /// A plugin (its id).
     Plugin(String),
-    /// Managed settings: the file or drop-in of the first hook found.
-    Managed(std::path::PathBuf),
+    /// Managed settings: the file or drop-in of the first hook found, and
+    /// whether a hook of gk's that they register runs the user's copy of
+    /// the program (`<claude dir>/hooks/gk`) rather than one they name.
+    Managed {
+        path: std::path::PathBuf,
+        runs_user_copy: bool,
+    },
 }
 
 impl std::fmt::Display for Elsewhere {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Elsewhere::Plugin(id) => write!(f, "plugin {id}"),
-            Elsewhere::Managed(path) => write!(f, "the managed settings file {}", path.display()),
+            Elsewhere::Managed { path, .. } => {
+                write!(f, "the managed settings file {}", path.display())
+            }
         }
     }
 }
@@ -430,20 +452,45 @@ fn registered_by(m: &Machine, settings: Option<&str>, kinds: &[HookKind]) -> Opt
     }
     let found = plugins::load_plugins(&files, &m.plugins_dir, plugins::PluginBudget::DOCTOR);
     let t = Table::with_plugins(&files, &found, &m.ctx);
+    let os = m.ctx.os;
+    let user_copy = crate::hookcmd::normalize_path(&m.paths.binary(os).to_string_lossy(), os);
     let by = |kind: HookKind| {
         let rows: Vec<_> = t.doing(kind).filter(|r| t.runs(r)).collect();
         let plugin = rows.iter().find_map(|r| r.plugin.as_ref());
         match plugin {
             Some(p) => Some(Elsewhere::Plugin(p.id.clone())),
-            None => rows
-                .iter()
-                .find(|r| r.scope.is_policy())
-                .map(|r| Elsewhere::Managed(r.path.clone())),
+            None => {
+                let managed: Vec<_> = rows.iter().filter(|r| r.scope.is_policy()).collect();
+                let first = managed.first()?;
+                Some(Elsewhere::Managed {
+                    path: first.path.clone(),
+                    runs_user_copy: managed.iter().any(|r| {
+                        r.invocation
+                            .as_ref()
+                            .is_some_and(|i| i.program == user_copy)
+                    }),
+                })
+            }
         }
     };
-    let mut found = None;
+    let mut found: Option<Elsewhere> = None;
     for kind in kinds {
-        found = Some(by(*kind)?);
+        let next = by(*kind)?;
+        found = Some(match (found, next) {
+            (
+                Some(Elsewhere::Managed {
+                    runs_user_copy: a, ..
+                }),
+                Elsewhere::Managed {
+                    path,
+                    runs_user_copy: b,
+                },
+            ) => Elsewhere::Managed {
+                path,
+                runs_user_copy: a || b,
+            },
+            (_, next) => next,
+        });
     }
     found
 }

@@ -392,9 +392,12 @@ fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     let out = m.ok(&["install", "--yes", "--no-smoke"]);
     assert!(
-        out.contains("registers gk's hooks, so install does not"),
+        out.contains("registers gk's hooks and runs the program it names, so install registers none and copies no program"),
         "{out}"
     );
+    // The drop-in runs its own program: a copy in hooks/ would be a
+    // second program that nothing runs.
+    assert!(!m.binary().exists(), "{out}");
     let settings = fs::read_to_string(m.home().join(".claude/settings.json")).unwrap();
     assert!(!settings.contains("hook prompt"), "{settings}");
     assert!(
@@ -410,6 +413,44 @@ fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
         m.dropin().exists(),
         "a user's uninstall leaves the managed install"
     );
+}
+
+/// Managed settings an administrator wrote by hand, whose hooks run each
+/// user's own copy of gk: the user's install copies the program they run,
+/// and says so; with `--statusline` it is copied for the status line.
+#[test]
+fn a_users_install_copies_the_program_a_managed_hook_runs() {
+    let m = TestEnv::new();
+    let copy = m.binary();
+    let hooks: serde_json::Map<String, serde_json::Value> = [
+        ("UserPromptSubmit", "prompt"),
+        ("Stop", "stop"),
+        ("SessionStart", "session"),
+    ]
+    .into_iter()
+    .map(|(event, arg)| {
+        let command = format!("\"{}\" hook {arg}", copy.display());
+        (
+            event.to_string(),
+            serde_json::json!([{"hooks": [{"type": "command", "command": command}]}]),
+        )
+    })
+    .collect();
+    m.write(
+        m.managed_settings(),
+        serde_json::to_string_pretty(&serde_json::json!({ "hooks": hooks })).unwrap(),
+    );
+    let out = m.ok(&["install", "--yes", "--no-smoke"]);
+    assert!(
+        out.contains(&format!(
+            "so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, and the program its hooks run ({})",
+            copy.display()
+        )),
+        "{out}"
+    );
+    assert!(copy.exists(), "{out}");
+    let settings = fs::read_to_string(m.home().join(".claude/settings.json")).unwrap();
+    assert!(!settings.contains("hook prompt"), "{settings}");
 }
 
 #[test]
