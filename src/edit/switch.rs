@@ -49,7 +49,11 @@ pub fn set_enabled(
     };
     let (bom, body) = split_bom(text);
     let root = parse_strict(path, body)?;
-    refuse_repeated(path, body, &root, key, "")?;
+    // A switch repeated, this one or another: which one counts is not
+    // plain, and the hooks ignore the whole file for it.
+    for name in HookKind::ALL.iter().map(|k| k.spec().config_key) {
+        refuse_repeated(path, body, &root, name, "")?;
+    }
     let Some(prop) = root.get(key) else {
         if enabled {
             return Ok(Some(text.to_string()));
@@ -207,6 +211,14 @@ mod tests {
                 HookKind::Stop,
                 false,
                 ":1:29: `stop.enabled` appears twice",
+            ),
+            // Another hook's switch repeated: the hooks ignore the file
+            // (a repeated key voids it for them), so no edit is reported.
+            (
+                "{\"stop\": {\"enabled\": false}, \"stop\": {\"enabled\": true}}",
+                HookKind::Prompt,
+                false,
+                ":1:30: `stop` appears twice",
             ),
         ] {
             let err = set_enabled(p(), Some(text), kind, enable).unwrap_err();
