@@ -31,8 +31,8 @@ from pathlib import Path
 # Lowest first. A module not listed here is an error: a new module must
 # be given its place.
 LAYERS = [
-    ["error", "bounded", "text", "platform", "version", "console"],
-    ["env"],
+    ["error", "text", "platform", "version", "console"],
+    ["env", "bounded"],
     ["paths"],
     ["hookcmd"],
     ["cli"],

@@ -4,12 +4,12 @@
 //! (and checks this one and docs/maintainers/the-house.md against it);
 //! the-house.md says what each module holds.
 //!
-//! 0. `error`, `bounded`, `text`, `platform`, `version`, `console`: the
-//!    ground (one error type, the bounded reader, the text sanitiser, the
-//!    platform as a value, the version marker, the one output and input
-//!    handle)
-//! 1. `env`: what gk reads of its process, taken in `main` (each variable
-//!    looked up when asked)
+//! 0. `error`, `text`, `platform`, `version`, `console`: the ground (one
+//!    error type, the text sanitiser, the platform as a value, the version
+//!    marker, the one output and input handle)
+//! 1. `env`, `bounded`: what gk reads of its process, taken in `main` (each
+//!    variable looked up when asked); the bounded reader, and where a
+//!    folder would be made (looked at, never written)
 //! 2. `paths`: where the client and gk keep their files
 //! 3. `hookcmd`: what a registered command runs, whatever its spelling
 //! 4. `cli`: the command line as data

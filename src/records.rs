@@ -139,27 +139,6 @@ fn record(path: PathBuf, session: String, shared: bool, file: StateFile, p: &Pla
     }
 }
 
-/// Why no folder can be made at `dir` where it is, if none can (only
-/// looked at, nothing asked or written: [`crate::change::fs::nearest_folder`]):
-/// a file or a link to nothing in its place or on its path, or no drive.
-/// Claude's every record write would fail there; install refuses to grant
-/// it, and doctor's `--fix` adds no rule for it.
-pub fn cannot_be_made(dir: &Path) -> Option<String> {
-    let (at, e) = crate::change::fs::nearest_folder(&dir.join("record.json")).err()?;
-    let shown = |p: &Path| crate::text::one_line(&p.display().to_string(), 1_000).into_owned();
-    let why = crate::change::fs::in_the_way(&e)
-        .unwrap_or_else(|| format!("cannot be read ({})", crate::change::fs::reason(&e)));
-    Some(if at == dir {
-        format!("the state folder {} {why}", shown(dir))
-    } else {
-        format!(
-            "the state folder {} cannot be made: {} {why}",
-            shown(dir),
-            shown(&at)
-        )
-    })
-}
-
 /// Refuse `dir` as the state folder when its path says it is not gk's
 /// own ([`paths::state_dir_problem`]): asked of the path as given and, when
 /// it exists, of the folder it resolves to (a link to the home folder is

@@ -13,6 +13,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::bounded::nearest_folder;
 use crate::change::plan::Plan;
 use crate::error::{Error, Result};
 
@@ -257,94 +258,9 @@ fn vanished(dir: &Path, e: &std::io::Error) -> bool {
         && fs::symlink_metadata(dir).is_err()
 }
 
-/// Why nothing can be made at a link whose target is not there: the
-/// error's source, so that [`in_the_way`] knows it by type.
-#[derive(Debug)]
-struct LinkToNothing(PathBuf);
-
-impl std::fmt::Display for LinkToNothing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let target = self.0.display().to_string();
-        let shown = crate::text::one_line(&target, 1_000);
-        write!(f, "a link to {shown}, which is not there")
-    }
-}
-
-impl std::error::Error for LinkToNothing {}
-
-fn dangling(target: &Path) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::NotFound,
-        LinkToNothing(target.to_path_buf()),
-    )
-}
-
-/// How `at` stands in the way, as [`nearest_folder`] (or [`can_create`])
-/// answered about it, in the words that follow its name: "is not a
-/// folder", "is a link to …, which is not there", "does not exist" (no
-/// folder above it at all: a drive that is not there). `None` when the
-/// answer is of another kind (a folder that cannot be read or written).
-pub fn in_the_way(e: &std::io::Error) -> Option<String> {
-    if let Some(link) = e.get_ref().and_then(|i| i.downcast_ref::<LinkToNothing>()) {
-        return Some(format!("is {link}"));
-    }
-    match e.kind() {
-        std::io::ErrorKind::NotADirectory => Some("is not a folder".into()),
-        std::io::ErrorKind::NotFound => Some("does not exist".into()),
-        _ => None,
-    }
-}
-
-/// An I/O error's reason without the OS's error number.
-pub fn reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::NotADirectory => "not a folder".into(),
-        std::io::ErrorKind::ReadOnlyFilesystem => "a read-only file system".into(),
-        _ => e.to_string(),
-    }
-}
-
 fn can_create_now(path: &Path) -> std::result::Result<(), (PathBuf, std::io::Error)> {
     let dir = nearest_folder(path)?;
     may_write(&dir).map_err(|e| (dir, e))
-}
-
-/// The nearest folder above `path` that exists, where the missing ones
-/// would be made; only looked at, nothing asked or written. `Err` names
-/// what is in the way: a file, a link to nothing (no folder can be made at
-/// its place, and none is made through it), or nothing at all up to the
-/// root (a drive that is not there).
-pub fn nearest_folder(path: &Path) -> std::result::Result<PathBuf, (PathBuf, std::io::Error)> {
-    use std::io::ErrorKind;
-    // A bare file name's parent is "": the current folder.
-    let mut dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    loop {
-        match fs::metadata(dir) {
-            Ok(meta) if meta.is_dir() => break,
-            Ok(_) => {
-                return Err((
-                    dir.to_path_buf(),
-                    std::io::Error::from(ErrorKind::NotADirectory),
-                ))
-            }
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                if let Ok(target) = fs::read_link(dir) {
-                    return Err((dir.to_path_buf(), dangling(&target)));
-                }
-                match dir.parent() {
-                    Some(up) if up.as_os_str().is_empty() => dir = Path::new("."),
-                    Some(up) => dir = up,
-                    None => return Err((dir.to_path_buf(), e)),
-                }
-            }
-            Err(e) => return Err((dir.to_path_buf(), e)),
-        }
-    }
-    Ok(dir.to_path_buf())
 }
 
 #[cfg(unix)]
@@ -643,6 +559,7 @@ pub(crate) fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
 #[cfg(test)]
 mod can_create_tests {
     use super::*;
+    use crate::bounded::in_the_way;
 
     #[test]
     fn a_folder_gone_between_the_look_and_the_probe_is_asked_again_but_a_missing_drive_is_not() {

@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::bounded::{in_the_way, io_reason as reason};
 use crate::change::apply::{execute, ChangeOptions, Outcome};
 use crate::change::backup;
-use crate::change::fs::{in_the_way, read_text_within, reason};
+use crate::change::fs::read_text_within;
 use crate::change::plan::Plan;
 use crate::change::render::Style;
 use crate::cli::{ColorChoice, InstallArgs, UninstallArgs};
@@ -288,7 +289,7 @@ fn check_state_folder(m: &Machine) -> Result<()> {
     let Some(dir) = m.state_dir.clone() else {
         return Ok(());
     };
-    if let Some(what) = crate::records::cannot_be_made(&dir) {
+    if let Some(what) = crate::hooks::state::cannot_be_made(&dir) {
         return Err(Error::refused(format!(
             "{what}; make it a folder you can write, or point {} at one",
             crate::paths::STATE_DIR_VAR

@@ -359,7 +359,7 @@ fn check_state(
     // What install refuses to grant, `--fix` does not grant either: a
     // folder that cannot be made where it is, or one holding JSON that is
     // no task record (the rules would let Claude edit it).
-    let on_disk = crate::records::cannot_be_made(dir)
+    let on_disk = crate::hooks::state::cannot_be_made(dir)
         .or_else(|| crate::records::scan(dir).err().map(|e| e.to_string()));
     let user_editable = match on_disk {
         Some(why) => Err(why),

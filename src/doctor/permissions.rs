@@ -354,7 +354,7 @@ pub fn check_folder(dir: &Path) -> Option<Finding> {
 /// The finding for `dir` when the answer was no: `at` is the folder (or
 /// the file in the way) the answer is about.
 fn unwritable(dir: &Path, (at, e): (std::path::PathBuf, std::io::Error)) -> Finding {
-    use crate::change::fs::{in_the_way, reason};
+    use crate::bounded::{in_the_way, io_reason as reason};
     let why = match (at == dir, in_the_way(&e)) {
         (true, Some(how)) => how,
         (true, None) => format!("cannot be written ({})", reason(&e)),

@@ -17,7 +17,9 @@
 //! unknown event, a group or handler it cannot use), one of gk's
 //! hooks registered under two spellings (it runs twice), a gk command
 //! registered under another hook's event, a hook of gk's not registered at
-//! all, a registered gk (or Python hook) program that is not there. Things
+//! all, a registered gk (or Python hook) program that is not there, a state
+//! folder no task record can be written in (a file or a link to nothing in
+//! its place or on its path, per-session scope). Things
 //! doctor warns about that do not change what runs (a string registered
 //! twice, gk in shared project settings, the Python hooks alone, a command
 //! doctor cannot read) are left to doctor.
@@ -26,7 +28,8 @@
 //! connection, no write, nothing on stderr, exit 0; stdin and every file
 //! are read through bounded readers; the rules are linear in the number of
 //! registrations. The only look-ups beyond the settings files are one file
-//! test per program of gk's (and of the Python hooks'). Settings *values*
+//! test per program of gk's (and of the Python hooks') and a look at the
+//! state folder (one `metadata`, more only while it is not there). Settings *values*
 //! never reach the message: it names files, places (`path:line:col`), the
 //! parser's reason, event names and gk's own command words.
 
@@ -34,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::config::{Config, ConfigError};
+use super::config::{Config, ConfigError, StateScope};
 use super::input::{self, Input};
 use crate::hookcmd::HookKind;
 use crate::platform::Os;
@@ -90,7 +93,10 @@ pub fn answer(
     let locate = |program: &str| {
         crate::registry::locate::locate(os, program, machine.path_var.as_deref(), &exists)
     };
-    let found = problems(&files, &plugins, &table, &locate, config, config_error);
+    let mut found = problems(&files, &plugins, &table, &locate, config, config_error);
+    if config.state.scope == StateScope::Session {
+        found.extend(machine.state_dir.as_deref().and_then(state_folder_unusable));
+    }
     (
         message(&found, project.as_deref(), os),
         settings_copy_runs(&table),
@@ -200,6 +206,22 @@ fn ignored_config(e: &ConfigError) -> Problem {
         fix: false,
         project: false,
     }
+}
+
+/// A state folder no record can be written in: a file or a link to
+/// nothing in its place or on its way (looked at, nothing written:
+/// [`super::state::cannot_be_made`], install's and doctor's own words).
+/// Every record write of Claude's would fail, and the task state with it.
+fn state_folder_unusable(dir: &Path) -> Option<Problem> {
+    let why = super::state::cannot_be_made(dir)?;
+    Some(Problem {
+        text: format!(
+            "{}; Claude cannot keep its task record",
+            crate::text::one_line_ends(&why, 2 * MAX_SHOWN)
+        ),
+        fix: false,
+        project: false,
+    })
 }
 
 /// What the client's skipping a file costs, in the words of a line.

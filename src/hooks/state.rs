@@ -15,6 +15,28 @@ use serde_json::{Map, Value};
 use super::input::parse_lenient;
 use super::pytext::{py_str, truthy};
 
+/// Why no folder can be made at `dir` where it is, if none can (only
+/// looked at, nothing asked or written: [`crate::bounded::nearest_folder`]):
+/// a file or a link to nothing in its place or on its path, or no drive.
+/// Claude's every record write would fail there: install refuses to grant
+/// it, doctor's `--fix` adds no rule for it, and the session check says so
+/// at the start of every session.
+pub fn cannot_be_made(dir: &Path) -> Option<String> {
+    let (at, e) = crate::bounded::nearest_folder(&dir.join("record.json")).err()?;
+    let shown = |p: &Path| crate::text::one_line(&p.display().to_string(), 1_000).into_owned();
+    let why = crate::bounded::in_the_way(&e)
+        .unwrap_or_else(|| format!("cannot be read ({})", crate::bounded::io_reason(&e)));
+    Some(if at == dir {
+        format!("the state folder {} {why}", shown(dir))
+    } else {
+        format!(
+            "the state folder {} cannot be made: {} {why}",
+            shown(dir),
+            shown(&at)
+        )
+    })
+}
+
 /// What reading task_state.json gave.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StateRead {

@@ -261,6 +261,74 @@ fn a_missing_gk_program_is_named_with_the_events_that_fail() {
     assert_eq!(msg.lines().count(), 1, "{msg}");
 }
 
+/// A state folder no record can be written in: Claude's every record
+/// write fails, so the session check says so at the start, in install's
+/// and doctor's words, and stays silent once the folder can be made. In
+/// global scope the records are not there, and it says nothing of it.
+#[test]
+fn a_state_folder_that_cannot_be_made_is_named_at_the_start() {
+    let s = installed();
+    let parent = s.root().join("state-parent");
+    let dir = parent.join("gk");
+    let run = |config: Option<&str>| {
+        if let Some(text) = config {
+            s.write_config(text);
+        }
+        let run = s
+            .gk(["hook", "session"])
+            .env("GK_STATE_DIR", &dir)
+            .current_dir(s.project())
+            .stdin(s.event(&s.project()))
+            .run();
+        run.assert_hook_contract("gk hook session");
+        (!run.stdout.is_empty()).then(|| run.json()["systemMessage"].as_str().unwrap().to_string())
+    };
+    // Missing, with a folder above it: made at Claude's first write.
+    assert_eq!(run(None), None);
+    // A file where a folder of its path should be.
+    std::fs::write(&parent, "not a folder").unwrap();
+    let msg = run(None).unwrap();
+    assert_eq!(
+        msg,
+        format!(
+            "gk: the state folder {} cannot be made: {} is not a folder; Claude cannot keep its task record -- gk doctor",
+            dir.display(),
+            parent.display()
+        )
+    );
+    // Doctor says the same of it.
+    let doctor = s
+        .gk(["doctor", "--json", "--no-smoke"])
+        .env("GK_STATE_DIR", &dir)
+        .current_dir(s.project())
+        .run();
+    assert!(
+        doctor.stdout_text().contains("state-folder-unwritable"),
+        "{doctor:?}"
+    );
+    assert_eq!(run(Some(r#"{"state": {"scope": "global"}}"#)), None);
+    std::fs::remove_file(&parent).unwrap();
+    s.write_config("{}");
+    // A link to nothing where the folder should be (Unix: links need no
+    // rights there).
+    #[cfg(unix)]
+    {
+        std::fs::create_dir(&parent).unwrap();
+        std::os::unix::fs::symlink(s.root().join("unmounted"), &dir).unwrap();
+        let msg = run(None).unwrap();
+        assert_eq!(
+            msg,
+            format!(
+                "gk: the state folder {} is a link to {}, which is not there; Claude cannot keep its task record -- gk doctor",
+                dir.display(),
+                s.root().join("unmounted").display()
+            )
+        );
+        std::fs::create_dir(s.root().join("unmounted")).unwrap();
+        assert_eq!(run(None), None);
+    }
+}
+
 #[test]
 fn a_folder_where_gk_should_be_is_named_as_a_folder() {
     let s = installed();
