@@ -407,7 +407,13 @@ pub fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         std::io::ErrorKind::NotADirectory => "not a folder".into(),
         std::io::ErrorKind::ReadOnlyFilesystem => "a read-only file system".into(),
-        _ => e.to_string(),
+        _ => {
+            let text = e.to_string();
+            match text.rfind(" (os error ") {
+                Some(at) if text.ends_with(')') => text[..at].to_string(),
+                _ => text,
+            }
+        }
     }
 }
 
@@ -474,6 +480,18 @@ mod tests {
         }
         std::fs::write(&p, vec![1u8; 70_001]).unwrap();
         assert!(matches!(read(&p, 70_000), Err(ReadError::TooLarge { .. })));
+    }
+
+    #[test]
+    fn an_io_reason_has_no_error_number() {
+        let e = std::io::Error::from_raw_os_error(40);
+        assert!(e.to_string().contains("(os error 40)"), "{e}");
+        let reason = io_reason(&e);
+        assert!(
+            !reason.contains("os error") && !reason.is_empty(),
+            "{reason}"
+        );
+        assert_eq!(io_reason(&std::io::Error::other("plain")), "plain");
     }
 
     #[test]

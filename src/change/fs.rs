@@ -559,7 +559,6 @@ pub(crate) fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
 #[cfg(test)]
 mod can_create_tests {
     use super::*;
-    use crate::bounded::in_the_way;
 
     #[test]
     fn a_folder_gone_between_the_look_and_the_probe_is_asked_again_but_a_missing_drive_is_not() {
@@ -592,7 +591,7 @@ mod can_create_tests {
             // Not waited on as a folder another run is removing.
             assert!(!vanished(&at, &e));
             assert_eq!(
-                in_the_way(&e).unwrap(),
+                crate::bounded::in_the_way(&e).unwrap(),
                 format!(
                     "is a link to {}, which is not there",
                     tmp.path().join("unmounted/state").display()

@@ -104,8 +104,13 @@ pub fn run(a: &ReportArgs, env: &Env, c: &mut Console<'_>) -> Result<u8> {
         );
     }
     let report = tally.finish();
-    // As it was read: trimmed (a value that parsed holds nothing else).
-    let shown_since = a.since.as_deref().map(str::trim);
+    // As it was read, trimmed; the date parser also passes over spaces
+    // inside a date, so the rest is shown on one line, controls replaced.
+    let shown_since = a
+        .since
+        .as_deref()
+        .map(|s| crate::text::one_line(s.trim(), 80));
+    let shown_since = shown_since.as_deref();
     let text = if a.json {
         render::json(&report, shown_since)
     } else {

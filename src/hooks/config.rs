@@ -904,12 +904,11 @@ pub fn load_for_hooks(path: &Path) -> LoadedConfig {
     for_hooks(path, &text)
 }
 
-/// What the hooks make of gk.json's `text` (a UTF-8 byte order mark
-/// stripped, as [`load_for_hooks`] strips it): the config, or the defaults
+/// What the hooks make of gk.json's `text` (as [`load_for_hooks`] has it:
+/// decoded, one byte order mark taken off): the config, or the defaults
 /// with what the file still switches off, and the reason. `gk enable` and
 /// `gk disable` ask it of the text they would write.
 pub fn for_hooks(path: &Path, text: &str) -> LoadedConfig {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         return LoadedConfig {
             config: Config::default(),

@@ -332,6 +332,12 @@ impl Tally {
                 unreadable += 1;
                 return;
             };
+            // Past the cap a line is not counted, so it is not marked as
+            // seen either: a fork's copy of it in another file still counts.
+            if events.len() >= MAX_FACTS {
+                facts_over = true;
+                return;
+            }
             let new = match &parsed.uuid {
                 Some(u) => self.seen.insert(hash(u)),
                 None => true,

@@ -97,6 +97,9 @@ pub fn plan_install_with(
     // one that drifts from the first), unless the status line, which
     // neither can carry, runs it, or a managed hook runs the copy itself.
     let copy = extras.statusline
+        || old_settings
+            .as_deref()
+            .is_some_and(|t| statusline_runs_the_copy(m, t))
         || match &elsewhere {
             None => true,
             Some(Elsewhere::Plugin(_)) => false,
@@ -159,7 +162,10 @@ pub fn plan_install_with(
         Some(by @ Elsewhere::Managed { .. }) if !copy => notes.push(format!(
             "note: {by} registers gk's hooks and runs the program it names, so install registers none and copies no program; it adds what that cannot carry: the permission rules for the task records and the Task State Convention"
         )),
-        Some(by @ Elsewhere::Managed { runs_user_copy: true, .. }) if !extras.statusline => {
+        Some(by @ Elsewhere::Managed {
+            runs_user_copy: true,
+            ..
+        }) if !extras.statusline => {
             notes.push(format!(
                 "note: {by} registers gk's hooks, so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, and the program its hooks run ({})",
                 m.paths.binary(m.ctx.os).display()
@@ -169,6 +175,13 @@ pub fn plan_install_with(
             "note: {by} registers gk's hooks, so install does not; it adds what that cannot carry: the permission rules, the Task State Convention, the program for the status line"
         )),
         None => {}
+    }
+    let binary = m.paths.binary(m.ctx.os);
+    if !copy && std::fs::symlink_metadata(&binary).is_ok() {
+        notes.push(format!(
+            "note: {} is a copy an earlier install made; no hook or status line runs it now, so it is not updated (`gk uninstall` removes it)",
+            binary.display()
+        ));
     }
     let new_settings = planned.settings.unwrap_or_default();
     notes.extend(settings_notes(m, shell, planned.line, &new_settings));
@@ -412,6 +425,21 @@ impl std::fmt::Display for Elsewhere {
             }
         }
     }
+}
+
+/// Whether the `statusLine` of the user settings `text` runs the user's
+/// copy of the program (`<claude dir>/hooks/gk`), however it is spelt: an
+/// install beside a plugin or managed settings keeps that copy current.
+fn statusline_runs_the_copy(m: &Machine, text: &str) -> bool {
+    let os = m.ctx.os;
+    let copy = crate::hookcmd::normalize_path(&m.paths.binary(os).to_string_lossy(), os);
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .as_ref()
+        .and_then(|v| v.pointer("/statusLine/command"))
+        .and_then(|c| c.as_str())
+        .and_then(|c| crate::hookcmd::normalize(c, &m.ctx))
+        .is_some_and(|i| i.program == copy)
 }
 
 /// What the plan says of the switch hooks (PreModelSwitch,

@@ -415,6 +415,35 @@ fn a_users_install_beside_a_managed_one_registers_no_hooks_twice() {
     );
 }
 
+/// Beside a managed drop-in, the copy a status line runs is kept current
+/// by a later `gk install` without `--statusline`; a copy an earlier
+/// install made and nothing runs now is named, not updated.
+#[test]
+fn beside_a_managed_install_the_status_lines_copy_stays_current() {
+    let m = TestEnv::new();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    m.ok(&["install", "--statusline", "--yes", "--no-smoke"]);
+    let fresh = fs::read(m.binary()).unwrap();
+    fs::write(m.binary(), b"an older gk").unwrap();
+    let out = m.ok(&["install", "--yes", "--no-smoke"]);
+    assert!(out.contains("the program for the status line"), "{out}");
+    assert_eq!(fs::read(m.binary()).unwrap(), fresh, "{out}");
+
+    let m = TestEnv::new();
+    m.ok(&["install", "--yes", "--no-smoke"]);
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+    let out = m.ok(&["install", "--yes", "--no-smoke"]);
+    assert!(
+        out.contains(&format!(
+            "note: {} is a copy an earlier install made; no hook or status line runs it now",
+            m.binary().display()
+        )),
+        "{out}"
+    );
+    m.ok(&["uninstall", "--yes"]);
+    assert!(!m.binary().exists());
+}
+
 /// Managed settings an administrator wrote by hand, whose hooks run each
 /// user's own copy of gk: the user's install copies the program they run,
 /// and says so; with `--statusline` it is copied for the status line.

@@ -298,6 +298,27 @@ fn disable_refuses_a_gk_json_whose_switch_the_hooks_would_not_see() {
         // The hook is on, as the refusal says.
         assert!(prompt_hook_speaks(&h));
     }
+    // The place is the file's own (doctor's), not the unwritten edit's,
+    // and the line stays short whatever the file holds.
+    let text = "{\n  \"prompt\": {},\n  \"x\": 1e400\n}\n";
+    fs::write(&config, text).unwrap();
+    let place = format!("{}:3:", config.display());
+    refused_in_one_line(
+        &h,
+        &["disable", "prompt", "--yes"],
+        &config,
+        text,
+        &[&place],
+    );
+    let text = format!("{{\"{}\": 1e400}}", "k".repeat(500_000));
+    fs::write(&config, &text).unwrap();
+    let (code, _, err) = h.out(&["disable", "prompt", "--yes"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.len() < 1_000 && err.trim_end().lines().count() == 1,
+        "{} bytes",
+        err.len()
+    );
     // Once the file reads, the same command works.
     fs::write(&config, "{\"stale_hours\": 24}\n").unwrap();
     let (code, out, err) = h.out(&["disable", "prompt", "--yes"]);

@@ -372,10 +372,19 @@ fn project_and_since_narrow_what_is_read() {
     assert_eq!(later["footer"]["files_read"], 0);
     let earlier = env.json(&["--since", "2026-11-01"]);
     assert_eq!(earlier["totals"]["prompts"], 9);
-    // Spaces and controls around a date are read past, and not shown.
+    // Spaces and controls around a date, or inside it (the date parser
+    // passes over them), are never shown as they are.
     let (text, _) = env.run(&["report", "--since", "\r2026-11-01\x0b"]);
     assert!(
         text.starts_with("gk report: 7 sessions in 4 projects (since 2026-11-01)\n"),
+        "{text:?}"
+    );
+    let (text, _) = env.run(&["report", "--since", "2026-\n\r11-01"]);
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.starts_with("gk report: 7 sessions in 4 projects (since 2026-")
+            && header.ends_with("11-01)")
+            && !header.chars().any(char::is_control),
         "{text:?}"
     );
 
