@@ -543,14 +543,46 @@ pub fn mask_secrets(text: &str) -> String {
     // The same values quoted anywhere else in the file (another tool's hook
     // command carrying the proxy password, say) are hidden too: as written
     // in the file, i.e. with JSON escapes.
-    let mut quoted: Vec<&str> = ranges
+    let quoted: Vec<&str> = ranges
         .iter()
         .filter(|(start, end)| body[*start..*end].starts_with('"') && end - start >= 2)
         .map(|(start, end)| &body[start + 1..end - 1])
         .filter(|inner| inner.chars().count() >= MIN_QUOTED_SECRET_CHARS)
         .collect();
-    quoted.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    quoted.dedup();
+    // All of them sought in one pass (a file can hold thousands of `env`
+    // values and thousands of strings: one search each would be quadratic).
+    let as_written = searcher(&quoted);
+    // A value spelt with other escapes there (`https:\/\/…` in `env`, the
+    // plain URL in a command; a `\u0061` for an `a`) is not found as
+    // written: a string whose decoded text holds a secret's decoded text,
+    // and no spelling of it as written, is hidden whole.
+    if let (Some(value), Some(written)) = (&value, &as_written) {
+        let mut strings = Vec::new();
+        collect_strings(value, &mut strings);
+        let is_secret = |r: (usize, usize)| ranges.binary_search_by_key(&r.0, |s| s.0).is_ok();
+        let decoded: Vec<&str> = strings
+            .iter()
+            .filter(|(r, text)| is_secret(*r) && text.chars().count() >= MIN_QUOTED_SECRET_CHARS)
+            .map(|(_, text)| *text)
+            .collect();
+        if let Some(by_value) = searcher(&decoded) {
+            let inside = |r: (usize, usize)| {
+                let i = ranges.partition_point(|s| s.0 <= r.0);
+                i > 0 && ranges[i - 1].1 >= r.1
+            };
+            let whole: Vec<(usize, usize)> = strings
+                .iter()
+                .filter(|(r, text)| {
+                    !inside(*r) && by_value.is_match(*text) && !written.is_match(&body[r.0..r.1])
+                })
+                .map(|(r, _)| *r)
+                .collect();
+            if !whole.is_empty() {
+                ranges.extend(whole);
+                ranges.sort_by_key(|r| r.0);
+            }
+        }
+    }
     let mut out = String::with_capacity(body.len());
     let mut at = 0;
     for (start, end) in ranges {
@@ -562,12 +594,46 @@ pub fn mask_secrets(text: &str) -> String {
         at = end;
     }
     out.push_str(&body[at..]);
-    for secret in quoted {
-        if out.contains(secret) {
-            out = out.replace(secret, &MASK[1..MASK.len() - 1]);
-        }
+    if let Some(written) = &as_written {
+        let inner = &MASK[1..MASK.len() - 1];
+        out = written.replace_all(&out, &vec![inner; quoted.len()]);
     }
     format!("{bom}{out}")
+}
+
+/// One search for all of `patterns` (the longest first where they
+/// overlap), or `None` for none.
+fn searcher(patterns: &[&str]) -> Option<aho_corasick::AhoCorasick> {
+    if patterns.is_empty() {
+        return None;
+    }
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(patterns)
+        .ok()
+}
+
+/// Every string value in `value` (not the keys): its range and its
+/// decoded text.
+fn collect_strings<'a>(
+    value: &'a jsonc_parser::ast::Value<'a>,
+    out: &mut Vec<((usize, usize), &'a str)>,
+) {
+    use jsonc_parser::ast::Value;
+    match value {
+        Value::Object(obj) => {
+            for prop in &obj.properties {
+                collect_strings(&prop.value, out);
+            }
+        }
+        Value::Array(arr) => {
+            for el in &arr.elements {
+                collect_strings(el, out);
+            }
+        }
+        Value::StringLit(s) => out.push(((s.range.start, s.range.end), s.value.as_ref())),
+        _ => {}
+    }
 }
 
 fn collect_secret_ranges(
@@ -777,6 +843,29 @@ mod tests {
         assert_eq!(masked.lines().count(), text.lines().count());
     }
 
+    /// The same value spelt with other escapes in `env` and in a command
+    /// (`\/` for `/`, `\u0061` for `a`, either way round) is not found as
+    /// written; the command is hidden whole rather than shown.
+    #[test]
+    fn env_values_quoted_elsewhere_with_other_escapes_are_masked_there_too() {
+        let text = r#"{
+  "env": {"HOOK": "https:\/\/hooks.example.com\/T01\/xyzSECRET", "KEY": "sk-ant-\u0061bcdefgh"},
+  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl -X POST https://hooks.example.com/T01/xyzSECRET"}]}],
+    "PreToolUse": [{"hooks": [{"type": "command", "command": "tool --key sk-ant-abcdefgh"}]}],
+    "PostToolUse": [{"hooks": [{"type": "command", "command": "other --key sk-ant-\u0061bcdefgh"}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "say https:\u002f\u002fhooks.example.com/T01/xyzSECRET"}]}]}
+}
+"#;
+        let masked = mask_secrets(text);
+        for shown in ["xyzSECRET", "abcdefgh", "\\u0061bcdefgh"] {
+            assert!(!masked.contains(shown), "{shown}: {masked}");
+        }
+        // Spelt as in `env`: only the value is hidden, as before.
+        assert!(masked.contains("other --key ********"), "{masked}");
+        // Spelt otherwise: the whole command.
+        assert!(masked.contains(r#""command": "********""#), "{masked}");
+        assert_eq!(masked.lines().count(), text.lines().count());
+    }
     #[test]
     fn credential_like_key_names_are_masked() {
         for key in ["dbPasswd", "AWS_CREDENTIALS", "proxyAuth"] {
