@@ -21,7 +21,7 @@ fn effective_config(env: &Env, c: &mut Console<'_>) -> Config {
         errln!(
             c,
             "gk: config ignored, the hooks use the built-in defaults: {}",
-            crate::text::escaped(&why)
+            crate::text::one_line(&why, 400)
         );
     }
     loaded.config

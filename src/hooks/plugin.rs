@@ -34,9 +34,9 @@ pub fn convention_context(paths: &ClaudePaths) -> Option<String> {
         Ok(file) if !has_convention(&String::from_utf8_lossy(&file.bytes)) => {}
         _ => return None,
     }
-    Some(convention::section_for(
-        &paths.state_file().display().to_string(),
-    ))
+    Some(convention::section_for(&super::prompt::written_path(
+        &paths.state_file(),
+    )))
 }
 
 /// Whether a CLAUDE.md text holds the convention: a line starting gk's

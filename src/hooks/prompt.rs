@@ -348,6 +348,15 @@ pub fn check_header(a: &Analysis<'_>) -> Option<&'static str> {
     a.check_mode.then_some(CHECK_HEADER)
 }
 
+/// A path Claude is asked to write, as the context gives it: on one line,
+/// controls replaced (the folder's name comes from the user's
+/// environment, and a line break in it could forge a line of gk's), and
+/// bounded. The bound is past any path a system makes, so a real path is
+/// given whole.
+pub(super) fn written_path(path: &std::path::Path) -> String {
+    crate::text::one_line(&path.to_string_lossy(), 4_096).into_owned()
+}
+
 /// The one sentence per-session scope adds to the context: where this
 /// session's task_state.json is (the only `.json` path in the context).
 /// It opens the context, before any text taken from a record, so no record
@@ -355,7 +364,7 @@ pub fn check_header(a: &Analysis<'_>) -> Option<&'static str> {
 pub fn record_sentence(record: &std::path::Path) -> String {
     format!(
         "[Task state] This session's task_state.json is {}. ",
-        record.display()
+        written_path(record)
     )
 }
 
@@ -368,7 +377,7 @@ pub fn pointer_sentence(pointer: &std::path::Path, session_id: &str, next: bool)
     let mut out = format!(
         " When you set it in_progress, also write {} with {{\"session\": \"{session}\"}} \
          (so a later session in this folder finds the task)",
-        pointer.display()
+        written_path(pointer)
     );
     if next {
         out.push_str(
