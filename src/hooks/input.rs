@@ -247,20 +247,135 @@ fn cut_string(body: &str) -> &str {
     &body[..cut]
 }
 
-/// Parse `text` as JSON, tolerating unpaired surrogate escapes.
+/// The most values (numbers, strings, arrays, objects, …) one parse keeps.
+/// Each costs a `Value` (32 bytes) or more, so 16 MiB of `0,0,0,…` would
+/// take over 250 MiB, past the memory a hook is held to; a real event has
+/// a few dozen values, a task record a few hundred.
+pub const MAX_VALUES: usize = 1 << 20;
+
+/// Parse `text` as JSON, tolerating unpaired surrogate escapes; a document
+/// of more than [`MAX_VALUES`] values is refused as it is read (an error,
+/// as for text that is not JSON), never built.
 pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
-    match serde_json::from_str(text) {
+    match parse_within(text) {
         Ok(v) => Ok(v),
         Err(first) => match crate::settings::repair_lone_surrogates(text) {
-            Some(repaired) => serde_json::from_str(&repaired).map_err(|_| first),
+            Some(repaired) => parse_within(&repaired).map_err(|_| first),
             None => Err(first),
         },
+    }
+}
+
+fn parse_within(text: &str) -> Result<Value, serde_json::Error> {
+    use serde::de::DeserializeSeed as _;
+    let left = std::cell::Cell::new(MAX_VALUES);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Budget(&left).deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// A `Value` built while a budget of values lasts.
+struct Budget<'a>(&'a std::cell::Cell<usize>);
+
+impl Budget<'_> {
+    fn spend<E: serde::de::Error>(&self) -> Result<(), E> {
+        match self.0.get() {
+            0 => Err(E::custom(format!("more than {MAX_VALUES} values"))),
+            n => {
+                self.0.set(n - 1);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Budget<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Budget<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        self.spend()?;
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::Null)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.visit_unit()
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.spend()?;
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Budget(self.0))? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        self.spend()?;
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Budget(self.0))?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_of_too_many_values_is_refused_unbuilt() {
+        let many = format!(
+            "{{\"session_id\": \"a\", \"x\": [{}0]}}",
+            "0,".repeat(MAX_VALUES)
+        );
+        let err = parse_lenient(&many).unwrap_err();
+        assert!(err.to_string().contains("values"), "{err}");
+        // Within the budget, the same as serde_json's own parse.
+        let fine = format!(
+            "{{\"p\": \"\\u00e9\", \"n\": [1, -2, 3.5, true, null, {{}}], \"x\": [{}0]}}",
+            "0,".repeat(1000)
+        );
+        assert_eq!(
+            parse_lenient(&fine).unwrap(),
+            serde_json::from_str::<Value>(&fine).unwrap()
+        );
+        // Duplicate keys: the last wins, as in serde_json's `Value`.
+        assert_eq!(parse_lenient(r#"{"a": 1, "a": 2}"#).unwrap()["a"], 2);
+    }
 
     #[test]
     fn lone_surrogates_become_replacement_chars() {

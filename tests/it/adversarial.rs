@@ -1219,3 +1219,43 @@ fn purge_passes_over_a_huge_pointer_or_record_and_uninstalls_the_rest() {
     let settings = std::fs::read_to_string(m.claude().join("settings.json")).unwrap_or_default();
     assert!(!settings.contains("hook prompt"), "{settings}");
 }
+
+/// 16 MiB of an event made of millions of small values (`0,0,0,…` in a
+/// field the hooks never read): built as values it took 268 MB, and under
+/// the 160 MiB limit the hooks aborted with a backtrace on stderr. Every
+/// hook that reads the event keeps its contract; the Stop hook and the
+/// status line still answer.
+#[cfg(unix)]
+#[test]
+fn hooks_keep_their_contract_on_an_event_of_millions_of_values_under_a_160_mib_limit() {
+    require_ulimit();
+    let m = machine();
+    let event = format!(
+        r#"{{"session_id":"s","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"hi","x":[{}0]}}"#,
+        "0,".repeat(8_000_000)
+    )
+    .into_bytes();
+    for args in [
+        &["hook", "prompt"][..],
+        &["hook", "stop"],
+        &["hook", "session"],
+        &["hook", "pre-model-switch"],
+        &["statusline"],
+    ] {
+        let what = format!("{args:?}, 8,000,001 values, 160 MiB address space");
+        let run = run_limited(
+            m.gk_limited(args),
+            Stdin::Bytes(event.clone()),
+            SMALL_MEMORY,
+            &what,
+        );
+        assert_eq!(run.code, Some(0), "{what}: {}", all(&run));
+        assert!(run.stderr.is_empty(), "{what}: {}", all(&run));
+        if args == ["hook", "stop"] {
+            assert!(run.stdout_text().contains("STATE ["), "{}", all(&run));
+        }
+        if args == ["statusline"] {
+            assert!(run.stdout_text().starts_with("gk "), "{}", all(&run));
+        }
+    }
+}
