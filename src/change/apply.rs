@@ -208,7 +208,10 @@ fn needs_backup(change: &FileChange) -> bool {
     change.changes_something()
         && change.old.is_some()
         && !change.binary
-        && change.strategy != ReplaceStrategy::NoBackup
+        && !matches!(
+            change.strategy,
+            ReplaceStrategy::NoBackup | ReplaceStrategy::OwnNoBackup
+        )
         && !backup::is_backup(&change.path)
 }
 
@@ -702,7 +705,9 @@ fn commit(
                             .map(|a| (change.path.clone(), a)),
                     );
                 }
-                ReplaceStrategy::InPlace | ReplaceStrategy::NoBackup => {
+                ReplaceStrategy::InPlace
+                | ReplaceStrategy::NoBackup
+                | ReplaceStrategy::OwnNoBackup => {
                     remove_if_there(target)?;
                 }
             }

@@ -19,6 +19,10 @@ pub enum ReplaceStrategy {
     /// is worth nothing once replaced, and the state folder, which Claude
     /// may read and write, must hold task records and nothing else.
     NoBackup,
+    /// As `InPlace`, and no backup is kept: gk's own bookkeeping (the
+    /// install record), which gives nothing back. Unlike a task record, a
+    /// change since the plan stops the run: another run wrote it.
+    OwnNoBackup,
     /// Remove a copy an earlier run moved aside, unless it is still running
     /// (then it stays, is reported, and a later run tries again).
     RemoveUnlessRunning,

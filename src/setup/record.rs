@@ -378,8 +378,10 @@ impl Loaded<'_> {
     pub fn remove(&self, settings: &Path) -> FileChange {
         let (path, old) = (self.path, self.bytes.clone());
         let mut change = FileChange::text(path, None, None, "install's note, used up");
-        // gk's own note: nothing to give back, so no backup of it.
-        change.strategy = crate::change::plan::ReplaceStrategy::NoBackup;
+        // gk's own note: nothing to give back, so no backup of it; and
+        // another run's write since the plan stops this one (the note may
+        // now name another folder whose hooks run the program).
+        change.strategy = crate::change::plan::ReplaceStrategy::OwnNoBackup;
         let here = self.here(settings);
         match record_in(old.as_deref()) {
             // No note of this settings file: the record stays as it is.

@@ -582,3 +582,44 @@ fn a_file_that_cannot_be_written_stops_the_run_before_any_file_changes() {
     );
     assert_eq!(fs::read_to_string(&a).unwrap(), "{}");
 }
+
+/// gk's own note (the install record), removed with no backup, that
+/// another run wrote since the plan (a second Claude folder's install,
+/// sharing the hooks folder, added its part): the run stops with nothing
+/// written, rather than skip the note as a task record is skipped and go
+/// on to remove the program the other folder's hooks now run.
+#[test]
+fn a_note_of_gks_written_by_another_run_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (note, program) = (dir.path().join("gk-install.json"), dir.path().join("gk"));
+    fs::write(&note, "{\"a\":1}").unwrap();
+    fs::write(&program, "program").unwrap();
+    let mut plan = Plan::new("test");
+    plan.push(FileChange {
+        strategy: ReplaceStrategy::OwnNoBackup,
+        ..FileChange::text(&note, Some("{\"a\":1}".into()), None, "note")
+    });
+    plan.push(FileChange::text(
+        &program,
+        Some("program".into()),
+        None,
+        "program",
+    ));
+    let other_run = |p: &Path| {
+        if p.ends_with("gk-install.json") {
+            fs::write(p, "{\"a\":1,\"b\":2}").unwrap();
+        }
+    };
+    let seams = Seams {
+        before_check: &other_run,
+        ..Seams::none()
+    };
+    let err = write_plan_with(&plan, "s", None, &seams).unwrap_err();
+    assert!(err.message().contains("changed since the plan"), "{err}");
+    assert_eq!(fs::read_to_string(&note).unwrap(), "{\"a\":1,\"b\":2}");
+    assert_eq!(fs::read_to_string(&program).unwrap(), "program");
+    assert_eq!(
+        names_in(dir.path()),
+        vec!["gk".to_string(), "gk-install.json".to_string()]
+    );
+}
