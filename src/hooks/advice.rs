@@ -989,17 +989,63 @@ pub fn advise(prompt: &str) -> Option<Advice> {
     let (scores, found) = contributions(&reading);
     let tier = scores.advice()?;
     let toward = |l: &[f64; 4]| l[tier as usize] - l[Tier::Sonnet as usize];
-    let reason = found
-        .iter()
-        .filter(|(origin, _)| origin.names_a_reason(&reading))
-        .max_by(|a, b| toward(&a.1).total_cmp(&toward(&b.1)))
-        .map_or_else(String::new, |&(origin, _)| describe(origin, &reading));
+    // Only a sign that pushed toward the advice is named: the one that
+    // pushed hardest among those worth naming, else among all (on a
+    // prompt of a mark or two only its shape speaks), else none of them
+    // did alone.
+    let strongest = |nameable: bool| {
+        found
+            .iter()
+            .filter(|(origin, l)| toward(l) > 0.0 && (!nameable || origin.names_a_reason(&reading)))
+            .max_by(|a, b| toward(&a.1).total_cmp(&toward(&b.1)))
+    };
+    let reason = strongest(true).or_else(|| strongest(false)).map_or_else(
+        || "no one sign: the prompt as a whole".to_string(),
+        |&(origin, _)| describe(origin, &reading),
+    );
     Some(Advice { tier, reason })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sign the hook names pushed toward the advice: on a prompt of a
+    /// mark or two, "a question mark at the end" or "no words" pushed
+    /// toward Sonnet and was named all the same, as the least against.
+    #[test]
+    fn the_sign_named_pushed_toward_the_advice() {
+        let prompts = [
+            "?",
+            "",
+            "!",
+            "...",
+            "[check]",
+            "thanks",
+            "ok do it",
+            "continue",
+            "what does ^(a|b)+$ match?",
+            "fix the typo in the README",
+            "design the schema for multi-tenant billing with usage-based pricing",
+        ];
+        let mut advised = 0;
+        for p in prompts {
+            let Some(a) = advise(p) else { continue };
+            advised += 1;
+            let reading = Reading::new(p);
+            let (_, found) = contributions(&reading);
+            let toward = |l: &[f64; 4]| l[a.tier as usize] - l[Tier::Sonnet as usize];
+            assert!(
+                found
+                    .iter()
+                    .any(|&(o, l)| describe(o, &reading) == a.reason && toward(&l) > 0.0),
+                "{p:?}: {}",
+                a.reason
+            );
+        }
+        assert!(advised >= 8, "{advised}");
+        assert_eq!(advise("?").unwrap().reason, "a single line");
+    }
 
     fn shapes_of(p: &str) -> Vec<Shape> {
         Reading::new(p).shapes().0
