@@ -132,6 +132,11 @@ fn explanation(prompt_text: &str, config: &Config) -> String {
     let c = &a.choice;
     let rules = config.rules();
     let mut out = String::new();
+    if !config.enabled(crate::hookcmd::HookKind::Prompt) {
+        out.push_str(
+            "hook:       switched off in gk.json (`gk enable prompt` switches it on): the prompt hook says none of this\n",
+        );
+    }
     out.push_str(&format!(
         "check mode: {}\n",
         if a.check_mode {
@@ -304,6 +309,24 @@ fn recommender_lines(out: &mut String, prompt_text: &str, config: &Config, a: &A
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Switched off, the hook advises nothing: explain says so first,
+    /// and still shows what it would make of the prompt.
+    #[test]
+    fn explanation_says_when_the_prompt_hook_is_off() {
+        let off = config::parse_config(
+            std::path::Path::new("gk.json"),
+            r#"{"prompt": {"enabled": false}}"#,
+        )
+        .unwrap();
+        let text = explanation("thanks", &off);
+        assert!(
+            text.starts_with("hook:       switched off in gk.json (`gk enable prompt` switches it on): the prompt hook says none of this\ncheck mode: no\n"),
+            "{text}"
+        );
+        assert!(text.contains("model:      Haiku 4.5"), "{text}");
+        assert!(!explanation("thanks", &Config::default()).contains("switched off"));
+    }
 
     #[test]
     fn explanation_names_rule_keyword_words_and_effort() {
