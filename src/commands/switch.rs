@@ -46,17 +46,14 @@ pub fn run_switch(
     // it: a number or a depth serde_json refuses voids the whole file for
     // them, an explicit `"enabled": false` included, where this editor
     // reads it fine. The same check answers "already switched off".
-    // The hooks' reader gets the text as they read it: one byte order
-    // mark taken off.
-    let as_read = |t: &str| t.strip_prefix('\u{feff}').unwrap_or(t).to_string();
     if let Some(text) = new.as_deref() {
-        let seen = crate::hooks::config::for_hooks(&path, &as_read(text));
+        let seen = crate::hooks::config::for_hooks(&path, as_read(text));
         if seen.config.enabled(kind) != enable {
             // The place is named in the file as it is on disk (as doctor and
             // the hooks name it), not in the edit that was not written.
             let on_disk = old
                 .as_deref()
-                .and_then(|t| crate::hooks::config::for_hooks(&path, &as_read(t)).error);
+                .and_then(|t| crate::hooks::config::for_hooks(&path, as_read(t)).error);
             let why = on_disk
                 .or(seen.error)
                 .map_or_else(|| path.display().to_string(), |e| e.to_string());
@@ -88,4 +85,10 @@ pub fn run_switch(
         c,
     )?;
     Ok(outcome.exit_code())
+}
+
+/// gk.json's text as the hooks' reader gets it: one byte order mark taken
+/// off (`load_for_hooks` takes one off before it parses).
+fn as_read(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }

@@ -433,6 +433,8 @@ impl std::fmt::Display for Elsewhere {
 fn statusline_runs_the_copy(m: &Machine, text: &str) -> bool {
     let os = m.ctx.os;
     let copy = crate::hookcmd::normalize_path(&m.paths.binary(os).to_string_lossy(), os);
+    // A BOM is kept by install (settings.json round-trips with one).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
         .as_ref()

@@ -423,6 +423,10 @@ fn beside_a_managed_install_the_status_lines_copy_stays_current() {
     let m = TestEnv::new();
     m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
     m.ok(&["install", "--statusline", "--yes", "--no-smoke"]);
+    // With a byte order mark, as Windows editors save it.
+    let settings = m.home().join(".claude/settings.json");
+    let text = fs::read_to_string(&settings).unwrap();
+    fs::write(&settings, format!("\u{feff}{text}")).unwrap();
     let fresh = fs::read(m.binary()).unwrap();
     fs::write(m.binary(), b"an older gk").unwrap();
     let out = m.ok(&["install", "--yes", "--no-smoke"]);
