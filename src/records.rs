@@ -215,7 +215,17 @@ pub fn not_a_record(read: &StateRead) -> Option<String> {
 /// files are nobody's record and are passed over; so are names not ending
 /// in `.json` (gk's own temp files among them). A missing folder holds no
 /// records.
-pub fn scan(dir: &Path) -> Result<Vec<(PathBuf, String, StateFile)>> {
+pub fn scan(dir: &Path) -> Result<()> {
+    scan_with(dir, |_, _, _| ()).map(|_| ())
+}
+
+/// [`scan`], giving each record's path, name and what reading it gave to
+/// `each` as soon as it is read, and keeping what `each` makes of it: a
+/// folder of thousands of records is never held whole at once.
+fn scan_with<T>(
+    dir: &Path,
+    mut each: impl FnMut(PathBuf, String, StateFile) -> T,
+) -> Result<Vec<T>> {
     let mut out = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
@@ -257,7 +267,8 @@ pub fn scan(dir: &Path) -> Result<Vec<(PathBuf, String, StateFile)>> {
         if let Some(why) = not_a_record(&file.read) {
             return Err(foreign(why));
         }
-        out.push((path, name.trim_end_matches(".json").to_string(), file));
+        let name = name.trim_end_matches(".json").to_string();
+        out.push(each(path, name, file));
     }
     Ok(out)
 }
@@ -266,10 +277,9 @@ pub fn scan(dir: &Path) -> Result<Vec<(PathBuf, String, StateFile)>> {
 /// folder missing means no records; a folder that cannot be listed, or that
 /// holds JSON that is not a record ([`scan`]), is an error naming it.
 pub fn list(p: &Places) -> Result<Vec<Record>> {
-    let mut out: Vec<Record> = scan(&p.state_dir)?
-        .into_iter()
-        .map(|(path, session, file)| record(path, session, false, file, p))
-        .collect();
+    let mut out: Vec<Record> = scan_with(&p.state_dir, |path, session, file| {
+        record(path, session, false, file, p)
+    })?;
     out.sort_by(|a, b| {
         b.file
             .mtime
@@ -307,13 +317,19 @@ fn cell(text: &str, max: usize) -> String {
     crate::text::one_line(text, max).into_owned()
 }
 
+/// A path as a line of the table shows it: one line, escaped (the
+/// folder comes from the environment).
+fn shown_path(path: &Path) -> String {
+    crate::change::render::shown_path(path)
+}
+
 /// The table `gk state` prints.
 pub fn table(p: &Places, records: &[Record]) -> String {
     let mut out = format!(
         "task records in {} (scope: {}; shared record {})\n",
-        p.state_dir.display(),
+        shown_path(&p.state_dir),
         String::from(p.scope),
-        p.shared.display()
+        shown_path(&p.shared)
     );
     if p.scope == StateScope::Global {
         out.push_str(
@@ -435,27 +451,54 @@ pub fn record_text(status: &str, task: &str, detail: &str, project: &str, cwd: &
 /// folder is Claude's to write, and a link planted there must not make gk
 /// write (or delete) a file somewhere else.
 fn current_record(path: &Path) -> Result<Option<Vec<u8>>> {
-    Ok(current_record_read(path)?.map(|c| c.bytes))
+    Ok(record_read(path, false)
+        .map_err(|why| refused(path, &why))?
+        .map(|c| c.bytes))
 }
 
-/// [`current_record`] with the file's modification time.
-fn current_record_read(path: &Path) -> Result<Option<crate::bounded::Contents>> {
+/// A record read for a change, with the file's modification time; the
+/// shared record through a link, a record of the state folder never.
+/// `Err`: why it cannot be read, without its path.
+fn record_read(
+    path: &Path,
+    shared: bool,
+) -> std::result::Result<Option<crate::bounded::Contents>, String> {
     use crate::bounded::ReadError;
-    match crate::bounded::read_no_link(path, crate::hooks::state::MAX_STATE_BYTES) {
+    let limit = crate::hooks::state::MAX_STATE_BYTES;
+    let read = match shared {
+        true => crate::bounded::read(path, limit),
+        false => crate::bounded::read_no_link(path, limit),
+    };
+    match read {
         Ok(c) => Ok(Some(c)),
         Err(ReadError::NotFound) => Ok(None),
         // A state folder that is a file (or lies below one) holds no
         // record; writing one is what fails, and says why.
-        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(None),
-        Err(ReadError::NotRegular("a symbolic link")) => Err(Error::refused(format!(
-            "{} is a link, not a task record; gk leaves it alone",
-            path.display()
-        ))),
-        Err(e) => Err(crate::change::fs::refusal(path, &e)),
+        Err(ReadError::Io(e)) if !shared && e.kind() == std::io::ErrorKind::NotADirectory => {
+            Ok(None)
+        }
+        Err(ReadError::NotRegular("a symbolic link")) => {
+            Err("a link, not a task record; gk leaves it alone".into())
+        }
+        Err(e) => Err(e.reason()),
     }
 }
 
-fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) -> FileChange {
+/// The refusal of a plan over a record that cannot be read.
+fn refused(path: &Path, why: &str) -> Error {
+    Error::refused(format!("{}: {why}", path.display()))
+}
+
+/// A change to a record: `shared`, the shared record (edited through a
+/// link, as documented); otherwise a record in the state folder, whose
+/// name is never followed ([`ReplaceStrategy::FolderRecord`]).
+fn change(
+    path: &Path,
+    shared: bool,
+    old: Option<Vec<u8>>,
+    new: Option<String>,
+    reason: &str,
+) -> FileChange {
     FileChange {
         path: path.to_path_buf(),
         old,
@@ -463,7 +506,11 @@ fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) 
         binary: false,
         // Private to the user (the folder is made 0700 too).
         create_mode: 0o600,
-        strategy: ReplaceStrategy::NoBackup,
+        strategy: if shared {
+            ReplaceStrategy::NoBackup
+        } else {
+            ReplaceStrategy::FolderRecord
+        },
         reason: reason.into(),
     }
 }
@@ -473,17 +520,18 @@ fn change(path: &Path, old: Option<Vec<u8>>, new: Option<String>, reason: &str) 
 /// the same read: its bytes and what they hold. `None` when it is gone, or
 /// is no longer a task record (left alone).
 fn reread(r: &Record) -> Result<Option<(Vec<u8>, StateFile)>> {
-    let contents = if r.shared {
-        read_current(&r.path, crate::hooks::state::MAX_STATE_BYTES)?.map(|bytes| (bytes, None))
-    } else {
-        current_record_read(&r.path)?.map(|c| (c.bytes, c.mtime))
-    };
-    Ok(contents.and_then(|(bytes, mtime)| {
+    reread_why(r).map_err(|why| refused(&r.path, &why))
+}
+
+/// [`reread`], `Err` saying why without the path.
+fn reread_why(r: &Record) -> std::result::Result<Option<(Vec<u8>, StateFile)>, String> {
+    Ok(record_read(&r.path, r.shared)?.and_then(|c| {
         let file = StateFile {
-            read: hooks::state::parse_state_bytes(&bytes),
-            mtime,
+            read: hooks::state::parse_state_bytes(&c.bytes),
+            // The shared record's age plays no part in what is done to it.
+            mtime: if r.shared { None } else { c.mtime },
         };
-        (r.shared || not_a_record(&file.read).is_none()).then_some((bytes, file))
+        (r.shared || not_a_record(&file.read).is_none()).then_some((c.bytes, file))
     }))
 }
 
@@ -543,14 +591,29 @@ fn find_session<'r>(
     }
 }
 
-/// Plan `gk state clean`.
+/// [`reread`] for a command over many records (`prune`, `clean --all`):
+/// anyone may write the state folder, so one record gk cannot read again
+/// (larger than the bound, a link put there since the listing) is passed
+/// over with a note naming it and why, as `--purge` does; it never stops
+/// the rest.
+fn reread_or_note(r: &Record, notes: &mut Vec<String>) -> Option<(Vec<u8>, StateFile)> {
+    match reread_why(r) {
+        Ok(found) => found,
+        Err(why) => {
+            notes.push(format!("note: left {} as it is ({why})", r.path.display()));
+            None
+        }
+    }
+}
+
+/// Plan `gk state clean`, with a note for each record passed over.
 pub fn plan_clean(
     p: &Places,
     records: &[Record],
     session: Option<&str>,
     all: bool,
     shared: bool,
-) -> Result<Plan> {
+) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk state clean");
     let chosen: Vec<&Record> = if all {
         records.iter().collect()
@@ -568,28 +631,36 @@ pub fn plan_clean(
             }
         }
     };
+    let mut notes = Vec::new();
     for r in chosen {
-        let Some((old, file)) = reread(r)? else {
+        // A record named on its own is refused with the reason.
+        let found = match all {
+            true => reread_or_note(r, &mut notes),
+            false => reread(r)?,
+        };
+        let Some((old, file)) = found else {
             continue;
         };
         // A record that is clean already is left out (nothing to do).
         if let Some(new) = cleaned(&file, p.stale_hours) {
-            plan.push(change(&r.path, Some(old), Some(new), "set clean"));
+            plan.push(change(&r.path, r.shared, Some(old), Some(new), "set clean"));
         }
     }
-    Ok(plan)
+    Ok((plan, notes))
 }
 
 /// Plan `gk state prune`: delete every clean record and every record older
-/// than `days`. The shared record is never deleted.
-pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
+/// than `days`. The shared record is never deleted. With a note for each
+/// record passed over.
+pub fn plan_prune(records: &[Record], days: u32) -> Result<(Plan, Vec<String>)> {
     let mut plan = Plan::new("gk state prune").when_idle(format!(
         "nothing to do: no record to prune (none is clean or older than {days} days)"
     ));
     let limit = Duration::from_secs(u64::from(days) * 24 * 3600).as_secs_f64();
     let now = SystemTime::now();
+    let mut notes = Vec::new();
     for r in records.iter().filter(|r| !r.shared) {
-        let Some((bytes, file)) = reread(r)? else {
+        let Some((bytes, file)) = reread_or_note(r, &mut notes) else {
             continue;
         };
         // The stale limit plays no part in "clean".
@@ -601,10 +672,10 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<Plan> {
             } else {
                 format!("not written for more than {days} days")
             };
-            plan.push(change(&r.path, Some(bytes), None, &why));
+            plan.push(change(&r.path, false, Some(bytes), None, &why));
         }
     }
-    Ok(plan)
+    Ok((plan, notes))
 }
 
 /// `gk uninstall --purge`: the removal of every session's record and of
@@ -624,7 +695,13 @@ pub fn purge_changes(
     let mut purge = |path: &Path, what: &str| {
         use crate::bounded::ReadError;
         match crate::bounded::read_no_link(path, crate::hooks::state::MAX_STATE_BYTES) {
-            Ok(c) => out.push(change(path, Some(c.bytes), None, &format!("{what} (--purge)"))),
+            Ok(c) => out.push(change(
+                path,
+                false,
+                Some(c.bytes),
+                None,
+                &format!("{what} (--purge)"),
+            )),
             Err(ReadError::NotFound) => {}
             Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => {}
             Err(e) => notes.push(format!(
@@ -672,6 +749,13 @@ pub fn plan_set(
                 .ok_or_else(|| Error::new("--session needs a non-empty session id"))?,
         ),
     };
+    // A task in progress is shown by its name: a blank one says nothing
+    // (the status line showed `gk DIRTY ''`).
+    if status == TaskStatus::InProgress && task.trim().is_empty() {
+        return Err(Error::new(
+            "in_progress needs a task: TASK is empty (name the task, e.g. `gk state set in_progress \"Fix the login test\"`)",
+        ));
+    }
     let status = match status {
         TaskStatus::InProgress => "in_progress",
         TaskStatus::Clean => "clean",
@@ -687,6 +771,7 @@ pub fn plan_set(
     };
     plan.push(change(
         &path,
+        session.is_none(),
         old,
         Some(record_text(status, task, detail, project, cwd)),
         &format!("set {status}"),

@@ -27,7 +27,7 @@ use crate::change::fs::*;
 #[cfg(doc)]
 use crate::change::plan::FolderChange;
 use crate::change::plan::{ChangeKind, FileChange, Plan, ReplaceStrategy};
-use crate::change::render::{render, summary, Style};
+use crate::change::render::{render, shown_path, summary, Style};
 use crate::console::{out, outln, Console};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -50,8 +50,12 @@ pub enum Outcome {
     Check { pending: bool },
     /// The user answered no.
     Declined,
-    /// Files written; the backups and moved-aside files made on the way.
-    Written { kept: Vec<PathBuf> },
+    /// Files written; the backups and moved-aside files made on the way,
+    /// and the task records passed over (changed since the plan).
+    Written {
+        kept: Vec<PathBuf>,
+        skipped: Vec<PathBuf>,
+    },
 }
 
 impl Outcome {
@@ -131,6 +135,7 @@ pub fn execute(
     report_written(c, plan, &written, backups.as_ref());
     Ok(Outcome::Written {
         kept: written.kept.into_iter().map(|(_, copy)| copy).collect(),
+        skipped: written.skipped,
     })
 }
 
@@ -142,7 +147,7 @@ fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: 
         // `remove_dir` removes an empty folder and nothing else: a folder
         // with anything in it, a link or a file stays.
         if std::fs::remove_dir(dir).is_ok() {
-            outln!(c, "removed   {} (an empty folder)", dir.display());
+            outln!(c, "removed   {} (an empty folder)", shown_path(dir));
         }
     }
     for folder in &plan.folders {
@@ -151,7 +156,7 @@ fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: 
         } else {
             "private"
         };
-        outln!(c, "{done:<9} {}", folder.path.display());
+        outln!(c, "{done:<9} {}", shown_path(&folder.path));
     }
     // In the order things happen: each file's old content is copied
     // before the file is written.
@@ -160,7 +165,12 @@ fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: 
     for (original, copy) in &written.kept {
         if is_backup_copy(copy) {
             backed_up = true;
-            outln!(c, "backed up {} to {}", original.display(), copy.display());
+            outln!(
+                c,
+                "backed up {} to {}",
+                shown_path(original),
+                shown_path(copy)
+            );
         }
     }
     let skipped: std::collections::HashSet<&PathBuf> = written.skipped.iter().collect();
@@ -169,8 +179,9 @@ fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: 
         if skipped.contains(&change.path) {
             outln!(
                 c,
-                "skipped   {} (written again since the plan was made: left as it is)",
-                change.path.display()
+                "skipped   {} ({})",
+                shown_path(&change.path),
+                skip_reason(&change.path)
             );
             continue;
         }
@@ -183,12 +194,12 @@ fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: 
             c,
             "{:<9} {}{note}",
             done_label(change.kind()),
-            change.path.display()
+            shown_path(&change.path)
         );
     }
     for copy in written.kept.iter().map(|(_, copy)| copy) {
         if !is_backup_copy(copy) {
-            outln!(c, "kept      {}", copy.display());
+            outln!(c, "kept      {}", shown_path(copy));
         }
     }
     if let (true, Some(b)) = (backed_up, backups) {
@@ -196,8 +207,20 @@ fn report_written(c: &mut Console<'_>, plan: &Plan, written: &Written, backups: 
             c,
             "(gk keeps the last {} backups of each file in {}; `gk uninstall --purge` removes them)",
             backup::KEEP,
-            b.dir().display()
+            shown_path(b.dir())
         );
+    }
+}
+
+/// Why a task record was passed over, from what is at its name now (a
+/// look after the fact, for the words only).
+fn skip_reason(path: &Path) -> &'static str {
+    match fs::symlink_metadata(path) {
+        Err(_) => "removed since the plan was made: not written",
+        Ok(m) if !m.is_file() => {
+            "a link or other file put there since the plan was made: left alone"
+        }
+        Ok(_) => "written again since the plan was made: left as it is",
     }
 }
 
@@ -210,7 +233,9 @@ fn needs_backup(change: &FileChange) -> bool {
         && !change.binary
         && !matches!(
             change.strategy,
-            ReplaceStrategy::NoBackup | ReplaceStrategy::OwnNoBackup
+            ReplaceStrategy::NoBackup
+                | ReplaceStrategy::FolderRecord
+                | ReplaceStrategy::OwnNoBackup
         )
         && !backup::is_backup(&change.path)
 }
@@ -315,7 +340,12 @@ fn now(change: &FileChange) -> Result<Now> {
     let longest = change.old.iter().chain(&change.new).map(Vec::len).max();
     // One byte more than either side: a file that grew is "something else".
     let limit = longest.unwrap_or(0) as u64 + 1;
-    let current = match crate::bounded::read(&change.path, limit) {
+    let read = if change.strategy == ReplaceStrategy::FolderRecord {
+        crate::bounded::read_no_link(&change.path, limit)
+    } else {
+        crate::bounded::read(&change.path, limit)
+    };
+    let current = match read {
         Ok(c) => Some(c.bytes),
         Err(crate::bounded::ReadError::NotFound) => None,
         // A path through a file names no file either (creating it is what
@@ -324,6 +354,13 @@ fn now(change: &FileChange) -> Result<Now> {
             None
         }
         Err(crate::bounded::ReadError::TooLarge { .. }) => return changed_or_skip(change),
+        // A link (or anything else) put at a record's name since the plan:
+        // not followed, and passed over like a record written again.
+        Err(crate::bounded::ReadError::NotRegular(_) | crate::bounded::ReadError::Folder)
+            if change.strategy == ReplaceStrategy::FolderRecord =>
+        {
+            return Ok(Now::Skip)
+        }
         Err(e) => {
             return Err(Error::new(format!(
                 "{}: {}; nothing more written",
@@ -343,7 +380,7 @@ fn now(change: &FileChange) -> Result<Now> {
 
 /// A record that changed is skipped; any other file stops the run.
 fn changed_or_skip(change: &FileChange) -> Result<Now> {
-    if change.strategy == ReplaceStrategy::NoBackup {
+    if change.strategy.is_record() {
         Ok(Now::Skip)
     } else {
         Err(changed(change))
@@ -441,7 +478,13 @@ pub(crate) fn write_plan_with(
     }
     let mut targets = Vec::new();
     for change in &pending {
-        let target = write_target(&change.path)?;
+        // A record in the state folder is written at its own name, never
+        // through a link (one planted there is passed over at the write).
+        let target = if change.strategy == ReplaceStrategy::FolderRecord {
+            change.path.clone()
+        } else {
+            write_target(&change.path)?
+        };
         refuse_read_only(change, &target)?;
         targets.push(target);
     }
@@ -461,7 +504,7 @@ pub(crate) fn write_plan_with(
     let mut later = vec![false; pending.len()];
     let mut record_folders = std::collections::HashSet::new();
     for (i, (change, target)) in pending.iter().zip(&targets).enumerate() {
-        if change.strategy == ReplaceStrategy::NoBackup
+        if change.strategy.is_record()
             && change.new.is_some()
             && !record_folders.insert(target.parent().map(Path::to_path_buf))
         {
@@ -568,10 +611,10 @@ fn stage(
     };
     if let Some(parent) = target.parent() {
         // A task record's folder is private to the user, like the record.
-        let private = change.strategy == ReplaceStrategy::NoBackup;
+        let private = change.strategy.is_record();
         create_folder(parent, private).map_err(|e| Error::io("create folder", parent, &e))?;
     }
-    let record = change.strategy == ReplaceStrategy::NoBackup;
+    let record = change.strategy.is_record();
     let mut mode = if record {
         // A task record is private to the user, whatever mode it had.
         change.create_mode
@@ -657,6 +700,12 @@ fn commit(
     seams: &Seams,
 ) -> Result<Committed> {
     if tmp.is_none() && is_link(&change.path) {
+        if change.strategy == ReplaceStrategy::FolderRecord {
+            // Put there since the plan: a link in the state folder is
+            // left alone.
+            discard(&mut [tmp]);
+            return Ok(Committed::Skipped);
+        }
         return remove_if_there(&change.path).map(|()| Committed::Done(Vec::new()));
     }
     let mut kept = Vec::new();
@@ -684,8 +733,21 @@ fn commit(
         }
     }
     (seams.after_check)(&change.path);
-    if change.strategy == ReplaceStrategy::NoBackup && change.old.is_some() {
+    if change.strategy.is_record() && change.old.is_some() {
         return commit_record(change, target, tmp);
+    }
+    if change.strategy == ReplaceStrategy::FolderRecord {
+        // A new record goes in only at a free name: whatever took the name
+        // since the last look (the session's own record, a link) stays.
+        let Some(tmp) = tmp else {
+            return Ok(Committed::Already);
+        };
+        let placed = put_in_place(&tmp.path, target);
+        let _ = fs::remove_file(&tmp.path);
+        return match placed? {
+            true => Ok(Committed::Done(Vec::new())),
+            false => Ok(Committed::Skipped),
+        };
     }
     let Some(tmp) = tmp else {
         if change.old.is_some() {
@@ -707,6 +769,7 @@ fn commit(
                 }
                 ReplaceStrategy::InPlace
                 | ReplaceStrategy::NoBackup
+                | ReplaceStrategy::FolderRecord
                 | ReplaceStrategy::OwnNoBackup => {
                     remove_if_there(target)?;
                 }

@@ -19,6 +19,12 @@ pub enum ReplaceStrategy {
     /// is worth nothing once replaced, and the state folder, which Claude
     /// may read and write, must hold task records and nothing else.
     NoBackup,
+    /// As `NoBackup`, for a record in the state folder: a link at its name
+    /// is never followed, at the plan or at the write. Claude writes that
+    /// folder, so a link planted there (even between the plan and the
+    /// write) must not make gk write or create a file somewhere else; the
+    /// record is passed over instead, as one written again since the plan.
+    FolderRecord,
     /// As `InPlace`, and no backup is kept: gk's own bookkeeping (the
     /// install record), which gives nothing back. Unlike a task record, a
     /// change since the plan stops the run: another run wrote it.
@@ -26,6 +32,15 @@ pub enum ReplaceStrategy {
     /// Remove a copy an earlier run moved aside, unless it is still running
     /// (then it stays, is reported, and a later run tries again).
     RemoveUnlessRunning,
+}
+
+impl ReplaceStrategy {
+    /// A task record: no backup, and one written again since the plan is
+    /// left as it is now (its session is at work) rather than stopping the
+    /// run.
+    pub fn is_record(self) -> bool {
+        matches!(self, Self::NoBackup | Self::FolderRecord)
+    }
 }
 
 /// One file a plan touches.

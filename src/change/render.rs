@@ -91,7 +91,7 @@ pub fn summary(plan: &Plan, style: Style) -> String {
         let _ = writeln!(
             out,
             "  {label} {}{}  ({why})",
-            folder.path.display(),
+            shown_path(&folder.path),
             std::path::MAIN_SEPARATOR
         );
     }
@@ -100,7 +100,7 @@ pub fn summary(plan: &Plan, style: Style) -> String {
             out,
             "  {} {}{}  (when nothing else is left in it)",
             style.paint("31", &format!("{:<9}", "remove")),
-            dir.display(),
+            shown_path(dir),
             std::path::MAIN_SEPARATOR
         );
     }
@@ -367,7 +367,7 @@ pub const MAX_PLAN_DIFF_BYTES: usize = 1 << 20;
 
 /// A path or a reason as shown in a plan: one line (a file name may hold a
 /// newline or an escape).
-fn shown_path(path: &Path) -> String {
+pub(crate) fn shown_path(path: &Path) -> String {
     crate::text::one_line(&path.display().to_string(), 1_000).into_owned()
 }
 

@@ -418,7 +418,11 @@ pub fn run_uninstall(
         }
         for dir in &purge.folders {
             if std::fs::remove_dir(dir).is_ok() {
-                outln!(c, "removed   {} (an empty folder)", dir.display());
+                outln!(
+                    c,
+                    "removed   {} (an empty folder)",
+                    crate::change::render::shown_path(dir)
+                );
             }
         }
     }
@@ -540,7 +544,7 @@ pub fn program_note(exe: &Path, cargo_bin: Option<&Path>) -> String {
 /// Name each copy of gk that was moved aside (or found from an earlier
 /// run) and could not be deleted because a hook is running it right now.
 fn report_running_copies(c: &mut Console<'_>, outcome: &Outcome) {
-    if let Outcome::Written { kept } = outcome {
+    if let Outcome::Written { kept, .. } = outcome {
         for path in kept
             .iter()
             .filter(|p| p.to_string_lossy().contains(".gk-old-"))

@@ -56,13 +56,24 @@ pub fn print_rules(
     }
     let text = rules_text(config)?;
     if let Some(paths) = ClaudePaths::from_env(env) {
-        if stdout_is(c, &paths.config_file()) {
-            errln!(
+        let file = paths.config_file();
+        match stdout_is(c, &file) {
+            // `gk rules >> gk.json`: the shell kept what it held, and a
+            // second object after it would void the whole file for the
+            // hooks (a hook switched off with it).
+            Some(size) if size > 0 => {
+                return Err(crate::error::Error::new(format!(
+                    "stdout is {} itself, which still holds its text (`>>` adds to it): a second config after it would leave a file the hooks cannot read; nothing printed (write to another file and move it over gk.json)",
+                    crate::text::escaped(&crate::text::one_line(&file.display().to_string(), 400))
+                )));
+            }
+            Some(_) => errln!(
                 c,
                 "gk: note: writing into gk.json itself: the shell empties it before gk reads it, \
                  so this is the built-in config, without rules of yours or a hook switched off \
                  with `gk disable`; to keep those, write to another file and move it over gk.json"
-            );
+            ),
+            None => {}
         }
     }
     print_out(c, &text)?;
@@ -92,17 +103,17 @@ pub fn rules_text(mut config: Config) -> crate::error::Result<String> {
 /// truncate (cmd, PowerShell) are not told apart here, and
 /// docs/configuration.md gives the safe recipe.
 #[cfg(unix)]
-fn stdout_is(c: &Console<'_>, path: &std::path::Path) -> bool {
+fn stdout_is(c: &Console<'_>, path: &std::path::Path) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
     let (Some(out), Ok(file)) = ((c.out_file)(), std::fs::metadata(path)) else {
-        return false;
+        return None;
     };
-    out == (file.dev(), file.ino())
+    (out == (file.dev(), file.ino())).then_some(file.len())
 }
 
 #[cfg(not(unix))]
-fn stdout_is(_c: &Console<'_>, _path: &std::path::Path) -> bool {
-    false
+fn stdout_is(_c: &Console<'_>, _path: &std::path::Path) -> Option<u64> {
+    None
 }
 
 /// Print to stdout; a closed pipe (`gk rules | head`) is not an error, but

@@ -946,6 +946,44 @@ fn hooks_answer_fifty_megabytes_of_costly_bytes_under_a_160_mib_limit() {
     }
 }
 
+/// A state folder of 300 records, each under the 64 KiB a record is read
+/// to but made of 30,000 small numbers (about 1 MB once parsed): `gk
+/// state` lists them, and `prune --dry-run` plans over them, under 160
+/// MiB of address space. Before, every record was held whole until the
+/// listing was done (300 MB here; 3 GB for 3,000).
+#[cfg(unix)]
+#[test]
+fn thousands_of_parsed_numbers_in_records_are_listed_under_a_160_mib_limit() {
+    require_ulimit();
+    let m = machine();
+    let dir = xdg_state(&m).join("gk");
+    std::fs::create_dir_all(&dir).unwrap();
+    let numbers = vec!["0"; 30_000].join(",");
+    let record = format!("{{\"status\":\"in_progress\",\"task\":[{numbers}]}}");
+    assert!(record.len() < 64 << 10);
+    for i in 0..300 {
+        std::fs::write(dir.join(format!("s{i:04}.json")), &record).unwrap();
+    }
+    for args in [&["state"][..], &["state", "prune", "--dry-run"]] {
+        let what = format!("{args:?}, 300 records of 30,000 numbers, 160 MiB address space");
+        let run = run_limited(
+            m.gk_limited(args),
+            Stdin::Bytes(Vec::new()),
+            SMALL_MEMORY,
+            &what,
+        );
+        assert_eq!(run.code, Some(0), "{what}\n{}", all(&run));
+        if args == ["state"] {
+            assert_eq!(
+                run.stdout_text().matches("in_progress").count(),
+                300,
+                "{what}\n{}",
+                all(&run)
+            );
+        }
+    }
+}
+
 /// An event longer than the part the prompt hook keeps (16 MiB): what a
 /// user sees. A prompt read whole is answered as ever; a prompt cut off is
 /// judged on its first part, and the answer says so; an event whose prompt

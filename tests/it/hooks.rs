@@ -413,9 +413,15 @@ fn run_by_hand_in_a_terminal_the_hooks_do_not_wait_for_stdin() {
 /// `gk <args> > file` as a shell runs it: the file opened for writing
 /// (created, or emptied, before gk starts) as gk's stdout. A process: its
 /// stdout is the file.
-#[allow(clippy::disallowed_methods)]
 fn redirected(env: &TestEnv, args: &[&str], file: &Path) -> Run {
     let stdout = std::fs::File::create(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    redirected_to(env, args, stdout)
+}
+
+/// `gk <args>` with `stdout` (a file opened as a shell would) as its
+/// stdout.
+#[allow(clippy::disallowed_methods)]
+fn redirected_to(env: &TestEnv, args: &[&str], stdout: std::fs::File) -> Run {
     let out = env
         .gk(args)
         .to_command()
@@ -468,6 +474,33 @@ fn rules_saved_by_windows_powershell_redirection_are_used() {
         p.system_message(),
         "GATEKEEPER\n Model : /model t (Tiny; keyword 'h\u{e9}llo')\n Use for: p"
     );
+}
+
+/// `gk rules >> gk.json`: the shell keeps the file's text, so a second
+/// config printed after it would leave two objects, which the hooks read
+/// as no config at all (a hook switched off in it back on). Nothing is
+/// printed, and the file stays as it was.
+#[cfg(unix)]
+#[test]
+fn appending_the_rules_to_gk_json_itself_prints_nothing_and_keeps_the_file() {
+    let env = TestEnv::new();
+    let before = "{\"stop\": {\"enabled\": false}, \"stale_hours\": 3}";
+    env.write_config(before);
+    // What `>>` opens.
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(env.config_path())
+        .unwrap();
+    let out = redirected_to(&env, &["rules"], file);
+    assert_eq!(out.code, Some(1));
+    assert_eq!(
+        out.stderr_text(),
+        format!(
+            "gk: stdout is {} itself, which still holds its text (`>>` adds to it): a second config after it would leave a file the hooks cannot read; nothing printed (write to another file and move it over gk.json)\n",
+            env.config_path().display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(env.config_path()).unwrap(), before);
 }
 
 #[test]

@@ -1156,6 +1156,20 @@ fn json_the_client_loads_is_edited_or_refused_for_what_it_is() {
 #[cfg(target_os = "linux")]
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
 fn in_a_terminal(home: &TestEnv, shell: &str, input: &str, done: &str) -> String {
+    in_a_terminal_steps(home, shell, &mut [("", &mut || input.to_string())], done)
+}
+
+/// [`in_a_terminal`], typing each step's text once the screen shows its
+/// prompt (`""`: at once); the text is made only then, so a step may first
+/// change a file (what another program does while gk waits for an answer).
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the test starts the terminal
+pub(crate) fn in_a_terminal_steps(
+    home: &TestEnv,
+    shell: &str,
+    steps: &mut [(&str, &mut dyn FnMut() -> String)],
+    done: &str,
+) -> String {
     assert!(
         Path::new("/usr/bin/script").exists(),
         "this test needs /usr/bin/script (util-linux) to give gk a terminal"
@@ -1194,16 +1208,26 @@ fn in_a_terminal(home: &TestEnv, shell: &str, input: &str, done: &str) -> String
         all
     });
     let mut stdin = child.stdin.take().unwrap();
-    {
-        use std::io::Write as _;
-        stdin.write_all(input.as_bytes()).unwrap();
-    }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut text = String::new();
+    let (mut next, mut from) = (0, 0);
     loop {
+        // Each step's prompt is looked for after the previous step's.
+        while let Some((prompt, make)) = steps.get_mut(next) {
+            let Some(at) = text.get(from..).and_then(|t| t.find(*prompt)) else {
+                break;
+            };
+            from += at + prompt.len();
+            use std::io::Write as _;
+            stdin.write_all(make().as_bytes()).unwrap();
+            next += 1;
+        }
+        if next == steps.len() && text.contains(done) {
+            break;
+        }
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         match screen.recv_timeout(left) {
-            Ok(text) if text.contains(done) => break,
-            Ok(_) => {}
+            Ok(seen) => text = seen,
             Err(_) => break, // the screen ended or time ran out: the test says what it saw
         }
     }
@@ -1376,4 +1400,73 @@ fn install_refuses_hooks_written_twice() {
         err.contains("`hooks` appears twice; Claude Code reads the last one; gk's editor would change the first copy, and Claude Code reads the last: keep one copy by hand first"),
         "{err}"
     );
+}
+
+/// A record changed while `gk state` waits for the answer: the change is
+/// kept, and the line says what happened to it. `set` asked for one
+/// record's content, so a record written meanwhile is a failure (exit 1,
+/// saying to run it again); `clean` of a record removed meanwhile says
+/// it was removed, not "written again".
+#[cfg(target_os = "linux")]
+#[test]
+fn a_record_changed_at_the_question_is_kept_and_reported_as_it_is() {
+    let home = TestEnv::new();
+    // gk's state folder on Unix is `$XDG_STATE_HOME/gk`.
+    let xdg = home.root().join("xdg");
+    let dir = xdg.join("gk");
+    let record = dir.join("s1.json");
+    let theirs = "{\"status\": \"in_progress\", \"task\": \"theirs\"}\n";
+    let screen = in_a_terminal_steps(
+        &home,
+        &format!(
+            "XDG_STATE_HOME='{}' GK state set in_progress mine --session s1; echo rc=$?",
+            xdg.display()
+        ),
+        &mut [("apply these changes?", &mut || {
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(&record, theirs).unwrap();
+            "y\n".to_string()
+        })],
+        "rc=",
+    );
+    assert_eq!(
+        fs::read_to_string(&record).ok().as_deref(),
+        Some(theirs),
+        "{screen}"
+    );
+    let skipped = format!(
+        "skipped   {} (written again since the plan was made: left as it is)",
+        record.display()
+    );
+    assert!(screen.contains(&skipped), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "gk: {}: not set, the record changed since the plan was made; run the command again",
+            record.display()
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("rc=1"), "{screen}");
+
+    let screen = in_a_terminal_steps(
+        &home,
+        &format!(
+            "XDG_STATE_HOME='{}' GK state clean s1; echo rc=$?",
+            xdg.display()
+        ),
+        &mut [("apply these changes?", &mut || {
+            fs::remove_file(&record).unwrap();
+            "y\n".to_string()
+        })],
+        "rc=",
+    );
+    assert!(!record.exists(), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "skipped   {} (removed since the plan was made: not written)",
+            record.display()
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("rc=0"), "{screen}");
 }

@@ -575,8 +575,25 @@ fn gk_state_prune_deletes_clean_and_old_records_only() {
         "not a record",
         30 * 24 * 3600,
     );
+    // Past the bound a record is read to: passed over with a note, never
+    // a stop for the rest (anyone may write the folder).
+    let huge = format!(
+        "{{\"status\": \"clean\", \"task\": \"{}\"}}",
+        "x".repeat(5 << 20)
+    );
+    env.write_aged(&env.record("huge"), &huge, 8 * 24 * 3600);
     let out = env.run_here(&["state", "prune", "--yes"], "");
     out.ok();
+    let note = format!(
+        "note: left {} as it is (larger than 4 MiB)\n",
+        env.record("huge").display()
+    );
+    assert!(
+        out.stdout_text().starts_with(&note),
+        "{}",
+        out.stdout_text()
+    );
+    assert_eq!(std::fs::read_to_string(env.record("huge")).unwrap(), huge);
     assert!(!env.record("clean-one").exists());
     assert!(!env.record("old-dirty").exists());
     assert!(!env.record("old-corrupt").exists());
@@ -827,7 +844,7 @@ fn a_link_planted_in_the_state_folder_is_never_written_through() {
     );
     assert_eq!(out.code, Some(1), "{}", out.stdout_text());
     assert!(
-        out.stderr_text().contains("is a link"),
+        out.stderr_text().contains("a link, not a task record"),
         "{}",
         out.stderr_text()
     );
@@ -892,4 +909,29 @@ fn prune_with_nothing_to_prune_says_so_in_its_own_words() {
         "{}",
         out.stdout_text()
     );
+}
+
+#[test]
+fn a_task_in_progress_with_a_blank_name_is_refused_and_nothing_is_written() {
+    let env = TestEnv::new();
+    for task in ["", "   "] {
+        let out = env.run_here(
+            &[
+                "state",
+                "set",
+                "in_progress",
+                task,
+                "--session",
+                "s1",
+                "--yes",
+            ],
+            "",
+        );
+        assert_eq!(out.code, Some(1), "{task:?}");
+        assert_eq!(
+            out.stderr_text(),
+            "gk: in_progress needs a task: TASK is empty (name the task, e.g. `gk state set in_progress \"Fix the login test\"`)\n"
+        );
+        assert!(!env.record("s1").exists());
+    }
 }

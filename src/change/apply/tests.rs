@@ -623,3 +623,96 @@ fn a_note_of_gks_written_by_another_run_stops_the_run() {
         vec!["gk".to_string(), "gk-install.json".to_string()]
     );
 }
+
+/// A link put at a record's name in the state folder after the plan was
+/// made (Claude writes that folder): at each of the write's three last
+/// looks or before it begins, the link is not followed, nothing outside the folder is
+/// written or created, the link stays, and the record is reported passed
+/// over. The shared record (`NoBackup`) is still edited through a link.
+#[cfg(unix)]
+#[test]
+fn a_link_swapped_in_after_the_plan_is_never_followed_in_the_state_folder() {
+    use std::os::unix::fs::symlink;
+    type Seam<'a> = &'a dyn Fn(&Path);
+    // Seam 3: at the confirmation, before the write begins.
+    for seam in 0..4 {
+        for (old, new) in [
+            (
+                Some("{\"status\":\"in_progress\"}"),
+                Some("{\"status\":\"clean\"}"),
+            ),
+            (Some("{\"status\":\"clean\"}"), None),
+            (None, Some("{\"status\":\"in_progress\"}")),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let state = dir.path().join("state");
+            fs::create_dir(&state).unwrap();
+            // The planted record was a copy of the file outside (any text
+            // counts as a record), so the outside file reads as planned.
+            let outside = dir.path().join(".bashrc");
+            fs::write(&outside, old.unwrap_or("alias ll='ls -l'\n")).unwrap();
+            let absent = dir.path().join("made-outside.txt");
+            let rec = state.join("v1.json");
+            if let Some(old) = old {
+                fs::write(&rec, old).unwrap();
+            }
+            let mut plan = Plan::new("test");
+            plan.push(FileChange {
+                strategy: ReplaceStrategy::FolderRecord,
+                ..FileChange::text(&rec, old.map(String::from), new.map(String::from), "r")
+            });
+            // A link to a file outside when there was a record, a dangling
+            // one (which a write would create) when there was none.
+            let to = if old.is_some() { &outside } else { &absent };
+            let swap = |p: &Path| {
+                let _ = fs::remove_file(p);
+                symlink(to, p).unwrap();
+            };
+            let nothing = |_: &Path| {};
+            let at = |i: usize| -> Seam {
+                if i == seam {
+                    &swap
+                } else {
+                    &nothing
+                }
+            };
+            let seams = Seams {
+                before_check: at(0),
+                before_rename: at(1),
+                after_check: at(2),
+            };
+            if seam == 3 {
+                swap(&rec);
+            }
+            let written = write_plan_with(&plan, "s", None, &seams).unwrap();
+            let case = format!("seam {seam}, old {old:?}, new {new:?}");
+            assert_eq!(written.skipped, vec![rec.clone()], "{case}");
+            assert_eq!(
+                fs::read_to_string(&outside).unwrap(),
+                old.unwrap_or("alias ll='ls -l'\n"),
+                "{case}"
+            );
+            assert!(!absent.exists(), "{case}");
+            assert_eq!(fs::read_link(&rec).unwrap(), *to, "{case}");
+            assert_eq!(names_in(&state), vec!["v1.json".to_string()], "{case}");
+        }
+    }
+    // The shared record follows its link, as documented.
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.json");
+    fs::write(&real, "{\"status\":\"in_progress\"}").unwrap();
+    let shared = dir.path().join("task_state.json");
+    symlink(&real, &shared).unwrap();
+    let mut plan = Plan::new("test");
+    plan.push(FileChange {
+        strategy: ReplaceStrategy::NoBackup,
+        ..edit(
+            &shared,
+            "{\"status\":\"in_progress\"}",
+            "{\"status\":\"clean\"}",
+        )
+    });
+    write_plan_with(&plan, "s", None, &Seams::none()).unwrap();
+    assert_eq!(fs::read_to_string(&real).unwrap(), "{\"status\":\"clean\"}");
+    assert!(is_link(&shared));
+}
