@@ -718,17 +718,38 @@ pub fn purge_changes(
         Ok(entries) => entries,
         Err(_) => return Ok((out, notes)), // listed by `list` already: gone since
     };
+    let mut odd = Vec::new();
     for entry in entries.flatten() {
-        let is_pointer = entry
-            .file_name()
-            .to_str()
-            .is_some_and(paths::is_folder_pointer_name);
-        // Not followed: a link or a folder of that name is not gk's.
-        if !is_pointer || !entry.file_type().is_ok_and(|t| t.is_file()) {
+        let name = entry.file_name();
+        let (is_pointer, is_record) = match name.to_str() {
+            Some(n) => (
+                paths::is_folder_pointer_name(n),
+                paths::is_record_file_name(n),
+            ),
+            None => (false, false),
+        };
+        // Not followed: a link or a folder of such a name is not gk's, and
+        // is named (the folder then stays too).
+        let file_type = entry.file_type();
+        if (is_pointer || is_record) && !file_type.as_ref().is_ok_and(|t| t.is_file()) {
+            let what = match &file_type {
+                Ok(t) if t.is_symlink() => "a link",
+                Ok(t) if t.is_dir() => "a folder",
+                _ => "not a regular file",
+            };
+            odd.push(format!(
+                "left {} in place: {what} named like a {}, which gk does not remove; delete it by hand if it is not wanted",
+                entry.path().display(),
+                if is_pointer { "folder pointer" } else { "task record" }
+            ));
+            continue;
+        }
+        if !is_pointer {
             continue;
         }
         purge(&entry.path(), "a folder pointer");
     }
+    notes.extend(odd);
     Ok((out, notes))
 }
 

@@ -79,6 +79,7 @@ pub fn execute(
     env: &Env,
     c: &mut Console<'_>,
 ) -> Result<Outcome> {
+    refuse_dangling_links(plan)?;
     let shown = render(plan, style);
     out!(c, "{shown}");
     c.flush();
@@ -137,6 +138,33 @@ pub fn execute(
         kept: written.kept.into_iter().map(|(_, copy)| copy).collect(),
         skipped: written.skipped,
     })
+}
+
+/// A file the plan creates whose name is a link to a file in a folder
+/// that does not exist: creating it would make that folder, and the ones
+/// above it, somewhere gk was never asked to write, and uninstall would
+/// not take them back. Refused, before anything is shown. A link into a
+/// folder that is there (settings.json linked into a dotfiles folder
+/// before the file is made) is written through, as editing is.
+fn refuse_dangling_links(plan: &Plan) -> Result<()> {
+    for change in &plan.changes {
+        if change.old.is_some() || change.new.is_none() || !is_link(&change.path) {
+            continue;
+        }
+        let Ok(target) = write_target(&change.path) else {
+            continue; // a loop: the write says so
+        };
+        let folder = target.parent().filter(|f| !f.as_os_str().is_empty());
+        if folder.is_none_or(|f| f.is_dir()) {
+            continue;
+        }
+        return Err(Error::refused(format!(
+            "{} is a link to {}, whose folder does not exist: gk does not make folders through a link; remove the link or make the folder",
+            shown_path(&change.path),
+            shown_path(&target)
+        )));
+    }
+    Ok(())
 }
 
 /// Say what the write did, in the order things happened: empty folders

@@ -38,12 +38,18 @@ impl RunLock {
     /// Wait (at most a minute) for the lock in `dir` (created, private,
     /// when missing) and hold it.
     pub fn take(dir: &Path) -> Result<RunLock> {
-        super::backup::Backups::at(dir.to_path_buf()).prepare()?;
+        let folder = super::backup::Backups::at(dir.to_path_buf());
+        folder.prepare()?;
         let path = dir.join(LOCK_NAME);
         let started = Instant::now();
         loop {
             if let Some(lock) = try_take(&path)? {
                 return Ok(lock);
+            }
+            // `gk uninstall --purge` removes the whole folder, lock and
+            // all, when it ends: a run that waited on it makes it again.
+            if fs::symlink_metadata(dir).is_err() {
+                folder.prepare()?;
             }
             if started.elapsed() >= WAIT {
                 return Err(Error::new(format!(
@@ -133,6 +139,26 @@ mod tests {
         drop(first);
         let second = try_take(&dir.path().join(LOCK_NAME)).unwrap();
         assert!(second.is_some_and(|l| l._file.is_some()));
+    }
+
+    /// Two `gk uninstall --purge` at once: the first removes the whole
+    /// folder, lock and all; the second, waiting, makes it again and goes
+    /// on (it waited its full minute, then said another run held it).
+    #[test]
+    fn a_run_waiting_when_the_folder_is_purged_takes_a_new_lock() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("backups");
+        let first = RunLock::take(&dir).unwrap();
+        let waiting = {
+            let dir = dir.clone();
+            std::thread::spawn(move || RunLock::take(&dir))
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        first.remove();
+        fs::remove_dir(&dir).unwrap();
+        let second = waiting.join().unwrap().unwrap();
+        assert!(second._file.is_some());
+        assert!(dir.join(LOCK_NAME).exists());
     }
 
     #[test]

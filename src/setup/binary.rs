@@ -25,15 +25,31 @@ pub fn replace_strategy(os: Os) -> ReplaceStrategy {
 /// [`crate::setup::parts::Part::Program`] put in at `at`, gk's program
 /// for `os` (a user's copy or the machine-wide one): `bytes` (the running
 /// gk's, read only when needed) in place, unless `replace` refuses the
-/// program there now (its bytes, if any).
+/// program there now (its bytes, if any). `shared_place`: `at` is a
+/// folder other programs install to (the machine-wide copy's, on PATH),
+/// where a file that is no gk build is another program named gk: it is
+/// refused, as [`take_out`] leaves it (replacing it would lose it for
+/// good: no program is backed up). In `<claude dir>/hooks/`, gk's own
+/// folder, such a file is a broken or hand-made copy, and is replaced.
 pub fn put_in(
     at: &Path,
     os: Os,
     bytes: impl FnOnce() -> crate::error::Result<Vec<u8>>,
     replace: impl FnOnce(Option<&[u8]>) -> bool,
+    shared_place: bool,
     reason: &str,
 ) -> crate::error::Result<Option<FileChange>> {
     let old = read_current(at, crate::bounded::PROGRAM_LIMIT)?;
+    if shared_place
+        && old
+            .as_deref()
+            .is_some_and(|b| embedded_version(b).is_none())
+    {
+        return Err(crate::error::Error::refused(format!(
+            "{} is another program (it carries no gk version): gk does not replace it; move it away and run the command again",
+            at.display()
+        )));
+    }
     if !replace(old.as_deref()) {
         return Ok(None);
     }

@@ -209,6 +209,7 @@ fn put_in(desired: &Desired, request: &Request, plan: &mut Plan) -> Result<Plann
                 os,
                 program.bytes,
                 program.replace,
+                matches!(desired.channel, Channel::Managed(_)),
                 why,
             )?);
         }

@@ -1238,10 +1238,38 @@ fn purge_passes_over_a_huge_pointer_or_record_and_uninstalls_the_rest() {
     let record = state.join("aaaa-1.json");
     std::fs::write(&pointer, r#"{"session": "aaaa-1"}"#).unwrap();
     std::fs::write(&record, r#"{"status": "in_progress", "task": "t"}"#).unwrap();
+    // Links named like a record and a pointer: never followed, and named
+    // (they were passed over without a word).
+    #[cfg(unix)]
+    let links = {
+        let outside = m.root().join("outside.json");
+        std::fs::write(&outside, "{}").unwrap();
+        let linked = [
+            state.join("cccc-3.json"),
+            state.join(format!("folder.{}.json", "ef".repeat(16))),
+        ];
+        for link in &linked {
+            std::os::unix::fs::symlink(&outside, link).unwrap();
+        }
+        (outside, linked)
+    };
     let what = "uninstall --purge with a huge pointer and record";
     let out = m.run(&["uninstall", "--purge", "--yes"], b"", what);
     assert_no_crash(&out, what);
     assert_eq!(out.code, Some(0), "{}", all(&out));
+    #[cfg(unix)]
+    {
+        let (outside, linked) = links;
+        for (link, kind) in linked.iter().zip(["task record", "folder pointer"]) {
+            let note = format!(
+                "left {} in place: a link named like a {kind}, which gk does not remove; delete it by hand if it is not wanted",
+                link.display()
+            );
+            assert!(out.stdout_text().contains(&note), "{note}\n{}", all(&out));
+            assert!(std::fs::symlink_metadata(link).is_ok());
+        }
+        assert_eq!(std::fs::read_to_string(outside).unwrap(), "{}");
+    }
     for (huge, kind) in [
         (&huge_pointer, "a folder pointer"),
         (&huge_record, "a task record"),

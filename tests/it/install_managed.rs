@@ -122,6 +122,38 @@ fn a_dry_run_shows_the_dropin_and_writes_nothing() {
     assert_eq!(m.files(), before);
 }
 
+/// Another program named gk at the machine-wide path (`/usr/local/bin` is
+/// where other tools install): install refuses it in one line and writes
+/// nothing, as uninstall already left it; a gk build there is replaced.
+#[test]
+fn another_program_named_gk_at_the_machine_wide_path_is_never_replaced() {
+    let m = TestEnv::new();
+    let other = b"#!/bin/sh\necho another tool named gk\n";
+    fs::create_dir_all(m.managed_program().parent().unwrap()).unwrap();
+    fs::write(m.managed_program(), other).unwrap();
+    let before = m.files();
+    for args in [
+        &["install", "--managed", "--yes", "--no-smoke"][..],
+        &["install", "--managed", "--dry-run"],
+    ] {
+        let (code, out, err) = m.out(args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert_eq!(
+            err,
+            format!(
+                "gk: {} is another program (it carries no gk version): gk does not replace it; move it away and run the command again; nothing written\n",
+                m.managed_program().display()
+            ),
+            "{args:?}"
+        );
+        assert_eq!(m.files(), before, "{args:?}");
+    }
+    assert_eq!(fs::read(m.managed_program()).unwrap(), other);
+    // A gk build there (an earlier install's) gives way.
+    fs::copy(crate::common::gk_bin(), m.managed_program()).unwrap();
+    m.ok(&["install", "--managed", "--yes", "--no-smoke"]);
+}
+
 #[test]
 fn uninstall_takes_a_managed_install_back_byte_for_byte() {
     let m = TestEnv::new();

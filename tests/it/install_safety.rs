@@ -126,6 +126,37 @@ fn a_claude_md_linked_into_dotfiles_gets_its_text_back_and_stays() {
     }
 }
 
+/// A CLAUDE.md or settings.json that is a link into a folder that does
+/// not exist: install made the folders and the file, which uninstall left
+/// behind. Now install refuses in one line naming the link, and nothing
+/// is made anywhere. (A link into a folder that is there is written
+/// through: `a_settings_link_to_a_file_not_made_yet_is_written_through`.)
+#[cfg(unix)]
+#[test]
+fn a_link_to_nothing_is_never_created_through() {
+    for name in ["CLAUDE.md", "settings.json"] {
+        let h = safety_home();
+        let target = h.home().join("nowhere/dot").join(name);
+        let link = h.claude().join(name);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let before = h.files();
+        let (code, out, err) = h.out(&["install", "--yes", "--no-smoke"]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert_eq!(
+            err,
+            format!(
+                "gk: {} is a link to {}, whose folder does not exist: gk does not make folders through a link; remove the link or make the folder; nothing written\n",
+                link.display(),
+                target.display()
+            ),
+            "{name}"
+        );
+        assert!(!h.home().join("nowhere").exists(), "{name}");
+        assert_eq!(h.files(), before, "{name}");
+        assert!(is_link(&link));
+    }
+}
+
 #[test]
 fn an_empty_claude_md_that_was_there_before_install_is_kept() {
     let h = safety_home();
