@@ -444,8 +444,14 @@ fn home_relative(ctx: &CommandContext) -> Option<String> {
     // lower-cases on Windows).
     let original = shell_slashes(&ctx.claude_dir.to_string_lossy(), ctx.os);
     let original = original.trim_end_matches('/');
-    let tail = &original[original.len().saturating_sub(rest.len())..];
-    if tail.eq_ignore_ascii_case(rest) && !tail.contains(['"', '$', '`', '\\']) {
+    // Lower-casing may change a name's length in bytes (the Kelvin sign,
+    // a dotted capital I): then the cut falls elsewhere, maybe inside a
+    // character, and the absolute form is used.
+    let tail = original.get(original.len().saturating_sub(rest.len())..)?;
+    if tail.eq_ignore_ascii_case(rest)
+        && !tail.contains(['"', '$', '`', '\\'])
+        && !tail.chars().any(is_typographic_double_quote)
+    {
         Some(tail.to_string())
     } else {
         None
@@ -477,11 +483,32 @@ fn bash_double_quote_escape(s: &str) -> String {
 fn powershell_double_quote_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if matches!(c, '"' | '$' | '`') {
+        // PowerShell's grammar takes the typographic double quotes
+        // (“ ” „) for `"`: unescaped, one ends the string.
+        if matches!(c, '"' | '$' | '`') || is_typographic_double_quote(c) {
             out.push('`');
         }
         out.push(c);
     }
+    out
+}
+
+/// A quote PowerShell reads as `"` (U+201C, U+201D, U+201E).
+fn is_typographic_double_quote(c: char) -> bool {
+    matches!(c, '\u{201c}'..='\u{201e}')
+}
+
+/// `word` as one PowerShell string in single quotes: a `'`, and each
+/// quote PowerShell reads as one (‘ ’ ‚ ‛, U+2018 to U+201B), doubled.
+pub fn ps_single_quoted(word: &str) -> String {
+    let mut out = String::from("'");
+    for c in word.chars() {
+        if matches!(c, '\'' | '\u{2018}'..='\u{201b}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
     out
 }
 

@@ -459,15 +459,7 @@ fn sh_quote(word: &str) -> String {
 /// (PowerShell also ends a single-quoted string at the typographic single
 /// quotes U+2018 to U+201B).
 fn ps_quote(word: &str) -> String {
-    let mut out = String::from("'");
-    for c in word.chars() {
-        if matches!(c, '\'' | '\u{2018}'..='\u{201b}') {
-            out.push(c);
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
+    crate::hookcmd::ps_single_quoted(word)
 }
 
 #[cfg(test)]

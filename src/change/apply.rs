@@ -591,18 +591,28 @@ pub(crate) fn write_plan_with(
 
 /// A text file without write permission is the user saying "leave this
 /// alone" (and on Windows it cannot be replaced): refuse before writing.
+/// So is one another program holds open on Windows without letting it be
+/// replaced ([`can_be_replaced`]).
 /// A program is replaced by rename whatever its mode, so it is not asked.
 fn refuse_read_only(change: &FileChange, target: &Path) -> Result<()> {
     if change.binary || change.old.is_none() {
         return Ok(());
     }
     match fs::metadata(target) {
-        Ok(meta) if meta.permissions().readonly() => Err(Error::refused(format!(
-            "{} is read-only; make it writable to let gk change it",
-            change.path.display()
-        ))),
-        _ => Ok(()),
+        Ok(meta) if meta.permissions().readonly() => {
+            return Err(Error::refused(format!(
+                "{} is read-only; make it writable to let gk change it",
+                change.path.display()
+            )))
+        }
+        _ => {}
     }
+    can_be_replaced(target).map_err(|e| {
+        Error::refused(format!(
+            "{} is open in another program that does not let it be replaced ({e}); close it (an editor, a sync client) and run the command again",
+            change.path.display()
+        ))
+    })
 }
 
 /// A temp file holding a file's new content, and the open (locked) handle

@@ -174,6 +174,41 @@ pub(crate) fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Whether `path` can be replaced or removed now: on Windows, a program
+/// that holds it open without sharing delete access (an editor, a sync
+/// client, a virus scanner) makes the rename over it fail, after the
+/// plan's other files were written. Asked of every file before any is
+/// written, by opening it for delete access (nothing is deleted), with
+/// the same waits as [`rename`] for a program that lets go at once.
+/// Elsewhere always `Ok`.
+#[cfg(windows)]
+pub(crate) fn can_be_replaced(path: &Path) -> std::io::Result<()> {
+    use std::os::windows::fs::OpenOptionsExt;
+    /// `DELETE` access; share read, write and delete (`FILE_SHARE_*`).
+    const DELETE: u32 = 0x0001_0000;
+    const SHARE_ALL: u32 = 0x1 | 0x2 | 0x4;
+    let mut waits = RENAME_WAITS_MS.iter();
+    loop {
+        match fs::OpenOptions::new()
+            .access_mode(DELETE)
+            .share_mode(SHARE_ALL)
+            .open(path)
+        {
+            Err(e) if in_use(&e) => match waits.next() {
+                Some(ms) => std::thread::sleep(std::time::Duration::from_millis(*ms)),
+                None => return Err(e),
+            },
+            // Gone, or anything else: the write finds out and says so.
+            _ => return Ok(()),
+        }
+    }
+}
+
+#[cfg(not(windows))]
+pub(crate) fn can_be_replaced(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
 #[cfg(windows)]
 pub(crate) const RENAME_WAITS_MS: [u64; 7] = [5, 10, 20, 40, 80, 160, 320];
 #[cfg(not(windows))]

@@ -106,6 +106,57 @@ fn canonical_with_config_dir_elsewhere_is_absolute() {
     );
 }
 
+/// Found by an attack under Wine: lower-casing a Kelvin sign (3 bytes)
+/// gives a `k` (1 byte), and a dotted capital I grows, so the relative
+/// part was cut inside a character: install and `doctor --fix` panicked.
+/// Such a folder is spelled absolute, and is read back as gk's program.
+#[test]
+fn a_name_whose_lower_case_changes_length_is_spelled_in_full() {
+    for dir in [
+        "C:\\Users\\Ann\\a\u{212a}",
+        "C:\\Users\\Ann\\\u{130}\u{130}",
+    ] {
+        let mut w = windows();
+        w.claude_dir = PathBuf::from(dir);
+        w.claude_config_dir = Some(w.claude_dir.clone());
+        let bash = canonical(HookKind::Prompt, &w, ShellForm::Bash).command;
+        assert_eq!(
+            bash,
+            format!("\"{}/hooks/gk.exe\" hook prompt", dir.replace('\\', "/"))
+        );
+        assert!(normalize(&bash, &w).is_some(), "{bash}");
+        let ps = canonical(HookKind::Prompt, &w, ShellForm::PowerShell).command;
+        assert_eq!(ps, format!("& \"{dir}\\hooks\\gk.exe\" hook prompt"));
+        let exec = canonical(HookKind::Prompt, &w, ShellForm::Exec);
+        assert_eq!(exec.command, format!("{dir}\\hooks\\gk.exe"));
+    }
+}
+
+/// PowerShell reads “ ” „ as `"`: each is escaped with a backtick, and a
+/// folder under home holding one is spelled in full (escaped) rather than
+/// from `$env:USERPROFILE` unescaped.
+#[test]
+fn typographic_double_quotes_are_escaped_for_powershell() {
+    let mut w = windows();
+    w.claude_dir = PathBuf::from("D:\\a\u{201c}b\u{201e}\\cfg");
+    w.claude_config_dir = Some(w.claude_dir.clone());
+    assert_eq!(
+        canonical(HookKind::Prompt, &w, ShellForm::PowerShell).command,
+        "& \"D:\\a`\u{201c}b`\u{201e}\\cfg\\hooks\\gk.exe\" hook prompt"
+    );
+    let mut w = windows();
+    w.claude_dir = PathBuf::from("C:\\Users\\Ann\\x\u{201d}y");
+    w.claude_config_dir = Some(w.claude_dir.clone());
+    assert_eq!(
+        canonical(HookKind::Prompt, &w, ShellForm::PowerShell).command,
+        "& \"C:\\Users\\Ann\\x`\u{201d}y\\hooks\\gk.exe\" hook prompt"
+    );
+    assert_eq!(
+        ps_single_quoted("Ann\u{2019}s 'x'"),
+        "'Ann\u{2019}\u{2019}s ''x'''"
+    );
+}
+
 #[test]
 fn a_folder_named_like_a_program_keeps_its_name() {
     // Found by fuzz/fuzz_targets/hook_command.rs: `.exe` was dropped from

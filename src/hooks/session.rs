@@ -491,12 +491,11 @@ fn quoted_folder(dir: &Path, os: Os) -> String {
     if !text.is_empty() && text.chars().all(plain) {
         return text.to_string();
     }
-    let inner = if os.is_windows() {
-        text.replace('\'', "''")
-    } else {
-        text.replace('\'', "'\\''")
-    };
-    format!("'{inner}'")
+    if os.is_windows() {
+        // PowerShell: a typographic single quote ends the string too.
+        return crate::hookcmd::ps_single_quoted(text);
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// `text` fit for one line of the message: nothing a terminal acts on, no
@@ -974,6 +973,11 @@ mod tests {
         assert_eq!(
             q(r"C:\Users\Ann Lee\O'Brien", Os::Windows),
             r"'C:\Users\Ann Lee\O''Brien'"
+        );
+        // PowerShell ends a single-quoted string at ’ too (found under Wine).
+        assert_eq!(
+            q("C:\\t\\Ann\u{2019}s proj", Os::Windows),
+            "'C:\\t\\Ann\u{2019}\u{2019}s proj'"
         );
         assert_eq!(
             doctor_command(true, true, Some(Path::new("/w/p q")), Os::Linux),

@@ -413,6 +413,14 @@ pub fn tool_programs<'t>(
     let mut by_program: BTreeMap<String, (bool, Vec<&Registration>)> = BTreeMap::new();
     for r in t.rows.iter().filter(|r| r.owner == Owner::Foreign) {
         let (program, on_path) = match &r.invocation {
+            // A word the shell runs itself (`echo`, `exit`, `Write-Host`):
+            // no program to find. Without a shell (the exec form) it is one.
+            Some(inv)
+                if r.exec.is_none()
+                    && is_shell_builtin(&inv.program, r.shell.as_deref(), ctx.os) =>
+            {
+                continue
+            }
             // A bare name (no folder at all): looked up on PATH.
             Some(inv) if !inv.program.contains(['/', '\\']) => (inv.program.clone(), true),
             // Absolute ones are `programs`'s; relative ones depend on a
@@ -438,6 +446,42 @@ pub fn tool_programs<'t>(
             places,
         })
         .collect()
+}
+
+/// Words a hook's shell runs itself, never a program on PATH: POSIX
+/// shell and bash built-ins everywhere (the client runs a command string
+/// with `sh`/`bash`, on Windows with Git Bash when it finds one); on
+/// Windows, or with `"shell": "powershell"`, also PowerShell's own
+/// aliases and any `Verb-Noun` cmdlet (Windows has no `echo.exe`: the
+/// client without Git Bash runs PowerShell, where `echo` is an alias).
+pub fn is_shell_builtin(word: &str, shell: Option<&str>, os: crate::platform::Os) -> bool {
+    const SH: &[&str] = &[
+        ".", ":", "[", "alias", "bg", "break", "builtin", "cd", "command", "continue", "declare",
+        "echo", "eval", "exec", "exit", "export", "false", "fg", "getopts", "hash", "jobs", "kill",
+        "let", "local", "printf", "pwd", "read", "readonly", "return", "set", "shift", "source",
+        "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset",
+        "wait",
+    ];
+    const POWERSHELL: &[&str] = &[
+        "cat", "cd", "chdir", "clear", "cls", "copy", "cp", "del", "dir", "echo", "erase", "exit",
+        "foreach", "gc", "gci", "gi", "gl", "gp", "iex", "ls", "md", "mkdir", "move", "mv", "popd",
+        "pushd", "pwd", "rd", "ren", "rm", "rmdir", "set", "sleep", "type", "write",
+    ];
+    let powershell = shell.is_some_and(|s| s.eq_ignore_ascii_case("powershell"));
+    let lower = word.to_ascii_lowercase();
+    if !powershell && SH.contains(&lower.as_str()) {
+        return true;
+    }
+    if !(powershell || os.is_windows()) {
+        return false;
+    }
+    let cmdlet = word.split_once('-').is_some_and(|(verb, noun)| {
+        !verb.is_empty()
+            && !noun.is_empty()
+            && verb.chars().all(|c| c.is_ascii_alphabetic())
+            && noun.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    cmdlet || POWERSHELL.contains(&lower.as_str())
 }
 
 /// Why the client skips a whole settings file, `env` included.
@@ -608,6 +652,11 @@ mod tests {
                 // Left alone: shell syntax gk cannot resolve.
                 "cd \"$CLAUDE_PROJECT_DIR\" && make lint",
                 "$OTHER_DIR/x.sh",
+                // The shell's own words: no program to find (on Windows
+                // there is no echo.exe; they were reported missing).
+                "echo done",
+                "exit 0",
+                "Write-Output hi",
             ];
             let rows: Vec<Registration> = commands
                 .iter()
@@ -659,11 +708,41 @@ mod tests {
                 found.contains(&("rtk".to_string(), true, 1, false)),
                 "{os:?}: {found:?}"
             );
-            assert_eq!(found.len(), 3, "{os:?}: {found:?}");
+            // `Write-Output` is PowerShell's: under sh, a program to find.
+            let cmdlet = ("Write-Output".to_string(), true, 1, false);
+            assert_eq!(
+                found.contains(&cmdlet),
+                !os.is_windows(),
+                "{os:?}: {found:?}"
+            );
+            assert_eq!(
+                found.len(),
+                3 + usize::from(!os.is_windows()),
+                "{os:?}: {found:?}"
+            );
             // Absent: each is reported missing.
             let missing = look(&[]);
             assert!(missing.iter().all(|p| !p.3), "{os:?}: {missing:?}");
         }
+    }
+
+    #[test]
+    fn the_shells_own_words_are_no_programs_to_find() {
+        use crate::platform::Os;
+        for os in [Os::Linux, Os::Windows] {
+            for word in ["echo", "exit", "cd", "true", ":", "source", "ECHO"] {
+                assert!(is_shell_builtin(word, None, os), "{os:?} {word}");
+            }
+            assert!(is_shell_builtin("Write-Host", Some("powershell"), os));
+            for word in ["prettier", "rtk", "npx", "git", "-x", "a-"] {
+                assert!(!is_shell_builtin(word, None, os), "{os:?} {word}");
+            }
+        }
+        // A cmdlet means something only where PowerShell may run it.
+        assert!(is_shell_builtin("Write-Output", None, Os::Windows));
+        assert!(is_shell_builtin("dir", None, Os::Windows));
+        assert!(!is_shell_builtin("Write-Output", None, Os::Linux));
+        assert!(!is_shell_builtin("dir", None, Os::Linux));
     }
 
     #[test]

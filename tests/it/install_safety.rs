@@ -480,3 +480,42 @@ fn installs_killed_mid_write_leave_nothing_after_the_next_run() {
     );
     assert!(after.is_empty(), "{after:?}");
 }
+
+/// Windows: settings.json held open by another program that does not share
+/// delete access (editors, sync clients, virus scanners open files so).
+/// The rename over it failed after CLAUDE.md, the program and the record
+/// were written; now the first look refuses in one line and nothing is
+/// written. (Found under Wine, whose sharing rules are Windows'.)
+#[cfg(windows)]
+#[test]
+fn a_settings_file_another_program_holds_open_stops_install_before_any_write() {
+    use std::os::windows::fs::OpenOptionsExt;
+    let h = safety_home();
+    let settings = h.claude().join("settings.json");
+    fs::write(&settings, "{\"model\": \"opus\"}\n").unwrap();
+    fs::write(h.claude().join("CLAUDE.md"), "# mine\n").unwrap();
+    let before = h.files();
+    // FILE_SHARE_READ | FILE_SHARE_WRITE, no FILE_SHARE_DELETE.
+    let holder = fs::OpenOptions::new()
+        .read(true)
+        .share_mode(0x1 | 0x2)
+        .open(&settings)
+        .unwrap();
+    let (code, out, err) = h.out(&["install", "--yes", "--no-smoke"]);
+    drop(holder);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.starts_with(&format!(
+            "gk: {} is open in another program that does not let it be replaced (",
+            settings.display()
+        )) && err.ends_with(
+            "close it (an editor, a sync client) and run the command again; nothing written\n"
+        ),
+        "{err}"
+    );
+    // The run lock (gk's own, empty) is all there is beside.
+    let mut after = h.files();
+    after.retain(|(p, _)| !p.ends_with("gk.lock"));
+    assert_eq!(after, before);
+    h.install();
+}
