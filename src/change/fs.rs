@@ -587,8 +587,17 @@ pub fn read_text_within(path: &Path, limit: u64) -> Result<Option<String>> {
 }
 
 pub(crate) fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
-    String::from_utf8(bytes)
-        .map_err(|_| Error::refused(format!("{} is not UTF-8 text", path.display())))
+    let utf16 = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
+    String::from_utf8(bytes).map_err(|_| {
+        Error::refused(if utf16 {
+            format!(
+                "{} is UTF-16 text (as Windows PowerShell 5.1's `>` writes it); save it as UTF-8 and run the command again",
+                path.display()
+            )
+        } else {
+            format!("{} is not UTF-8 text; save it as UTF-8 and run the command again", path.display())
+        })
+    })
 }
 
 #[cfg(test)]

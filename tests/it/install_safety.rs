@@ -519,3 +519,27 @@ fn a_settings_file_another_program_holds_open_stops_install_before_any_write() {
     assert_eq!(after, before);
     h.install();
 }
+
+/// A settings.json Windows PowerShell 5.1's `>` wrote (UTF-16 with a
+/// BOM): refused as before, and the line now says what it is and the way
+/// out (it said only "is not UTF-8 text").
+#[test]
+fn a_utf16_settings_file_is_named_as_such_with_the_way_out() {
+    let h = safety_home();
+    let settings = h.claude().join("settings.json");
+    let mut bytes = vec![0xff, 0xfe];
+    for unit in "{\"model\": \"opus\"}\r\n".encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    fs::write(&settings, &bytes).unwrap();
+    let (code, out, err) = h.out(&["install", "--yes", "--no-smoke"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "gk: {} is UTF-16 text (as Windows PowerShell 5.1's `>` writes it); save it as UTF-8 and run the command again; nothing written\n",
+            settings.display()
+        )
+    );
+    assert_eq!(fs::read(&settings).unwrap(), bytes);
+}
