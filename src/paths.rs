@@ -471,6 +471,20 @@ pub fn state_dir_problem(
     if parts.len() <= root_len {
         return Some("it is a root folder".into());
     }
+    // The system's own folders (the records' permission rules would let
+    // Claude write `*.json` there).
+    const UNIX_SYSTEM: &[&str] = &[
+        "bin", "boot", "dev", "etc", "lib", "lib64", "proc", "sbin", "sys", "usr",
+    ];
+    const WINDOWS_SYSTEM: &[&str] = &["windows", "program files", "program files (x86)"];
+    let first = parts[root_len].to_lowercase();
+    let system = match os.is_windows() {
+        true => !unc && WINDOWS_SYSTEM.contains(&first.as_str()),
+        false => UNIX_SYSTEM.contains(&first.as_str()),
+    };
+    if system {
+        return Some("it is a system folder or inside one".into());
+    }
     let named = |p: &Path| {
         let t = p.to_string_lossy();
         is_absolute_on(os, &t)

@@ -363,6 +363,21 @@ fn roots_home_and_the_claude_folder_are_no_state_folders() {
     for dir in [r"C:\Users\Ann\.local\state\gk", r"D:\st", r"\\srv\share\gk"] {
         assert_eq!(problem(Os::Windows, dir, wh, wc), None, "{dir}");
     }
+    // The system's own folders (found under Wine: `C:\Windows` was taken,
+    // and its permission rules would let Claude write `*.json` there).
+    let system = Some("it is a system folder or inside one".to_string());
+    for dir in ["/etc", "/etc/gk", "/usr/local/state", "/bin"] {
+        assert_eq!(problem(Os::Linux, dir, h, c), system, "{dir}");
+    }
+    for dir in [
+        r"C:\Windows",
+        r"c:\WINDOWS\Temp\gk",
+        r"C:\Program Files\gk",
+        r"D:\Program Files (x86)",
+    ] {
+        assert_eq!(problem(Os::Windows, dir, wh, wc), system, "{dir}");
+    }
+    assert_eq!(problem(Os::Windows, r"\\srv\windows\gk", wh, wc), None);
 }
 
 #[test]
