@@ -475,13 +475,72 @@ pub fn is_shell_builtin(word: &str, shell: Option<&str>, os: crate::platform::Os
     if !(powershell || os.is_windows()) {
         return false;
     }
-    let cmdlet = word.split_once('-').is_some_and(|(verb, noun)| {
-        !verb.is_empty()
-            && !noun.is_empty()
-            && verb.chars().all(|c| c.is_ascii_alphabetic())
-            && noun.chars().all(|c| c.is_ascii_alphanumeric())
-    });
-    cmdlet || POWERSHELL.contains(&lower.as_str())
+    cmdlet(word) || POWERSHELL.contains(&lower.as_str())
+}
+
+/// A PowerShell cmdlet as hooks write one: one of the common verbs, a
+/// dash, a noun, spelt as PowerShell does (`Write-Output`), or in lower
+/// case with a common noun (`write-host`). A program named with a dash
+/// (`bash-guard`, `lint-staged`, `pre-commit`) is none: its verb is not
+/// PowerShell's, or its words are not capitalised.
+fn cmdlet(word: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "add",
+        "clear",
+        "convertfrom",
+        "convertto",
+        "copy",
+        "foreach",
+        "format",
+        "get",
+        "import",
+        "invoke",
+        "join",
+        "measure",
+        "move",
+        "new",
+        "out",
+        "read",
+        "remove",
+        "rename",
+        "resolve",
+        "select",
+        "set",
+        "sort",
+        "split",
+        "start",
+        "stop",
+        "tee",
+        "test",
+        "wait",
+        "where",
+        "write",
+    ];
+    const NOUNS: &[&str] = &[
+        "childitem",
+        "content",
+        "date",
+        "error",
+        "host",
+        "item",
+        "location",
+        "null",
+        "object",
+        "output",
+        "path",
+        "process",
+        "sleep",
+        "string",
+        "warning",
+    ];
+    let Some((verb, noun)) = word.split_once('-') else {
+        return false;
+    };
+    let capital = |w: &str| w.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    VERBS.contains(&verb.to_ascii_lowercase().as_str())
+        && !noun.is_empty()
+        && noun.chars().all(|c| c.is_ascii_alphanumeric())
+        && ((capital(verb) && capital(noun)) || NOUNS.contains(&noun.to_ascii_lowercase().as_str()))
 }
 
 /// Why the client skips a whole settings file, `env` included.
@@ -737,9 +796,26 @@ mod tests {
             for word in ["prettier", "rtk", "npx", "git", "-x", "a-"] {
                 assert!(!is_shell_builtin(word, None, os), "{os:?} {word}");
             }
+            // Programs named with a dash are programs (a first version took
+            // any `word-word` for a cmdlet, and hid a missing `bash-guard`).
+            for word in [
+                "bash-guard",
+                "lint-staged",
+                "pre-commit",
+                "git-lfs",
+                "test-runner",
+            ] {
+                assert!(!is_shell_builtin(word, None, os), "{os:?} {word}");
+                assert!(
+                    !is_shell_builtin(word, Some("powershell"), os),
+                    "{os:?} {word}"
+                );
+            }
         }
         // A cmdlet means something only where PowerShell may run it.
         assert!(is_shell_builtin("Write-Output", None, Os::Windows));
+        assert!(is_shell_builtin("write-host", None, Os::Windows));
+        assert!(is_shell_builtin("Start-Sleep", None, Os::Windows));
         assert!(is_shell_builtin("dir", None, Os::Windows));
         assert!(!is_shell_builtin("Write-Output", None, Os::Linux));
         assert!(!is_shell_builtin("dir", None, Os::Linux));
