@@ -502,7 +502,6 @@ fn cmdlet(word: &str) -> bool {
         "out",
         "read",
         "remove",
-        "rename",
         "resolve",
         "select",
         "set",
