@@ -662,11 +662,13 @@ fn normalize_program(word: &str, os: Os) -> String {
     if !word.contains(['/', '\\']) {
         // Looked up on PATH: keep the bare name (Windows: case and .exe folded).
         return if os.is_windows() {
+            // Trailing dots and spaces dropped, as Windows drops them.
             let lower = word.to_lowercase();
-            lower
-                .strip_suffix(".exe")
-                .map(str::to_string)
-                .unwrap_or(lower)
+            let lower = match lower.chars().all(|c| c == '.') {
+                true => lower.as_str(),
+                false => lower.trim_end_matches(['.', ' ']),
+            };
+            lower.strip_suffix(".exe").unwrap_or(lower).to_string()
         } else {
             word.to_string()
         };
@@ -728,6 +730,12 @@ fn spelling(path: &str, os: Os, fold: bool) -> String {
     let parts: Vec<&str> = p
         .split('/')
         .filter(|s| !s.is_empty() && *s != ".")
+        // Windows drops a name's trailing dots and spaces (`gk.exe.` starts
+        // gk.exe); a name of dots only (`..`) is left as it is.
+        .map(|s| match os.is_windows() && !s.chars().all(|c| c == '.') {
+            true => s.trim_end_matches(['.', ' ']),
+            false => s,
+        })
         .collect();
     let mut out = parts.join("/");
     if absolute {

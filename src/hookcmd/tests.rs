@@ -274,6 +274,10 @@ fn windows_spellings_all_run_the_same_program() {
         r"%USERPROFILE%\.claude\hooks\gk.exe hook stop",
         "$USERPROFILE/.claude/hooks/gk.exe hook stop",
         r#"& "$env:USERPROFILE\.claude\hooks\gk.exe" hook stop"#,
+        // Windows drops trailing dots and spaces (found under Wine: the
+        // Stop hook fired twice, install kept this spelling beside its own).
+        r"C:\Users\Ann\.claude\hooks\gk.exe. hook stop",
+        r#""C:\Users\Ann.\.claude\hooks\gk.exe . " hook stop"#,
     ] {
         assert_eq!(normalize(s, &ctx), expected, "{s}");
     }
@@ -502,6 +506,9 @@ fn undecidable_commands_give_none() {
 #[test]
 fn normalize_path_windows_forms() {
     assert_eq!(normalize_path(r"C:\X\Y.EXE", Os::Windows), "c:/x/y");
+    assert_eq!(normalize_path(r"C:\X\gk.exe.", Os::Windows), "c:/x/gk");
+    assert_eq!(normalize_path(r"C:\X\..\gk.exe", Os::Windows), "c:/x/../gk");
+    assert_eq!(normalize_path("/x/gk.", Os::Linux), "/x/gk.");
     assert_eq!(
         normalize_path("/d/tools/gk.exe", Os::Windows),
         "d:/tools/gk"
