@@ -471,8 +471,17 @@ pub fn state_dir_problem(
     if parts.len() <= root_len {
         return Some("it is a root folder".into());
     }
+    let named = |p: &Path| {
+        let t = p.to_string_lossy();
+        is_absolute_on(os, &t)
+            .then(|| resolved_parts(path_parts(os, &t)))
+            .filter(|ps| !ps.is_empty())
+    };
+    let home = home.and_then(named);
     // The system's own folders (the records' permission rules would let
-    // Claude write `*.json` there).
+    // Claude write `*.json` there), unless the folder is in the home
+    // folder: a service account's profile lies under `C:\Windows`
+    // (`ServiceProfiles\NetworkService`, a self-hosted CI runner's).
     const UNIX_SYSTEM: &[&str] = &[
         "bin", "boot", "dev", "etc", "lib", "lib64", "proc", "sbin", "sys", "usr",
     ];
@@ -482,16 +491,13 @@ pub fn state_dir_problem(
         true => !unc && WINDOWS_SYSTEM.contains(&first.as_str()),
         false => UNIX_SYSTEM.contains(&first.as_str()),
     };
-    if system {
+    let in_home = home
+        .as_ref()
+        .is_some_and(|h| parts.len() > h.len() && starts_with_parts(os, &parts, h));
+    if system && !in_home {
         return Some("it is a system folder or inside one".into());
     }
-    let named = |p: &Path| {
-        let t = p.to_string_lossy();
-        is_absolute_on(os, &t)
-            .then(|| resolved_parts(path_parts(os, &t)))
-            .filter(|ps| !ps.is_empty())
-    };
-    if let Some(home) = home.and_then(named) {
+    if let Some(home) = home {
         if starts_with_parts(os, &home, &parts) {
             return Some(if home.len() == parts.len() {
                 "it is the home folder".into()

@@ -378,6 +378,20 @@ fn roots_home_and_the_claude_folder_are_no_state_folders() {
         assert_eq!(problem(Os::Windows, dir, wh, wc), system, "{dir}");
     }
     assert_eq!(problem(Os::Windows, r"\\srv\windows\gk", wh, wc), None);
+    // A service account's profile lies under C:\Windows: its own state
+    // folder is fine, the profile itself is still the home folder.
+    let sh = r"C:\Windows\ServiceProfiles\NetworkService";
+    let sc = r"C:\Windows\ServiceProfiles\NetworkService\.claude";
+    assert_eq!(
+        problem(Os::Windows, &format!(r"{sh}\.local\state\gk"), sh, sc),
+        None
+    );
+    assert!(problem(Os::Windows, sh, sh, sc).is_some());
+    assert_eq!(problem(Os::Windows, r"C:\Windows\gk", sh, sc), system);
+    assert_eq!(
+        problem(Os::Linux, "/usr/gk", "/usr/home/u", "/usr/home/u/.claude"),
+        system
+    );
 }
 
 #[test]

@@ -452,8 +452,8 @@ pub fn tool_programs<'t>(
 /// shell and bash built-ins everywhere (the client runs a command string
 /// with `sh`/`bash`, on Windows with Git Bash when it finds one); on
 /// Windows, or with `"shell": "powershell"`, also PowerShell's own
-/// aliases and any `Verb-Noun` cmdlet (Windows has no `echo.exe`: the
-/// client without Git Bash runs PowerShell, where `echo` is an alias).
+/// aliases and its common cmdlets ([`cmdlet`]; Windows has no `echo.exe`:
+/// the client without Git Bash runs PowerShell, where `echo` is an alias).
 pub fn is_shell_builtin(word: &str, shell: Option<&str>, os: crate::platform::Os) -> bool {
     const SH: &[&str] = &[
         ".", ":", "[", "alias", "bg", "break", "builtin", "cd", "command", "continue", "declare",

@@ -1469,4 +1469,36 @@ fn a_record_changed_at_the_question_is_kept_and_reported_as_it_is() {
         "{screen}"
     );
     assert!(screen.contains("rc=0"), "{screen}");
+
+    // A link put in the record's place at the question (Claude writes the
+    // folder): never written through, the file it names stays as it was.
+    // The record was a copy of that file, so it reads as planned through
+    // the link; `clean` rewrote `.bashrc` so.
+    let outside = home.root().join(".bashrc");
+    let text = "{\"status\": \"in_progress\", \"task\": \"x\"}\n";
+    fs::write(&outside, text).unwrap();
+    fs::write(&record, text).unwrap();
+    let screen = in_a_terminal_steps(
+        &home,
+        &format!(
+            "XDG_STATE_HOME='{}' GK state clean s1; echo rc=$?",
+            xdg.display()
+        ),
+        &mut [("apply these changes?", &mut || {
+            fs::remove_file(&record).unwrap();
+            std::os::unix::fs::symlink(&outside, &record).unwrap();
+            "y\n".to_string()
+        })],
+        "rc=",
+    );
+    assert_eq!(fs::read_to_string(&outside).unwrap(), text, "{screen}");
+    assert!(fs::symlink_metadata(&record).unwrap().is_symlink());
+    assert!(
+        screen.contains(&format!(
+            "skipped   {} (a link or other file put there since the plan was made: left alone)",
+            record.display()
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("rc=0"), "{screen}");
 }
