@@ -154,9 +154,12 @@ mod tests {
             std::thread::spawn(move || RunLock::take(&dir))
         };
         std::thread::sleep(Duration::from_millis(100));
-        first.remove();
-        fs::remove_dir(&dir).unwrap();
+        // The folder goes at once (a purge removes the lock, then the
+        // folder; removing them one by one here let the waiting run take
+        // a new lock in between, and the folder's removal then failed).
+        fs::rename(&dir, root.path().join("purged")).unwrap();
         let second = waiting.join().unwrap().unwrap();
+        drop(first);
         assert!(second._file.is_some());
         assert!(dir.join(LOCK_NAME).exists());
     }
