@@ -460,6 +460,8 @@ def main():
     ap.add_argument("--starter-weight", type=float, default=STARTER_WEIGHT,
                     help="the weight of a starter prompt in the fit")
     ap.add_argument("--class-weight", help="the weight of each tier's prompts, h,s,o,f")
+    ap.add_argument("--slice-weight", action="append", default=[], metavar="NAME=W",
+                    help="weigh the prompts of one slice W in the fit (repeatable)")
     ap.add_argument("--cv", choices=["slices", "random"], default=CV,
                     help="cross-validate by slices of the corpus (one held out at a time) or 5 random folds")
     args = ap.parse_args()
@@ -479,6 +481,11 @@ def main():
     starter = np.array([r["source"] == CORPUS[0] for r in train])
     class_weight = [float(w) for w in args.class_weight.split(",")] if args.class_weight else CLASS_WEIGHT
     sw = np.where(starter, starter_weight, 1.0) * np.array(class_weight)[y]
+    for spec in args.slice_weight:
+        name, _, w = spec.partition("=")
+        if not w:
+            sys.exit(f"--slice-weight {spec!r}: expected NAME=W")
+        sw = sw * np.array([float(w) if r["slice"] == name else 1.0 for r in train])
 
     groups = slice_groups(train) if args.cv == "slices" else None
     if groups is None:
@@ -517,6 +524,10 @@ def main():
     print(f"\nheld-out split ({len(yt)} prompts, never trained on), the quantised model as gk runs it:")
     print(f"  tier agreement {a:.1%}, too high {h:.1%}, too low {lo:.1%}")
     print_parts(pred_t, np.array(yt), np.array([r["source"] == CORPUS[0] for r in test]))
+    for name in sorted({r["slice"] for r in test} - {""}):
+        idx = [i for i, r in enumerate(test) if r["slice"] == name]
+        a2, h2, l2 = figures([pred_t[i] for i in idx], [yt[i] for i in idx])
+        print(f"    slice {name} ({len(idx)}): agree {a2:.1%}, too high {h2:.1%}, too low {l2:.1%}")
     a_s = sum(1 for t in yt if t == af.SONNET) / len(yt)
     print(f"  always Sonnet: {a_s:.1%}")
     print_confusion(confusion(pred_t, yt))
