@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Evaluate gk's model advice, one command:
 
-    python3 scripts/eval-recommender.py [--real DIR]
+    python3 scripts/eval-recommender.py [--real DIR [--weighed]]
 
 Scores four advisors on (a) the held-out split of data/advice (the fixed
-fifth the training script never trains on) and, with --real, (b) a folder
-of labelled real prompts (prompts.jsonl: id, prompt; labels.jsonl: id,
+fifth the training script never trains on), (b) data/advice/tried/styled.jsonl
+(prompts written in the shapes of real ones, never trained on) and, with
+--real, (c) a folder of labelled real prompts (prompts.jsonl: id, prompt; labels.jsonl: id,
 model, effort, and optionally model_second, effort_second: either
 labeller's label counts). Nothing here is written anywhere.
 
@@ -52,6 +53,9 @@ import advice_features as af  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = ["data/advice/starter.jsonl", "data/advice/corpus.jsonl"]
 EFFORTS = ("none", "low", "high")
+# A slice tried and not taken, written in the shapes of real prompts its
+# writers studied: as hard for the model as real prompts (one label each).
+STYLED = "data/advice/tried/styled.jsonl"
 
 
 def load_weights():
@@ -146,6 +150,17 @@ def held_out_set():
             if af.fnv1a(b"split:" + r["prompt"].encode("utf-8", "replace")) % 5 == 0:
                 t = af.TIERS.index(r["model"])
                 rows.append((r["prompt"], {t}, {r["effort"]}, t))
+    return rows
+
+
+def tried_set(rel):
+    """A slice tried and not taken (data/advice/tried/): never trained on."""
+    rows = []
+    for line in open(os.path.join(ROOT, rel), encoding="utf-8"):
+        if line.strip():
+            r = json.loads(line)
+            t = af.TIERS.index(r["model"])
+            rows.append((r["prompt"], {t}, {r["effort"]}, t))
     return rows
 
 
@@ -272,6 +287,8 @@ def main():
         ("recommender", recommender(session, model)),
     ]
     report("held-out split of data/advice", held_out_set(), advisors)
+    report(f"written in real prompts' shapes ({STYLED}, never trained on)",
+           tried_set(STYLED), advisors)
     if args.real:
         rows = real_set(args.real)
         report(f"real prompts ({os.path.basename(os.path.normpath(args.real))})", rows, advisors)

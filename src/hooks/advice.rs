@@ -1566,4 +1566,55 @@ mod tests {
     /// trained (docs/maintainers/recommender.md).
     const HELD_OUT_FLOOR: f64 = 85.0;
     const HELD_OUT_TOO_HIGH: f64 = 7.0;
+
+    /// The floor under the prompts written in real prompts' shapes
+    /// (data/advice/tried/styled.jsonl, never trained on): as hard for the
+    /// model as real prompts (68 % against 89 % on the split), so a
+    /// retraining that does better on the written corpus and worse on what
+    /// people type fails here rather than unseen.
+    #[test]
+    fn prompts_in_real_shapes_stay_above_their_floor() {
+        let trained: std::collections::HashSet<String> =
+            include_str!("../../data/advice/corpus.jsonl")
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter_map(|v| v["prompt"].as_str().map(str::to_string))
+                .collect();
+        let (mut n, mut agree, mut high, mut sonnet) = (0, 0, 0, 0);
+        for line in include_str!("../../data/advice/tried/styled.jsonl").lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let p = v["prompt"].as_str().unwrap();
+            assert!(
+                !trained.contains(p),
+                "a prompt of tried/styled.jsonl is in the corpus: score only its held-out fifth here"
+            );
+            let want = match v["model"].as_str().unwrap() {
+                "haiku" => Tier::Haiku,
+                "sonnet" => Tier::Sonnet,
+                "opus" => Tier::Opus,
+                _ => Tier::Fable,
+            };
+            let got = score(p).advice().unwrap_or(Tier::Sonnet);
+            n += 1;
+            agree += usize::from(got == want);
+            high += usize::from(got as u8 > want as u8);
+            sonnet += usize::from(want == Tier::Sonnet);
+        }
+        let pct = |k: usize| k as f64 * 100.0 / n as f64;
+        let figures = format!(
+            "{n} prompts: agree {:.1} %, too high {:.1} %, always Sonnet {:.1} %",
+            pct(agree),
+            pct(high),
+            pct(sonnet)
+        );
+        assert!(n >= 3000, "{figures}");
+        assert!(pct(agree) >= REAL_SHAPES_FLOOR, "{figures}");
+        assert!(pct(high) <= REAL_SHAPES_TOO_HIGH, "{figures}");
+        assert!(pct(agree) >= pct(sonnet) + 6.0, "{figures}");
+    }
+
+    /// Under the figures of the committed model (68.0 % agree, 7.3 % too
+    /// high; always Sonnet 58.4 %).
+    const REAL_SHAPES_FLOOR: f64 = 65.0;
+    const REAL_SHAPES_TOO_HIGH: f64 = 9.0;
 }
