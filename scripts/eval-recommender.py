@@ -274,6 +274,8 @@ def main():
     ap.add_argument("--weighed", action="store_true",
                     help="also weigh the real prompts to real traffic's length, language and tier mix")
     args = ap.parse_args()
+    if args.weighed and not args.real:
+        ap.error("--weighed weighs a set of real prompts: give it with --real DIR")
     seed = gk_rules(["--preset", "default"])
     software = gk_rules(["--preset", "software"])
     session = gk_rules([])
