@@ -455,12 +455,9 @@ fn sh_quote(word: &str) -> String {
     }
 }
 
-/// `word` as one PowerShell string: single quotes, each quote doubled
-/// (PowerShell also ends a single-quoted string at the typographic single
-/// quotes U+2018 to U+201B).
-fn ps_quote(word: &str) -> String {
-    crate::hookcmd::ps_single_quoted(word)
-}
+// `word` as one PowerShell string (the hooks' own quoting: single quotes,
+// each quote PowerShell reads as one doubled).
+use crate::hookcmd::ps_single_quoted as ps_quote;
 
 #[cfg(test)]
 mod tests {

@@ -1497,6 +1497,16 @@ mod tests {
         }
     }
 
+    /// A corpus line's tier (`model`).
+    fn labelled_tier(v: &serde_json::Value) -> Tier {
+        match v["model"].as_str().unwrap() {
+            "haiku" => Tier::Haiku,
+            "sonnet" => Tier::Sonnet,
+            "opus" => Tier::Opus,
+            _ => Tier::Fable,
+        }
+    }
+
     /// The corpus prompts the training never saw (the fixed fifth chosen
     /// by a hash of the text, as in the script), scored by this code.
     fn held_out() -> Vec<(String, Tier)> {
@@ -1520,13 +1530,7 @@ mod tests {
                 {
                     continue;
                 }
-                let tier = match v["model"].as_str().unwrap() {
-                    "haiku" => Tier::Haiku,
-                    "sonnet" => Tier::Sonnet,
-                    "opus" => Tier::Opus,
-                    _ => Tier::Fable,
-                };
-                out.push((p, tier));
+                out.push((p, labelled_tier(&v)));
             }
         }
         out
@@ -1588,12 +1592,7 @@ mod tests {
                 !trained.contains(p),
                 "a prompt of tried/styled.jsonl is in the corpus: score only its held-out fifth here"
             );
-            let want = match v["model"].as_str().unwrap() {
-                "haiku" => Tier::Haiku,
-                "sonnet" => Tier::Sonnet,
-                "opus" => Tier::Opus,
-                _ => Tier::Fable,
-            };
+            let want = labelled_tier(&v);
             let got = score(p).advice().unwrap_or(Tier::Sonnet);
             n += 1;
             agree += usize::from(got == want);

@@ -1416,19 +1416,25 @@ fn a_record_changed_at_the_question_is_kept_and_reported_as_it_is() {
     let dir = xdg.join("gk");
     let record = dir.join("s1.json");
     let theirs = "{\"status\": \"in_progress\", \"task\": \"theirs\"}\n";
-    let screen = in_a_terminal_steps(
-        &home,
-        &format!(
-            "XDG_STATE_HOME='{}' GK state set in_progress mine --session s1; echo rc=$?",
-            xdg.display()
-        ),
-        &mut [("apply these changes?", &mut || {
-            fs::create_dir_all(&dir).unwrap();
-            fs::write(&record, theirs).unwrap();
-            "y\n".to_string()
-        })],
-        "rc=",
-    );
+    // `gk state ARGS` in a terminal, `step` done at the question, then yes.
+    let state = |args: &str, step: &mut dyn FnMut()| {
+        in_a_terminal_steps(
+            &home,
+            &format!(
+                "XDG_STATE_HOME='{}' GK state {args}; echo rc=$?",
+                xdg.display()
+            ),
+            &mut [("apply these changes?", &mut || {
+                step();
+                "y\n".to_string()
+            })],
+            "rc=",
+        )
+    };
+    let screen = state("set in_progress mine --session s1", &mut || {
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(&record, theirs).unwrap();
+    });
     assert_eq!(
         fs::read_to_string(&record).ok().as_deref(),
         Some(theirs),
@@ -1448,18 +1454,9 @@ fn a_record_changed_at_the_question_is_kept_and_reported_as_it_is() {
     );
     assert!(screen.contains("rc=1"), "{screen}");
 
-    let screen = in_a_terminal_steps(
-        &home,
-        &format!(
-            "XDG_STATE_HOME='{}' GK state clean s1; echo rc=$?",
-            xdg.display()
-        ),
-        &mut [("apply these changes?", &mut || {
-            fs::remove_file(&record).unwrap();
-            "y\n".to_string()
-        })],
-        "rc=",
-    );
+    let screen = state("clean s1", &mut || {
+        fs::remove_file(&record).unwrap();
+    });
     assert!(!record.exists(), "{screen}");
     assert!(
         screen.contains(&format!(
@@ -1478,19 +1475,10 @@ fn a_record_changed_at_the_question_is_kept_and_reported_as_it_is() {
     let text = "{\"status\": \"in_progress\", \"task\": \"x\"}\n";
     fs::write(&outside, text).unwrap();
     fs::write(&record, text).unwrap();
-    let screen = in_a_terminal_steps(
-        &home,
-        &format!(
-            "XDG_STATE_HOME='{}' GK state clean s1; echo rc=$?",
-            xdg.display()
-        ),
-        &mut [("apply these changes?", &mut || {
-            fs::remove_file(&record).unwrap();
-            std::os::unix::fs::symlink(&outside, &record).unwrap();
-            "y\n".to_string()
-        })],
-        "rc=",
-    );
+    let screen = state("clean s1", &mut || {
+        fs::remove_file(&record).unwrap();
+        std::os::unix::fs::symlink(&outside, &record).unwrap();
+    });
     assert_eq!(fs::read_to_string(&outside).unwrap(), text, "{screen}");
     assert!(fs::symlink_metadata(&record).unwrap().is_symlink());
     assert!(
