@@ -485,6 +485,8 @@ def main():
         name, _, w = spec.partition("=")
         if not w:
             sys.exit(f"--slice-weight {spec!r}: expected NAME=W")
+        if not any(r["slice"] == name for r in train):
+            sys.exit(f"--slice-weight {spec!r}: no prompt of the corpus is in a slice named {name!r}")
         sw = sw * np.array([float(w) if r["slice"] == name else 1.0 for r in train])
 
     groups = slice_groups(train) if args.cv == "slices" else None
