@@ -77,7 +77,9 @@ fn is_break(c: char) -> bool {
 
 /// Whether `text` would pass through [`one_line`] unchanged with no bound.
 pub fn is_clean(text: &str) -> bool {
-    !text.chars().any(is_unsafe)
+    // Printable ASCII is never unsafe (a test holds that to `is_unsafe`):
+    // the common case is answered a byte at a time, not a char at a time.
+    text.bytes().all(|b| (0x20..0x7f).contains(&b)) || !text.chars().any(is_unsafe)
 }
 
 /// `text` as one line of at most `max_chars` characters: line breaks and
@@ -87,7 +89,7 @@ pub fn is_clean(text: &str) -> bool {
 pub fn one_line(text: &str, max_chars: usize) -> Cow<'_, str> {
     let max = max_chars.max(CUT.len() + 1);
     // Fast path: clean and short (counting stops at the bound).
-    if is_clean(text) && text.chars().nth(max).is_none() {
+    if is_clean(text) && (text.len() <= max || text.chars().nth(max).is_none()) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len().min(max * 4));
@@ -207,6 +209,30 @@ mod tests {
         let t = "Refactor parser (phase 2) — café ✓";
         assert!(matches!(one_line(t, 80), Cow::Borrowed(s) if s == t));
         assert!(matches!(escaped(t), Cow::Borrowed(s) if s == t));
+    }
+
+    /// `is_clean` answers printable ASCII without asking `is_unsafe`; that
+    /// shortcut is right only while no printable ASCII character is unsafe,
+    /// and a text with one unsafe character among ASCII is still caught.
+    #[test]
+    fn printable_ascii_is_safe_and_the_shortcut_misses_nothing() {
+        for b in 0x20u8..0x7f {
+            assert!(!is_unsafe(char::from(b)), "{b:#04x}");
+        }
+        for b in (0u8..0x20).chain([0x7f]) {
+            let t = format!("plain words{}and more", char::from(b));
+            assert!(!is_clean(&t), "{b:#04x}");
+            assert!(!one_line(&t, 200).contains(char::from(b)), "{b:#04x}");
+        }
+        // Every character, among printable ASCII: clean exactly when safe.
+        let mut t = String::with_capacity(16);
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            t.clear();
+            t.push_str("ab");
+            t.push(c);
+            t.push_str("cd");
+            assert_eq!(is_clean(&t), !is_unsafe(c), "{:#x}", c as u32);
+        }
     }
 
     #[test]
