@@ -591,6 +591,40 @@ fn find_session<'r>(
     }
 }
 
+/// The most bytes of records one plan over many records holds (`prune`,
+/// `clean --all`, `uninstall --purge`): a plan keeps each record's content
+/// to check, at the write, that it did not change meanwhile. Past this the
+/// rest are passed over with a note, for the next run. A record is at most
+/// [`hooks::state::MAX_STATE_BYTES`] (4 MiB): this is eight such records,
+/// or some 150,000 ordinary ones.
+const PLAN_RECORD_BYTES: usize = 32 << 20;
+
+/// What is left of [`PLAN_RECORD_BYTES`] for one plan.
+struct Held {
+    left: usize,
+}
+
+impl Held {
+    fn new() -> Held {
+        Held {
+            left: PLAN_RECORD_BYTES,
+        }
+    }
+
+    /// Whether `len` more bytes fit in the plan; they are counted when so.
+    fn take(&mut self, len: usize) -> bool {
+        let fits = len <= self.left;
+        if fits {
+            self.left -= len;
+        }
+        fits
+    }
+}
+
+/// Why a record was passed over when its plan was full ([`Held`]).
+const HELD_FULL: &str =
+    "this run holds 32 MiB of records already; run the command again for the rest";
+
 /// [`reread`] for a command over many records (`prune`, `clean --all`):
 /// anyone may write the state folder, so one record gk cannot read again
 /// (larger than the bound, a link put there since the listing) is passed
@@ -632,6 +666,7 @@ pub fn plan_clean(
         }
     };
     let mut notes = Vec::new();
+    let mut held = Held::new();
     for r in chosen {
         // A record named on its own is refused with the reason.
         let found = match all {
@@ -643,6 +678,13 @@ pub fn plan_clean(
         };
         // A record that is clean already is left out (nothing to do).
         if let Some(new) = cleaned(&file, p.stale_hours) {
+            if !held.take(old.len() + new.len()) {
+                notes.push(format!(
+                    "note: left {} as it is ({HELD_FULL})",
+                    r.path.display()
+                ));
+                continue;
+            }
             plan.push(change(&r.path, r.shared, Some(old), Some(new), "set clean"));
         }
     }
@@ -659,6 +701,7 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<(Plan, Vec<String>)> 
     let limit = Duration::from_secs(u64::from(days) * 24 * 3600).as_secs_f64();
     let now = SystemTime::now();
     let mut notes = Vec::new();
+    let mut held = Held::new();
     for r in records.iter().filter(|r| !r.shared) {
         let Some((bytes, file)) = reread_or_note(r, &mut notes) else {
             continue;
@@ -672,6 +715,13 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<(Plan, Vec<String>)> 
             } else {
                 format!("not written for more than {days} days")
             };
+            if !held.take(bytes.len()) {
+                notes.push(format!(
+                    "note: left {} as it is ({HELD_FULL})",
+                    r.path.display()
+                ));
+                continue;
+            }
             plan.push(change(&r.path, false, Some(bytes), None, &why));
         }
     }
@@ -692,9 +742,14 @@ pub fn purge_changes(
 ) -> Result<(Vec<FileChange>, Vec<String>)> {
     let mut out = Vec::new();
     let mut notes = Vec::new();
+    let mut held = Held::new();
     let mut purge = |path: &Path, what: &str| {
         use crate::bounded::ReadError;
         match crate::bounded::read_no_link(path, crate::hooks::state::MAX_STATE_BYTES) {
+            Ok(c) if !held.take(c.bytes.len()) => notes.push(format!(
+                "left {} in place: {what} passed over ({HELD_FULL})",
+                path.display()
+            )),
             Ok(c) => out.push(change(
                 path,
                 false,

@@ -984,6 +984,63 @@ fn thousands_of_parsed_numbers_in_records_are_listed_under_a_160_mib_limit() {
     }
 }
 
+/// A state folder of 48 clean records of 4,000,000 bytes each, just under
+/// the 4 MiB a command reads a record to: `prune` plans over them under
+/// 160 MiB of address space, holding 32 MiB of them at most; the rest are
+/// named in a note, and each run prunes what its plan holds, so six runs
+/// prune them all. Before, the plan held every record (192 MB here; 1.3
+/// GB resident for 300) and the run died for memory.
+#[cfg(unix)]
+#[test]
+fn a_plan_over_huge_records_holds_a_bounded_part_and_the_rest_waits_for_the_next_run() {
+    require_ulimit();
+    let m = machine();
+    let dir = xdg_state(&m).join("gk");
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = r#"{"status": "clean", "task": "", "detail": ""#;
+    let record = format!("{head}{}\"}}", "x".repeat(4_000_000 - head.len() - 2));
+    assert_eq!(record.len(), 4_000_000);
+    for i in 0..48 {
+        std::fs::write(dir.join(format!("s{i:04}.json")), &record).unwrap();
+    }
+    let left = || std::fs::read_dir(&dir).unwrap().count();
+    let prune = |args: &[&str], what: &str| {
+        let run = run_limited(
+            m.gk_limited(args),
+            Stdin::Bytes(Vec::new()),
+            SMALL_MEMORY,
+            what,
+        );
+        assert_eq!(run.code, Some(0), "{what}\n{}", all(&run));
+        run
+    };
+    let what = "prune --dry-run, 48 records of 4,000,000 bytes, 160 MiB address space";
+    let run = prune(&["state", "prune", "--dry-run"], what);
+    let text = format!("{}{}", run.stdout_text(), run.stderr_text());
+    // 32 MiB hold 8 records of 4,000,000 bytes; the other 40 wait.
+    assert_eq!(
+        text.matches("  remove ").count(),
+        8,
+        "{what}\n{}",
+        all(&run)
+    );
+    assert_eq!(
+        text.matches(
+            "(this run holds 32 MiB of records already; run the command again for the rest)"
+        )
+        .count(),
+        40,
+        "{what}\n{}",
+        all(&run)
+    );
+    assert_eq!(left(), 48, "{what}: --dry-run removed a record");
+    for (run_no, after) in [(1, 40), (2, 32), (3, 24), (4, 16), (5, 8), (6, 0)] {
+        let what = format!("prune --yes, run {run_no}, 160 MiB address space");
+        prune(&["state", "prune", "--yes"], &what);
+        assert_eq!(left(), after, "{what}");
+    }
+}
+
 /// An event longer than the part the prompt hook keeps (16 MiB): what a
 /// user sees. A prompt read whole is answered as ever; a prompt cut off is
 /// judged on its first part, and the answer says so; an event whose prompt
