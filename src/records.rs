@@ -746,8 +746,10 @@ pub fn purge_changes(
     let mut purge = |path: &Path, what: &str| {
         use crate::bounded::ReadError;
         match crate::bounded::read_no_link(path, crate::hooks::state::MAX_STATE_BYTES) {
+            // Not "run the command again": this run may remove the
+            // program that would run it.
             Ok(c) if !held.take(c.bytes.len()) => notes.push(format!(
-                "left {} in place: {what} passed over ({HELD_FULL})",
+                "left {} in place: {what} passed over (this run holds 32 MiB of records already); delete it by hand if it is not wanted",
                 path.display()
             )),
             Ok(c) => out.push(change(

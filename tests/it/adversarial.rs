@@ -1041,6 +1041,46 @@ fn a_plan_over_huge_records_holds_a_bounded_part_and_the_rest_waits_for_the_next
     }
 }
 
+/// `uninstall --purge` over 12 such records, under 160 MiB: it removes
+/// what 32 MiB hold (8) and names the other 4 to delete by hand, since
+/// running it again may not be possible (it removes gk's program).
+#[cfg(unix)]
+#[test]
+fn purge_over_huge_records_removes_a_bounded_part_and_names_the_rest() {
+    require_ulimit();
+    let m = machine();
+    m.install();
+    let dir = xdg_state(&m).join("gk");
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = r#"{"status": "clean", "task": "", "detail": ""#;
+    let record = format!("{head}{}\"}}", "x".repeat(4_000_000 - head.len() - 2));
+    for i in 0..12 {
+        std::fs::write(dir.join(format!("s{i:04}.json")), &record).unwrap();
+    }
+    let what = "uninstall --purge, 12 records of 4,000,000 bytes, 160 MiB address space";
+    let run = run_limited(
+        m.gk_limited(&["uninstall", "--purge", "--yes"]),
+        Stdin::Bytes(Vec::new()),
+        SMALL_MEMORY,
+        what,
+    );
+    assert_eq!(run.code, Some(0), "{what}\n{}", all(&run));
+    let text = format!("{}{}", run.stdout_text(), run.stderr_text());
+    assert_eq!(
+        text.matches("a task record passed over (this run holds 32 MiB of records already); delete it by hand if it is not wanted")
+            .count(),
+        4,
+        "{what}\n{}",
+        all(&run)
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        4,
+        "{what}\n{}",
+        all(&run)
+    );
+}
+
 /// An event longer than the part the prompt hook keeps (16 MiB): what a
 /// user sees. A prompt read whole is answered as ever; a prompt cut off is
 /// judged on its first part, and the answer says so; an event whose prompt
