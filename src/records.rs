@@ -622,8 +622,22 @@ impl Held {
 }
 
 /// Why a record was passed over when its plan was full ([`Held`]).
-const HELD_FULL: &str =
-    "this run holds 32 MiB of records already; run the command again for the rest";
+fn held_full() -> String {
+    format!(
+        "this run holds {} MiB of records already",
+        PLAN_RECORD_BYTES >> 20
+    )
+}
+
+/// The note for a record `prune` or `clean --all` passed over because
+/// the plan was full: the next run takes it.
+fn left_for_the_next_run(path: &Path) -> String {
+    format!(
+        "note: left {} as it is ({}; run the command again for the rest)",
+        path.display(),
+        held_full()
+    )
+}
 
 /// [`reread`] for a command over many records (`prune`, `clean --all`):
 /// anyone may write the state folder, so one record gk cannot read again
@@ -679,10 +693,7 @@ pub fn plan_clean(
         // A record that is clean already is left out (nothing to do).
         if let Some(new) = cleaned(&file, p.stale_hours) {
             if !held.take(old.len() + new.len()) {
-                notes.push(format!(
-                    "note: left {} as it is ({HELD_FULL})",
-                    r.path.display()
-                ));
+                notes.push(left_for_the_next_run(&r.path));
                 continue;
             }
             plan.push(change(&r.path, r.shared, Some(old), Some(new), "set clean"));
@@ -716,10 +727,7 @@ pub fn plan_prune(records: &[Record], days: u32) -> Result<(Plan, Vec<String>)> 
                 format!("not written for more than {days} days")
             };
             if !held.take(bytes.len()) {
-                notes.push(format!(
-                    "note: left {} as it is ({HELD_FULL})",
-                    r.path.display()
-                ));
+                notes.push(left_for_the_next_run(&r.path));
                 continue;
             }
             plan.push(change(&r.path, false, Some(bytes), None, &why));
@@ -749,8 +757,9 @@ pub fn purge_changes(
             // Not "run the command again": this run may remove the
             // program that would run it.
             Ok(c) if !held.take(c.bytes.len()) => notes.push(format!(
-                "left {} in place: {what} passed over (this run holds 32 MiB of records already); delete it by hand if it is not wanted",
-                path.display()
+                "left {} in place: {what} passed over ({}); delete it by hand if it is not wanted",
+                path.display(),
+                held_full()
             )),
             Ok(c) => out.push(change(
                 path,

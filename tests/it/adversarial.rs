@@ -38,7 +38,6 @@ const LIMIT: Duration = Duration::from_secs(120);
 const MEMORY: u64 = 1 << 20;
 
 /// The limit the issue measured the prompt hook against (160 MiB, in KiB).
-#[cfg(unix)]
 const SMALL_MEMORY: u64 = 160 << 10;
 
 /// Files larger than every limit gk reads with (created sparse: no disk).
@@ -92,6 +91,27 @@ fn managed_dropins(m: &TestEnv) -> PathBuf {
 /// Where these tests point `XDG_STATE_HOME` (gk's state folder on Unix).
 fn xdg_state(m: &TestEnv) -> PathBuf {
     m.root().join("xdg-state")
+}
+
+/// gk's state folder in these tests (`XDG_STATE_HOME`'s `gk` on Unix; a
+/// test that runs on Windows too points `GK_STATE_DIR` at it), holding
+/// `n` copies of `record` named `s0000.json`, `s0001.json`, ….
+fn state_folder_of(m: &TestEnv, record: &str, n: usize) -> PathBuf {
+    let dir = xdg_state(m).join("gk");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..n {
+        std::fs::write(dir.join(format!("s{i:04}.json")), record).unwrap();
+    }
+    dir
+}
+
+/// A clean task record of 4,000,000 bytes, just under the 4 MiB a command
+/// reads a record to.
+fn huge_clean_record() -> String {
+    let head = r#"{"status": "clean", "task": "", "detail": ""#;
+    let record = format!("{head}{}\"}}", "x".repeat(4_000_000 - head.len() - 2));
+    assert_eq!(record.len(), 4_000_000);
+    record
 }
 
 /// A new machine with the files of `template` (installed once per test,
@@ -956,14 +976,10 @@ fn hooks_answer_fifty_megabytes_of_costly_bytes_under_a_160_mib_limit() {
 fn thousands_of_parsed_numbers_in_records_are_listed_under_a_160_mib_limit() {
     require_ulimit();
     let m = machine();
-    let dir = xdg_state(&m).join("gk");
-    std::fs::create_dir_all(&dir).unwrap();
     let numbers = vec!["0"; 30_000].join(",");
     let record = format!("{{\"status\":\"in_progress\",\"task\":[{numbers}]}}");
     assert!(record.len() < 64 << 10);
-    for i in 0..300 {
-        std::fs::write(dir.join(format!("s{i:04}.json")), &record).unwrap();
-    }
+    state_folder_of(&m, &record, 300);
     for args in [&["state"][..], &["state", "prune", "--dry-run"]] {
         let what = format!("{args:?}, 300 records of 30,000 numbers, 160 MiB address space");
         let run = run_limited(
@@ -995,14 +1011,7 @@ fn thousands_of_parsed_numbers_in_records_are_listed_under_a_160_mib_limit() {
 fn a_plan_over_huge_records_holds_a_bounded_part_and_the_rest_waits_for_the_next_run() {
     require_ulimit();
     let m = machine();
-    let dir = xdg_state(&m).join("gk");
-    std::fs::create_dir_all(&dir).unwrap();
-    let head = r#"{"status": "clean", "task": "", "detail": ""#;
-    let record = format!("{head}{}\"}}", "x".repeat(4_000_000 - head.len() - 2));
-    assert_eq!(record.len(), 4_000_000);
-    for i in 0..48 {
-        std::fs::write(dir.join(format!("s{i:04}.json")), &record).unwrap();
-    }
+    let dir = state_folder_of(&m, &huge_clean_record(), 48);
     let left = || std::fs::read_dir(&dir).unwrap().count();
     let prune = |args: &[&str], what: &str| {
         let run = run_limited(
@@ -1041,29 +1050,21 @@ fn a_plan_over_huge_records_holds_a_bounded_part_and_the_rest_waits_for_the_next
     }
 }
 
-/// `uninstall --purge` over 12 such records, under 160 MiB: it removes
-/// what 32 MiB hold (8) and names the other 4 to delete by hand, since
-/// running it again may not be possible (it removes gk's program).
-#[cfg(unix)]
+/// `uninstall --purge` over 12 such records (under 160 MiB on Unix; on
+/// Windows as well, where the folder is named by `GK_STATE_DIR`): it
+/// removes what 32 MiB hold (8) and names the other 4 to delete by hand,
+/// since running it again may not be possible (it removes gk's program).
 #[test]
 fn purge_over_huge_records_removes_a_bounded_part_and_names_the_rest() {
+    #[cfg(unix)]
     require_ulimit();
     let m = machine();
     m.install();
-    let dir = xdg_state(&m).join("gk");
-    std::fs::create_dir_all(&dir).unwrap();
-    let head = r#"{"status": "clean", "task": "", "detail": ""#;
-    let record = format!("{head}{}\"}}", "x".repeat(4_000_000 - head.len() - 2));
-    for i in 0..12 {
-        std::fs::write(dir.join(format!("s{i:04}.json")), &record).unwrap();
-    }
+    let dir = state_folder_of(&m, &huge_clean_record(), 12);
     let what = "uninstall --purge, 12 records of 4,000,000 bytes, 160 MiB address space";
-    let run = run_limited(
-        m.gk_limited(&["uninstall", "--purge", "--yes"]),
-        Stdin::Bytes(Vec::new()),
-        SMALL_MEMORY,
-        what,
-    );
+    let mut cmd = m.gk_limited(&["uninstall", "--purge", "--yes"]);
+    cmd.env("GK_STATE_DIR", &dir);
+    let run = run_limited(cmd, Stdin::Bytes(Vec::new()), SMALL_MEMORY, what);
     assert_eq!(run.code, Some(0), "{what}\n{}", all(&run));
     let text = format!("{}{}", run.stdout_text(), run.stderr_text());
     assert_eq!(
