@@ -5,11 +5,12 @@
 # and the Python reference hooks, and print the ratios. One command:
 #
 #   scripts/bench-hooks.sh [RUNS] [REF_RUNS]   (defaults 1000 and 30)
+#   scripts/bench-hooks.sh --write-order       (rewrite scripts/hot-path.order)
 #
 # Two gk builds are timed: the plain `cargo build --release` binary, and
-# the same code linked statically (`cargo rustc --release --bin gk --
-# -C target-feature=+crt-static`, Linux), which skips the dynamic loader
-# and is the build docs/maintainers/benchmarks.md recommends for Linux.
+# the same code linked statically and non-PIE (`cargo rustc --release
+# --bin gk -- $(scripts/static-flags.sh)`, Linux), which skips the dynamic
+# loader and is what scripts/install-gk.sh builds.
 # The Python reference is looked for in $GK_REFERENCE_DIR, else
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
 # same interleaved run as gk) rather than RUNS.
@@ -31,6 +32,8 @@
 # BENCH_EVICT_MB), as a hook starts after seconds of the client's work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+WRITE_ORDER=no
+if [ "${1:-}" = --write-order ]; then WRITE_ORDER=yes; shift; fi
 RUNS=${1:-1000}
 REF_RUNS=${2:-30}
 WARMUP=20
@@ -42,8 +45,15 @@ log=target/bench/build.log
 build() { "$@" >"$log" 2>&1 || { cat "$log"; exit 1; }; }
 build cargo build --release
 cp target/release/gk target/bench/gk-dynamic
-build cargo rustc --release --bin gk -- -C target-feature=+crt-static
+# shellcheck disable=SC2046 # the flags are words
+GK_LINK_ORDER_LOG="$PWD/target/bench/order.log" build cargo rustc --release --bin gk -- $(scripts/static-flags.sh)
 cp target/release/gk target/bench/gk-static
+# What scripts/link-in-order.sh found of scripts/hot-path.order (when gk
+# was linked again: an unchanged build is not).
+if [ -f target/bench/order.log ]; then
+  echo "scripts/hot-path.order: $(tail -n 1 target/bench/order.log) in the static build"
+  rm -f target/bench/order.log
+fi
 GK="$PWD/target/bench/gk-static"
 GKD="$PWD/target/bench/gk-dynamic"
 rustc -O --edition 2021 -o target/bench/bench-spawn scripts/bench-spawn.rs
@@ -54,8 +64,9 @@ else
   echo "note: taskset not found; runs are not pinned to one core (figures depend on order)" >&2
 fi
 # The floor under the 50-plugin figure: a process that only reads the
-# plugins' 100 files (static, like gk's build).
-rustc -O --edition 2021 -C target-feature=+crt-static -o target/bench/bench-read scripts/bench-read.rs
+# plugins' 100 files (linked as gk is).
+# shellcheck disable=SC2046
+rustc -O --edition 2021 $(scripts/static-flags.sh) -o target/bench/bench-read scripts/bench-read.rs
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -310,6 +321,45 @@ out=$("$GK" hook session < "$tmp/session-plugins.json")
 "$GK" hook session < "$tmp/session-warn.json" | grep -q 'runs twice on every UserPromptSubmit'
 
 TAB=$'\t'
+
+# --write-order: the functions each hook runs here (callgrind), in the
+# order of the hooks below, written to scripts/hot-path.order as `nm -C`
+# spells them (scripts/link-in-order.sh looks them up by that name).
+if [ "$WRITE_ORDER" = yes ]; then
+  command -v valgrind >/dev/null || { echo "--write-order needs valgrind (its callgrind)"; exit 1; }
+  : > "$tmp/called"
+  while IFS="$TAB" read -r input cmd; do
+    read -ra words <<< "$cmd"
+    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$tmp/cg.out" \
+      "$GK" "${words[@]}" < "$input" > /dev/null 2>&1
+    grep -oE '^c?fn=\([0-9]+\) .*' "$tmp/cg.out" | sed -E 's/^c?fn=\([0-9]+\) //' >> "$tmp/called"
+  done <<HOOKS
+$tmp/prompt.json${TAB}hook prompt
+$tmp/prompt-transcript.json${TAB}hook prompt
+$tmp/stop.json${TAB}hook stop
+$tmp/prompt-next.json${TAB}hook prompt
+$tmp/stop-next.json${TAB}hook stop
+$tmp/statusline.json${TAB}statusline
+$tmp/switch.json${TAB}hook pre-model-switch
+$tmp/session.json${TAB}hook session
+$tmp/session-warn.json${TAB}hook session
+$tmp/session-plugins.json${TAB}hook session
+HOOKS
+  nm --defined-only --no-sort "$GK" | sed 's/^[^ ]* [^ ]* //' > "$tmp/m"
+  nm --defined-only --no-sort -C "$GK" | sed 's/^[^ ]* [^ ]* //' > "$tmp/d"
+  {
+    echo "# The functions gk's hooks run, in the order they are to be linked"
+    echo "# (scripts/link-in-order.sh). Written by scripts/bench-hooks.sh"
+    echo "# --write-order: rerun it when the hooks' code changes much."
+    paste "$tmp/m" "$tmp/d" | awk -F "$TAB" '
+      FNR == NR { demangled[$1] = $2; next }
+      ($0 in demangled) && !(demangled[$0] in done) { done[demangled[$0]] = 1; print demangled[$0] }
+    ' - "$tmp/called"
+  } > scripts/hot-path.order
+  echo "scripts/hot-path.order: $(grep -vc '^#' scripts/hot-path.order) functions"
+  exit 0
+fi
+
 P="$tmp/prompt.json"
 S="$tmp/stop.json"
 L="$tmp/statusline.json"

@@ -3,9 +3,10 @@
 #
 #   scripts/install-gk.sh [gk install flags, e.g. --yes or --dry-run]
 #
-# On Linux with glibc the binary is linked statically: the hooks then start
-# without the dynamic loader, about 1.1x a no-op process instead of 1.7x
-# (figures in docs/maintainers/benchmarks.md). A plain `cargo install --path .` works too.
+# On Linux with glibc the binary is linked statically and non-PIE
+# (scripts/static-flags.sh says why): the hooks then start without the
+# dynamic loader, about 1.1x a no-op process instead of 1.8x (figures in
+# docs/maintainers/benchmarks.md). A plain `cargo install --path .` works too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 host=$(rustc -vV | sed -n 's/^host: //p')
@@ -13,7 +14,7 @@ case "$host" in
   *-linux-gnu)
     # With an explicit --target, RUSTFLAGS reach only gk's own target code,
     # not the derive macros that must stay dynamic.
-    RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
+    RUSTFLAGS="${RUSTFLAGS:-} $(scripts/static-flags.sh)" \
       cargo install --locked --path . --target "$host"
     ;;
   *)

@@ -22,6 +22,8 @@ mod install_managed;
 mod install_permissions;
 mod install_safety;
 mod linear_budgets;
+#[cfg(target_os = "linux")]
+mod linking;
 mod process_start;
 mod report;
 mod rules_presets;
