@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::TestEnv;
+use crate::common::{require_tool, TestEnv};
 
 const PROGRAM: &str = r#"
 #[inline(never)]
@@ -48,6 +48,10 @@ fn static_flags() -> Vec<String> {
 /// Link [`PROGRAM`] with the build's flags and `order` as the order file;
 /// the program, and what the linker said it found.
 fn link_with_order(env: &TestEnv, name: &str, order: &[&str]) -> (PathBuf, String) {
+    // The linker script needs binutils' `nm` to find the names.
+    for tool in ["rustc", "cc", "nm"] {
+        require_tool(tool);
+    }
     let dir = env.root().join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let source = dir.join("h.rs");
@@ -116,6 +120,7 @@ fn the_build_links_the_functions_in_the_order_file_order() {
 fn the_build_is_static_and_not_position_independent() {
     let env = TestEnv::new();
     let (program, _) = link_with_order(&env, "kind", &["h::first_fn"]);
+    require_tool("readelf");
     let out = Command::new("readelf")
         .args(["-h", "-l"])
         .arg(&program)
