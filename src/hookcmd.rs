@@ -512,6 +512,14 @@ pub fn ps_single_quoted(word: &str) -> String {
     out
 }
 
+/// `word` as one `sh` word in single quotes, a `'` inside written `'\''`
+/// (close, an escaped quote, reopen): what a person types into sh. (The
+/// spelling of an exec-form handler is [`exec_spelling`]'s, which the
+/// Windows reading agrees on too.)
+pub fn sh_single_quoted(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
 /// Parse a command string into what it runs. `None` when the string is
 /// beyond what can be decided safely (pipes, `&&`, redirections, variables
 /// other than the home/config ones, command substitution, …): callers must

@@ -451,7 +451,7 @@ fn sh_quote(word: &str) -> String {
     if plain {
         word.to_string()
     } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
+        crate::hookcmd::sh_single_quoted(word)
     }
 }
 

@@ -593,3 +593,21 @@ fn always_is_the_rows_without_a_first_version_and_versions_parse_as_printed() {
         assert_eq!(ClientVersion::parse(bad), None, "{bad}");
     }
 }
+
+/// What a person types: sh reads each quoted word back as itself, quotes,
+/// dollars, backquotes and backslashes included.
+#[cfg(unix)]
+#[test]
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)]
+fn an_sh_single_quoted_word_is_read_back_by_sh_as_it_is() {
+    for word in [
+        "it's", "''", "'", "a b", "$HOME", "`id`", r"\n\", "x'\"'y", "",
+    ] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf %s {}", sh_single_quoted(word)))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), word);
+    }
+}

@@ -495,7 +495,7 @@ fn quoted_folder(dir: &Path, os: Os) -> String {
         // PowerShell: a typographic single quote ends the string too.
         return crate::hookcmd::ps_single_quoted(text);
     }
-    format!("'{}'", text.replace('\'', "'\\''"))
+    crate::hookcmd::sh_single_quoted(text)
 }
 
 /// `text` fit for one line of the message: nothing a terminal acts on, no
