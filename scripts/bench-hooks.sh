@@ -9,7 +9,7 @@
 #
 # Two gk builds are timed: the plain `cargo build --release` binary, and
 # the same code linked statically and non-PIE (`cargo rustc --release
-# --bin gk -- $(scripts/static-flags.sh)`, Linux), which skips the dynamic
+# --bin gk -- $(sh scripts/static-flags.sh)`, Linux), which skips the dynamic
 # loader and is what scripts/install-gk.sh builds.
 # The Python reference is looked for in $GK_REFERENCE_DIR, else
 # ../shared/reference; it is slow, so it gets REF_RUNS runs (timed in the
@@ -46,7 +46,7 @@ build() { "$@" >"$log" 2>&1 || { cat "$log"; exit 1; }; }
 build cargo build --release
 cp target/release/gk target/bench/gk-dynamic
 # shellcheck disable=SC2046 # the flags are words
-GK_LINK_ORDER_LOG="$PWD/target/bench/order.log" build cargo rustc --release --bin gk -- $(scripts/static-flags.sh)
+GK_LINK_ORDER_LOG="$PWD/target/bench/order.log" build cargo rustc --release --bin gk -- $(sh scripts/static-flags.sh)
 cp target/release/gk target/bench/gk-static
 # What scripts/link-in-order.sh found of scripts/hot-path.order (when gk
 # was linked again: an unchanged build is not).
@@ -66,7 +66,7 @@ fi
 # The floor under the 50-plugin figure: a process that only reads the
 # plugins' 100 files (linked as gk is).
 # shellcheck disable=SC2046
-rustc -O --edition 2021 $(scripts/static-flags.sh) -o target/bench/bench-read scripts/bench-read.rs
+rustc -O --edition 2021 $(sh scripts/static-flags.sh) -o target/bench/bench-read scripts/bench-read.rs
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

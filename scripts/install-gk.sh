@@ -14,7 +14,7 @@ case "$host" in
   *-linux-gnu)
     # With an explicit --target, RUSTFLAGS reach only gk's own target code,
     # not the derive macros that must stay dynamic.
-    RUSTFLAGS="${RUSTFLAGS:-} $(scripts/static-flags.sh)" \
+    RUSTFLAGS="${RUSTFLAGS:-} $(sh scripts/static-flags.sh)" \
       cargo install --locked --path . --target "$host"
     ;;
   *)
