@@ -5,7 +5,7 @@
 # hooks run (scripts/hot-path.order), so that they lie together at the
 # start of the code instead of spread over 3 MB of it: a hook starts with a
 # cold cache, and its code then fills fewer pages and cache lines
-# (docs/maintainers/benchmarks.md, "Linked in order").
+# (docs/maintainers/benchmarks.md, "Linked non-PIE, in order").
 #
 # scripts/hot-path.order names functions as `nm -C` prints them, without
 # the hash a Rust symbol carries (which changes with gk's version, its
