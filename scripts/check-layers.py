@@ -57,7 +57,7 @@ SUPER_PATH = re.compile(r"\bsuper::([a-z_]+)")
 BRACED = re.compile(r"\buse crate::\{([^}]*)\}")
 PROCESS_READ = re.compile(
     r"\bstd::env::(?:vars?|vars?_os|args|args_os|current_dir|current_exe)\b"
-    r"|\bio::(?:stdout|stderr|stdin)\(\)|\bstd::path::absolute\b|\bdirs::home_dir\b"
+    r"|\bio::(?:stdout|stderr|stdin)\(\)|\bstd::path::absolute\b|\benv::home_dir\b"
     r"|\bis_terminal\(\)"
 )
 PROCESS_READERS = {"src/env.rs", "src/commands/mod.rs"}

@@ -145,11 +145,16 @@ impl Env {
     }
 
     /// The system's idea of the home folder, asked only when the home
-    /// variable is unset (see `paths::home_dir`).
-    #[allow(clippy::disallowed_methods)] // the one use of dirs::home_dir (clippy.toml)
+    /// variable is unset (see `paths::home_dir`): the standard library's
+    /// `home_dir`, which asks what the client's own runtime asks (Windows:
+    /// `GetUserProfileDirectoryW`; elsewhere the user database). On Windows
+    /// that costs no library a hook would load at every start: the `dirs`
+    /// crate, used here before, asked the shell (`SHGetKnownFolderPath`),
+    /// which put shell32.dll and combase.dll in gk.exe's imports.
+    #[allow(clippy::disallowed_methods)] // the one use of std::env::home_dir (clippy.toml)
     pub fn system_home(&self) -> Option<PathBuf> {
         if self.system_home {
-            dirs::home_dir()
+            std::env::home_dir()
         } else {
             None
         }

@@ -39,6 +39,7 @@ fn main() -> std::process::ExitCode {
             windows_gk_plugin_runs_each_hook_once_with_no_hooks_in_settings,
             windows_gk_in_a_plugin_and_in_settings_runs_twice_until_doctor_fixes_it,
             windows_a_registry_policy_takes_the_managed_tier,
+            windows_gk_exe_loads_no_library_of_the_shell_or_the_gui,
         ],
         skip,
     )
@@ -755,4 +756,44 @@ fn windows_a_registry_policy_takes_the_managed_tier() {
         "{said}"
     );
     assert!(said.contains(&sb.win(&hidden)), "{said}");
+}
+
+/// gk.exe starts at every prompt, so it imports no library of the Windows
+/// shell or GUI: a program that imports shell32.dll loads user32.dll and
+/// gdi32.dll with it and pays their set-up at every start and exit, even
+/// if it never calls them. The `dirs` crate put shell32.dll and
+/// combase.dll there for a home-folder fallback gk never needs under the
+/// client (docs/maintainers/benchmarks.md, "gk.exe's libraries"). Read
+/// from the program's import table (binutils' `objdump -p`); no Wine run.
+fn windows_gk_exe_loads_no_library_of_the_shell_or_the_gui() {
+    let tools = wine::tools(
+        "windows_gk_exe_loads_no_library_of_the_shell_or_the_gui",
+        false,
+    );
+    let out = std::process::Command::new("objdump")
+        .arg("-p")
+        .arg(&tools.gk_exe)
+        .output()
+        .expect("objdump (binutils) runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let imports: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("DLL Name: "))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    assert!(imports.iter().any(|d| d == "kernel32.dll"), "{imports:?}");
+    for dll in [
+        "shell32.dll",
+        "user32.dll",
+        "gdi32.dll",
+        "ole32.dll",
+        "oleaut32.dll",
+        "combase.dll",
+        "shlwapi.dll",
+    ] {
+        assert!(
+            !imports.iter().any(|d| d == dll),
+            "gk.exe imports {dll}: {imports:?}"
+        );
+    }
 }

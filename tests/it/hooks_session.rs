@@ -493,7 +493,7 @@ fn without_home_variables_the_contract_holds() {
         .run();
     assert_eq!(out.code, Some(0));
     assert!(out.stderr.is_empty());
-    // dirs::home_dir may still find the account's home through the system;
+    // std::env::home_dir may still find the account's home through the system;
     // either way the contract holds and no stderr is written.
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.is_empty() || text.ends_with("}\n"), "{text}");

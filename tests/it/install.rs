@@ -933,7 +933,7 @@ fn purge_lists_and_removes_every_backup_and_keeps_none_of_its_own() {
 /// too; elsewhere the home in the user database or HOME).
 #[allow(clippy::disallowed_methods)]
 fn real_profile() -> PathBuf {
-    dirs::home_dir().expect("the system reports a home folder for this user")
+    std::env::home_dir().expect("the system reports a home folder for this user")
 }
 
 /// Existence, size and modification time of each file gk writes in a profile.
