@@ -520,6 +520,31 @@ pub fn sh_single_quoted(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
 
+/// `word` as one argument a person types into sh: as it is when sh reads
+/// none of its bytes specially (a backslash it does: it escapes the next
+/// byte), else [`sh_single_quoted`].
+pub fn sh_word(word: &str) -> String {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"_-./:,+@%=".contains(&b);
+    if !word.is_empty() && word.bytes().all(plain) {
+        word.to_string()
+    } else {
+        sh_single_quoted(word)
+    }
+}
+
+/// `word` as one argument a person types into PowerShell: as it is when
+/// PowerShell reads none of its characters specially (a backslash it does
+/// not; a comma makes an array of two arguments, an `@` splats), else
+/// [`ps_single_quoted`].
+pub fn ps_word(word: &str) -> String {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"_-./\\:+%=".contains(&b);
+    if !word.is_empty() && word.bytes().all(plain) {
+        word.to_string()
+    } else {
+        ps_single_quoted(word)
+    }
+}
+
 /// Parse a command string into what it runs. `None` when the string is
 /// beyond what can be decided safely (pipes, `&&`, redirections, variables
 /// other than the home/config ones, command substitution, …): callers must

@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::hookcmd::{HookCommand, HookKind, ShellForm, SmokeCheck};
+// The command line a person types: each word for sh as it is or in single
+// quotes; for PowerShell always a single-quoted string.
+use crate::hookcmd::{ps_single_quoted as ps_quote, sh_word as sh_quote};
 use crate::platform::Os;
 
 /// How a command string is handed to a shell: program and its arguments
@@ -440,24 +443,6 @@ pub fn by_hand(
         out
     }
 }
-
-/// `word` as one `sh` word: as it is when it holds nothing a shell reads
-/// specially, else in single quotes (a `'` written `'\''`).
-fn sh_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-./:,+@%=".contains(&b));
-    if plain {
-        word.to_string()
-    } else {
-        crate::hookcmd::sh_single_quoted(word)
-    }
-}
-
-// `word` as one PowerShell string (the hooks' own quoting: single quotes,
-// each quote PowerShell reads as one doubled).
-use crate::hookcmd::ps_single_quoted as ps_quote;
 
 #[cfg(test)]
 mod tests {

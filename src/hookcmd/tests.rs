@@ -595,19 +595,47 @@ fn always_is_the_rows_without_a_first_version_and_versions_parse_as_printed() {
 }
 
 /// What a person types: sh reads each quoted word back as itself, quotes,
-/// dollars, backquotes and backslashes included.
+/// dollars, backquotes and backslashes included, whether `sh_word` left it
+/// plain or quoted it.
 #[cfg(unix)]
 #[test]
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)]
-fn an_sh_single_quoted_word_is_read_back_by_sh_as_it_is() {
+fn an_sh_quoted_word_is_read_back_by_sh_as_it_is() {
     for word in [
-        "it's", "''", "'", "a b", "$HOME", "`id`", r"\n\", "x'\"'y", "",
+        "it's",
+        "''",
+        "'",
+        "a b",
+        "$HOME",
+        "`id`",
+        r"\n\",
+        "x'\"'y",
+        "",
+        r"/w/a\b",
+        "/w/a,b@c%d=e+f",
     ] {
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("printf %s {}", sh_single_quoted(word)))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), word);
+        for quoted in [sh_single_quoted(word), sh_word(word)] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {quoted}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), word, "{quoted}");
+        }
+    }
+    // Left plain only when nothing in it needs quoting.
+    assert_eq!(sh_word("/w/a,b@c%d=e+f"), "/w/a,b@c%d=e+f");
+    assert_eq!(sh_word(r"/w/a\b"), r"'/w/a\b'");
+}
+
+/// PowerShell's plain words: no comma (an array), no `@` (splatting), a
+/// backslash as it is; the rest in single quotes.
+#[test]
+fn a_ps_word_is_plain_only_when_powershell_reads_it_literally() {
+    assert_eq!(ps_word(r"C:\Users\Ann\p-1.x"), r"C:\Users\Ann\p-1.x");
+    for odd in [
+        r"C:\a,b", r"C:\@b", r"C:\a b", r"C:\$x", "C:\\a`b", r"C:\(a)", r"C:\a;b", "",
+    ] {
+        assert_eq!(ps_word(odd), ps_single_quoted(odd), "{odd}");
     }
 }

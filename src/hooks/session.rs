@@ -478,8 +478,9 @@ pub fn doctor_command(fix: bool, in_project: bool, project: Option<&Path>, os: O
 
 /// A folder as a shell argument: as it is when it needs no quoting, else
 /// in single quotes (sh and PowerShell both read those literally; a quote
-/// inside is `'\''` for sh, `''` for PowerShell). A folder with a control
-/// character, or too long to be worth typing, is named in words instead.
+/// inside is `'\''` for sh, `''` for PowerShell; `hookcmd::sh_word` and
+/// `ps_word`). A folder with a control character, or too long to be worth
+/// typing, is named in words instead.
 fn quoted_folder(dir: &Path, os: Os) -> String {
     let Some(text) = dir
         .to_str()
@@ -487,15 +488,11 @@ fn quoted_folder(dir: &Path, os: Os) -> String {
     else {
         return "<this session's folder>".to_string();
     };
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/\\:._-+,@%=".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        return text.to_string();
-    }
     if os.is_windows() {
-        // PowerShell: a typographic single quote ends the string too.
-        return crate::hookcmd::ps_single_quoted(text);
+        crate::hookcmd::ps_word(text)
+    } else {
+        crate::hookcmd::sh_word(text)
     }
-    crate::hookcmd::sh_single_quoted(text)
 }
 
 /// `text` fit for one line of the message: nothing a terminal acts on, no
@@ -969,6 +966,12 @@ mod tests {
         assert_eq!(q("/home/u/work/p-1", Os::Linux), "/home/u/work/p-1");
         assert_eq!(q("/home/u/my work", Os::Linux), "'/home/u/my work'");
         assert_eq!(q("/home/u/it's", Os::Linux), "'/home/u/it'\\''s'");
+        // sh reads a backslash as an escape, PowerShell a comma as two
+        // arguments: quoted there, and only there.
+        assert_eq!(q(r"/home/u/a\b", Os::Linux), r"'/home/u/a\b'");
+        assert_eq!(q("/home/u/a,b", Os::Linux), "/home/u/a,b");
+        assert_eq!(q(r"C:\w\a,b", Os::Windows), r"'C:\w\a,b'");
+        assert_eq!(q(r"C:\w\@b", Os::Windows), r"'C:\w\@b'");
         assert_eq!(q(r"C:\Users\Ann\proj", Os::Windows), r"C:\Users\Ann\proj");
         assert_eq!(
             q(r"C:\Users\Ann Lee\O'Brien", Os::Windows),
