@@ -345,16 +345,15 @@ $tmp/session.json${TAB}hook session
 $tmp/session-warn.json${TAB}hook session
 $tmp/session-plugins.json${TAB}hook session
 HOOKS
-  nm --defined-only --no-sort "$GK" | sed 's/^[^ ]* [^ ]* //' > "$tmp/m"
-  nm --defined-only --no-sort -C "$GK" | sed 's/^[^ ]* [^ ]* //' > "$tmp/d"
+  sh scripts/link-in-order.sh --names "$GK" > "$tmp/names"
   {
     echo "# The functions gk's hooks run, in the order they are to be linked"
     echo "# (scripts/link-in-order.sh). Written by scripts/bench-hooks.sh"
     echo "# --write-order: rerun it when the hooks' code changes much."
-    paste "$tmp/m" "$tmp/d" | awk -F "$TAB" '
+    awk -F "$TAB" '
       FNR == NR { demangled[$1] = $2; next }
       ($0 in demangled) && !(demangled[$0] in done) { done[demangled[$0]] = 1; print demangled[$0] }
-    ' - "$tmp/called"
+    ' "$tmp/names" "$tmp/called"
   } > scripts/hot-path.order
   echo "scripts/hot-path.order: $(grep -vc '^#' scripts/hot-path.order) functions"
   exit 0

@@ -14,10 +14,30 @@
 # passed on. Anything missing (no LLD, no `nm`, no order file, a name no
 # longer found) only loses the order: the link itself is the same.
 #
+#   scripts/link-in-order.sh --names FILE   prints each symbol FILE defines as
+#                                           spelled<TAB>demangled (bench-hooks.sh
+#                                           --write-order writes the list with it)
+#
 #   GK_LINK_CC         the program to link with (default cc)
 #   GK_LINK_ORDER      another order file (the tests)
 #   GK_LINK_ORDER_LOG  a file to append how many names were found to (bench-hooks.sh)
 set -u
+# The symbols `$1` defines, one a line: as spelled, a tab, as `nm -C` spells
+# them. The same listing twice, line for line the same symbols (a name
+# with a space keeps it: only the first two fields are cut).
+names() {
+  n=$(mktemp) && d=$(mktemp) || return 1
+  nm --defined-only --no-sort "$1" 2>/dev/null | sed 's/^[^ ]* [^ ]* //' > "$n" &&
+    nm --defined-only --no-sort -C "$1" 2>/dev/null | sed 's/^[^ ]* [^ ]* //' > "$d" &&
+    [ "$(wc -l < "$n")" -eq "$(wc -l < "$d")" ] && paste "$n" "$d"
+  status=$?
+  rm -f "$n" "$d"
+  return $status
+}
+if [ "${1:-}" = --names ]; then
+  names "$2"
+  exit
+fi
 cc=${GK_LINK_CC:-cc}
 order=${GK_LINK_ORDER:-$(dirname "$0")/hot-path.order}
 lld=no
@@ -37,12 +57,7 @@ for a in "$@"; do
   case $a in
     *.o)
       [ -f "$a" ] || continue
-      # The same listing twice, as spelled and demangled: line for line the
-      # same symbols (names with a space keep it after the second field).
-      nm --defined-only --no-sort "$a" 2>/dev/null | sed 's/^[^ ]* [^ ]* //' > "$tmp/m" || continue
-      nm --defined-only --no-sort -C "$a" 2>/dev/null | sed 's/^[^ ]* [^ ]* //' > "$tmp/d" || continue
-      [ "$(wc -l < "$tmp/m")" -eq "$(wc -l < "$tmp/d")" ] || continue
-      paste "$tmp/m" "$tmp/d" >> "$tmp/pairs"
+      names "$a" > "$tmp/one" && cat "$tmp/one" >> "$tmp/pairs"
       ;;
   esac
 done
