@@ -524,12 +524,7 @@ pub fn sh_single_quoted(word: &str) -> String {
 /// none of its bytes specially (a backslash it does: it escapes the next
 /// byte), else [`sh_single_quoted`].
 pub fn sh_word(word: &str) -> String {
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b"_-./:,+@%=".contains(&b);
-    if !word.is_empty() && word.bytes().all(plain) {
-        word.to_string()
-    } else {
-        sh_single_quoted(word)
-    }
+    plain_or(word, b"_-./:,+@%=", sh_single_quoted)
 }
 
 /// `word` as one argument a person types into PowerShell: as it is when
@@ -537,11 +532,17 @@ pub fn sh_word(word: &str) -> String {
 /// not; a comma makes an array of two arguments, an `@` splats), else
 /// [`ps_single_quoted`].
 pub fn ps_word(word: &str) -> String {
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b"_-./\\:+%=".contains(&b);
-    if !word.is_empty() && word.bytes().all(plain) {
+    plain_or(word, b"_-./\\:+%=", ps_single_quoted)
+}
+
+/// `word` as it is when it is not empty and each byte is an ASCII letter,
+/// a digit or one of `plain`; else `quoted(word)`.
+fn plain_or(word: &str, plain: &[u8], quoted: fn(&str) -> String) -> String {
+    let is_plain = |b: u8| b.is_ascii_alphanumeric() || plain.contains(&b);
+    if !word.is_empty() && word.bytes().all(is_plain) {
         word.to_string()
     } else {
-        ps_single_quoted(word)
+        quoted(word)
     }
 }
 
