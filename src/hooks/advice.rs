@@ -353,13 +353,16 @@ fn len_bucket(n: usize) -> &'static str {
 struct Fnv(u32);
 
 impl Fnv {
-    fn new() -> Fnv {
+    const fn new() -> Fnv {
         Fnv(0x811C_9DC5)
     }
-    fn feed(mut self, bytes: &[u8]) -> Fnv {
-        for &b in bytes {
-            self.0 ^= u32::from(b);
+    /// (A `while` loop: a `const fn`, for the tables built at compile time.)
+    const fn feed(mut self, bytes: &[u8]) -> Fnv {
+        let mut i = 0;
+        while i < bytes.len() {
+            self.0 ^= bytes[i] as u32;
             self.0 = self.0.wrapping_mul(0x0100_0193);
+            i += 1;
         }
         self
     }
@@ -456,6 +459,58 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memchr_iter(first, hay).any(|i| hay[i..].starts_with(needle))
 }
 
+/// Per byte value, the markers of a list (at most 64) whose byte at `at`
+/// it is: built at compile time, for [`contains_marker`].
+const fn byte_masks(list: &[&str], at: usize) -> [u64; 256] {
+    assert!(list.len() <= 64, "a marker list of at most 64 entries");
+    let mut masks = [0u64; 256];
+    let mut m = 0;
+    while m < list.len() {
+        let bytes = list[m].as_bytes();
+        assert!(bytes.len() >= 2, "markers of two bytes or more");
+        masks[bytes[at] as usize] |= 1 << m;
+        m += 1;
+    }
+    masks
+}
+
+const MARKER_FIRST: [u64; 256] = byte_masks(ERROR_MARKERS, 0);
+const MARKER_SECOND: [u64; 256] = byte_masks(ERROR_MARKERS, 1);
+
+/// Whether an error marker occurs in `hay`: one pass, and at each place
+/// only the markers whose first two bytes are there are compared (the
+/// same answer as [`contains`] for each marker, without a pass each).
+fn contains_marker(hay: &[u8]) -> bool {
+    hay.windows(2).enumerate().any(|(i, two)| {
+        let mut mask = MARKER_FIRST[usize::from(two[0])] & MARKER_SECOND[usize::from(two[1])];
+        while mask != 0 {
+            let m = mask.trailing_zeros() as usize;
+            if hay[i..].starts_with(ERROR_MARKERS[m].as_bytes()) {
+                return true;
+            }
+            mask &= mask - 1;
+        }
+        false
+    })
+}
+
+/// The bytes of code punctuation, for the `Code` shape, as a table (a
+/// `match` here compiled to a jump per byte).
+static CODE_PUNCTUATION: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b"{}();=<>[]";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+fn is_code_punctuation(c: u8) -> bool {
+    CODE_PUNCTUATION[usize::from(c)]
+}
+
 fn in_sorted(list: &[&str], word: &[u8]) -> bool {
     list.binary_search_by(|w| w.as_bytes().cmp(word)).is_ok()
 }
@@ -469,14 +524,132 @@ struct Reading<'p> {
     words: Vec<(usize, usize)>,
     /// Per word, the lists it is in ([`WORD_FLAGS`]).
     flags: Vec<u16>,
+    /// Per word, its [`word_hash`].
+    hashes: Vec<Fnv>,
+    /// Per word, where it is in [`WORD_FLAGS`] ([`NO_WORD`]: not there).
+    entries: Vec<u16>,
 }
 
-/// The lists `word` is in: one binary search of [`WORD_FLAGS`].
-fn flags_of(word: &[u8]) -> u16 {
-    WORD_FLAGS
-        .binary_search_by(|(w, _)| w.as_bytes().cmp(word))
-        .map_or(0, |i| WORD_FLAGS[i].1)
+/// The hash of a word's feature (`w:` and the word): the feature's
+/// bucket, and the key of [`FLAG_SLOTS`].
+const fn word_hash(word: &[u8]) -> Fnv {
+    Fnv::new().feed(b"w:").feed(word)
 }
+
+/// How many slots [`FLAG_SLOTS`] has: a power of two, at least twice the
+/// words of [`WORD_FLAGS`], so a look-up meets an empty slot soon.
+const FLAG_SLOT_COUNT: usize = (WORD_FLAGS.len() * 2).next_power_of_two();
+const NO_WORD: u16 = u16::MAX;
+
+/// [`WORD_FLAGS`] as an open-addressed hash table (linear probing) of
+/// indices, keyed by [`word_hash`]: built at compile time.
+static FLAG_SLOTS: [u16; FLAG_SLOT_COUNT] = flag_slots();
+
+const fn flag_slots() -> [u16; FLAG_SLOT_COUNT] {
+    assert!(WORD_FLAGS.len() < NO_WORD as usize);
+    let mut slots = [NO_WORD; FLAG_SLOT_COUNT];
+    let mut i = 0;
+    while i < WORD_FLAGS.len() {
+        let mut at = word_hash(WORD_FLAGS[i].0.as_bytes()).0 as usize & (FLAG_SLOT_COUNT - 1);
+        while slots[at] != NO_WORD {
+            at = (at + 1) & (FLAG_SLOT_COUNT - 1);
+        }
+        slots[at] = i as u16;
+        i += 1;
+    }
+    slots
+}
+
+/// Where a word is in [`WORD_FLAGS`] ([`NO_WORD`]: not there), by its
+/// [`word_hash`]: one probe of [`FLAG_SLOTS`], and a comparison where the
+/// hash leads.
+fn entry_of(word: &[u8], hash: Fnv) -> u16 {
+    let mut at = hash.0 as usize & (FLAG_SLOT_COUNT - 1);
+    loop {
+        let i = FLAG_SLOTS[at];
+        if i == NO_WORD || WORD_FLAGS[usize::from(i)].0.as_bytes() == word {
+            return i;
+        }
+        at = (at + 1) & (FLAG_SLOT_COUNT - 1);
+    }
+}
+
+fn flags_of_entry(entry: u16) -> u16 {
+    WORD_FLAGS.get(usize::from(entry)).map_or(0, |&(_, f)| f)
+}
+
+/// The lists `word` is in ([`WORD_FLAGS`]).
+#[cfg(test)]
+fn flags_of(word: &[u8]) -> u16 {
+    flags_of_entry(entry_of(word, word_hash(word)))
+}
+
+/// A list of phrases (sorted by first word) and, per entry of
+/// [`WORD_FLAGS`], the range of those whose first word it is: built at
+/// compile time, so finding the phrases that may start at a word costs
+/// no search.
+struct Phrases {
+    list: &'static [&'static [&'static str]],
+    ranges: [(u16, u16); WORD_FLAGS.len()],
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl Phrases {
+    const fn new(list: &'static [&'static [&'static str]]) -> Phrases {
+        assert!(list.len() < u16::MAX as usize);
+        let mut ranges = [(0u16, 0u16); WORD_FLAGS.len()];
+        let mut j = 0;
+        while j < list.len() {
+            assert!(!list[j].is_empty(), "an empty phrase");
+            let mut i = 0;
+            while i < WORD_FLAGS.len() && !same_str(WORD_FLAGS[i].0, list[j][0]) {
+                i += 1;
+            }
+            assert!(
+                i < WORD_FLAGS.len(),
+                "a phrase's first word is not in WORD_FLAGS"
+            );
+            if ranges[i].0 == ranges[i].1 {
+                ranges[i] = (j as u16, j as u16 + 1);
+            } else {
+                assert!(
+                    ranges[i].1 as usize == j,
+                    "phrases not grouped by first word"
+                );
+                ranges[i].1 += 1;
+            }
+            j += 1;
+        }
+        Phrases { list, ranges }
+    }
+
+    /// The phrases whose first word is the entry `entry` of [`WORD_FLAGS`].
+    fn starting_with(&self, entry: u16) -> &'static [&'static [&'static str]] {
+        match self.ranges.get(usize::from(entry)) {
+            Some(&(from, to)) => &self.list[usize::from(from)..usize::from(to)],
+            None => &[],
+        }
+    }
+}
+
+static FRAMING_PHRASES: Phrases = Phrases::new(FRAMING);
+static AUTONOMY_PHRASES: Phrases = Phrases::new(AUTONOMY);
+static STEPWISE_PHRASES: Phrases = Phrases::new(STEPWISE);
+static PLAN_PHRASES: Phrases = Phrases::new(PLAN_ONLY);
 
 impl<'p> Reading<'p> {
     fn new(prompt: &'p str) -> Reading<'p> {
@@ -496,18 +669,26 @@ impl<'p> Reading<'p> {
                 i += 1;
             }
         }
-        let flags = words.iter().map(|&(s, e)| flags_of(&low[s..e])).collect();
+        let hashes: Vec<Fnv> = words.iter().map(|&(s, e)| word_hash(&low[s..e])).collect();
+        let entries: Vec<u16> = (words.iter().zip(&hashes))
+            .map(|(&(s, e), &h)| entry_of(&low[s..e], h))
+            .collect();
+        let flags = entries.iter().map(|&e| flags_of_entry(e)).collect();
         let mut r = Reading {
             head,
             low,
             over,
             words,
             flags,
+            hashes,
+            entries,
         };
         // From here on the words are the ones kept: framing moves no feature.
         let kept = r.drop_framing();
         r.words = kept.iter().map(|&i| r.words[i]).collect();
         r.flags = kept.iter().map(|&i| r.flags[i]).collect();
+        r.hashes = kept.iter().map(|&i| r.hashes[i]).collect();
+        r.entries = kept.iter().map(|&i| r.entries[i]).collect();
         r
     }
 
@@ -545,17 +726,10 @@ impl<'p> Reading<'p> {
                 .all(|(k, w)| self.word(at + k) == w.as_bytes())
     }
 
-    /// The phrases of `list` (sorted by first word) that could start at
-    /// word `at`: those whose first word is that word.
-    fn starting_here<'l>(&self, at: usize, list: &'l [&'l [&'l str]]) -> &'l [&'l [&'l str]] {
-        let w = self.word(at);
-        let from = list.partition_point(|p| p.first().map_or(b"".as_slice(), |f| f.as_bytes()) < w);
-        let to = from
-            + list[from..]
-                .iter()
-                .take_while(|p| p.first().is_some_and(|f| f.as_bytes() == w))
-                .count();
-        &list[from..to]
+    /// The phrases of `phrases` that could start at word `at`: those
+    /// whose first word is that word.
+    fn starting_here(&self, at: usize, phrases: &Phrases) -> &'static [&'static [&'static str]] {
+        phrases.starting_with(self.entries[at])
     }
 
     fn drop_framing(&self) -> Vec<usize> {
@@ -564,7 +738,7 @@ impl<'p> Reading<'p> {
         while i < self.words.len() {
             // Longest first among those with this first word.
             let phrases = if self.has_flag(i, FRAMING_START) {
-                self.starting_here(i, FRAMING)
+                self.starting_here(i, &FRAMING_PHRASES)
             } else {
                 &[]
             };
@@ -580,7 +754,7 @@ impl<'p> Reading<'p> {
     }
 
     /// Does a phrase of `phrases` occur, starting at a word flagged `start`?
-    fn has_phrase(&self, phrases: &[&[&str]], start: u16) -> bool {
+    fn has_phrase(&self, phrases: &Phrases, start: u16) -> bool {
         (0..self.words.len()).any(|i| {
             self.has_flag(i, start)
                 && self
@@ -612,7 +786,7 @@ impl<'p> Reading<'p> {
         if contains(low, b"[image #") {
             out.push(Shape::Image);
         }
-        if ERROR_MARKERS.iter().any(|m| contains(low, m.as_bytes())) {
+        if contains_marker(low) {
             out.push(Shape::Error);
         }
         let trim =
@@ -672,19 +846,19 @@ impl<'p> Reading<'p> {
         if scale > 0 {
             out.push(Shape::Scale(scale.min(3) as u8));
         }
-        let autonomy = self.has_phrase(AUTONOMY, AUTONOMY_START);
-        let stepwise = self.has_phrase(STEPWISE, STEPWISE_START);
+        let autonomy = self.has_phrase(&AUTONOMY_PHRASES, AUTONOMY_START);
+        let stepwise = self.has_phrase(&STEPWISE_PHRASES, STEPWISE_START);
         if autonomy || stepwise {
             out.push(Shape::Autonomy);
         }
-        let plan_only = self.has_phrase(PLAN_ONLY, PLAN_START);
+        let plan_only = self.has_phrase(&PLAN_PHRASES, PLAN_START);
         if plan_only {
             out.push(Shape::PlanOnly);
         }
         if head.iter().any(|&c| c >= 0x80) {
             out.push(Shape::NonAscii);
         }
-        if head.iter().filter(|c| b"{}();=<>[]".contains(c)).count() >= 6 {
+        if head.iter().filter(|&&c| is_code_punctuation(c)).count() >= 6 {
             out.push(Shape::Code);
         }
         // Short follow-ups (the Python twin says why).
@@ -729,13 +903,11 @@ impl<'p> Reading<'p> {
     }
 
     /// Every feature, in the Python twin's order, as (bucket, origin).
-    fn features(&self, emit: &mut impl FnMut(usize, Origin)) -> Guard {
+    fn features(&self, sink: &mut impl Sink) -> Guard {
+        let mut emit = |b: usize, o: Origin| sink.emit(b, o);
         let n = self.words.len();
-        for k in 0..n {
-            emit(
-                bucket(Fnv::new().feed(b"w:").feed(self.word(k))),
-                Origin::Word(k),
-            );
+        for (k, &h) in self.hashes.iter().enumerate() {
+            emit(bucket(h), Origin::Word(k));
         }
         for k in 0..n.saturating_sub(1) {
             let h = Fnv::new()
@@ -748,36 +920,32 @@ impl<'p> Reading<'p> {
         // Byte runs of " w0 w1 … ", each credited to the word its middle
         // byte falls in (a space: the word after it).
         let mut text = Vec::with_capacity(self.head.len() + 2);
-        let mut owner = Vec::with_capacity(self.head.len() + 2);
+        // A word's index fits a u16: a head has at most HEAD_BYTES words.
+        const _: () = assert!(HEAD_BYTES <= u16::MAX as usize);
+        let mut owner: Vec<u16> = Vec::with_capacity(self.head.len() + 2);
         for k in 0..n {
             text.push(b' ');
-            owner.push(k);
+            owner.push(k as u16);
             text.extend_from_slice(self.word(k));
-            owner.extend(std::iter::repeat_n(k, self.word(k).len()));
+            owner.extend(std::iter::repeat_n(k as u16, self.word(k).len()));
         }
         text.push(b' ');
-        owner.push(n.saturating_sub(1));
+        owner.push(n.saturating_sub(1) as u16);
         // The runs of 3, 4 and 5 bytes that start at a place share their
-        // first bytes: one walk hashes all three (the runs of 3 emitted as
-        // it goes, the longer ones kept to be emitted after, in order).
+        // first bytes: the runs of 3 are hashed once, and the longer ones
+        // go on from those hashes (all of one length emitted before the next).
         let c = Fnv::new().feed(b"c:");
-        let mut longer = Vec::with_capacity(text.len());
-        for s in 0..text.len().saturating_sub(2) {
-            let h3 = c.feed(&text[s..s + 3]);
-            emit(bucket(h3), Origin::Word(owner[s + 1]));
-            let h4 = text.get(s + 3).map(|&b| h3.feed(&[b]));
-            let h5 = h4.and_then(|h| text.get(s + 4).map(|&b| h.feed(&[b])));
-            longer.push((h4, h5));
+        let h3: Vec<Fnv> = text.windows(3).map(|w| c.feed(w)).collect();
+        let from = |k: usize| owner.get(k..).unwrap_or_default();
+        let after = |k: usize| text.get(k..).unwrap_or_default();
+        for (&h, &o) in h3.iter().zip(from(1)) {
+            emit(bucket(h), Origin::Word(usize::from(o)));
         }
-        for (s, &(h4, _)) in longer.iter().enumerate() {
-            if let Some(h) = h4 {
-                emit(bucket(h), Origin::Word(owner[s + 2]));
-            }
+        for ((&h, &b), &o) in h3.iter().zip(after(3)).zip(from(2)) {
+            emit(bucket(h.feed(&[b])), Origin::Word(usize::from(o)));
         }
-        for (s, &(_, h5)) in longer.iter().enumerate() {
-            if let Some(h) = h5 {
-                emit(bucket(h), Origin::Word(owner[s + 2]));
-            }
+        for (((&h, &b), &b2), &o) in h3.iter().zip(after(3)).zip(after(4)).zip(from(2)) {
+            emit(bucket(h.feed(&[b, b2])), Origin::Word(usize::from(o)));
         }
         if n > 0 {
             emit(
@@ -809,6 +977,17 @@ impl<'p> Reading<'p> {
             emit(bucket(Fnv::new().feed(&key)), Origin::Shape(s));
         }
         guard
+    }
+}
+
+/// Where [`Reading::features`] sends each feature.
+trait Sink {
+    fn emit(&mut self, bucket: usize, origin: Origin);
+}
+
+impl<F: FnMut(usize, Origin)> Sink for F {
+    fn emit(&mut self, bucket: usize, origin: Origin) {
+        self(bucket, origin)
     }
 }
 
@@ -894,7 +1073,7 @@ pub fn explain(prompt: &str) -> (Scores, Vec<Contribution>) {
     let reading = Reading::new(prompt);
     let (scores, found) = contributions(&reading);
     let contributions = found
-        .into_iter()
+        .iter()
         .map(|(origin, logits)| Contribution {
             origin,
             what: describe(origin, &reading),
@@ -921,56 +1100,164 @@ fn describe(origin: Origin, reading: &Reading<'_>) -> String {
 
 /// The scores, and per word, pair of words and shape what it added to
 /// each tier (logits); nothing put into words yet.
-fn contributions(reading: &Reading<'_>) -> (Scores, Vec<(Origin, [f64; 4])>) {
-    let mut hits = Hits([0; BUCKETS / 64]);
-    let mut sums = [0i64; 4];
-    let mut active = 0;
-    // Per word, per pair and per shape: indexed, so the sums stay linear.
+fn contributions(reading: &Reading<'_>) -> (Scores, Found) {
     let n = reading.words.len();
-    let mut words: Vec<Option<[i64; 4]>> = vec![None; n];
-    let mut pairs: Vec<Option<[i64; 4]>> = vec![None; n];
-    let mut shapes: Vec<(Shape, [i64; 4])> = Vec::new();
-    let guard = reading.features(&mut |b, origin| {
-        if !hits.first(b) {
-            return;
+    let mut tally = Tally {
+        hits: Hits([0; BUCKETS / 64]),
+        words: n,
+        active: 0,
+        parts: vec![None; 2 * n],
+        shapes: Vec::new(),
+        queue: [(0, 0); QUEUE],
+        queued: 0,
+    };
+    let guard = reading.features(&mut tally);
+    tally.drain();
+    let Tally {
+        active,
+        parts,
+        shapes,
+        ..
+    } = tally;
+    // The sums are those of the parts: each bucket hit went to one part.
+    let mut sums = [0i64; 4];
+    let all = parts.iter().flatten().chain(shapes.iter().map(|(_, w)| w));
+    for w in all {
+        for (s, &w) in sums.iter_mut().zip(w) {
+            *s += i64::from(w);
         }
-        active += 1;
-        let w = WEIGHTS[b].map(i64::from);
-        for (s, w) in sums.iter_mut().zip(w) {
-            *s += w;
-        }
-        let slot = match origin {
-            Origin::Word(k) => &mut words[k],
-            Origin::Pair(k) => &mut pairs[k],
-            Origin::Shape(s) => {
-                shapes.push((s, w));
-                return;
-            }
-            Origin::FableGuard => return,
-        };
-        let acc = slot.get_or_insert([0; 4]);
-        for (a, w) in acc.iter_mut().zip(w) {
-            *a += w;
-        }
-    });
+    }
     let scores = finish(sums, active, guard);
     let root = if active == 0 {
         1.0
     } else {
         (active as f64).sqrt()
     };
-    let found = (words.into_iter().enumerate())
-        .filter_map(|(k, w)| w.map(|w| (Origin::Word(k), w)))
-        .chain((pairs.into_iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
-        .chain(shapes.into_iter().map(|(s, w)| (Origin::Shape(s), w)))
-        .map(|(origin, w)| (origin, w.map(|w| w as f64 / root * SCALE)))
-        .chain(
-            guard
-                .lifts_fable()
-                .then_some((Origin::FableGuard, [0.0, 0.0, 0.0, fable_lift()])),
-        )
-        .collect();
+    let found = Found {
+        parts,
+        words: n,
+        shapes,
+        root,
+        lift: guard.lifts_fable(),
+    };
     (scores, found)
+}
+
+/// What each word, pair of words and shape added, read on demand (a
+/// long prompt has hundreds; the hook reads them once or twice to name
+/// one).
+struct Found {
+    parts: Vec<Option<[i32; 4]>>,
+    words: usize,
+    shapes: Vec<(Shape, [i32; 4])>,
+    root: f64,
+    /// Whether the Fable guard lifted Fable.
+    lift: bool,
+}
+
+impl Found {
+    /// Each word, pair of words and shape that added anything (words,
+    /// then pairs, then shapes, then the Fable guard's lift), and what it
+    /// added to each tier, in logits.
+    fn iter(&self) -> impl Iterator<Item = (Origin, [f64; 4])> + '_ {
+        let (words, pairs) = self.parts.split_at(self.words);
+        let root = self.root;
+        (words.iter().enumerate())
+            .filter_map(|(k, w)| w.map(|w| (Origin::Word(k), w)))
+            .chain((pairs.iter().enumerate()).filter_map(|(k, w)| w.map(|w| (Origin::Pair(k), w))))
+            .chain(self.shapes.iter().map(|&(s, w)| (Origin::Shape(s), w)))
+            .map(move |(origin, w)| (origin, w.map(|w| f64::from(w) / root * SCALE)))
+            .chain(
+                self.lift
+                    .then_some((Origin::FableGuard, [0.0, 0.0, 0.0, fable_lift()])),
+            )
+    }
+}
+
+/// How many buckets [`Tally`] holds between asking for a bucket's
+/// weights and adding them.
+const QUEUE: usize = 16;
+
+/// What each word, pair of words and shape added, bucket by bucket: the
+/// one [`Sink`] of the hook, so it is inlined in the features' loops. A
+/// part's sum fits an `i32`: at most [`BUCKETS`] weights of an `i16`.
+///
+/// The weights (256 KiB) are mostly not in the cache when a hook starts,
+/// and a long prompt hits thousands of buckets. So a bucket's weights are
+/// asked for (prefetched) when it is first hit and added [`QUEUE`] buckets
+/// later, when they have arrived, rather than waited for one at a time.
+struct Tally {
+    hits: Hits,
+    /// How many words: the parts are the words, then the pairs.
+    words: usize,
+    active: usize,
+    parts: Vec<Option<[i32; 4]>>,
+    shapes: Vec<(Shape, [i32; 4])>,
+    /// (bucket, part) of the last buckets hit first, by `queued` modulo
+    /// [`QUEUE`].
+    queue: [(u32, u32); QUEUE],
+    queued: usize,
+}
+
+impl Tally {
+    fn add(&mut self, (b, part): (u32, u32)) {
+        let acc = self.parts[part as usize].get_or_insert([0; 4]);
+        for (a, w) in acc.iter_mut().zip(WEIGHTS[b as usize]) {
+            *a += i32::from(w);
+        }
+    }
+
+    /// Adds what is still queued.
+    fn drain(&mut self) {
+        let from = self.queued.saturating_sub(QUEUE);
+        for k in from..self.queued {
+            self.add(self.queue[k % QUEUE]);
+        }
+        self.queued = from;
+    }
+}
+
+/// Asks for `weights` to be brought into the cache, without waiting.
+#[inline(always)]
+fn prefetch(weights: &[i16; 4]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch reads nothing and cannot fault; it is a hint.
+        // SSE is in every x86_64 target's baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(weights.as_ptr().cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = weights;
+}
+
+impl Sink for Tally {
+    #[inline(always)]
+    fn emit(&mut self, b: usize, origin: Origin) {
+        if !self.hits.first(b) {
+            return;
+        }
+        self.active += 1;
+        let part = match origin {
+            Origin::Word(k) => k,
+            Origin::Pair(k) => self.words + k,
+            Origin::Shape(s) => {
+                self.shapes.push((s, WEIGHTS[b].map(i32::from)));
+                return;
+            }
+            // Not a feature: the explanation's name for Fable's lift.
+            Origin::FableGuard => return,
+        };
+        prefetch(&WEIGHTS[b]);
+        let at = self.queued % QUEUE;
+        if self.queued >= QUEUE {
+            self.add(self.queue[at]);
+        }
+        // Both below 2^32: a bucket is below BUCKETS, a part below twice
+        // the words of a head of HEAD_BYTES.
+        self.queue[at] = (b as u32, part as u32);
+        self.queued += 1;
+    }
 }
 
 /// The recommender's advice for a prompt, and its strongest reason.
@@ -992,16 +1279,28 @@ pub fn advise(prompt: &str) -> Option<Advice> {
     // Only a sign that pushed toward the advice is named: the one that
     // pushed hardest among those worth naming, else among all (on a
     // prompt of a mark or two only its shape speaks), else none of them
-    // did alone.
-    let strongest = |nameable: bool| {
-        found
-            .iter()
-            .filter(|(origin, l)| toward(l) > 0.0 && (!nameable || origin.names_a_reason(&reading)))
-            .max_by(|a, b| toward(&a.1).total_cmp(&toward(&b.1)))
+    // did alone. One pass keeps both; of equals the last is kept, and
+    // whether a sign is worth naming is asked only of one that would be.
+    let mut named: Option<(f64, Origin)> = None;
+    let mut any: Option<(f64, Origin)> = None;
+    let beats = |t: f64, best: Option<(f64, Origin)>| {
+        best.is_none_or(|(b, _)| t.total_cmp(&b) != std::cmp::Ordering::Less)
     };
-    let reason = strongest(true).or_else(|| strongest(false)).map_or_else(
+    for (origin, l) in found.iter() {
+        let t = toward(&l);
+        if t <= 0.0 || t.is_nan() {
+            continue;
+        }
+        if beats(t, any) {
+            any = Some((t, origin));
+        }
+        if beats(t, named) && origin.names_a_reason(&reading) {
+            named = Some((t, origin));
+        }
+    }
+    let reason = named.or(any).map_or_else(
         || "no one sign: the prompt as a whole".to_string(),
-        |&(origin, _)| describe(origin, &reading),
+        |(_, origin)| describe(origin, &reading),
     );
     Some(Advice { tier, reason })
 }
@@ -1038,7 +1337,7 @@ mod tests {
             assert!(
                 found
                     .iter()
-                    .any(|&(o, l)| describe(o, &reading) == a.reason && toward(&l) > 0.0),
+                    .any(|(o, l)| describe(o, &reading) == a.reason && toward(&l) > 0.0),
                 "{p:?}: {}",
                 a.reason
             );
@@ -1471,6 +1770,131 @@ mod tests {
                 assert!(x.what.chars().count() <= WORD_CHARS + 20);
             }
             let _ = advise(&p);
+        }
+    }
+
+    /// Prompts of every length up to past the head: the fixture's, the
+    /// held-out fifth of the corpus, and texts of unrelated corpus
+    /// prompts joined until they pass [`HEAD_BYTES`] (no repeats, so
+    /// thousands of distinct buckets).
+    fn prompts_of_every_length() -> Vec<String> {
+        let fixture: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../tests/fixtures/advice_scores.json")).unwrap();
+        let mut out: Vec<String> = (fixture.iter())
+            .map(|c| c["prompt"].as_str().unwrap().to_string())
+            .collect();
+        let held: Vec<String> = held_out().into_iter().map(|(p, _)| p).collect();
+        let mut long = String::new();
+        for p in &held {
+            long.push_str(p);
+            long.push('\n');
+            if long.len() > HEAD_BYTES + 200 {
+                out.push(std::mem::take(&mut long));
+            }
+        }
+        out.extend(held);
+        out
+    }
+
+    /// The hook's tally (the weights asked for ahead, added later, the
+    /// sums taken from the parts) gives the plain sum's scores, and names
+    /// the reason the plain reading of the contributions names: the
+    /// strongest push toward the advice among the signs worth naming,
+    /// else among all, the last of equals.
+    #[test]
+    fn the_hooks_tally_is_the_plain_sum() {
+        let prompts = prompts_of_every_length();
+        let long = prompts.iter().filter(|p| p.len() > HEAD_BYTES).count();
+        assert!(long >= 20, "{long}");
+        let mut named = 0;
+        for p in &prompts {
+            let (scores, found) = explain(p);
+            assert_eq!(scores, score(p), "{p:?}");
+            let Some(tier) = scores.advice() else {
+                assert_eq!(advise(p), None);
+                continue;
+            };
+            let toward = |c: &&Contribution| c.toward(tier);
+            let reading = Reading::new(p);
+            let strongest = |nameable: bool| {
+                (found.iter())
+                    .filter(|c| toward(c) > 0.0 && (!nameable || c.origin.names_a_reason(&reading)))
+                    .max_by(|a, b| toward(a).total_cmp(&toward(b)))
+            };
+            let want = strongest(true)
+                .or_else(|| strongest(false))
+                .map_or("no one sign: the prompt as a whole", |c| c.what.as_str());
+            assert_eq!(advise(p).unwrap().reason, want, "{p:?}");
+            named += 1;
+        }
+        assert!(named >= 100, "{named}");
+    }
+
+    /// The one-pass marker search finds what a search per marker finds.
+    #[test]
+    fn the_error_markers_are_found_as_one_by_one() {
+        let mut texts = vec![String::new(), "e".into(), "er".into(), "errorerror".into()];
+        for m in ERROR_MARKERS {
+            for (before, after) in [("", ""), ("x", ""), ("", "x"), ("see ", " here")] {
+                texts.push(format!("{before}{m}{after}"));
+                // Cut short by a byte, or with its second byte changed.
+                texts.push(format!("{before}{}{after}", &m[..m.len() - 1]));
+                let mut near = m.as_bytes().to_vec();
+                near[1] = near[1].wrapping_add(1);
+                texts.push(format!("{before}{}{after}", String::from_utf8_lossy(&near)));
+            }
+        }
+        for p in prompts_of_every_length() {
+            texts.push(p.to_ascii_lowercase());
+        }
+        let mut found = 0;
+        for t in &texts {
+            let want = ERROR_MARKERS
+                .iter()
+                .any(|m| contains(t.as_bytes(), m.as_bytes()));
+            assert_eq!(contains_marker(t.as_bytes()), want, "{t:?}");
+            found += usize::from(want);
+        }
+        assert!(found >= 4 * ERROR_MARKERS.len(), "{found}");
+    }
+
+    /// Each word of the lists is found with its flags; a word not there
+    /// has none; the phrases that may start at a word are those a search
+    /// of the sorted list finds.
+    #[test]
+    fn the_word_table_and_the_phrase_ranges_are_the_lists() {
+        for &(w, flags) in WORD_FLAGS {
+            assert_eq!(flags_of(w.as_bytes()), flags, "{w}");
+        }
+        for w in ["zebra", "", "tha", "thee", "the1", "é"] {
+            let want = WORD_FLAGS
+                .iter()
+                .find(|(x, _)| *x == w)
+                .map_or(0, |&(_, f)| f);
+            assert_eq!(flags_of(w.as_bytes()), want, "{w}");
+        }
+        for (phrases, list) in [
+            (&FRAMING_PHRASES, FRAMING),
+            (&AUTONOMY_PHRASES, AUTONOMY),
+            (&STEPWISE_PHRASES, STEPWISE),
+            (&PLAN_PHRASES, PLAN_ONLY),
+        ] {
+            let mut seen = 0;
+            for (entry, &(w, _)) in WORD_FLAGS.iter().enumerate() {
+                let want: Vec<_> = list.iter().filter(|p| p[0] == w).collect();
+                let got: Vec<_> = phrases.starting_with(entry as u16).iter().collect();
+                assert_eq!(got, want, "{w}");
+                seen += got.len();
+            }
+            assert_eq!(seen, list.len());
+            assert!(phrases.starting_with(NO_WORD).is_empty());
+        }
+    }
+
+    #[test]
+    fn code_punctuation_is_the_ten_bytes() {
+        for c in 0..=255u8 {
+            assert_eq!(is_code_punctuation(c), b"{}();=<>[]".contains(&c), "{c}");
         }
     }
 
