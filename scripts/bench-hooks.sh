@@ -290,6 +290,38 @@ PYEOF
 sed "s|\"transcript_path\":\"[^\"]*\"|\"transcript_path\":\"$TRANSCRIPT\"|; s|Please review all the SPARQL queries in the ontology folder and explain what each one does|there is a deadlock in the scheduler, find the race and fix it|" \
   "$tmp/prompt.json" > "$tmp/prompt-transcript.json"
 
+# Two prompts of 2,000 characters, about the most the recommender reads
+# (HEAD_BYTES): a bug report with a pasted traceback, as long prompts are
+# (real prompts: median 98 characters, 95th percentile 382), and its first
+# paragraph repeated to the same length (fewer distinct features: the
+# figure the first measurement of length took).
+"$PY" - "$tmp/prompt.json" "$tmp/prompt-2000-pasted.json" "$tmp/prompt-2000-repeated.json" <<'PYEOF'
+import json, sys
+report = """The nightly export job on staging broke again after yesterday's merge of the retry refactor, and I need you to track it down properly this time rather than bumping the timeout. Here is what I see in the worker log around 02:14 UTC:
+
+Traceback (most recent call last):
+  File "/srv/exporter/app/jobs/nightly.py", line 212, in run_batch
+    uploaded = client.put_object(bucket, key, body, checksum=digest)
+  File "/srv/exporter/app/storage/client.py", line 88, in put_object
+    resp = self._session.request("PUT", url, data=body, timeout=self.timeout)
+  File "/usr/lib/python3.11/site-packages/requests/sessions.py", line 589, in request
+    resp = self.send(prep, **send_kwargs)
+requests.exceptions.ConnectionError: ('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))
+
+After that the scheduler marks batch 7f3c as failed, but the retry wrapper in app/storage/retry.py catches the exception, logs "retrying in 0s" and tries again immediately, four hundred times in under a minute, until the rate limiter on the storage gateway locks the whole service account out for an hour. Every other job sharing that account then fails too, which is how we lost the invoice sync on Tuesday.
+
+Things I already checked: the gateway itself is healthy, other clients upload fine at the same time, and the payloads are under the 5 MB limit. The backoff settings in config/staging.yaml look right (base 2s, factor 2, cap 120s, jitter on), so my guess is the refactor reads them from the wrong section or the exception type no longer matches the tuple the decorator filters on.
+
+Please find the actual cause, fix the backoff so a reset waits as configured, make sure a persistent failure gives up after the configured attempts instead of spinning, and add a regression test that simulates a connection reset against a fake server. Keep the public interface of the client unchanged; two other services import it. When you are done, summarise what was wrong in a few sentences I can paste into the incident ticket."""
+first = report.split("\n\n")[0] + " "
+doc = json.load(open(sys.argv[1]))
+for path, text in ((sys.argv[2], report), (sys.argv[3], first * 10)):
+    assert len(text) >= 2000
+    doc["prompt"] = text[:2000]
+    with open(path, "w") as f:
+        json.dump(doc, f)
+PYEOF
+
 # The status line's input (shape from the client's docs).
 printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_path":"/home/u/.claude/projects/-home-u-work/3f2a9c1e.jsonl","cwd":"/home/u/work","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"/home/u/work","project_dir":"/home/u/work"},"version":"2.1.332"}' > "$tmp/statusline.json"
 
@@ -311,6 +343,7 @@ printf '%s' '{"session_id":"3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f","transcript_pa
 "$GK" hook pre-model-switch < "$tmp/switch.json" | grep -q '"permissionDecision": "ask"'
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q '"systemMessage"'
 "$GK" hook prompt < "$tmp/prompt-transcript.json" | grep -q 'For the next task: the current model fits'
+"$GK" hook prompt < "$tmp/prompt-2000-pasted.json" | grep -q 'Suggested model: Opus'
 "$GK" hook stop < "$tmp/stop.json" | grep -q 'STATE \[DIRTY\]'
 "$GK" hook prompt < "$tmp/prompt.json" | grep -q "3f2a9c1e-5b7d-4e8a-9c2f-1a2b3c4d5e6f.json"
 "$GK" statusline < "$tmp/statusline.json" | grep -q 'gk DIRTY'
@@ -336,6 +369,7 @@ if [ "$WRITE_ORDER" = yes ]; then
   done <<HOOKS
 $tmp/prompt.json${TAB}hook prompt
 $tmp/prompt-transcript.json${TAB}hook prompt
+$tmp/prompt-2000-pasted.json${TAB}hook prompt
 $tmp/stop.json${TAB}hook stop
 $tmp/prompt-next.json${TAB}hook prompt
 $tmp/stop-next.json${TAB}hook stop
@@ -368,6 +402,8 @@ SW="$tmp/session-warn.json"
   echo "no-op(/bin/true)${TAB}$P${TAB}/bin/true"
   echo "gk-prompt(static)${TAB}$P${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-prompt-transcript50MB(static)${TAB}$tmp/prompt-transcript.json${TAB}$GK${TAB}hook${TAB}prompt"
+  echo "gk-prompt-2000-pasted(static)${TAB}$tmp/prompt-2000-pasted.json${TAB}$GK${TAB}hook${TAB}prompt"
+  echo "gk-prompt-2000-repeated(static)${TAB}$tmp/prompt-2000-repeated.json${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop(static)${TAB}$S${TAB}$GK${TAB}hook${TAB}stop"
   echo "gk-prompt-successor(static)${TAB}$tmp/prompt-next.json${TAB}$GK${TAB}hook${TAB}prompt"
   echo "gk-stop-successor(static)${TAB}$tmp/stop-next.json${TAB}$GK${TAB}hook${TAB}stop"
@@ -387,6 +423,7 @@ SW="$tmp/session-warn.json"
   if [ -n "${GK_BENCH_BASELINE:-}" ]; then
     echo "baseline-prompt${TAB}$P${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}prompt"
     echo "baseline-stop${TAB}$S${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}stop"
+    echo "baseline-prompt-2000-pasted${TAB}$tmp/prompt-2000-pasted.json${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}prompt"
     echo "baseline-session-plugins50${TAB}$tmp/session-plugins.json${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}session"
     echo "baseline-session${TAB}$SS${TAB}$GK_BENCH_BASELINE${TAB}hook${TAB}session"
     echo "baseline-statusline${TAB}$L${TAB}$GK_BENCH_BASELINE${TAB}statusline"
@@ -436,6 +473,8 @@ cat "$tmp/result1.txt" "$tmp/result1h.txt" "$tmp"/result2.txt 2>/dev/null | awk 
     printf "gk hook prompt, static  / no-op   %5.2fx  (target <= 1.3x)\n", med["gk-prompt(static)"] / t
     printf "gk hook prompt, 50 MB transcript / no-op %5.2fx  (target <= 1.3x; its last 64 KiB read)\n", med["gk-prompt-transcript50MB(static)"] / t
     printf "gk hook prompt, 50 MB transcript / no transcript %5.3fx\n", med["gk-prompt-transcript50MB(static)"] / med["gk-prompt(static)"]
+    printf "gk hook prompt, 2,000 characters / no-op %5.2fx  (a report with a pasted traceback)\n", med["gk-prompt-2000-pasted(static)"] / t
+    printf "gk hook prompt, 2,000 characters / no-op %5.2fx  (one paragraph repeated)\n", med["gk-prompt-2000-repeated(static)"] / t
     printf "gk hook stop,   static  / no-op   %5.2fx  (target <= 1.2x)\n", med["gk-stop(static)"] / t
     printf "gk hook prompt, successor / no-op %5.2fx  (target <= 1.3x; no record, the earlier session'"'"'s read)\n", med["gk-prompt-successor(static)"] / t
     printf "gk hook stop,   successor / no-op %5.2fx  (target <= 1.2x; no record, the earlier session'"'"'s read)\n", med["gk-stop-successor(static)"] / t
@@ -453,9 +492,11 @@ cat "$tmp/result1.txt" "$tmp/result1h.txt" "$tmp"/result2.txt 2>/dev/null | awk 
     if ("baseline-prompt" in med) {
       printf "baseline prompt         / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-prompt"] / t
       printf "baseline stop           / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-stop"] / t
+      printf "baseline prompt, 2,000 characters / no-op %5.2fx (GK_BENCH_BASELINE; the pasted traceback)\n", med["baseline-prompt-2000-pasted"] / t
       printf "baseline session, 50 plugins / no-op %5.2fx (GK_BENCH_BASELINE)\n", med["baseline-session-plugins50"] / t
       printf "baseline session        / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-session"] / t
       printf "baseline statusline     / no-op   %5.2fx  (GK_BENCH_BASELINE)\n", med["baseline-statusline"] / t
+      printf "this build / baseline: prompt of 2,000 characters %5.3fx\n", med["gk-prompt-2000-pasted(static)"] / med["baseline-prompt-2000-pasted"]
       printf "this build / baseline: prompt %5.3fx, stop %5.3fx, session %5.3fx, statusline %5.3fx, session 50 plugins %5.3fx\n", med["gk-prompt(static)"] / med["baseline-prompt"], med["gk-stop(static)"] / med["baseline-stop"], med["gk-session(static)"] / med["baseline-session"], med["gk-statusline(static)"] / med["baseline-statusline"], med["gk-session-plugins50(static)"] / med["baseline-session-plugins50"]
     }
     if (have_ref == "yes") {
