@@ -1510,7 +1510,12 @@ fn an_older_client_loads_gks_plugin_and_fails_only_the_switch_guard_plugin() {
     let opt_in = add_switch_guard_plugin(&mut sb);
     // The older client beside gk on PATH, for doctor to ask its version.
     let old = std::env::var("GK_E2E_CLAUDE_OLD").expect("GK_E2E_CLAUDE_OLD");
+    #[cfg(unix)]
     std::os::unix::fs::symlink(old, sb.home().join("bin/claude")).expect("link the client");
+    // (This file's trials drive the Linux client; built for Windows, as
+    // `scripts/windows-cross-test.sh clippy` builds every target, a copy.)
+    #[cfg(not(unix))]
+    std::fs::copy(old, sb.home().join("bin/claude")).expect("copy the client");
     let list = sb.claude_ok(&["plugin", "list"]);
     let listed = String::from_utf8_lossy(&list.stdout).into_owned();
     eprintln!("claude plugin list:\n{}", &listed[..listed.len().min(600)]);
