@@ -1144,8 +1144,7 @@ fn contributions(reading: &Reading<'_>) -> (Scores, Found) {
 }
 
 /// What each word, pair of words and shape added, read on demand (a
-/// long prompt has hundreds; the hook reads them once or twice to name
-/// one).
+/// long prompt has hundreds; the hook reads them once, to name one).
 struct Found {
     parts: Vec<Option<[i32; 4]>>,
     words: usize,
