@@ -669,10 +669,12 @@ impl<'p> Reading<'p> {
                 i += 1;
             }
         }
-        let hashes: Vec<Fnv> = words.iter().map(|&(s, e)| word_hash(&low[s..e])).collect();
-        let entries: Vec<u16> = (words.iter().zip(&hashes))
-            .map(|(&(s, e), &h)| entry_of(&low[s..e], h))
-            .collect();
+        let (hashes, entries): (Vec<Fnv>, Vec<u16>) = (words.iter())
+            .map(|&(s, e)| {
+                let h = word_hash(&low[s..e]);
+                (h, entry_of(&low[s..e], h))
+            })
+            .unzip();
         let flags = entries.iter().map(|&e| flags_of_entry(e)).collect();
         let mut r = Reading {
             head,
@@ -685,10 +687,13 @@ impl<'p> Reading<'p> {
         };
         // From here on the words are the ones kept: framing moves no feature.
         let kept = r.drop_framing();
-        r.words = kept.iter().map(|&i| r.words[i]).collect();
-        r.flags = kept.iter().map(|&i| r.flags[i]).collect();
-        r.hashes = kept.iter().map(|&i| r.hashes[i]).collect();
-        r.entries = kept.iter().map(|&i| r.entries[i]).collect();
+        fn pick<T: Copy>(all: &[T], kept: &[usize]) -> Vec<T> {
+            kept.iter().map(|&i| all[i]).collect()
+        }
+        r.words = pick(&r.words, &kept);
+        r.flags = pick(&r.flags, &kept);
+        r.hashes = pick(&r.hashes, &kept);
+        r.entries = pick(&r.entries, &kept);
         r
     }
 
